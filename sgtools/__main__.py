@@ -1,0 +1,3 @@
+from sgtools.cli import main
+
+raise SystemExit(main())

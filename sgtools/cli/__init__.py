@@ -1,0 +1,65 @@
+"""The `sgtools` command line: argument parsing only; every subcommand calls a service and prints its data.
+
+Each command group lives in its own module with a `register(subparsers)` function, as pre-commit does
+with `commands/`. Nothing here imports `mcp`: `sgtools serve` imports the server lazily.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from sgtools import __version__
+from sgtools.errors import SgToolsError
+
+# Exit codes (SPEC): 0 clean, 1 findings at or above --fail-on, 2 usage / configuration / engine error.
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+# Modules under sgtools.cli that register subcommands, in help order.
+COMMAND_MODULES = ("init", "scan", "rule", "explain", "community", "serve", "doctor", "hook")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"[bad-input] {message}. Run `{self.prog} --help` for usage.", file=sys.stderr)
+        raise SystemExit(EXIT_ERROR)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="sgtools", description="Rule-driven code checks on ast-grep, for agents and CI.")
+    parser.add_argument("--version", action="version", version=f"sgtools {__version__}")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"sgtools.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"sgtools.cli.{name}":
+                raise
+            continue
+        module.register(subs)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return int(args.func(args) or 0)
+    except SgToolsError as exc:
+        print(exc.render(), file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+def serve_main() -> int:
+    """`context-sherpa`: the MCP server on stdio, same as `sgtools serve`."""
+    return main(["serve", *sys.argv[1:]])

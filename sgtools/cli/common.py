@@ -1,0 +1,32 @@
+"""Options and output helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from sgtools.engine import Engine
+from sgtools.workspace import Workspace
+
+
+def add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", help="workspace root (default: $SGTOOLS_ROOT or the current directory)")
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def workspace(args: argparse.Namespace) -> Workspace:
+    return Workspace(getattr(args, "root", None))
+
+
+def engine() -> Engine:
+    return Engine()
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")

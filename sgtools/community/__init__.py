@@ -1,0 +1,1 @@
+"""Community rules: the index format, sources, search, migration and import."""

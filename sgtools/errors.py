@@ -1,0 +1,73 @@
+"""One exception class per SPEC error code.
+
+A message always says what went wrong and what to do next; adapters add the `[code]` prefix.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class SgToolsError(Exception):
+    code: ClassVar[str] = "engine-failed"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def render(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.details}
+
+
+class ConfigMissing(SgToolsError):
+    code = "config-missing"
+
+
+class RuleInvalid(SgToolsError):
+    code = "rule-invalid"
+
+
+class NotFound(SgToolsError):
+    code = "not-found"
+
+
+class Conflict(SgToolsError):
+    code = "conflict"
+
+
+class OutsideWorkspace(SgToolsError):
+    code = "outside-workspace"
+
+
+class TooLarge(SgToolsError):
+    code = "too-large"
+
+
+class Timeout(SgToolsError):
+    code = "timeout"
+
+
+class EngineFailed(SgToolsError):
+    code = "engine-failed"
+
+
+class NetworkError(SgToolsError):
+    code = "network"
+
+
+class ReadOnly(SgToolsError):
+    code = "read-only"
+
+
+class BadInput(SgToolsError):
+    code = "bad-input"
+
+
+ERROR_CODES = (
+    "config-missing", "rule-invalid", "not-found", "conflict", "outside-workspace", "too-large",
+    "timeout", "engine-failed", "network", "read-only", "bad-input",
+)

@@ -1,0 +1,1 @@
+"""Renderers for scan results: text, json, sarif, github."""

@@ -1,0 +1,187 @@
+"""Load a project's rules one file at a time, so one broken file is reported and never hides the others.
+
+ast-grep aborts a whole scan on a single bad rule or duplicate id. This module finds out which rule
+files are good (one project-wide check when everything is fine, a per-file check otherwise, both cached),
+and hands the scanner, the rule store and `doctor` the same list of good rules and named errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sgtools import yamlio
+from sgtools.engine import Engine, _stderr_message
+from sgtools.project import ProjectConfig
+from sgtools.workspace import Workspace
+
+SEVERITIES = ("error", "warning", "info", "hint")
+DEFAULT_SEVERITY = "hint"  # what ast-grep assumes when a rule names none
+_CHECK_WORKERS = 4
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule document as ast-grep will see it, plus where it lives."""
+
+    id: str
+    language: str
+    severity: str
+    message: str
+    note: str | None
+    url: str | None
+    path: Path
+    index: int  # position of the document in a multi-document file
+    data: dict[str, Any] = field(hash=False, compare=False)
+
+    @property
+    def has_fix(self) -> bool:
+        return "fix" in self.data
+
+    @property
+    def enabled(self) -> bool:
+        return self.severity != "off"
+
+
+@dataclass(frozen=True)
+class RuleError:
+    path: str  # relative to the workspace root
+    message: str
+    ruleId: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "ruleId": self.ruleId, "message": self.message}
+
+
+@dataclass
+class RuleSet:
+    rules: list[Rule]
+    errors: list[RuleError]
+    all_valid: bool  # the project loads in ast-grep as it is
+
+    def by_id(self) -> dict[str, Rule]:
+        return {r.id: r for r in self.rules}
+
+    def error_dicts(self) -> list[dict[str, Any]]:
+        return [e.to_dict() for e in self.errors]
+
+
+def parse_rule_docs(text: str, path: Path) -> list[dict[str, Any]]:
+    """The rule documents of one file; raises `yamlio.YamlError` for YAML that is not rules."""
+    docs = [d for d in yamlio.load_all(text) if d is not None]
+    for d in docs:
+        if not isinstance(d, dict):
+            raise yamlio.YamlError("a rule document must be a mapping with `id`, `language` and `rule`")
+    return docs
+
+
+def rule_from_doc(doc: dict[str, Any], path: Path, index: int) -> Rule:
+    rid = doc.get("id")
+    sev = doc.get("severity", DEFAULT_SEVERITY)
+    return Rule(
+        id=str(rid) if rid is not None else path.stem,
+        language=str(doc.get("language", "")),
+        severity=str(sev) if sev is not None else DEFAULT_SEVERITY,
+        message=str(doc.get("message") or ""),
+        note=str(doc["note"]) if doc.get("note") is not None else None,
+        url=str(doc["url"]) if doc.get("url") is not None else None,
+        path=path,
+        index=index,
+        data=doc,
+    )
+
+
+def _digest(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        try:
+            h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
+        except OSError:
+            h.update(str(p).encode() + b"\0missing\0")
+    return h.hexdigest()
+
+
+_project_ok: dict[str, bool] = {}
+_file_checks: dict[str, str | None] = {}  # digest of (util files, rule file) -> error text or None
+_cache_lock = threading.Lock()
+
+
+def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate: bool = True) -> RuleSet:
+    rule_files = cfg.rule_files()
+    util_files = cfg.util_files()
+    utils_digest = _digest([cfg.path, *util_files])
+    project_digest = _digest([cfg.path, *util_files, *rule_files])
+
+    rules: list[Rule] = []
+    errors: list[RuleError] = []
+    per_file: dict[Path, list[Rule]] = {}
+    for path in rule_files:
+        try:
+            text = path.read_text(encoding="utf-8")
+            docs = parse_rule_docs(text, path)
+        except (yamlio.YamlError, UnicodeDecodeError, OSError) as exc:
+            errors.append(RuleError(ws.relative(path), f"cannot be read as YAML: {exc}"))
+            continue
+        per_file[path] = [rule_from_doc(d, path, i) for i, d in enumerate(docs)]
+
+    if not validate:
+        for file_rules in per_file.values():
+            rules.extend(file_rules)
+        return RuleSet(rules, errors, all_valid=not errors)
+
+    with _cache_lock:
+        known = _project_ok.get(project_digest)
+    if known is None:
+        known = engine.check_project(cfg.path, cwd=ws.root).returncode == 0
+        with _cache_lock:
+            _project_ok[project_digest] = known
+    if known and not errors:
+        for file_rules in per_file.values():
+            rules.extend(file_rules)
+        return RuleSet(rules, errors, all_valid=True)
+
+    def check(path: Path) -> str | None:
+        key = hashlib.sha256((utils_digest + _digest([path])).encode()).hexdigest()
+        with _cache_lock:
+            if key in _file_checks:
+                return _file_checks[key]
+        result = engine.check_rule(path, config=cfg.path, cwd=ws.root)
+        problem = None
+        if result.returncode != 0:
+            headline, causes = _stderr_message(result.stderr)
+            problem = "; ".join(causes) if causes else headline
+        with _cache_lock:
+            _file_checks[key] = problem
+        return problem
+
+    paths = list(per_file)
+    with ThreadPoolExecutor(max_workers=_CHECK_WORKERS) as pool:
+        problems = dict(zip(paths, pool.map(check, paths), strict=True))
+    seen: dict[str, Path] = {}
+    for path in paths:
+        problem = problems[path]
+        if problem is not None:
+            ids = [r.id for r in per_file[path]]
+            errors.append(RuleError(ws.relative(path), f"rejected by ast-grep: {problem}",
+                                    ids[0] if len(ids) == 1 else None))
+            continue
+        clash = next((r.id for r in per_file[path] if r.id in seen), None)
+        if clash is not None:
+            errors.append(RuleError(ws.relative(path),
+                                    f"duplicate rule id `{clash}`, already defined in {ws.relative(seen[clash])}; "
+                                    "give one of them another id", clash))
+            continue
+        for r in per_file[path]:
+            seen[r.id] = path
+        rules.extend(per_file[path])
+    return RuleSet(rules, errors, all_valid=False)
+
+
+def clear_caches() -> None:
+    with _cache_lock:
+        _project_ok.clear()
+        _file_checks.clear()

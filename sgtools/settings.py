@@ -1,0 +1,58 @@
+"""Limits and defaults in one place, each overridable by an `SGTOOLS_*` environment variable.
+
+Every timeout, size cap and result cap the package enforces is named here, so an operator can tune them
+and a reader can find them without hunting for magic numbers.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+# The ast-grep minor version this package is written and tested against.
+SUPPORTED_AST_GREP = (0, 51)
+
+
+@dataclass(frozen=True)
+class Settings:
+    engine_timeout: float = 30.0  # seconds for one ast-grep call
+    engine_max_output: int = 64 * 1024 * 1024  # bytes of stdout we accept from one call
+    version_timeout: float = 10.0  # seconds for `ast-grep --version`
+    max_code_bytes: int = 2 * 1024 * 1024  # a snippet given to scan_code / test_rule
+    max_rule_bytes: int = 256 * 1024  # one rule YAML document
+    max_yaml_depth: int = 64  # nesting depth of a rule document
+    max_examples: int = 200  # examples per rule
+    default_max_results: int = 500  # findings returned when the caller sets no cap
+    hard_max_results: int = 10_000  # the most any caller may ask for
+    lock_timeout: float = 30.0  # seconds to wait for the workspace write lock
+    max_file_bytes: int = 8 * 1024 * 1024  # a source file that fixes or rewrites touch
+    http_timeout: float = 10.0  # seconds to connect / read a remote community source
+    http_max_bytes: int = 4 * 1024 * 1024  # one remote index or rule file
+    cache_ttl: float = 3600.0  # seconds a fetched community source stays fresh
+    tool_timeout: float = 120.0  # seconds for one MCP tool call
+
+    @classmethod
+    def from_env(cls, environ: os._Environ[str] | dict[str, str] | None = None) -> Settings:
+        """Read `SGTOOLS_<FIELD>` overrides; a bad value is an error, not silently ignored."""
+        env = os.environ if environ is None else environ
+        values: dict[str, float | int] = {}
+        for f in fields(cls):
+            raw = env.get(f"SGTOOLS_{f.name.upper()}")
+            if raw is None:
+                continue
+            kind = float if f.type in ("float", float) else int
+            try:
+                values[f.name] = kind(raw)
+            except ValueError:
+                raise ValueError(f"SGTOOLS_{f.name.upper()}={raw!r} is not a valid {kind.__name__}") from None
+        return cls(**values)  # type: ignore[arg-type]
+
+
+_current: Settings | None = None
+
+
+def get_settings() -> Settings:
+    global _current
+    if _current is None:
+        _current = Settings.from_env()
+    return _current

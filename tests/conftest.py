@@ -1,0 +1,59 @@
+"""Shared fixtures: real temp projects, the real ast-grep binary, the shared corpus where it lies."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sgtools import project
+from sgtools.engine import Engine
+from sgtools.workspace import Workspace
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+CORPUS = SHARED / "corpora" / "ast-grep-essentials"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No test reads the developer's caches, config or community sources."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.delenv("SGTOOLS_ROOT", raising=False)
+    monkeypatch.delenv("SGTOOLS_AST_GREP", raising=False)
+    monkeypatch.delenv("SGTOOLS_COMMUNITY_SOURCES", raising=False)
+    yield
+
+
+@pytest.fixture
+def engine() -> Engine:
+    return Engine()
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    root = tmp_path / "proj"
+    root.mkdir()
+    return Workspace(root)
+
+
+@pytest.fixture
+def initialized(ws: Workspace) -> Workspace:
+    project.initialize(ws)
+    return ws
+
+
+def snapshot_tree(root: Path) -> dict[str, bytes]:
+    """Every file under root with its bytes: to assert that a refused call changed nothing."""
+    out: dict[str, bytes] = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            p = Path(dirpath) / name
+            out[p.relative_to(root).as_posix()] = p.read_bytes()
+        for d in _dirs:
+            out[(Path(dirpath) / d).relative_to(root).as_posix() + "/"] = b""
+    return out
