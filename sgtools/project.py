@@ -166,7 +166,7 @@ def initialize(ws: Workspace) -> InitResult:
             created.append(CONFIG_NAME)
         cfg = load(ws)
         for d in (*cfg.rule_dirs, *cfg.util_dirs, *cfg.test_dirs):
-            rel = ws.relative(d)
+            rel = ws.relative(ws.resolve(d))
             if d.is_dir():
                 if rel not in existing:
                     existing.append(rel)
