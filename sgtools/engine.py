@@ -251,9 +251,11 @@ class Engine:
         stdin: bytes | None = None,
         config: Path | str = NO_CONFIG,
     ) -> list[dict[str, Any]]:
-        args = ["run", "-c", str(config), "--json=stream", *self._language_flags(), "-l", language, "-p", pattern]
+        # `--pattern=` / `--rewrite=`: as a separate argv item, a value starting with "-" (`-$A`) is a clap error.
+        args = ["run", "-c", str(config), "--json=stream", *self._language_flags(), "-l", language,
+                f"--pattern={pattern}"]
         if rewrite is not None:
-            args += ["-r", rewrite]
+            args.append(f"--rewrite={rewrite}")
         if stdin is not None:
             args.append("--stdin")
         path_list = list(paths)
@@ -266,7 +268,7 @@ class Engine:
 
     def dump_tree(self, code: str, language: str, fmt: str, *, cwd: Path) -> tuple[str, EngineResult]:
         """The tree ast-grep prints for `--debug-query`; a multi-node snippet still prints it (exit 8)."""
-        args = ["run", "-c", NO_CONFIG, *self._language_flags(), "-l", language, "-p", code,
+        args = ["run", "-c", NO_CONFIG, *self._language_flags(), "-l", language, f"--pattern={code}",
                 f"--debug-query={fmt}", "--stdin"]
         result = self.run(args, cwd=cwd, stdin=b"")
         lines = result.stderr.splitlines()
