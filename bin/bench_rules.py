@@ -69,10 +69,7 @@ def rule_docs(count: int) -> list[str]:
             doc += f"fix: {fix}\n"
         docs.append(doc)
     for i in range(len(docs), count):
-        if i % 2:
-            body = f"pattern: generated_call_{i}($$$A)"
-        else:
-            body = f"kind: identifier\n  regex: ^generated_name_{i}$"
+        body = f"pattern: generated_call_{i}($$$A)" if i % 2 else f"kind: identifier\n  regex: ^generated_name_{i}$"
         docs.append(f"id: gen-{i}\nlanguage: python\nseverity: hint\nmessage: generated {i}\nrule:\n  {body}\n")
     return docs
 
