@@ -435,6 +435,27 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
+def run_tool(argv: Sequence[str], cwd: Path, timeout: float, *, max_output: int | None = None) -> EngineResult:
+    """Run a helper tool other than ast-grep (git, for `scan --changed-since`), with the same deadline, output cap
+    and process-group kill as the engine, so that process handling stays in this one module."""
+    cap = get_settings().engine_max_output if max_output is None else max_output
+    env = _child_env()
+    env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for credentials on a terminal nobody watches
+    try:
+        proc = subprocess.Popen(list(argv), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, env=env)
+    except OSError as exc:
+        raise EngineFailed(
+            f"Could not start {argv[0]}: {exc.strerror or exc}. Install it or put it on PATH, then retry."
+        ) from None
+    out, err, problem = _collect(proc, time.monotonic() + timeout, cap)
+    if problem == "timeout":
+        raise Timeout(f"{argv[0]} did not finish within {timeout:g} s and was stopped. Retry, or raise the limit.")
+    if problem == "too-large":
+        raise TooLarge(f"{argv[0]} produced more than {cap} bytes of output and was stopped. Narrow the request.")
+    return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))
+
+
 _default: Engine | None = None
 
 
