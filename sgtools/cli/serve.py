@@ -1,0 +1,63 @@
+"""`sgtools serve`: the MCP server on stdio (default) or streamable HTTP.
+
+The server module (and with it `mcp`, about 0.6 s to import) is imported only here, inside `run`, so every other
+command starts fast. Logs go to stderr: on stdio, stdout carries nothing but protocol messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import Any
+
+from sgtools.cli.common import add_root
+from sgtools.errors import BadInput
+
+LOG_LEVEL_ENV = "SGTOOLS_LOG_LEVEL"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def register(subs: Any) -> None:
+    p: argparse.ArgumentParser = subs.add_parser(
+        "serve", help="run the MCP server (stdio by default; --transport http serves /mcp on 127.0.0.1)")
+    add_root(p)
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    p.add_argument("--read-only", action="store_true",
+                   help="hide the tools that write and refuse apply=true: the server can only read the project")
+    p.add_argument("--token", help="HTTP: require `Authorization: Bearer TOKEN` (default: $SGTOOLS_HTTP_TOKEN)")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="HTTP: also accept requests from this browser Origin (repeatable; localhost is always "
+                        "accepted; also $SGTOOLS_HTTP_ALLOWED_ORIGINS, comma-separated)")
+    p.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS,
+                   help=f"stderr log level (default: ${LOG_LEVEL_ENV} or WARNING)")
+    p.set_defaults(func=run)
+
+
+def log_level(args: argparse.Namespace) -> str:
+    level = (args.log_level or os.environ.get(LOG_LEVEL_ENV) or "WARNING").strip().upper()
+    if level not in LOG_LEVELS:
+        raise BadInput(f"{LOG_LEVEL_ENV}={level!r} is not a log level. Use one of {', '.join(LOG_LEVELS)}.")
+    return level
+
+
+def run(args: argparse.Namespace) -> int:
+    level = log_level(args)
+    # Configured before the SDK is imported, so its own basicConfig call is a no-op and nothing logs to stdout.
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from sgtools import server
+
+    srv = server.build_server(getattr(args, "root", None), read_only=args.read_only)
+    if args.transport == "stdio":
+        srv.run("stdio")
+        return 0
+    from sgtools import server_http
+
+    token = args.token if args.token is not None else os.environ.get(server_http.TOKEN_ENV)
+    origins = [*args.allow_origin, *server_http.allowed_origins_from_env()]
+    server_http.serve_http(srv, host=args.host, port=args.port, token=token or None, allowed_origins=origins,
+                           log_level=level)
+    return 0
