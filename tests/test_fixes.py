@@ -1,0 +1,153 @@
+"""apply_fixes: the fix selection and the write, on diagnostics shaped as the SPEC's Diagnostic."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sgtools import settings
+from sgtools.edits import LineIndex, combined_diff
+from sgtools.errors import Conflict, OutsideWorkspace, TooLarge
+from sgtools.fixes import DUPLICATE, NOT_VERIFIED, OVERLAPS, fix_diagnostics, plan_fixes
+from sgtools.settings import Settings
+from sgtools.workspace import Workspace
+from tests.conftest import snapshot_tree
+
+
+def put(ws: Workspace, rel: str, data: str | bytes) -> Path:
+    p = ws.root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(data.encode() if isinstance(data, str) else data)
+    return p
+
+
+def diag(ws: Workspace, file: str, old: str, new: str | None, *, rule: str = "r", verified: bool = True,
+         nth: int = 0, extra_edits: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A Diagnostic for the `nth` occurrence of `old` in the file, with a fix replacing it by `new`."""
+    data = (ws.root / file).read_bytes()
+    start = -1
+    for _ in range(nth + 1):
+        start = data.index(old.encode(), start + 1)
+    end = start + len(old.encode())
+    index = LineIndex(data)
+    pos = index.span(start, end)
+    fixits: list[dict[str, Any]] = [
+        {"title": "Ignore", "kind": "suppress", "confidence": 0.3, "verified": True,
+         "edits": [{"file": file, **index.span(start, start), "byteStart": start, "byteEnd": start,
+                    "newText": "# ast-grep-ignore\n"}]},
+    ]
+    if new is not None:
+        edits = [{"file": file, **pos, "byteStart": start, "byteEnd": end, "newText": new}, *(extra_edits or [])]
+        fixits.insert(0, {"title": f"Replace with {new}", "kind": "fix", "confidence": 0.9 if verified else 0.2,
+                          "verified": verified, "edits": edits})
+    return {"ruleId": rule, "severity": "warning", "message": "m", "note": None, "url": None, "file": file,
+            **pos, "byteStart": start, "byteEnd": end, "text": old, "labels": [], "fixits": fixits}
+
+
+@pytest.fixture
+def proj(ws: Workspace) -> Workspace:
+    put(ws, "src/a.py", "x == None\nprint(1)\ny == None\n")
+    put(ws, "src/b.py", 's = "héllo😀"; t == None\r\n')
+    return ws
+
+
+def test_preview_writes_nothing_and_apply_writes_exactly_the_diff(proj: Workspace) -> None:
+    diags = [
+        diag(proj, "src/a.py", "x == None", "x is None"),
+        diag(proj, "src/a.py", "y == None", "y is None"),
+        diag(proj, "src/b.py", "t == None", "t is None"),
+        diag(proj, "src/a.py", "print(1)", None),  # no fix at all: only a suppress fix-it, never applied
+    ]
+    before = snapshot_tree(proj.root)
+    preview = fix_diagnostics(proj, diags)
+    assert snapshot_tree(proj.root) == before
+    assert preview["applied"] is False and preview["fixesApplied"] == 3 and preview["skipped"] == []
+    assert preview["changedFiles"] == ["src/a.py", "src/b.py"]
+
+    done = fix_diagnostics(proj, diags, apply=True)
+    assert done["applied"] is True and done["diff"] == preview["diff"]
+    after = snapshot_tree(proj.root)
+    assert after["src/a.py"] == b"x is None\nprint(1)\ny is None\n"
+    assert after["src/b.py"] == 's = "héllo😀"; t is None\r\n'.encode()  # byte offsets past 4-byte chars, CRLF kept
+    changed = {p for p in after if after[p] != before[p]}
+    assert combined_diff({p: (before[p].decode(), after[p].decode()) for p in changed}) == preview["diff"]
+
+
+def test_unverified_fixes_need_unsafe(proj: Workspace) -> None:
+    diags = [diag(proj, "src/a.py", "x == None", "x is None", verified=False, rule="eq-none")]
+    out = fix_diagnostics(proj, diags, apply=True)
+    assert out["applied"] is False and out["diff"] == "" and out["fixesApplied"] == 0
+    assert out["skipped"] == [{"ruleId": "eq-none", "file": "src/a.py", "line": 1, "column": 1,
+                               "title": "Replace with x is None", "reason": NOT_VERIFIED}]
+    out = fix_diagnostics(proj, diags, apply=True, unsafe=True)
+    assert out["applied"] is True and out["fixesApplied"] == 1
+    assert (proj.root / "src/a.py").read_text().startswith("x is None\n")
+
+
+def test_overlapping_fixes_keep_the_first_and_report_the_rest(proj: Workspace) -> None:
+    first = diag(proj, "src/a.py", "x == None", "x is None", rule="a")
+    inner = diag(proj, "src/a.py", "None", "NONE", rule="b")  # the first "None" lies inside the first fix
+    same = diag(proj, "src/a.py", "x == None", "x is None", rule="c")
+    plan = plan_fixes([first, inner, same])
+    assert [d["ruleId"] for d, _ in plan.accepted] == ["a"]
+    assert [(s["ruleId"], s["reason"]) for s in plan.skipped] == [("b", OVERLAPS), ("c", DUPLICATE)]
+    out = fix_diagnostics(proj, [first, inner, same], apply=True)
+    assert out["fixesApplied"] == 1
+    assert (proj.root / "src/a.py").read_text() == "x is None\nprint(1)\ny == None\n"
+
+
+def test_a_fix_with_several_edits_goes_in_whole_or_not_at_all(proj: Workspace) -> None:
+    data = (proj.root / "src/a.py").read_bytes()
+    p = data.index(b"print")
+    first = diag(proj, "src/a.py", "print(1)", "log(1)", rule="a")
+    # b rewrites `y == None` and also imports at the top of the file, which touches a's span: all of b is skipped
+    b_extra = [{"file": "src/a.py", "byteStart": p, "byteEnd": p + 5, "newText": "LOG"}]
+    second = diag(proj, "src/a.py", "y == None", "y is None", rule="b", extra_edits=b_extra)
+    out = fix_diagnostics(proj, [first, second], apply=True)
+    assert [s["ruleId"] for s in out["skipped"]] == ["b"]
+    assert (proj.root / "src/a.py").read_text() == "x == None\nlog(1)\ny == None\n"
+
+
+def test_a_file_changed_since_the_scan_is_refused(proj: Workspace) -> None:
+    diags = [diag(proj, "src/a.py", "x == None", "x is None"), diag(proj, "src/b.py", "t == None", "t is None")]
+    put(proj, "src/b.py", 's = "hello"; t == None\r\n')  # offsets now point elsewhere
+    before = snapshot_tree(proj.root)
+    with pytest.raises(Conflict, match=r"src/b\.py changed"):
+        fix_diagnostics(proj, diags, apply=True)
+    assert snapshot_tree(proj.root) == before
+
+
+def test_a_diff_other_than_the_preview_is_refused(proj: Workspace) -> None:
+    preview = fix_diagnostics(proj, [diag(proj, "src/a.py", "x == None", "x is None")])
+    put(proj, "src/a.py", "zz == None\nx == None\n")
+    diags = [diag(proj, "src/a.py", "x == None", "x is None")]
+    before = snapshot_tree(proj.root)
+    with pytest.raises(Conflict, match="preview"):
+        fix_diagnostics(proj, diags, apply=True, expected_diff=preview["diff"])
+    assert snapshot_tree(proj.root) == before
+
+
+def test_a_fix_editing_a_file_outside_the_root_is_refused(proj: Workspace, tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside/x.py").write_text("x == None\n")
+    os.symlink(tmp_path / "outside/x.py", proj.root / "link.py")
+    evil = {"file": "link.py", "byteStart": 0, "byteEnd": 1, "newText": "pwned"}
+    diags = [diag(proj, "src/a.py", "x == None", "x is None", extra_edits=[evil])]
+    before = snapshot_tree(proj.root)
+    with pytest.raises(OutsideWorkspace):
+        fix_diagnostics(proj, diags, apply=True)
+    assert snapshot_tree(proj.root) == before
+    assert (tmp_path / "outside/x.py").read_text() == "x == None\n"
+
+
+def test_a_huge_file_is_refused(proj: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    put(proj, "src/big.py", "x == None\n" + "# pad\n" * 100)
+    diags = [diag(proj, "src/a.py", "x == None", "x is None"), diag(proj, "src/big.py", "x == None", "x is None")]
+    monkeypatch.setattr(settings, "_current", Settings(max_file_bytes=100))
+    before = snapshot_tree(proj.root)
+    with pytest.raises(TooLarge, match=r"src/big\.py"):
+        fix_diagnostics(proj, diags, apply=True)
+    assert snapshot_tree(proj.root) == before
