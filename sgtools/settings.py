@@ -33,6 +33,8 @@ class Settings:
     git_timeout: float = 60.0  # seconds for one git call (`scan --changed-since`, `--shard`)
     progress_delay: float = 1.0  # seconds a terminal scan runs before it shows progress on stderr
     max_arg_bytes: int = 128 * 1024 - 1  # one argv string (pattern, rewrite, dumped code): Linux MAX_ARG_STRLEN
+    rule_check_workers: int = 4  # parallel ast-grep calls when checking a rule's examples
+    max_reported_problems: int = 20  # structural problems listed in one rule-invalid message
     fixit_verify_max: int = 1000  # fix-its re-scanned to verify them, per scan call
     fixit_verify_max_bytes: int = 32 * 1024 * 1024  # edited text written for that verification, per scan call
 

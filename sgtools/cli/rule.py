@@ -1,0 +1,166 @@
+"""`sgtools rule list|show|add|remove|test`: the rule store from a terminal, printing the services' dicts."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from sgtools import rulestore
+from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
+from sgtools.errors import BadInput, EngineFailed
+from sgtools.settings import get_settings
+
+
+def register(subs: Any) -> None:
+    p: argparse.ArgumentParser = subs.add_parser("rule", help="list, show, add, remove and test project rules")
+    rule_subs = p.add_subparsers(dest="rule_command", metavar="ACTION", parser_class=type(p))
+    p.set_defaults(func=lambda args: _usage(p))
+
+    ls = rule_subs.add_parser("list", help="the project's rules and the rule files that cannot be loaded")
+    ls.add_argument("--language", help="only rules for this language")
+    _common(ls, run_list)
+
+    show = rule_subs.add_parser("show", help="one rule: YAML, examples, where it comes from")
+    show.add_argument("rule_id", metavar="ID")
+    _common(show, run_show)
+
+    add = rule_subs.add_parser("add", help="check a rule and write it to rules/<ID>.yml (with its examples)")
+    add.add_argument("rule_id", metavar="ID")
+    add.add_argument("--file", required=True, metavar="F", help="the rule YAML file ('-' for stdin)")
+    add.add_argument("--valid", action="append", metavar="CODE", help="code the rule must not match (repeatable)")
+    add.add_argument("--invalid", action="append", metavar="CODE", help="code the rule must match (repeatable)")
+    add.add_argument("--no-overwrite", action="store_true", help="refuse if the rule already exists")
+    _common(add, run_add)
+
+    rm = rule_subs.add_parser("remove", help="remove a rule, its tests and snapshots")
+    rm.add_argument("rule_id", metavar="ID")
+    _common(rm, run_remove)
+
+    test = rule_subs.add_parser("test", help="try a rule on code without writing anything")
+    test.add_argument("--file", required=True, metavar="F", help="the rule YAML file ('-' for stdin)")
+    test.add_argument("--code", help="code to scan with the rule")
+    test.add_argument("--language", help="language of --code when the rule does not say")
+    test.add_argument("--valid", action="append", metavar="CODE", help="code the rule must not match (repeatable)")
+    test.add_argument("--invalid", action="append", metavar="CODE", help="code the rule must match (repeatable)")
+    _common(test, run_test)
+
+
+def _common(p: argparse.ArgumentParser, func: Any) -> None:
+    add_root(p)
+    add_json(p)
+    p.set_defaults(func=func)
+
+
+def _usage(p: argparse.ArgumentParser) -> int:
+    p.print_help(sys.stderr)
+    return 2
+
+
+def read_rule_file(name: str) -> str:
+    """The rule text from a file the user names on the command line (not confined: it is input, not output)."""
+    limit = get_settings().max_rule_bytes
+    try:
+        data = sys.stdin.buffer.read(limit + 1) if name == "-" else Path(name).read_bytes()[: limit + 1]
+    except OSError as exc:
+        raise BadInput(f"Cannot read {name}: {exc.strerror or exc}. Pass an existing rule YAML file.") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"{name} is not UTF-8 text. Pass a rule YAML file.") from None
+
+
+def run_list(args: argparse.Namespace) -> int:
+    result = rulestore.list_rules(workspace(args), engine(), args.language)
+    if args.json:
+        print_json(result)
+        return 0
+    for r in result["rules"]:
+        flags = " ".join(f for f, on in (("fix", r["hasFix"]), ("tests", r["hasTests"])) if on)
+        print(f"{r['id']}  {r['language']}  {r['severity']}  {r['path']}" + (f"  [{flags}]" if flags else ""))
+    if not result["rules"]:
+        print("No rules.")
+    for err in result["ruleErrors"]:
+        print(f"✗ {err['path']}: {err['message']}", file=sys.stderr)
+    return 0
+
+
+def print_explanation(info: dict[str, Any]) -> None:
+    print(f"{info['id']} ({info['language']}, {info['severity']}) in {info['path']}, source: {info['source']}")
+    if info["message"]:
+        print(f"message: {info['message']}")
+    if info["note"]:
+        print(f"note: {info['note']}")
+    if info["url"]:
+        print(f"url: {info['url']}")
+    for problem in info.get("problems") or []:
+        print(f"problem: {problem}")
+    print("---")
+    print(info["yaml"].rstrip("\n"))
+    for kind in ("invalid", "valid"):
+        cases = info["examples"][kind]
+        if cases:
+            print(f"--- {kind} examples ({'matched' if kind == 'invalid' else 'not matched'}):")
+            for code in cases:
+                print("  " + code.rstrip("\n").replace("\n", "\n  "))
+
+
+def run_show(args: argparse.Namespace) -> int:
+    info = rulestore.explain_rule(workspace(args), engine(), args.rule_id)
+    if args.json:
+        print_json(info)
+    else:
+        print_explanation(info)
+    return 0
+
+
+def run_add(args: argparse.Namespace) -> int:
+    result = rulestore.add_or_update_rule(
+        workspace(args), engine(), args.rule_id, read_rule_file(args.file), args.valid, args.invalid,
+        overwrite=not args.no_overwrite,
+    )
+    if args.json:
+        print_json(result)
+    else:
+        print(result["message"])
+    test = result.get("testResult")
+    return 0 if test is None or test["passed"] else 1
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    result = rulestore.remove_rule(workspace(args), engine(), args.rule_id)
+    if args.json:
+        print_json(result)
+    else:
+        print(result["message"])
+    return 0
+
+
+def run_test(args: argparse.Namespace) -> int:
+    try:
+        authoring = importlib.import_module("sgtools.authoring")
+    except ModuleNotFoundError as exc:
+        if exc.name != "sgtools.authoring":
+            raise
+        raise EngineFailed("`sgtools rule test` needs sgtools.authoring, which this build does not include yet. "
+                           "Use `sgtools rule add` (it checks --valid/--invalid examples) instead.") from None
+    result: dict[str, Any] = authoring.test_rule(
+        workspace(args), engine(), read_rule_file(args.file), code=args.code, language=args.language,
+        valid_examples=args.valid, invalid_examples=args.invalid,
+    )
+    if args.json:
+        print_json(result)
+    else:
+        for err in result.get("errors") or []:
+            print(f"error: {err}")
+        for m in result.get("matches") or []:
+            print(f"{m.get('file') or '<code>'}:{m.get('line')}:{m.get('column')}: {m.get('message')}  {m.get('text')}")
+        examples = result.get("examples") or {}
+        failed = examples.get("failed") or []
+        if examples:
+            print(f"examples: {'passed' if examples.get('passed') else 'FAILED'}"
+                  + ("" if not failed else f" ({len(failed)} failed)"))
+        print("ok" if result.get("success") else "failed")
+    return 0 if result.get("success") else 1
