@@ -1,0 +1,424 @@
+"""Relevance-ranked search over community rules: BM25F with field weights, a light stemmer, synonyms and typos.
+
+An agent asks in words ("hardcoded pasword in python", "sqli"), not in rule ids, so matching is on stems,
+known security synonyms and near-miss spellings; ids and tags weigh most because they are the curated words.
+Everything derived from the rules (postings, idf, the typo table) is computed once per set of source digests
+and kept as JSON in the user cache dir, so a new process answers its first query without rebuilding.
+Standard library only: this module is imported on every CLI search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import random
+import re
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from sgtools.languages import canonical
+
+FORMAT = 1  # bump when the persisted layout, the tokenizer or the scoring inputs change
+FIELD_WEIGHTS = {"id": 3.0, "tags": 3.0, "language": 1.5, "description": 1.5, "message": 1.0}
+K1 = 1.2
+B = 0.75
+DOC_FIELDS = ("id", "language", "severity", "message", "description", "tags", "hasFix", "source")
+# A query word -> words that mean the same to someone looking for a rule. Values are stemmed like the text.
+SYNONYMS_RAW: dict[str, str] = {
+    "sqli": "sql injection",
+    "xss": "cross site scripting",
+    "rce": "command execution injection",
+    "cmdi": "command injection",
+    "ssrf": "server side request forgery",
+    "csrf": "cross site request forgery",
+    "xxe": "xml external entity",
+    "secret": "password credential key token hardcoded",
+    "secrets": "password credential key token hardcoded",
+    "credential": "password secret",
+    "password": "credential secret",
+    "passwd": "password",
+    "pwd": "password",
+    "creds": "credential password",
+    "hardcoded": "hard coded",
+    "crypto": "cryptographic cipher encryption hash",
+    "encryption": "cipher crypto",
+    "cipher": "encryption crypto",
+    "tls": "ssl certificate",
+    "ssl": "tls certificate",
+    "cert": "certificate",
+    "tmp": "temporary",
+    "temp": "temporary",
+    "regex": "regular expression",
+    "redos": "regular expression denial",
+    "deserialize": "deserialization pickle unmarshal",
+    "pickle": "deserialization",
+    "shell": "command subprocess",
+    "exec": "execution command eval",
+    "eval": "exec code injection",
+    "debug": "debugging",
+    "log": "logging print",
+    "print": "logging",
+    "js": "javascript",
+    "ts": "typescript",
+    "py": "python",
+    "golang": "go",
+    "auth": "authentication",
+    "jwt": "token",
+    "md5": "hash weak",
+    "sha1": "hash weak",
+    "random": "randomness insecure",
+    "cors": "origin",
+    "perf": "performance",
+}
+_TOKEN = re.compile(r"[a-z0-9]+")
+_CWE = re.compile(r"^cwe(\d+)$")
+_VOWELS = set("aeiouy")
+_TYPO_MIN = 4  # tokens shorter than this are never corrected: too many near neighbours
+_PREFIX_MIN = 4
+
+# ---- text -> terms ------------------------------------------------------------------------------------------
+
+
+def words(text: str) -> list[str]:
+    out: list[str] = []
+    for w in _TOKEN.findall(text.lower()):
+        m = _CWE.match(w)
+        out.extend(("cwe", m.group(1)) if m else (w,))
+    return out
+
+
+def stem(word: str) -> str:
+    """A deliberately small stemmer: inflections (s, es, ed, ing) and a few derivations, so that
+    injection/injections/injected and hardcode/hardcoded meet. Consistency matters more than linguistics."""
+    w = word
+    if len(w) <= 3 or w.isdigit():
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "i"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        base = w[: -len(suffix)]
+        if w.endswith(suffix) and len(base) >= 3 and _VOWELS & set(base):
+            w = base
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            elif w.endswith("at"):
+                w += "e"
+            break
+    for suffix in ("ation", "ness", "ity", "ion", "ate", "ly"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            w = w[: -len(suffix)]
+            break
+    if w.endswith("e") and len(w) > 4:
+        w = w[:-1]
+    if w.endswith("y") and len(w) > 3:
+        w = w[:-1] + "i"
+    return w
+
+
+def terms(text: str) -> list[str]:
+    return [stem(w) for w in words(text)]
+
+
+def _field_terms(doc: dict[str, Any]) -> dict[str, list[str]]:
+    tags = doc.get("tags") or []
+    return {
+        "id": terms(str(doc.get("id", "")).replace("_", " ")),
+        "tags": [t for tag in tags for t in terms(str(tag))],
+        "language": terms(str(doc.get("language", ""))),
+        "description": terms(str(doc.get("description") or "")),
+        "message": terms(str(doc.get("message") or "")),
+    }
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
+
+
+def distance(a: str, b: str, limit: int) -> int:
+    """Optimal-string-alignment edit distance, giving up (returning limit + 1) once it exceeds `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+# ---- the index ----------------------------------------------------------------------------------------------
+
+
+class SearchIndex:
+    """Postings with precomputed BM25F term weights, idf, and a typo table (deletion neighbourhoods)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.key: str = data["key"]
+        self.docs: list[dict[str, Any]] = data["docs"]
+        self.postings: dict[str, list[list[float]]] = data["postings"]
+        self.idf: dict[str, float] = data["idf"]
+        self.surface: dict[str, str] = data["surface"]  # written word (and each stem) -> stem
+        self.deletes: dict[str, list[str]] = data["deletes"]  # written word minus one letter -> written words
+        self.synonyms: dict[str, list[list[str]]] = data["synonyms"]
+        self.vocab_sorted: list[str] = sorted(self.idf)
+        self.origin = "built"  # "built" | "disk" | "memory": how this process got it (for tests and stats)
+
+    # ---- building ----
+
+    @classmethod
+    def build(cls, docs: Iterable[dict[str, Any]], key: str = "") -> SearchIndex:
+        kept = [{k: d.get(k) for k in DOC_FIELDS} for d in docs]
+        per_doc = [_field_terms(d) for d in kept]
+        n = len(kept)
+        avg = {f: (sum(len(t[f]) for t in per_doc) / n if n else 1.0) or 1.0 for f in FIELD_WEIGHTS}
+        postings: dict[str, list[list[float]]] = {}
+        surface: dict[str, str] = {}
+        for i, fields in enumerate(per_doc):
+            weighted: dict[str, float] = {}
+            for f, toks in fields.items():
+                norm = 1 - B + B * len(toks) / avg[f]
+                for t in toks:
+                    weighted[t] = weighted.get(t, 0.0) + FIELD_WEIGHTS[f] / norm
+            for t, tf in weighted.items():
+                postings.setdefault(t, []).append([i, round(tf / (K1 + tf), 6)])
+            d = kept[i]
+            text = " ".join(str(d.get(k) or "") for k in ("id", "language", "description", "message"))
+            for w in words(text.replace("_", " ") + " " + " ".join(map(str, d.get("tags") or []))):
+                surface.setdefault(w, stem(w))
+        idf = {t: round(math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)), 6) for t, p in postings.items()}
+        for t in idf:
+            surface.setdefault(t, t)
+        deletes: dict[str, list[str]] = {}
+        for w in sorted(surface):
+            if len(w) >= _TYPO_MIN:
+                for gone in sorted(_deletes(w)):
+                    deletes.setdefault(gone, []).append(w)
+        synonyms: dict[str, list[list[str]]] = {}
+        for word, expansion in SYNONYMS_RAW.items():
+            alts = [terms(expansion)]
+            alts = [[t for t in a if t in idf] for a in alts]
+            alts = [a for a in alts if a]
+            if alts:
+                synonyms[stem(word)] = alts
+                synonyms.setdefault(word, alts)
+        return cls({"key": key, "docs": kept, "postings": postings, "idf": idf, "surface": surface,
+                    "deletes": deletes, "synonyms": synonyms})
+
+    def to_json(self) -> bytes:
+        data = {"format": FORMAT, "key": self.key, "docs": self.docs, "postings": self.postings, "idf": self.idf,
+                "surface": self.surface, "deletes": self.deletes, "synonyms": self.synonyms}
+        return json.dumps(data, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+    # ---- querying ----
+
+    def _typos(self, word: str) -> list[tuple[str, float]]:
+        """Indexed stems whose written form is within edit distance 1 (2 for words of 6+ letters)."""
+        limit = 1 if len(word) < 6 else 2
+        variants = {word} | _deletes(word)
+        if limit == 2:
+            variants |= {d2 for d in list(variants) for d2 in _deletes(d)}
+        forms: set[str] = set()
+        for v in variants:
+            if v in self.surface:
+                forms.add(v)
+            forms.update(self.deletes.get(v, ()))
+        out: dict[str, float] = {}
+        for form in forms:
+            dist = distance(word, form, limit)
+            target = self.surface.get(form, form)
+            if dist <= limit and target in self.idf:
+                out[target] = max(out.get(target, 0.0), 0.8 if dist <= 1 else 0.6)
+        return sorted(out.items())
+
+    def _alternatives(self, raw: str) -> list[list[tuple[str, float]]]:
+        """Ways to read one query word: itself, its synonyms, a spelling fix, a prefix, or two words run together."""
+        s = stem(raw)
+        alts: list[list[tuple[str, float]]] = []
+        if s in self.idf:
+            alts.append([(s, 1.0)])
+        elif raw in self.surface and self.surface[raw] in self.idf:
+            alts.append([(self.surface[raw], 1.0)])
+        for key in (raw, s):
+            for expansion in self.synonyms.get(key, ()):
+                alts.append([(t, 0.7) for t in expansion])
+        if not alts and len(raw) >= _TYPO_MIN:
+            alts += [[(t, w)] for t, w in self._typos(raw)]
+            if not alts:
+                for i in range(3, len(raw) - 2):  # "hardcoded" vs "hard coded"
+                    a, b = stem(raw[:i]), stem(raw[i:])
+                    if a in self.idf and b in self.idf:
+                        alts.append([(a, 0.8), (b, 0.8)])
+        if not alts and len(s) >= _PREFIX_MIN:
+            import bisect
+
+            i = bisect.bisect_left(self.vocab_sorted, s)
+            while i < len(self.vocab_sorted) and self.vocab_sorted[i].startswith(s) and len(alts) < 8:
+                alts.append([(self.vocab_sorted[i], 0.6)])
+                i += 1
+        return alts
+
+    def search(self, query: str, *, language: str | None = None, tags: Iterable[str] = (),
+               limit: int = 10) -> list[tuple[dict[str, Any], float]]:
+        lang = canonical(language) if language else None
+        if language and lang is None:
+            lang = language.strip().lower()
+        want_tags = {t.strip().lower() for t in tags if t.strip()}
+        allowed: set[int] | None = None
+        if lang or want_tags:
+            allowed = {i for i, d in enumerate(self.docs)
+                       if (not lang or d.get("language") == lang)
+                       and want_tags <= {str(t).lower() for t in d.get("tags") or []}}
+        raw_words = list(dict.fromkeys(words(query)))
+        if not raw_words:
+            pool = range(len(self.docs)) if allowed is None else sorted(allowed)
+            hits = sorted(pool, key=lambda i: self.docs[i]["id"])[:limit]
+            return [(self.docs[i], 0.0) for i in hits]
+        groups = [self._alternatives(w) for w in raw_words]
+        # Two query words that are one indexed word ("hard coded" -> hardcod) count as one more group.
+        for a, b in itertools.pairwise(raw_words):
+            joined = stem(a + b)
+            if joined in self.idf:
+                groups.append([[(joined, 1.0)]])
+        scores: dict[int, float] = {}
+        matched: dict[int, int] = {}
+        for alts in groups:
+            best: dict[int, float] = {}
+            for alt in alts:
+                acc: dict[int, float] = {}
+                for term, weight in alt:
+                    idf = self.idf.get(term, 0.0) * weight
+                    for doc, tfw in self.postings.get(term, ()):
+                        d = int(doc)
+                        if allowed is None or d in allowed:
+                            acc[d] = acc.get(d, 0.0) + idf * tfw
+                for d, v in acc.items():
+                    if v > best.get(d, 0.0):
+                        best[d] = v
+            for d, v in best.items():
+                scores[d] = scores.get(d, 0.0) + v
+                matched[d] = matched.get(d, 0) + 1
+        total = len(groups)
+        joined_query = "-".join(raw_words)
+        ranked: list[tuple[float, str, int]] = []
+        for d, v in scores.items():
+            coverage = matched[d] / total
+            score = v * (0.35 + 0.65 * coverage)
+            rid = str(self.docs[d]["id"]).lower()
+            if rid == joined_query:
+                score *= 2.0
+            elif joined_query in rid:
+                score *= 1.25
+            ranked.append((-score, rid, d))
+        ranked.sort()
+        return [(self.docs[d], round(-neg, 4)) for neg, _rid, d in ranked[:limit]]
+
+
+# ---- persistence --------------------------------------------------------------------------------------------
+
+_memory: dict[str, SearchIndex] = {}
+
+
+def index_key(digests: Iterable[tuple[str, str]]) -> str:
+    """One key for an ordered set of (source location, index digest): any change means a rebuild."""
+    h = hashlib.sha256(f"search-format-{FORMAT}".encode())
+    for location, digest in digests:
+        h.update(f"\0{location}\0{digest}".encode())
+    return h.hexdigest()
+
+
+def load_or_build(key: str, docs: Callable[[], list[dict[str, Any]]], cache: Path | None) -> SearchIndex:
+    """The search index for `key`: from this process, else from the cache dir, else built (and saved)."""
+    if key in _memory:
+        found = _memory[key]
+        found.origin = "memory"
+        return found
+    path = cache / f"search-{key[:40]}.json" if cache is not None else None
+    if path is not None and path.is_file():
+        try:
+            data = json.loads(path.read_bytes())
+            if data.get("format") == FORMAT and data.get("key") == key:
+                index = SearchIndex(data)
+                index.origin = "disk"
+                _memory.clear()
+                _memory[key] = index
+                return index
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # a damaged cache file is rebuilt below
+    index = SearchIndex.build(docs(), key)
+    if path is not None:
+        _save(path, index.to_json())
+    _memory.clear()
+    _memory[key] = index
+    return index
+
+
+def _save(path: Path, data: bytes) -> None:
+    """Atomic replace; older search indexes in the same directory are removed (they can never match again)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".search-", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        for old in path.parent.glob("search-*.json"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        pass  # a read-only cache dir only costs a rebuild next time
+
+
+# ---- a synthetic index for benchmarks -----------------------------------------------------------------------
+
+_TOPICS = [
+    ("sql-injection", "SQL injection through string formatting of a query", ["security", "cwe-89", "injection"]),
+    ("hardcoded-password", "A password or secret is hard-coded in the source", ["security", "cwe-798", "secrets"]),
+    ("weak-hash", "Weak hash algorithm such as MD5 or SHA1 used for security", ["security", "cwe-327", "crypto"]),
+    ("command-injection", "A shell command built from user input", ["security", "cwe-78", "injection"]),
+    ("xss", "Unescaped user input written into HTML (cross site scripting)", ["security", "cwe-79", "xss"]),
+    ("insecure-random", "Non-cryptographic random number generator used for tokens", ["security", "cwe-330"]),
+    ("debug-enabled", "Debug mode enabled in production configuration", ["security", "cwe-489", "config"]),
+    ("no-print", "Leftover print or console logging statement", ["style", "logging"]),
+    ("unused-variable", "A variable is assigned but never used", ["correctness", "cleanup"]),
+    ("deprecated-api", "Call to a deprecated API that will be removed", ["maintainability", "deprecated"]),
+    ("tls-verify-off", "TLS certificate verification is disabled", ["security", "cwe-295", "tls"]),
+    ("path-traversal", "File path built from user input without normalisation", ["security", "cwe-22"]),
+]
+_LANGS = ["python", "javascript", "typescript", "go", "java", "rust", "ruby", "php", "csharp", "kotlin", "c", "cpp"]
+_FILLER_TEXT = ("code review rule detects pattern unsafe call argument function method module library framework "
+                "request response handler user input data value config file network server client token session")
+
+
+def synthetic_index(n: int, seed: int = 0) -> dict[str, Any]:
+    """An index v1 document with `n` plausible rules (fake paths and digests), for benchmarks and scale tests."""
+    rnd = random.Random(seed)
+    rules = []
+    for i in range(n):
+        slug, text, tags = _TOPICS[i % len(_TOPICS)]
+        lang = _LANGS[(i // len(_TOPICS)) % len(_LANGS)]
+        rid = f"{slug}-{i}-{lang}"
+        filler = _FILLER_TEXT.split()
+        extra = " ".join(rnd.choice(filler) for _ in range(rnd.randint(5, 25)))
+        rules.append({
+            "id": rid, "language": lang, "severity": rnd.choice(["error", "warning", "info", "hint"]),
+            "message": f"{text}.", "description": f"{text}; {extra}.", "tags": [*tags, lang],
+            "path": f"rules/{lang}/{rid}.yml", "tests": f"rule-tests/{rid}-test.yml",
+            "sha256": hashlib.sha256(rid.encode()).hexdigest(), "hasFix": i % 3 == 0,
+            "license": "MIT", "source": "synthetic",
+        })
+    return {"version": 1, "name": "synthetic", "astGrep": ">=0.51", "rules": rules}

@@ -1,0 +1,225 @@
+"""The community tools: search, show, import, and the list of sources, as plain dicts for the CLI and MCP server.
+
+Sources are opened once per call (a fresh remote copy only when its cache TTL ran out); the ranked search
+index is reused from memory or the cache dir whenever the sources' digests are unchanged.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from sgtools import yamlio
+from sgtools.community import search as search_mod
+from sgtools.community import sources as sources_mod
+from sgtools.engine import Engine
+from sgtools.errors import BadInput, NotFound, RuleInvalid, SgToolsError
+from sgtools.settings import get_settings
+from sgtools.workspace import Workspace, check_rule_id
+
+DEFAULT_LIMIT = 10  # results when the caller names no limit; the cap is Settings.hard_max_results
+_CLOSEST = 5
+
+
+def _source_label(src: sources_mod.Source, entry: dict[str, Any]) -> str:
+    """What a result says it came from: the bundled index's own name, else the declared name and where it
+    really came from (a remote index cannot pass itself off as the bundled one)."""
+    declared = str(entry.get("source") or src.name)
+    return declared if src.kind == "bundled" else f"{declared} ({src.location})"
+
+
+def _docs(sset: sources_mod.SourceSet) -> list[dict[str, Any]]:
+    return [{**entry, "source": _source_label(src, entry)} for src, entry in sset.resolved()]
+
+
+def search_index(sset: sources_mod.SourceSet) -> search_mod.SearchIndex:
+    key = search_mod.index_key((s.location, s.digest) for s in sset.sources)
+    try:
+        cache: Any = sources_mod.cache_dir()
+    except OSError:
+        cache = None
+    return search_mod.load_or_build(key, lambda: _docs(sset), cache)
+
+
+def _limit(limit: int | None) -> int:
+    if limit is None:
+        return DEFAULT_LIMIT
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise BadInput(f"limit must be a positive whole number, not {limit!r}.")
+    return min(limit, get_settings().hard_max_results)
+
+
+def _tag_list(tags: str | list[str] | None) -> list[str]:
+    if tags is None:
+        return []
+    items = tags.split(",") if isinstance(tags, str) else list(tags)
+    return [str(t).strip().lower() for t in items if str(t).strip()]
+
+
+def search_community_rules(query: str, language: str | None = None, tags: str | list[str] | None = None,
+                           limit: int | None = None) -> dict[str, Any]:
+    if not isinstance(query, str):
+        raise BadInput("query must be text, e.g. `sql injection python`.")
+    n = _limit(limit)
+    sset = sources_mod.load_sources()
+    index = search_index(sset)
+    hits = index.search(query, language=language, tags=_tag_list(tags), limit=n)
+    matches = [{"id": d["id"], "score": score, "language": d["language"], "severity": d["severity"],
+                "message": d["message"], "description": d["description"], "tags": list(d["tags"]),
+                "hasFix": bool(d["hasFix"]), "source": d["source"]} for d, score in hits]
+    lines = [f"{m['id']}  [{m['language']}, {m['severity']}{', fix' if m['hasFix'] else ''}]  {m['description']}"
+             f"  tags: {', '.join(m['tags'])}  source: {m['source']}" for m in matches]
+    if not lines:
+        lines = [f"No community rule matches {query!r}"
+                 + (f" (language {language})" if language else "") + (f" (tags {tags})" if tags else "")
+                 + ". Try fewer or broader words."]
+    result: dict[str, Any] = {"success": True, "results": "\n".join(lines), "matches": matches}
+    if sset.warnings():
+        result["warnings"] = sset.warnings()
+    return result
+
+
+def _find(sset: sources_mod.SourceSet, rule_id: str) -> tuple[sources_mod.Source, dict[str, Any]]:
+    check_rule_id(rule_id)
+    try:
+        return sset.find(rule_id)
+    except NotFound:
+        ids = [entry["id"] for _src, entry in sset.resolved()]
+        closest = difflib.get_close_matches(rule_id, ids, n=_CLOSEST, cutoff=0.5)
+        if len(closest) < _CLOSEST:
+            for d, _score in search_index(sset).search(rule_id.replace("-", " "), limit=_CLOSEST):
+                if d["id"] not in closest and len(closest) < _CLOSEST:
+                    closest.append(d["id"])
+        hint = f" Closest ids: {', '.join(closest)}." if closest else ""
+        raise NotFound(f"No community rule has the id {rule_id!r}.{hint} Use search_community_rules to find one.",
+                       closest=closest) from None
+
+
+def _tests(src: sources_mod.Source, entry: dict[str, Any], warnings: list[str]) -> tuple[list[str], list[str]]:
+    try:
+        raw = src.read_tests(entry)
+        if raw is None:
+            return [], []
+        doc = yamlio.load_one(raw.decode("utf-8"))
+    except (SgToolsError, UnicodeDecodeError, yamlio.YamlError) as exc:
+        warnings.append(f"the tests of {entry['id']} could not be read: {getattr(exc, 'message', exc)}")
+        return [], []
+    if not isinstance(doc, dict):
+        warnings.append(f"the tests of {entry['id']} are not a mapping with valid/invalid lists; ignored")
+        return [], []
+
+    def cases(key: str) -> list[str]:
+        value = doc.get(key) or []
+        return [str(c) for c in value if isinstance(c, (str, int, float))] if isinstance(value, list) else []
+
+    return cases("valid"), cases("invalid")
+
+
+def _rule_text(src: sources_mod.Source, entry: dict[str, Any]) -> str:
+    data = src.read_rule(entry)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RuleInvalid(f"Rule {entry['id']} from {src.location} is not UTF-8 text. Refused.") from None
+
+
+def get_community_rule_details(rule_id: str) -> dict[str, Any]:
+    sset = sources_mod.load_sources()
+    src, entry = _find(sset, rule_id)
+    text = _rule_text(src, entry)
+    warnings = list(sset.warnings())
+    valid, invalid = _tests(src, entry, warnings)
+    rule = {
+        "id": entry["id"], "language": entry["language"], "severity": entry["severity"],
+        "message": entry["message"], "description": entry["description"], "tags": list(entry["tags"]),
+        "yaml": text, "tests": {"valid": valid, "invalid": invalid},
+        "license": entry.get("license") or "NOASSERTION", "source": _source_label(src, entry),
+        "sha256": entry["sha256"], "hasFix": bool(entry.get("hasFix")), "path": entry["path"],
+    }
+    details = "\n".join([
+        f"{rule['id']}  ({rule['language']}, {rule['severity']}{', has fix' if rule['hasFix'] else ''})",
+        f"description: {rule['description']}",
+        f"tags: {', '.join(rule['tags'])}",
+        f"source: {rule['source']}  license: {rule['license']}  sha256: {rule['sha256']}",
+        f"tests: {len(valid)} valid, {len(invalid)} invalid example(s)",
+        "",
+        text.rstrip("\n"),
+    ])
+    result: dict[str, Any] = {"success": True, "details": details, "rule": rule}
+    if warnings:
+        result["warnings"] = warnings
+    return result
+
+
+def _migrate(text: str, rule_id: str) -> tuple[str, list[str]]:
+    """The rule brought up to the installed ast-grep; the original bytes when nothing needed changing."""
+    try:
+        from sgtools.community.migrate import migrate_rule
+    except ImportError:  # the migrator ships with the package; a partial install still imports as-is
+        return text, []
+    try:
+        checked = yamlio.load_one(text)  # size, depth and alias limits before the round-trip loader
+        doc = yamlio.load_rt(text) if isinstance(checked, dict) else None
+    except yamlio.YamlError as exc:
+        raise RuleInvalid(f"Community rule {rule_id} is not valid YAML: {exc}. Nothing was written.") from None
+    if doc is None:
+        raise RuleInvalid(f"Community rule {rule_id} is not a single rule mapping. Nothing was written.")
+    migrated, notes = migrate_rule(doc)
+    if not notes and migrated == doc:
+        return text, []
+    return yamlio.dump_rt(migrated), notes
+
+
+def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite: bool = False) -> dict[str, Any]:
+    """Fetch (digest-checked), migrate, validate and write one community rule with its tests. A local rule with
+    the same id is kept unless `overwrite` is true; a refused import writes nothing."""
+    from sgtools import rulestore
+
+    sset = sources_mod.load_sources()
+    src, entry = _find(sset, rule_id)
+    text = _rule_text(src, entry)
+    declared = yamlio.load_one(text)
+    if not isinstance(declared, dict) or declared.get("id", rule_id) != rule_id:
+        got = declared.get("id") if isinstance(declared, dict) else None
+        raise RuleInvalid(f"The rule file of {rule_id} in {src.location} declares id {got!r}; the index and the "
+                          "file disagree, so it was refused. Nothing was written.")
+    warnings: list[str] = list(sset.warnings())
+    valid, invalid = _tests(src, entry, warnings)
+    yaml_text, notes = _migrate(text, rule_id)
+    label = _source_label(src, entry)
+    metadata = {"source": label, "sha256": entry["sha256"], "communityId": rule_id,
+                "license": entry.get("license") or "NOASSERTION"}
+    written = rulestore.add_or_update_rule(
+        ws, engine, rule_id, yaml_text, valid if (valid or invalid) else None, invalid if (valid or invalid) else None,
+        metadata=metadata, overwrite=overwrite,
+    )
+    message = f"Imported {rule_id} from {label} (license {metadata['license']}) into {written['path']}."
+    if notes:
+        message += " Migrated for ast-grep 0.51: " + "; ".join(notes) + "."
+    if written.get("testResult") is not None:
+        message += " Tests " + ("passed." if written["testResult"]["passed"] else
+                                "FAILED: " + str(written["testResult"]["summary"]))
+    result: dict[str, Any] = {
+        "success": True, "message": message, "path": written["path"], "testPath": written.get("testPath"),
+        "source": label, "sha256": entry["sha256"], "license": metadata["license"], "migrationNotes": notes,
+        "testResult": written.get("testResult"),
+    }
+    warnings += list(written.get("warnings") or [])
+    if warnings:
+        result["warnings"] = warnings
+    return result
+
+
+def community_sources() -> list[dict[str, Any]]:
+    """Every source in priority order with its rule count and status, for server_info and `doctor`."""
+    return sources_mod.load_sources().to_dicts()
+
+
+def update_community_sources() -> dict[str, Any]:
+    """Revalidate every remote source now, ignoring the TTL; a source that fails is reported, not raised."""
+    sset = sources_mod.load_sources(refresh=True)
+    items = sset.to_dicts()
+    ok = not sset.problems
+    n = sum(1 for i in items if i["status"] != "error")
+    return {"success": ok, "message": f"{n} of {len(items)} source(s) available.", "sources": items,
+            "warnings": sset.warnings()}
