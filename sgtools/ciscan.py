@@ -1,0 +1,85 @@
+"""Whole-project scans for CI, pre-commit and agent hooks: which rules run, and every finding, page by page.
+
+`sgtools scan` and `sgtools hook claude` share this, so a project without `sgconfig.yml` gets the same bundled
+community rules from both, and both see the same findings as the `scan_path` tool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sgtools import project
+from sgtools.community.bundled import bundled_dir
+from sgtools.engine import Engine
+from sgtools.project import ProjectConfig
+from sgtools.ruleset import load_ruleset
+from sgtools.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class RuleSource:
+    config: ProjectConfig  # the project's own sgconfig.yml, or the bundled index's
+    description: str  # for humans and the JSON `config` field
+    bundled: bool = False
+    rule_count: int = 0
+
+    @property
+    def scan_config(self) -> ProjectConfig | None:
+        """What `scan_path(config=...)` takes: None means the workspace's own sgconfig.yml."""
+        return self.config if self.bundled else None
+
+
+def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
+    """The project's rules; without an `sgconfig.yml`, the bundled community rules (zero configuration)."""
+    own = project.try_load(ws)
+    if own is not None:
+        return RuleSource(own, ws.relative(own.path))
+    bundled_ws = Workspace(bundled_dir())
+    cfg = project.load(bundled_ws)
+    count = len(load_ruleset(bundled_ws, cfg, engine, validate=False).rules)
+    return RuleSource(cfg, "bundled community rules", bundled=True, rule_count=count)
+
+
+def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dict[str, Any]]:
+    """id, severity, message, note, url and language of every rule that can run (SARIF's rules array)."""
+    rules_ws = Workspace(source.config.root) if source.bundled else ws
+    ruleset = load_ruleset(rules_ws, source.config, engine)
+    return [{"id": r.id, "severity": r.severity, "message": r.message, "note": r.note, "url": r.url,
+             "language": r.language} for r in ruleset.rules if r.enabled]
+
+
+@dataclass
+class Findings:
+    issues: list[dict[str, Any]] = field(default_factory=list)
+    rule_errors: list[dict[str, Any]] = field(default_factory=list)
+    truncated: bool = False
+
+
+def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
+            min_severity: str | None = None, rule_ids: list[str] | None = None,
+            max_results: int | None = None) -> Findings:
+    """Every finding (or the first `max_results`), following `nextOffset` through the pages of `scan_path`."""
+    from sgtools.scanner import scan_path  # the scanner pulls in fix-it verification; load it only to scan
+
+    found = Findings()
+    if paths is not None and not paths:
+        return found  # nothing changed / nothing in this shard: an empty list must not mean "everything"
+    page = engine.settings.hard_max_results
+    offset = 0
+    while True:
+        want = page if max_results is None else min(page, max_results - len(found.issues))
+        result = scan_path(ws, engine, paths=paths, min_severity=min_severity, rule_ids=rule_ids,
+                           max_results=want, offset=offset, config=source.scan_config)
+        if offset == 0:
+            found.rule_errors = list(result.get("ruleErrors") or [])
+        found.issues.extend(result.get("issues") or [])
+        raw_next = result.get("nextOffset")
+        next_offset = int(raw_next) if raw_next is not None else None
+        if next_offset is None or next_offset <= offset:
+            found.truncated = bool(result.get("truncated"))
+            return found
+        if max_results is not None and len(found.issues) >= max_results:
+            found.truncated = True
+            return found
+        offset = next_offset

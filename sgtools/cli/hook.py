@@ -1,0 +1,49 @@
+"""`sgtools hook claude`: the Claude Code PostToolUse hook (see docs/ci.md for the settings.json entry).
+
+Every failure of our own ends in exit 0 with a note: a hook that breaks must never stop the agent's work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from sgtools.cli.common import add_root, engine
+from sgtools.ruleset import SEVERITIES
+
+
+def register(subs: Any) -> None:
+    p: argparse.ArgumentParser = subs.add_parser("hook", help="agent hooks (Claude Code PostToolUse)")
+    kinds = p.add_subparsers(dest="hook", metavar="AGENT")
+    claude = kinds.add_parser(
+        "claude",
+        help="PostToolUse hook: scan the file Claude just wrote; exit 2 with the findings so it fixes them",
+        description="Reads Claude Code's hook JSON on stdin. For Write, Edit and MultiEdit on a code file inside "
+        "the project, scans that file with the project's rules (the bundled community rules without an "
+        "sgconfig.yml) and exits 2 with the findings at or above --fail-on on stderr. Otherwise exits 0.",
+    )
+    add_root(claude)
+    claude.add_argument("--fail-on", choices=SEVERITIES, default="warning",
+                        help="lowest severity handed back to the agent (default: warning)")
+    claude.set_defaults(func=run_claude)
+
+    def usage(_args: argparse.Namespace) -> int:
+        p.print_help(sys.stderr)
+        return 2
+
+    p.set_defaults(func=usage)
+
+
+def run_claude(args: argparse.Namespace) -> int:
+    from sgtools.hooks import PASS, claude_post_tool_use
+
+    try:
+        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
+        outcome = claude_post_tool_use(raw, engine(), root=args.root, fail_on=args.fail_on)
+    except Exception as exc:  # a bug of ours must not block the agent either
+        print(f"sgtools hook: internal error, file not checked: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return PASS
+    if outcome.stderr:
+        sys.stderr.write(outcome.stderr)
+    return outcome.exit_code

@@ -1,0 +1,218 @@
+"""`sgtools scan`: the project's rules over files, for CI, pre-commit and people, with an exit code to gate on.
+
+Exit 0: nothing at or above --fail-on. Exit 1: something was. Exit 2: a usage, configuration or engine error,
+and also when a rule file could not be loaded (a broken rule must not let CI pass silently) unless
+--allow-rule-errors is given. Diagnostics go to stdout in the chosen format; notes and progress go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sgtools.cli.common import add_root, engine, workspace
+from sgtools.errors import BadInput
+from sgtools.ruleset import SEVERITIES
+
+if TYPE_CHECKING:
+    from sgtools.changes import Changes
+    from sgtools.ciscan import RuleSource
+    from sgtools.formats.report import Report
+    from sgtools.workspace import Workspace
+
+FORMATS = ("text", "json", "sarif", "github")
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def register(subs: Any) -> None:
+    p: argparse.ArgumentParser = subs.add_parser(
+        "scan",
+        help="check files against the project's rules (CI, pre-commit)",
+        description="Scan PATHS (default: the whole workspace) with the rules of sgconfig.yml, or with the bundled "
+        "community rules when there is none. Exit 0 when nothing at or above --fail-on was found, 1 when "
+        "something was, 2 on a usage, configuration or engine error, or a rule file that cannot be loaded.",
+    )
+    p.add_argument("paths", nargs="*", metavar="PATHS", help="files or directories, relative to the root")
+    add_root(p)
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
+    p.add_argument("--fail-on", choices=SEVERITIES, default="error",
+                   help="lowest severity that makes the exit code 1 (default: error)")
+    p.add_argument("--min-severity", choices=SEVERITIES, help="report nothing below this severity")
+    p.add_argument("--rule", action="append", dest="rule_ids", metavar="ID", help="run only this rule (repeatable)")
+    p.add_argument("--max-results", type=int, metavar="N", help="report at most N findings (default: all)")
+    p.add_argument("--fix", action="store_true", help="apply verified fixes first, then report what remains")
+    p.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that failed verification")
+    p.add_argument("--changed-since", metavar="REF", help="only files and lines changed since the git revision REF")
+    p.add_argument("--baseline", metavar="FILE", help="report only findings that are not in this baseline file")
+    p.add_argument("--write-baseline", metavar="FILE",
+                   help="record every current finding in FILE (then they count as known: exit 0)")
+    p.add_argument("--shard", metavar="K/N", help="scan only the K-th of N deterministic slices of the files")
+    p.add_argument("--allow-rule-errors", action="store_true",
+                   help="do not exit 2 when a rule file cannot be loaded (it is still reported on stderr)")
+    p.add_argument("--no-progress", action="store_true", help="never show progress on stderr")
+    p.set_defaults(func=run)
+
+
+def _note(text: str) -> None:
+    print(f"sgtools: {text}", file=sys.stderr)
+
+
+def _use_color() -> bool:
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, delay: float) -> Iterator[None]:
+    """A one-line elapsed-time ticker on a terminal's stderr, shown only once a scan runs longer than `delay`."""
+    if not enabled:
+        yield
+        return
+    done = threading.Event()
+    start = time.monotonic()
+    shown = False
+
+    def tick() -> None:
+        nonlocal shown
+        if done.wait(delay):
+            return
+        while not done.is_set():
+            sys.stderr.write(f"\rsgtools: scanning… {time.monotonic() - start:.0f}s")
+            sys.stderr.flush()
+            shown = True
+            done.wait(0.5)
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        if shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def _write_file(path: Path, text: str) -> None:
+    """Atomic, through the workspace writer of the file's own directory (it may lie outside the project)."""
+    from sgtools.workspace import Workspace
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Workspace(path.parent).write_text(path.name, text)
+
+
+def _select_paths(args: argparse.Namespace, ws: Workspace,
+                  source: RuleSource) -> tuple[list[str] | None, Changes | None]:
+    """The paths to scan (None = the whole workspace) and the changed lines to keep (None = all of them)."""
+    from sgtools import changes
+
+    requested = [ws.relative(ws.resolve(p, must_exist=True)) for p in args.paths]
+    globs = source.config.language_globs
+    changed = None
+    pool: list[str] | None = requested or None
+    if args.changed_since is not None:
+        changed = changes.changed_since(ws, args.changed_since)
+        pool = sorted(f for f in changed.files if (ws.root / f).is_file() and changes.is_code(f, globs)
+                      and changes.within(f, requested or ["."]))
+    elif args.shard is not None:
+        pool = changes.candidate_files(ws, requested, globs)
+    if args.shard is not None and pool is not None:
+        k, n = changes.parse_shard(args.shard)
+        pool = [f for f in pool if changes.in_shard(f, k, n)]
+    return pool, changed
+
+
+def run(args: argparse.Namespace) -> int:
+    from sgtools import __version__, baseline
+    from sgtools.ciscan import collect, rule_metadata, rule_source
+    from sgtools.diagnostics import counts, filter_severity
+    from sgtools.formats.report import Report
+
+    if args.unsafe_fixes and not args.fix:
+        raise BadInput("--unsafe-fixes only makes sense with --fix. Add --fix, or drop --unsafe-fixes.")
+    if args.max_results is not None and args.max_results < 1:
+        raise BadInput("--max-results must be 1 or more. Leave it out to report every finding.")
+    ws = workspace(args)
+    eng = engine()
+    known = None
+    if args.baseline:
+        known = baseline.load(Path(args.baseline), args.baseline)  # fail early, before a long scan
+    source = rule_source(ws, eng)
+    if source.bundled:
+        _note(f"no sgconfig.yml: using {source.rule_count} bundled community rules "
+              "(run `sgtools init` to set up your own)")
+    paths, changed = _select_paths(args, ws, source)
+
+    fixes = None
+    progress = not args.no_progress and sys.stderr.isatty()
+    with _progress(progress, eng.settings.progress_delay):
+        if args.fix and paths != []:
+            if source.bundled:
+                raise BadInput("--fix applies the fixes of this project's own rules, and there is no sgconfig.yml. "
+                               "Run `sgtools init` (and import the rules you want), then retry.")
+            from sgtools.fixes import apply_fixes
+
+            fixes = apply_fixes(ws, eng, paths=paths, rule_ids=args.rule_ids, apply=True, unsafe=args.unsafe_fixes)
+        found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids,
+                        max_results=args.max_results)
+
+    diags = baseline.with_fingerprints(found.issues)
+    if args.write_baseline:
+        _write_file(Path(args.write_baseline), baseline.dumps(diags))
+        _note(f"wrote {len(diags)} finding(s) to the baseline {args.write_baseline}")
+        known = baseline.load(Path(args.write_baseline), args.write_baseline)
+    old: list[dict[str, Any]] = []
+    if known is not None:
+        diags, old = known.split(diags)
+    if changed is not None:
+        diags, old = changed.filter(diags), changed.filter(old)
+
+    for err in found.rule_errors:
+        _note(f"rule file {err.get('path')} was not used: {err.get('message')}")
+    report = Report(
+        diagnostics=diags,
+        counts=counts(diags),
+        root=ws.root,
+        rule_errors=found.rule_errors,
+        rules=rule_metadata(ws, eng, source) if args.format == "sarif" else [],
+        baselined=old,
+        baseline_file=known.path if known is not None else None,
+        fixes=fixes,
+        truncated=found.truncated,
+        color=args.format == "text" and _use_color(),
+        config=source.description,
+        tool_version=__version__,
+    )
+    sys.stdout.write(_render(args.format, report))
+    sys.stdout.flush()
+    if found.rule_errors and not args.allow_rule_errors:
+        _note(f"{len(found.rule_errors)} rule file(s) could not be loaded: exit 2 "
+              "(fix them, or pass --allow-rule-errors)")
+        return EXIT_ERROR
+    return EXIT_FINDINGS if filter_severity(diags, args.fail_on) else EXIT_OK
+
+
+def _render(fmt: str, report: Report) -> str:
+    if fmt == "json":
+        from sgtools.formats import json_format
+
+        return json_format.render(report)
+    if fmt == "sarif":
+        from sgtools.formats import sarif
+
+        return sarif.render(report)
+    if fmt == "github":
+        from sgtools.formats import github
+
+        return github.render(report)
+    from sgtools.formats import text
+
+    return text.render(report)
