@@ -7,11 +7,11 @@ its offsets describe a text that the earlier fix has already changed (scan again
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sgtools import scanner
 from sgtools.edits import Span, apply_edits, combined_diff, read_source, to_span, write_files
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, Conflict
@@ -143,8 +143,6 @@ def apply_fixes(
     each diagnostic's `fix` fix-it. Without `apply` nothing is written and `fixesApplied` counts the fixes
     in the diff. `expected_diff` makes the write conditional on the diff being the one that was reviewed.
     """
-    scanner: Any = importlib.import_module("sgtools.scanner")  # TODO: plain import once scanner.py has landed
-
     if not isinstance(apply, bool) or not isinstance(unsafe, bool):
         raise BadInput("apply and unsafe must be true or false.")
     page = get_settings().hard_max_results

@@ -10,8 +10,9 @@ import pytest
 
 from sgtools import settings
 from sgtools.edits import LineIndex, combined_diff
-from sgtools.errors import Conflict, OutsideWorkspace, TooLarge
-from sgtools.fixes import DUPLICATE, NOT_VERIFIED, OVERLAPS, fix_diagnostics, plan_fixes
+from sgtools.engine import Engine
+from sgtools.errors import ConfigMissing, Conflict, OutsideWorkspace, TooLarge
+from sgtools.fixes import DUPLICATE, NOT_VERIFIED, OVERLAPS, apply_fixes, fix_diagnostics, plan_fixes
 from sgtools.settings import Settings
 from sgtools.workspace import Workspace
 from tests.conftest import snapshot_tree
@@ -151,3 +152,91 @@ def test_a_huge_file_is_refused(proj: Workspace, monkeypatch: pytest.MonkeyPatch
     with pytest.raises(TooLarge, match=r"src/big\.py"):
         fix_diagnostics(proj, diags, apply=True)
     assert snapshot_tree(proj.root) == before
+
+
+# ---- end to end: the real scanner and binary ------------------------------------------------------------
+
+RULES = {
+    "eq-none": "id: eq-none\nlanguage: python\nseverity: warning\nmessage: use is\nrule:\n  pattern: $X == None\n"
+               "fix: $X is None\n",
+    "no-eval": "id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nrule:\n  pattern: eval($A)\n",
+    "wrap": "id: wrap\nlanguage: python\nseverity: info\nmessage: wrap\nrule:\n  pattern: wrap($A)\nfix: w($A)\n",
+    # overlaps eq-none's fix on `not a == None`, and comes first in the file
+    "not-eq": "id: not-eq\nlanguage: python\nseverity: info\nmessage: ne\nrule:\n  pattern: not $X == $Y\n"
+              "fix: $X != $Y\n",
+    # a fix that breaks the syntax: the scanner cannot verify it
+    "bad-fix": "id: bad-fix\nlanguage: python\nseverity: info\nmessage: bad\nrule:\n  pattern: exec($A)\n"
+               "fix: exec($A\n",
+}
+
+
+@pytest.fixture
+def scanned(initialized: Workspace) -> Workspace:
+    for rule_id, text in RULES.items():
+        put(initialized, f"rules/{rule_id}.yml", text)
+    put(initialized, "src/m.py", "if a == None:\n    eval(b)\nc = d == None\n")
+    put(initialized, "src/n.py", "wrap(wrap(1))\nexec(code)\n")
+    put(initialized, "src/p.py", "z = not a == None\n")
+    put(initialized, "other/o.py", "e = f == None\n")
+    return initialized
+
+
+def test_apply_fixes_end_to_end(scanned: Workspace, engine: Engine) -> None:
+    before = snapshot_tree(scanned.root)
+    preview = apply_fixes(scanned, engine)
+    assert snapshot_tree(scanned.root) == before
+    assert preview["applied"] is False and preview["ruleErrors"] == []
+    assert preview["changedFiles"] == ["other/o.py", "src/m.py", "src/n.py", "src/p.py"]
+    assert preview["fixesApplied"] == 5  # 3 x eq-none, not-eq, the inner wrap
+    reasons = sorted((s["ruleId"], s["file"], s["reason"]) for s in preview["skipped"])
+    assert reasons == [
+        ("bad-fix", "src/n.py", NOT_VERIFIED),
+        ("eq-none", "src/p.py", OVERLAPS),  # inside not-eq's fix, which starts first
+        ("wrap", "src/n.py", NOT_VERIFIED),  # the outer wrap still has a wrap inside until that one is fixed
+    ]
+
+    done = apply_fixes(scanned, engine, apply=True)
+    assert done["applied"] is True and done["diff"] == preview["diff"]
+    assert (scanned.root / "src/m.py").read_text() == "if a is None:\n    eval(b)\nc = d is None\n"
+    assert (scanned.root / "src/p.py").read_text() == "z = a != None\n"
+    assert (scanned.root / "src/n.py").read_text() == "wrap(w(1))\nexec(code)\n"
+    # the outer fix was left for later, not lost: the next run can verify and apply it
+    again = apply_fixes(scanned, engine, apply=True)
+    assert again["fixesApplied"] == 1 and again["changedFiles"] == ["src/n.py"]
+    assert (scanned.root / "src/n.py").read_text() == "w(w(1))\nexec(code)\n"
+    assert [s["ruleId"] for s in again["skipped"]] == ["bad-fix"]
+
+
+def test_apply_fixes_narrowed_by_paths_and_rule_ids(scanned: Workspace, engine: Engine) -> None:
+    out = apply_fixes(scanned, engine, paths=["other"], apply=True)
+    assert out["changedFiles"] == ["other/o.py"]
+    assert (scanned.root / "src/m.py").read_text().startswith("if a == None")
+    out = apply_fixes(scanned, engine, rule_ids=["wrap"], apply=True)
+    assert out["changedFiles"] == ["src/n.py"] and out["fixesApplied"] == 1
+    assert (scanned.root / "src/m.py").read_text().startswith("if a == None")
+
+
+def test_apply_fixes_unsafe_applies_unverified_fixes(scanned: Workspace, engine: Engine) -> None:
+    out = apply_fixes(scanned, engine, rule_ids=["bad-fix"], apply=True, unsafe=True)
+    assert out["fixesApplied"] == 1 and out["skipped"] == []
+    assert (scanned.root / "src/n.py").read_text() == "wrap(wrap(1))\nexec(code\n"
+
+
+@pytest.mark.parametrize("bad", ["../x", "/etc", "link"])
+def test_apply_fixes_outside_the_root_is_refused(scanned: Workspace, engine: Engine, tmp_path: Path,
+                                                 bad: str) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside/x.py").write_text("g == None\n")
+    os.symlink(tmp_path / "outside", scanned.root / "link")
+    before = snapshot_tree(scanned.root)
+    with pytest.raises(OutsideWorkspace):
+        apply_fixes(scanned, engine, paths=[bad], apply=True)
+    assert snapshot_tree(scanned.root) == before
+    assert (tmp_path / "outside/x.py").read_text() == "g == None\n"
+
+
+def test_apply_fixes_needs_a_project(ws: Workspace, engine: Engine) -> None:
+    put(ws, "a.py", "a == None\n")
+    with pytest.raises(ConfigMissing):
+        apply_fixes(ws, engine, apply=True)
+    assert (ws.root / "a.py").read_text() == "a == None\n"
