@@ -43,9 +43,11 @@ def result_cap(max_results: object) -> int:
 
 def search_paths(ws: Workspace, paths: Sequence[str] | None) -> list[str]:
     """Each path confined to the workspace and existing, relative to the root; the whole root by default."""
+    if isinstance(paths, str):
+        paths = [paths]
     if paths is None or (isinstance(paths, (list, tuple)) and not paths):
         return ["."]
-    if isinstance(paths, str) or not isinstance(paths, (list, tuple)):
+    if not isinstance(paths, (list, tuple)):
         raise BadInput("paths must be a list of paths relative to the workspace root, e.g. [\"src\"].")
     out: list[str] = []
     for p in paths:
@@ -126,16 +128,24 @@ def meta_variables(raw: dict[str, Any]) -> dict[str, str | list[str]]:
     return out
 
 
-def _pattern_hints(ws: Workspace, engine: Engine, pattern: str, lang: str) -> list[str]:
-    """Only asked when nothing matched: a pattern with ERROR nodes is the usual reason."""
+def _no_match_hints(ws: Workspace, engine: Engine, pattern: str, lang: str, paths: Sequence[str] | None) -> list[str]:
+    """Only asked when nothing matched: a pattern with ERROR nodes, or files of another language, are the
+    usual reasons."""
+    hints: list[str] = []
     tree, _ = engine.dump_tree(pattern, lang, "pattern", cwd=ws.root)
     nodes = problem_nodes(tree)
-    if not nodes:
-        return []
-    return [
-        f"Nothing matched, and ast-grep reads the pattern with {', '.join(sorted({n for n, _ in nodes}))} "
-        f"nodes: it is not complete {lang} code. Check it with dump_syntax_tree (format \"pattern\")."
-    ]
+    if nodes:
+        hints.append(
+            f"Nothing matched, and ast-grep reads the pattern with {', '.join(sorted({n for n, _ in nodes}))} "
+            f"nodes: it is not complete {lang} code. Check it with dump_syntax_tree (format \"pattern\")."
+        )
+    others = [p for p in search_paths(ws, paths) if (ws.root / p).is_file() and languages.from_path(p) != lang]
+    if others:
+        hints.append(
+            f"{', '.join(others[:5])} {'is' if len(others) == 1 else 'are'} not {lang} file(s) by extension, so "
+            f"ast-grep skipped {'it' if len(others) == 1 else 'them'}. Pass the language the files are written in."
+        )
+    return hints
 
 
 def find_code(
@@ -149,7 +159,7 @@ def find_code(
         {"file": m["file"], **_position(m), "text": m["text"], "metaVariables": meta_variables(m)}
         for m in raw[:cap]
     ]
-    hints = [] if raw else _pattern_hints(ws, engine, pattern, lang)
+    hints = [] if raw else _no_match_hints(ws, engine, pattern, lang, paths)
     return {"matches": matches, "truncated": len(raw) > cap, "hints": hints}
 
 
@@ -215,7 +225,7 @@ def rewrite_code(
         )
     if apply and texts:
         written = write_files(ws, {f: new for f, (_old, new) in texts.items()}, expected=originals)
-    hints = [] if raw else _pattern_hints(ws, engine, pattern, lang)
+    hints = [] if raw else _no_match_hints(ws, engine, pattern, lang, paths)
     return {
         "diff": diff,
         "changes": changes,

@@ -241,3 +241,10 @@ def test_deleting_with_an_empty_rewrite(ws: Workspace, engine: Engine) -> None:
     put(ws, "d.py", "import os\nprint(1)\n")
     out = rewrite_code(ws, engine, "print($A)", "", "python", apply=True)
     assert out["applied"] and (ws.root / "d.py").read_text() == "import os\n\n"
+
+
+def test_files_of_another_language_are_skipped_with_a_hint(proj: Workspace, engine: Engine) -> None:
+    out = find_code(proj, engine, "foo($A)", "python", paths="web/app.js")  # one path as a plain string
+    assert out["matches"] == []
+    assert len(out["hints"]) == 1 and "web/app.js is not python" in out["hints"][0]
+    assert find_code(proj, engine, "foo($A)", "js", paths="web/app.js")["matches"][0]["text"] == "foo(bar(1))"
