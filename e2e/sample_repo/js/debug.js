@@ -1,0 +1,6 @@
+function check(x) {
+  debugger;
+  return x > 0;
+}
+
+module.exports = { check };

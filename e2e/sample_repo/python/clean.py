@@ -1,0 +1,5 @@
+"""Nothing to report here."""
+
+
+def add(a: int, b: int) -> int:
+    return a + b

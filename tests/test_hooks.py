@@ -1,0 +1,120 @@
+"""The Claude Code PostToolUse hook on real payloads, a real temp project and the real ast-grep binary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sgtools import project
+from sgtools.engine import Engine
+from sgtools.hooks import BLOCK, PASS, claude_post_tool_use
+from sgtools.workspace import Workspace
+
+RULE = """\
+id: no-eval
+language: python
+severity: error
+message: eval of $X runs arbitrary code
+rule:
+  pattern: eval($X)
+"""
+HINT_RULE = """\
+id: todo-print
+language: python
+severity: hint
+message: print left in
+rule:
+  pattern: print($$$A)
+"""
+
+
+@pytest.fixture
+def proj(ws: Workspace) -> Workspace:
+    project.initialize(ws)
+    (ws.root / "rules" / "no-eval.yml").write_text(RULE, encoding="utf-8")
+    (ws.root / "rules" / "todo-print.yml").write_text(HINT_RULE, encoding="utf-8")
+    (ws.root / "bad.py").write_text("x = eval(data)\n", encoding="utf-8")
+    (ws.root / "ok.py").write_text("print(1)\n", encoding="utf-8")
+    (ws.root / "notes.txt").write_text("eval(data)\n", encoding="utf-8")
+    return ws
+
+
+def payload(tool: str, path: str | Path, cwd: Path, **extra: Any) -> str:
+    tool_input: dict[str, Any] = {"file_path": str(path)}
+    if tool == "Write":
+        tool_input["content"] = "x = eval(data)\n"
+    elif tool == "Edit":
+        tool_input.update(old_string="y", new_string="eval(data)")
+    elif tool == "MultiEdit":
+        tool_input["edits"] = [{"old_string": "y", "new_string": "eval(data)"}]
+    return json.dumps({"session_id": "abc", "transcript_path": "/tmp/t.jsonl", "cwd": str(cwd),
+                       "hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": tool_input,
+                       "tool_response": {"filePath": str(path), "success": True}, **extra})
+
+
+@pytest.mark.parametrize("tool", ["Write", "Edit", "MultiEdit"])
+def test_edit_tools_with_findings_block_with_the_findings(proj: Workspace, engine: Engine, tool: str) -> None:
+    out = claude_post_tool_use(payload(tool, proj.root / "bad.py", proj.root), engine)
+    assert out.exit_code == BLOCK
+    assert "bad.py" in out.stderr and "[no-eval]" in out.stderr and "eval of data" in out.stderr
+    assert "1 | x = eval(data)" in out.stderr
+
+
+def test_relative_path_and_root_from_cwd(proj: Workspace, engine: Engine) -> None:
+    out = claude_post_tool_use(payload("Write", "bad.py", proj.root), engine)
+    assert out.exit_code == BLOCK
+
+
+def test_clean_file_and_findings_below_fail_on_pass(proj: Workspace, engine: Engine) -> None:
+    out = claude_post_tool_use(payload("Edit", proj.root / "ok.py", proj.root), engine)
+    assert (out.exit_code, out.stderr) == (PASS, "")
+    strict = claude_post_tool_use(payload("Edit", proj.root / "ok.py", proj.root), engine, fail_on="hint")
+    assert strict.exit_code == BLOCK and "[todo-print]" in strict.stderr
+
+
+def test_outside_root_non_code_and_other_tools_pass_silently(proj: Workspace, engine: Engine,
+                                                            tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.py"
+    outside.write_text("eval(x)\n", encoding="utf-8")
+    for raw in (
+        payload("Write", outside, proj.root),
+        payload("Write", proj.root / "notes.txt", proj.root),
+        payload("Write", proj.root / "deleted.py", proj.root),
+        payload("Read", proj.root / "bad.py", proj.root),
+        payload("Bash", proj.root / "bad.py", proj.root),
+        json.dumps({"tool_name": "Write", "tool_input": {}, "cwd": str(proj.root)}),
+    ):
+        out = claude_post_tool_use(raw, engine)
+        assert (out.exit_code, out.stderr) == (PASS, ""), raw
+
+
+def test_malformed_input_never_blocks(engine: Engine) -> None:
+    for raw in ("not json", "[1, 2]", ""):
+        out = claude_post_tool_use(raw, engine)
+        assert out.exit_code == PASS
+        assert "sgtools hook" in out.stderr
+
+
+def test_our_own_failures_never_block(proj: Workspace, tmp_path: Path) -> None:
+    broken = Engine(binary=tmp_path / "no-ast-grep")  # a binary that cannot start: a fault we cause for real
+    out = claude_post_tool_use(payload("Write", proj.root / "bad.py", proj.root), broken)
+    assert out.exit_code == PASS
+    assert "could not check" in out.stderr
+
+
+def test_broken_rule_file_is_noted_and_good_rules_still_run(proj: Workspace, engine: Engine) -> None:
+    (proj.root / "rules" / "broken.yml").write_text("id: broken\nlanguage: python\nrule:\n  patern: x\n",
+                                                     encoding="utf-8")
+    out = claude_post_tool_use(payload("Write", proj.root / "bad.py", proj.root), engine)
+    assert out.exit_code == BLOCK
+    assert "broken.yml" in out.stderr and "[no-eval]" in out.stderr
+
+
+def test_project_dir_env_sets_the_root(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch,
+                                       tmp_path: Path) -> None:
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(proj.root))
+    out = claude_post_tool_use(payload("Write", proj.root / "bad.py", tmp_path), engine)
+    assert out.exit_code == BLOCK
