@@ -341,7 +341,7 @@ def _parse_one(rule_yaml: str) -> Any:
     if len(docs) > 1:
         raise RuleInvalid(f"rule_yaml holds {len(docs)} YAML documents (separated by `---`); pass one rule per "
                           "call.", check="yaml")
-    raise RuleInvalid(f"rule_yaml must be a mapping with `id`, `language` and `rule`, got a "
+    raise RuleInvalid(f"rule_yaml must be a mapping with `id`, `language` and `rule`, got "
                       f"{_type_name(docs[0])}.", check="yaml")
 
 
@@ -451,16 +451,15 @@ def _check_examples(ws: Workspace, engine: Engine, config: Path | str, rule_file
             line = first.get("range", {}).get("start", {}).get("line", 0) + 1
             failures.append(f"valid_examples[{i}] is matched at line {line} (`{_snip(first.get('text', ''))}`)")
     if failures:
-        hint = "Fix the rule or the examples."
-        if data.get("severity") == "off":
-            hint = "The rule has `severity: off`, so it never reports; give it a severity."
-        raise RuleInvalid("The examples contradict the rule: " + "; ".join(failures) + ". " + hint,
-                          check="examples", failures=failures)
+        raise RuleInvalid("The examples contradict the rule: " + "; ".join(failures)
+                          + ". Fix the rule or the examples.", check="examples", failures=failures)
 
 
 def _warn_about(data: dict[str, Any], warnings: list[str]) -> None:
     if "severity" not in data:
         warnings.append("no severity: ast-grep reports it as `hint`")
+    elif data["severity"] == "off":
+        warnings.append("severity is `off`: ast-grep neither scans nor tests with this rule until it gets another")
     if not data.get("message"):
         warnings.append("no message: findings will have an empty message")
 

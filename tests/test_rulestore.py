@@ -313,3 +313,11 @@ def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine:
     assert engine.check_project(cfg.path, cwd=initialized.root).returncode == 0
     report = engine.test(cfg.path, cwd=initialized.root)
     assert report.passed and len(report.statuses) == 14
+
+
+def test_severity_off_is_accepted_with_a_warning(initialized: Workspace, engine: Engine) -> None:
+    """ast-grep 0.51 matches an `off` rule given with -r, but neither `scan` nor `test` runs it in a project."""
+    result = rulestore.add_or_update_rule(initialized, engine, "quiet", NO_PRINT.replace("warning", "off"),
+                                          ["x"], ["print(1)"])
+    assert any("severity is `off`" in w for w in result["warnings"])
+    assert result["testResult"]["summary"].startswith("test result: ok. 0 passed")
