@@ -1,0 +1,208 @@
+"""The MCP server over stdio, driven by the SDK's own client against `python -m sgtools serve`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from e2e.conftest import (
+    EVAL_CODE,
+    NO_EVAL_RULE,
+    fails,
+    ok,
+    requires_service,
+    serve_command,
+    stdio_client,
+    whole_story,
+)
+
+pytestmark = pytest.mark.anyio
+
+WRITE_ONLY = {"initialize_ast_grep", "add_or_update_rule", "remove_rule", "import_community_rule"}
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@requires_service("sgtools.rulestore", "sgtools.scanner", "sgtools.community.service")
+async def test_whole_story_over_stdio(root: Path, server_env: dict[str, str]) -> None:
+    async with stdio_client(root, server_env) as client:
+        await whole_story(client, root)
+
+
+async def test_read_only_hides_writers_and_refuses_apply(root: Path, server_env: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    # Set up a project with a rule and a source file while the server is writable.
+    async with stdio_client(root, server_env) as client:
+        await ok(client, "initialize_ast_grep")
+    (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)
+    (root / "src").mkdir()
+    (root / "src" / "app.js").write_text(EVAL_CODE)
+    before = _snapshot(root)
+
+    with (tmp_path / "stderr.log").open("w") as errlog:
+        async with stdio_client(root, server_env, "--read-only", errlog=errlog) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            assert WRITE_ONLY.isdisjoint(listed)
+            assert {"rewrite_code", "apply_fixes", "scan_code", "server_info"} <= set(listed)
+            # With writes refused, the apply tools only read: their annotations say so.
+            for name in ("rewrite_code", "apply_fixes"):
+                annotations = listed[name].annotations
+                assert annotations is not None and annotations.read_only_hint is True
+            for name in sorted(WRITE_ONLY):
+                body = await fails(client, name, {"rule_id": "no-eval", "rule_yaml": NO_EVAL_RULE}
+                                   if name == "add_or_update_rule" else
+                                   {"rule_id": "no-eval"} if name != "initialize_ast_grep" else {}, "read-only")
+                assert "--read-only" in body
+            await fails(client, "rewrite_code", {"pattern": "eval($X)", "rewrite": "JSON.parse($X)",
+                                                 "language": "javascript", "apply": True}, "read-only")
+            await fails(client, "apply_fixes", {"apply": True}, "read-only")
+            info = await ok(client, "server_info")
+            assert info["readOnly"] is True
+            if _has("sgtools.structural"):
+                dry = await ok(client, "rewrite_code", {"pattern": "eval($X)", "rewrite": "JSON.parse($X)",
+                                                        "language": "javascript"})
+                assert dry["applied"] is False and "JSON.parse(input)" in dry["diff"]
+    assert _snapshot(root) == before
+
+
+async def test_stdout_carries_only_protocol_messages(root: Path, server_env: dict[str, str]) -> None:
+    """Raw JSON-RPC over the pipe: every stdout line is a protocol message, logs (INFO here) go to stderr."""
+    messages: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "scan_code", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+         "params": {"name": "add_or_update_rule", "arguments": {"rule_id": "x", "rule_yaml": "id: x"}}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "server_info", "arguments": {}}},
+    ]
+    replies, stderr = _raw_session(serve_command(root), messages, server_env)
+    assert all(r.get("jsonrpc") == "2.0" for r in replies)
+    by_id = {r["id"]: r for r in replies if "id" in r}
+    assert set(by_id) == {1, 2, 3, 4, 5}
+    assert len(by_id[2]["result"]["tools"]) == 16
+    bad = by_id[3]["result"]
+    assert bad["isError"] is True and bad["content"][0]["text"].startswith("[bad-input]")
+    missing = by_id[4]["result"]
+    assert missing["isError"] is True and missing["content"][0]["text"].startswith("[config-missing]")
+    assert by_id[5]["result"]["structuredContent"]["root"] == str(root.resolve())
+    assert "scan_code" in stderr  # the refusal was logged, on stderr
+
+
+async def test_resources_and_prompts(root: Path, server_env: dict[str, str]) -> None:
+    async with stdio_client(root, server_env) as client:
+        uris = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert {"sgtools://project/sgconfig.yml", "sgtools://guide/writing-rules"} <= uris
+        templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+        assert "sgtools://rules/{rule_id}" in templates
+
+        guide = await client.read_resource("sgtools://guide/writing-rules")
+        guide_text = getattr(guide.contents[0], "text", "")
+        assert "test_rule" in guide_text and "dump_syntax_tree" in guide_text
+
+        with pytest.raises(Exception, match="config-missing"):
+            await client.read_resource("sgtools://project/sgconfig.yml")
+        await ok(client, "initialize_ast_grep")
+        config = await client.read_resource("sgtools://project/sgconfig.yml")
+        assert "ruleDirs" in getattr(config.contents[0], "text", "")
+
+        (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)
+        if _has("sgtools.rulestore"):
+            rule = await client.read_resource("sgtools://rules/no-eval")
+            assert "pattern: eval($CODE)" in getattr(rule.contents[0], "text", "")
+            with pytest.raises(Exception, match="not-found"):
+                await client.read_resource("sgtools://rules/no-such-rule")
+
+        prompts = {p.name: p for p in (await client.list_prompts()).prompts}
+        assert set(prompts) == {"rule_from_feedback", "review_code"}
+        feedback = await client.get_prompt("rule_from_feedback", {"feedback": "never use eval", "language": "js"})
+        body = getattr(feedback.messages[0].content, "text", "")
+        assert "never use eval" in body and "test_rule" in body and "add_or_update_rule" in body
+        review = await client.get_prompt("review_code", {"path": "src"})
+        assert "scan_path" in getattr(review.messages[0].content, "text", "")
+
+
+async def test_root_comes_from_sgtools_root_then_cwd(root: Path, server_env: dict[str, str]) -> None:
+    command = [sys.executable, "-m", "sgtools", "serve"]
+    replies, _ = _raw_session(command, _one_call("server_info"), {**server_env, "SGTOOLS_ROOT": str(root)}, cwd="/")
+    assert replies[-1]["result"]["structuredContent"]["root"] == str(root.resolve())
+    replies, _ = _raw_session(command, _one_call("server_info"), server_env, cwd=root)
+    assert replies[-1]["result"]["structuredContent"]["root"] == str(root.resolve())
+
+
+async def test_missing_root_is_a_usage_error(tmp_path: Path, server_env: dict[str, str]) -> None:
+    proc = subprocess.run(serve_command(tmp_path / "nope"), capture_output=True, text=True, env=server_env,
+                          timeout=60, input="")
+    assert proc.returncode == 2 and proc.stderr.startswith("[bad-input]") and proc.stdout == ""
+
+
+async def test_context_sherpa_command_is_serve_on_stdio(root: Path, server_env: dict[str, str]) -> None:
+    exe = Path(sys.executable).with_name("context-sherpa")
+    if not exe.exists():
+        pytest.skip("the context-sherpa console script is not installed in this environment")
+    replies, stderr = _raw_session([str(exe), "--root", str(root)], _one_call("server_info"), server_env)
+    assert replies[-1]["result"]["structuredContent"]["root"] == str(root.resolve()), stderr
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _raw_session(command: list[str], messages: list[dict[str, Any]], env: dict[str, str],
+                 cwd: str | Path | None = None) -> tuple[list[dict[str, Any]], str]:
+    """Write JSON-RPC lines, read stdout until every request is answered, then close stdin (which ends the
+    server). Every stdout line must be one JSON-RPC message."""
+    wanted = {m["id"] for m in messages if "id" in m}
+    replies: list[dict[str, Any]] = []
+    # stderr goes to a file, not a pipe: logs can never block the server while we read stdout.
+    with tempfile.TemporaryFile("w+") as errlog:
+        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog,
+                                env=env, cwd=cwd, text=True)
+        assert proc.stdin is not None and proc.stdout is not None
+        timer = threading.Timer(60, proc.kill)
+        timer.start()
+        try:
+            for message in messages:
+                proc.stdin.write(json.dumps(message) + "\n")
+                proc.stdin.flush()
+                if "id" in message:  # one request at a time, like a simple client
+                    while True:
+                        line = proc.stdout.readline()
+                        assert line, "server closed stdout early"
+                        reply = json.loads(line)
+                        assert reply.get("jsonrpc") == "2.0", line
+                        replies.append(reply)
+                        if reply.get("id") == message["id"]:
+                            break
+            proc.stdin.close()
+            rest = proc.stdout.read()
+            proc.wait()
+        finally:
+            timer.cancel()
+        errlog.seek(0)
+        stderr = errlog.read()
+    assert [json.loads(ln) for ln in rest.splitlines() if ln.strip()] == []
+    assert proc.returncode == 0, stderr
+    assert {r["id"] for r in replies if "id" in r} == wanted
+    return replies, stderr
+
+
+def _one_call(tool: str) -> list[dict[str, Any]]:
+    return [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": {}}},
+    ]

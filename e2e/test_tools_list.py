@@ -1,0 +1,135 @@
+"""`tools/list` is the contract with agents: names, parameters and annotations exactly as the SPEC table says.
+
+The table below is the snapshot; change it only together with SPEC.md.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from e2e.conftest import stdio_client
+
+pytestmark = pytest.mark.anyio
+
+# name: (required inputs, optional inputs, (readOnly, destructive, idempotent, openWorld), output keys)
+SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set[str]]] = {
+    "initialize_ast_grep": (set(), set(), (False, False, True, False),
+                            {"success", "message", "created", "existing"}),
+    "scan_code": ({"code"}, {"language", "path", "min_severity", "max_results"}, (True, False, True, False),
+                  {"success", "issues", "counts", "truncated", "ruleErrors"}),
+    "scan_path": (set(), {"paths", "min_severity", "rule_ids", "max_results", "offset"}, (True, False, True, False),
+                  {"success", "issues", "counts", "truncated", "nextOffset", "ruleErrors"}),
+    "add_or_update_rule": ({"rule_id", "rule_yaml"}, {"valid_examples", "invalid_examples"},
+                           (False, True, True, False), {"success", "message", "path", "created", "testPath",
+                                                        "testResult"}),
+    "remove_rule": ({"rule_id"}, set(), (False, True, True, False), {"success", "message", "removed"}),
+    "list_rules": (set(), {"language"}, (True, False, True, False), {"rules", "ruleErrors"}),
+    "explain_rule": ({"rule_id"}, set(), (True, False, True, False),
+                     {"id", "language", "severity", "message", "note", "url", "fix", "yaml", "path", "examples",
+                      "source"}),
+    "test_rule": ({"rule_yaml"}, {"code", "language", "valid_examples", "invalid_examples"},
+                  (True, False, True, False), {"success", "errors", "matches", "examples"}),
+    "dump_syntax_tree": ({"code", "language"}, {"format"}, (True, False, True, False), {"tree"}),
+    "find_code": ({"pattern", "language"}, {"paths", "max_results"}, (True, False, True, False),
+                  {"matches", "truncated"}),
+    "rewrite_code": ({"pattern", "rewrite", "language"}, {"paths", "apply"}, (False, True, False, False),
+                     {"diff", "changes", "applied"}),
+    "apply_fixes": (set(), {"paths", "rule_ids", "apply"}, (False, True, False, False),
+                    {"diff", "changedFiles", "fixesApplied", "applied"}),
+    "search_community_rules": ({"query"}, {"language", "tags", "limit"}, (True, False, True, True),
+                               {"success", "results", "matches"}),
+    "get_community_rule_details": ({"rule_id"}, set(), (True, False, True, True), {"success", "details", "rule"}),
+    "import_community_rule": ({"rule_id"}, {"overwrite"}, (False, True, True, True),
+                              {"success", "message", "path", "testPath"}),
+    "server_info": (set(), set(), (True, False, True, False),
+                    {"version", "astGrepVersion", "root", "config", "ruleCount", "ruleErrors", "languages",
+                     "communitySources", "readOnly"}),
+}
+WRITE_ONLY = {"initialize_ast_grep", "add_or_update_rule", "remove_rule", "import_community_rule"}
+PLAIN_TYPES = {"string", "integer", "boolean", "array", "object", "number"}
+
+
+def _check_plain(schema: dict[str, Any], where: str) -> None:
+    """Input schemas use plain JSON types: no anyOf/oneOf/$ref that some agent frameworks cannot read."""
+    assert not {"anyOf", "oneOf", "allOf", "$ref", "$defs"} & set(schema), where
+    assert schema.get("type") in PLAIN_TYPES, where
+    for name, prop in schema.get("properties", {}).items():
+        _check_plain(prop, f"{where}.{name}")
+        assert prop.get("description") or where.count(".") > 0, f"{where}.{name} has no description"
+    if "items" in schema:
+        _check_plain(schema["items"], f"{where}[]")
+
+
+async def test_tools_list_matches_the_spec_table(root: Path, server_env: dict[str, str]) -> None:
+    async with stdio_client(root, server_env) as client:
+        tools = (await client.list_tools()).tools
+    assert [t.name for t in tools] == list(SNAPSHOT)
+    for tool in tools:
+        required, optional, hints, outputs = SNAPSHOT[tool.name]
+        schema = tool.input_schema
+        assert schema["type"] == "object" and schema.get("additionalProperties") is False
+        assert set(schema.get("required", [])) == required, tool.name
+        assert set(schema["properties"]) == required | optional, tool.name
+        _check_plain(schema, tool.name)
+        ann = tool.annotations
+        assert ann is not None and ann.title, tool.name
+        assert (ann.read_only_hint, ann.destructive_hint, ann.idempotent_hint, ann.open_world_hint) == hints, \
+            tool.name
+        assert tool.output_schema is not None and tool.output_schema["type"] == "object"
+        assert set(tool.output_schema["properties"]) == outputs, tool.name
+        assert set(tool.output_schema.get("required", [])) <= outputs
+        assert tool.description and len(tool.description) > 80, tool.name
+        assert tool.title
+
+
+async def test_read_only_tools_list(root: Path, server_env: dict[str, str]) -> None:
+    async with stdio_client(root, server_env, "--read-only") as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(tools) == set(SNAPSHOT) - WRITE_ONLY
+    for name, tool in tools.items():
+        ann = tool.annotations
+        assert ann is not None and ann.read_only_hint is True and ann.destructive_hint is False, name
+
+
+def test_tools_list_needs_neither_the_binary_nor_the_community_index(root: Path,
+                                                                      server_env: dict[str, str]) -> None:
+    """Fast start: listing tools locates no ast-grep and imports no service (so no index is loaded)."""
+    script = f"""
+import sys, anyio
+from mcp import Client
+from sgtools.server import build_server
+
+async def main():
+    server = build_server({str(root)!r})
+    async with Client(server) as client:
+        tools = (await client.list_tools()).tools
+    services = sorted(m for m in sys.modules if m.startswith(("sgtools.community.service", "sgtools.community.search",
+                      "sgtools.community.sources", "sgtools.scanner", "sgtools.rulestore", "sgtools.fixes")))
+    print(len(tools), services)
+
+anyio.run(main)
+"""
+    env = {**server_env, "SGTOOLS_AST_GREP": "/nonexistent/ast-grep"}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split(maxsplit=1) == ["16", "[]\n"] or proc.stdout.strip() == "16 []", proc.stdout
+
+
+async def test_without_the_binary_tools_answer_engine_failed(root: Path, server_env: dict[str, str]) -> None:
+    env = {**server_env, "SGTOOLS_AST_GREP": "/nonexistent/ast-grep"}
+    async with stdio_client(root, env) as client:
+        assert len((await client.list_tools()).tools) == 16
+        result = await client.call_tool("dump_syntax_tree", {"code": "x", "language": "python"})
+        assert result.is_error
+        body = result.content[0].text if result.content and hasattr(result.content[0], "text") else ""
+        assert body.startswith("[engine-failed]"), body
+        info = await client.call_tool("server_info", {})
+        assert not info.is_error and isinstance(info.structured_content, dict)
+        assert info.structured_content["astGrepVersion"] is None
+        assert json.dumps(info.structured_content["problems"]).count("engine-failed") == 1
