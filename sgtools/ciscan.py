@@ -53,33 +53,26 @@ def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dic
 class Findings:
     issues: list[dict[str, Any]] = field(default_factory=list)
     rule_errors: list[dict[str, Any]] = field(default_factory=list)
-    truncated: bool = False
 
 
 def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
-            min_severity: str | None = None, rule_ids: list[str] | None = None,
-            max_results: int | None = None) -> Findings:
-    """Every finding (or the first `max_results`), following `nextOffset` through the pages of `scan_path`."""
+            min_severity: str | None = None, rule_ids: list[str] | None = None) -> Findings:
+    """Every finding, following `nextOffset` through the pages of `scan_path`. All of them, always: a CI gate
+    must not pass because the finding that fails it lay beyond a display limit."""
     from sgtools.scanner import scan_path  # the scanner pulls in fix-it verification; load it only to scan
 
     found = Findings()
     if paths is not None and not paths:
         return found  # nothing changed / nothing in this shard: an empty list must not mean "everything"
-    page = engine.settings.hard_max_results
     offset = 0
     while True:
-        want = page if max_results is None else min(page, max_results - len(found.issues))
         result = scan_path(ws, engine, paths=paths, min_severity=min_severity, rule_ids=rule_ids,
-                           max_results=want, offset=offset, config=source.scan_config)
+                           max_results=engine.settings.hard_max_results, offset=offset, config=source.scan_config)
         if offset == 0:
             found.rule_errors = list(result.get("ruleErrors") or [])
         found.issues.extend(result.get("issues") or [])
         raw_next = result.get("nextOffset")
         next_offset = int(raw_next) if raw_next is not None else None
         if next_offset is None or next_offset <= offset:
-            found.truncated = bool(result.get("truncated"))
-            return found
-        if max_results is not None and len(found.issues) >= max_results:
-            found.truncated = True
             return found
         offset = next_offset

@@ -81,13 +81,21 @@ def test_text_colour_only_when_asked(root: Path) -> None:
 
 def test_text_clean_summary_baseline_truncation_and_fixes(root: Path) -> None:
     rep = sample(root, diagnostics=[], counts=dict.fromkeys(("error", "warning", "info", "hint"), 0),
-                 baselined=[diag()], baseline_file="base.json", truncated=True,
+                 baselined=[diag()], baseline_file="base.json",
                  fixes={"fixesApplied": 2, "changedFiles": ["a.py"]})
     out = text.render(rep)
     assert "✔ no problems found" in out
     assert "Applied 2 fixes in 1 file." in out
     assert "1 known finding from the baseline in base.json not shown." in out
-    assert "truncated" in out
+
+
+def test_text_truncated_summary_counts_every_finding(root: Path) -> None:
+    rep = sample(root)
+    rep.diagnostics = rep.diagnostics[:1]
+    rep.truncated = True
+    out = text.render(rep)
+    assert "✖ 4 problems (1 error, 1 warning, 1 info, 1 hint)\n" in out
+    assert "Only the first 1 are shown: raise --max-results" in out
 
 
 def test_text_multiline_match_and_missing_file(root: Path) -> None:
@@ -136,42 +144,9 @@ def test_github_reports_rule_errors(root: Path) -> None:
 
 # ---- sarif -----------------------------------------------------------------------------------------
 
-# A minimal SARIF 2.1.0 schema (written here, not downloaded) for what code-scanning uploads need.
-REGION = {"type": "object", "required": ["startLine", "startColumn", "endLine", "endColumn"],
-          "properties": {k: {"type": "integer", "minimum": 1}
-                         for k in ("startLine", "startColumn", "endLine", "endColumn")}}
-SARIF_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["$schema", "version", "runs"],
-    "properties": {
-        "version": {"const": "2.1.0"},
-        "runs": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["tool", "results"],
-            "properties": {
-                "tool": {"type": "object", "required": ["driver"], "properties": {"driver": {
-                    "type": "object", "required": ["name", "version", "informationUri", "rules"],
-                    "properties": {"rules": {"type": "array", "items": {
-                        "type": "object", "required": ["id", "shortDescription", "defaultConfiguration"],
-                        "properties": {
-                            "shortDescription": {"type": "object", "required": ["text"]},
-                            "helpUri": {"type": "string", "format": "uri"},
-                            "defaultConfiguration": {"type": "object", "properties": {
-                                "level": {"enum": ["none", "note", "warning", "error"]}}},
-                        }}}}}}},
-                "results": {"type": "array", "items": {
-                    "type": "object", "required": ["ruleId", "ruleIndex", "level", "message", "locations"],
-                    "properties": {
-                        "level": {"enum": ["none", "note", "warning", "error"]},
-                        "message": {"type": "object", "required": ["text"]},
-                        "locations": {"type": "array", "minItems": 1, "items": {
-                            "type": "object", "required": ["physicalLocation"], "properties": {
-                                "physicalLocation": {"type": "object", "required": ["artifactLocation", "region"],
-                                                     "properties": {"region": REGION}}}}},
-                        "partialFingerprints": {"type": "object", "additionalProperties": {"type": "string"}},
-                    }}},
-            }}},
-    },
-}
+# A minimal SARIF 2.1.0 schema, written for these tests (not downloaded): what code-scanning uploads need.
+SARIF_SCHEMA: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "sarif-2.1.0-minimal.schema.json").read_text(encoding="utf-8"))
 
 
 def test_sarif_structure_validates(root: Path) -> None:
@@ -180,6 +155,10 @@ def test_sarif_structure_validates(root: Path) -> None:
              {"id": "quiet", "severity": "warning", "message": "no findings", "note": None, "url": None}]
     data = json.loads(sarif.render(sample(root, rules=rules)))
     jsonschema.validate(data, SARIF_SCHEMA)
+    broken = json.loads(json.dumps(data))
+    del broken["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"]
+    with pytest.raises(jsonschema.ValidationError):  # the schema is strict enough to catch a lost position
+        jsonschema.validate(broken, SARIF_SCHEMA)
     run = data["runs"][0]
     driver = run["tool"]["driver"]
     assert driver["name"] == "sgtools" and driver["version"] == "9.9.9"

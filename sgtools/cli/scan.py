@@ -47,7 +47,8 @@ def register(subs: Any) -> None:
                    help="lowest severity that makes the exit code 1 (default: error)")
     p.add_argument("--min-severity", choices=SEVERITIES, help="report nothing below this severity")
     p.add_argument("--rule", action="append", dest="rule_ids", metavar="ID", help="run only this rule (repeatable)")
-    p.add_argument("--max-results", type=int, metavar="N", help="report at most N findings (default: all)")
+    p.add_argument("--max-results", type=int, metavar="N",
+                   help="show at most N findings (default: all); the exit code still counts every finding")
     p.add_argument("--fix", action="store_true", help="apply verified fixes first, then report what remains")
     p.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that failed verification")
     p.add_argument("--changed-since", metavar="REF", help="only files and lines changed since the git revision REF")
@@ -109,12 +110,22 @@ def _write_file(path: Path, text: str) -> None:
     Workspace(path.parent).write_text(path.name, text)
 
 
+def _locate(path: str, ws: Workspace) -> Path:
+    """A command-line path is relative to the current directory, as shells and pre-commit give it; one that
+    only exists relative to the root (the MCP tools' convention) is taken from there."""
+    given = Path(path)
+    if given.is_absolute():
+        return given
+    here = Path.cwd() / given
+    return here if here.exists() or not (ws.root / given).exists() else ws.root / given
+
+
 def _select_paths(args: argparse.Namespace, ws: Workspace,
                   source: RuleSource) -> tuple[list[str] | None, Changes | None]:
     """The paths to scan (None = the whole workspace) and the changed lines to keep (None = all of them)."""
     from sgtools import changes
 
-    requested = [ws.relative(ws.resolve(p, must_exist=True)) for p in args.paths]
+    requested = [ws.relative(ws.resolve(_locate(p, ws), must_exist=True)) for p in args.paths]
     globs = source.config.language_globs
     changed = None
     pool: list[str] | None = requested or None
@@ -161,8 +172,7 @@ def run(args: argparse.Namespace) -> int:
             from sgtools.fixes import apply_fixes
 
             fixes = apply_fixes(ws, eng, paths=paths, rule_ids=args.rule_ids, apply=True, unsafe=args.unsafe_fixes)
-        found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids,
-                        max_results=args.max_results)
+        found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids)
 
     diags = baseline.with_fingerprints(found.issues)
     if args.write_baseline:
@@ -175,10 +185,12 @@ def run(args: argparse.Namespace) -> int:
     if changed is not None:
         diags, old = changed.filter(diags), changed.filter(old)
 
+    failing = bool(filter_severity(diags, args.fail_on))
+    shown = diags if args.max_results is None else diags[: args.max_results]
     for err in found.rule_errors:
         _note(f"rule file {err.get('path')} was not used: {err.get('message')}")
     report = Report(
-        diagnostics=diags,
+        diagnostics=shown,
         counts=counts(diags),
         root=ws.root,
         rule_errors=found.rule_errors,
@@ -186,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         baselined=old,
         baseline_file=known.path if known is not None else None,
         fixes=fixes,
-        truncated=found.truncated,
+        truncated=len(shown) < len(diags),
         color=args.format == "text" and _use_color(),
         config=source.description,
         tool_version=__version__,
@@ -197,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
         _note(f"{len(found.rule_errors)} rule file(s) could not be loaded: exit 2 "
               "(fix them, or pass --allow-rule-errors)")
         return EXIT_ERROR
-    return EXIT_FINDINGS if filter_severity(diags, args.fail_on) else EXIT_OK
+    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 def _render(fmt: str, report: Report) -> str:

@@ -84,18 +84,19 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
         applied = int(fixes.get("fixesApplied") or 0)
         changed = len(fixes.get("changedFiles") or [])
         lines.append(f"Applied {plural(applied, 'fix', 'fixes')} in {plural(changed, 'file')}.")
-    total = len(report.diagnostics)
+    total = sum(report.counts.get(s, 0) for s in SEVERITIES)  # counts cover every finding, shown or not
     if total:
         parts = ", ".join(plural(report.counts.get(s, 0), s, "info" if s == "info" else None) for s in SEVERITIES)
         worst = next((s for s in SEVERITIES if report.counts.get(s)), "hint")
-        lines.append(paint(worst, f"✖ {plural(total, 'problem')} ({parts}) in {plural(len(report.files()), 'file')}"))
+        where = "" if report.truncated else f" in {plural(len(report.files()), 'file')}"
+        lines.append(paint(worst, f"✖ {plural(total, 'problem')} ({parts}){where}"))
     else:
         lines.append(paint("ok", "✔ no problems found"))
     if report.baselined:
         where = f" in {report.baseline_file}" if report.baseline_file else ""
         lines.append(f"{plural(len(report.baselined), 'known finding')} from the baseline{where} not shown.")
     if report.truncated:
-        lines.append("The results were truncated: raise --max-results to see them all.")
+        lines.append(f"Only the first {len(report.diagnostics)} are shown: raise --max-results to see them all.")
     if report.rule_errors:
         lines.append(paint("error", f"{plural(len(report.rule_errors), 'rule file')} could not be used (see stderr)."))
     return lines
