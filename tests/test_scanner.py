@@ -1,0 +1,313 @@
+"""scan_code and scan_path against the real ast-grep binary, in real temp projects."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sgtools import project, scanner
+from sgtools.engine import Engine
+from sgtools.errors import BadInput, ConfigMissing, NotFound, OutsideWorkspace, TooLarge
+from sgtools.settings import Settings
+from sgtools.workspace import Workspace
+from tests.conftest import snapshot_tree
+
+NO_EVAL = """id: no-eval
+language: python
+severity: error
+message: eval of $X is dangerous
+note: use ast.literal_eval
+url: https://example.com/rules/no-eval
+rule: {pattern: eval($X)}
+fix: ast.literal_eval($X)
+"""
+NO_PRINT = """id: no-print
+language: python
+severity: warning
+message: print call
+rule: {pattern: print($$$A)}
+"""
+SRC_ONLY = """id: src-only
+language: python
+severity: info
+message: todo call in src
+files: ["src/**"]
+ignores: ["src/vendor/**"]
+rule: {pattern: todo()}
+"""
+JS_RULE = """id: no-console
+language: JavaScript
+severity: warning
+message: console.log
+rule: {pattern: console.log($$$A)}
+fix: ''
+"""
+UTIL_RULE = """id: uses-util
+language: python
+severity: hint
+message: is-print via a global util
+rule: {matches: is-exit}
+"""
+UTIL = """id: is-exit
+language: python
+rule: {pattern: exit($$$)}
+"""
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+@pytest.fixture
+def proj(initialized: Workspace) -> Workspace:
+    root = initialized.root
+    write(root, "rules/no-eval.yml", NO_EVAL)
+    write(root, "rules/no-print.yml", NO_PRINT)
+    write(root, "rules/src-only.yml", SRC_ONLY)
+    write(root, "rules/js/no-console.yml", JS_RULE)
+    write(root, "rules/uses-util.yml", UTIL_RULE)
+    write(root, "utils/is-exit.yml", UTIL)
+    return initialized
+
+
+def ids(result: dict[str, Any]) -> list[str]:
+    return [d["ruleId"] for d in result["issues"]]
+
+
+# ---- scan_code ------------------------------------------------------------------------------------------------
+
+
+def test_scan_code_reports_structured_diagnostics(proj: Workspace, engine: Engine) -> None:
+    code = "x = eval(data)\nprint(x)\nexit(1)\n"
+    res = scanner.scan_code(proj, engine, code, language="python")
+    assert res["success"] is False
+    assert ids(res) == ["no-eval", "no-print", "uses-util"]  # sorted by position
+    assert res["counts"] == {"error": 1, "warning": 1, "info": 0, "hint": 1}
+    assert res["truncated"] is False and res["ruleErrors"] == []
+    d = res["issues"][0]
+    assert d["message"] == "eval of data is dangerous"  # interpolated by ast-grep
+    assert d["note"] == "use ast.literal_eval"
+    assert d["url"] == "https://example.com/rules/no-eval"  # ast-grep never prints it
+    assert (d["line"], d["column"], d["endLine"], d["endColumn"]) == (1, 5, 1, 15)
+    assert (d["byteStart"], d["byteEnd"], d["text"]) == (4, 14, "eval(data)")
+    assert d["file"] is None
+    assert d["labels"] == []  # the default primary label only repeats the match
+    assert [f["kind"] for f in d["fixits"]] == ["fix", "suppress"]
+
+
+def test_scan_code_clean_snippet_and_min_severity(proj: Workspace, engine: Engine) -> None:
+    assert scanner.scan_code(proj, engine, "x = 1\n", language="py")["success"] is True
+    res = scanner.scan_code(proj, engine, "print(eval(a))\n", language="python", min_severity="error")
+    assert ids(res) == ["no-eval"]
+    assert res["counts"]["warning"] == 0
+    with pytest.raises(BadInput):
+        scanner.scan_code(proj, engine, "x", language="python", min_severity="fatal")
+
+
+def test_scan_code_language_aliases_and_inference(proj: Workspace, engine: Engine) -> None:
+    js = "console.log(1)\n"
+    for lang in ("js", "JavaScript", "jsx", "javascript"):
+        assert ids(scanner.scan_code(proj, engine, js, language=lang)) == ["no-console"]
+    assert ids(scanner.scan_code(proj, engine, js, path="web/app.mjs")) == ["no-console"]
+    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", path="tool.py")) == ["no-eval"]
+    with pytest.raises(BadInput, match="language"):
+        scanner.scan_code(proj, engine, js)
+    with pytest.raises(BadInput, match="Unknown language"):
+        scanner.scan_code(proj, engine, js, language="cobol")
+    with pytest.raises(BadInput, match="language"):
+        scanner.scan_code(proj, engine, js, path="notes.unknownext")
+
+
+def test_scan_code_language_globs(proj: Workspace, engine: Engine) -> None:
+    cfg = proj.root / "sgconfig.yml"
+    cfg.write_text(cfg.read_text() + "languageGlobs:\n  python: ['*.pyw', 'SConstruct']\n")
+    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", path="gui/app.pyw")) == ["no-eval"]
+    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", path="build/SConstruct")) == ["no-eval"]
+
+
+def test_scan_code_files_and_ignores_follow_the_virtual_path(proj: Workspace, engine: Engine) -> None:
+    code = "todo()\n"
+    assert ids(scanner.scan_code(proj, engine, code, path="src/a.py")) == ["src-only"]
+    assert ids(scanner.scan_code(proj, engine, code, path="src/deep/er/a.py")) == ["src-only"]
+    assert ids(scanner.scan_code(proj, engine, code, path="src/vendor/a.py")) == []  # ignores
+    assert ids(scanner.scan_code(proj, engine, code, path="tests/a.py")) == []  # not in files
+    # No path: a files-scoped rule is not known to apply to an anonymous snippet.
+    assert ids(scanner.scan_code(proj, engine, code, language="python")) == []
+
+
+def test_scan_code_global_utils_resolve(proj: Workspace, engine: Engine) -> None:
+    res = scanner.scan_code(proj, engine, "exit(2)\n", language="python")
+    assert ids(res) == ["uses-util"]
+
+
+def test_scan_code_honours_ignore_comments(proj: Workspace, engine: Engine) -> None:
+    code = "# ast-grep-ignore: no-print\nprint(1)\nprint(2)  # ast-grep-ignore\nprint(3)\n"
+    res = scanner.scan_code(proj, engine, code, language="python")
+    assert [(d["ruleId"], d["line"]) for d in res["issues"]] == [("no-print", 4)]
+
+
+def test_scan_code_writes_nothing_in_the_workspace(proj: Workspace, engine: Engine) -> None:
+    before = snapshot_tree(proj.root)
+    scanner.scan_code(proj, engine, "eval(x)\nprint(1)\n", path="src/new_file.py")
+    assert snapshot_tree(proj.root) == before
+    assert not (proj.root / "src" / "new_file.py").exists()
+
+
+def test_scan_code_input_limits(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(BadInput, match="NUL"):
+        scanner.scan_code(proj, engine, "a\x00b", language="python")
+    with pytest.raises(BadInput):
+        scanner.scan_code(proj, engine, b"eval(x)", language="python")  # type: ignore[arg-type]
+    with pytest.raises(BadInput):
+        scanner.scan_code(proj, engine, "x = '\udcff'", language="python")
+    monkeypatch.setattr("sgtools.scanner.get_settings", lambda: Settings(max_code_bytes=10))
+    with pytest.raises(TooLarge):
+        scanner.scan_code(proj, engine, "x = 1234567890\n", language="python")
+
+
+def test_scan_code_needs_a_project(ws: Workspace, engine: Engine) -> None:
+    with pytest.raises(ConfigMissing, match="initialize_ast_grep"):
+        scanner.scan_code(ws, engine, "eval(x)", language="python")
+
+
+def test_scan_code_path_must_stay_inside(proj: Workspace, engine: Engine) -> None:
+    with pytest.raises(OutsideWorkspace):
+        scanner.scan_code(proj, engine, "eval(x)", path="../elsewhere.py")
+
+
+def test_scan_code_max_results_truncates_but_counts_all(proj: Workspace, engine: Engine) -> None:
+    code = "".join(f"print({i})\n" for i in range(7))
+    res = scanner.scan_code(proj, engine, code, language="python", max_results=3)
+    assert len(res["issues"]) == 3 and res["truncated"] is True
+    assert res["counts"]["warning"] == 7
+    assert [d["line"] for d in res["issues"]] == [1, 2, 3]
+    with pytest.raises(BadInput):
+        scanner.scan_code(proj, engine, code, language="python", max_results=0)
+
+
+def test_broken_rule_file_is_reported_and_others_still_run(proj: Workspace, engine: Engine) -> None:
+    write(proj.root, "rules/broken.yml", "id: broken\nlanguage: python\nrule: {pattern: 'a +'}\n")
+    write(proj.root, "rules/broken-yaml.yml", "id: [unclosed\n")
+    res = scanner.scan_code(proj, engine, "eval(x)\n", language="python")
+    assert ids(res) == ["no-eval"]
+    broken = sorted(e["path"] for e in res["ruleErrors"])
+    assert broken == ["rules/broken-yaml.yml", "rules/broken.yml"]
+    path_res = scanner.scan_path(proj, engine)
+    assert sorted(e["path"] for e in path_res["ruleErrors"]) == broken
+
+
+def test_rule_cache_sees_edits(proj: Workspace, engine: Engine) -> None:
+    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", language="python")) == ["no-eval"]
+    write(proj.root, "rules/no-eval.yml", NO_EVAL.replace("severity: error", "severity: off"))
+    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", language="python")) == []
+    write(proj.root, "rules/no-eval.yml", NO_EVAL)
+    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", language="python")) == ["no-eval"]
+
+
+# ---- scan_path ------------------------------------------------------------------------------------------------
+
+
+def test_scan_path_whole_workspace_honours_gitignore_and_globs(proj: Workspace, engine: Engine) -> None:
+    root = proj.root
+    write(root, "src/a.py", "todo()\neval(x)\n")
+    write(root, "src/vendor/v.py", "todo()\n")
+    write(root, "tests/t.py", "todo()\n")
+    write(root, "build/gen.py", "eval(y)\n")
+    write(root, ".gitignore", "build/\n")
+    (root / ".git").mkdir()  # ast-grep reads .gitignore inside a git work tree
+    res = scanner.scan_path(proj, engine)
+    got = [(d["file"], d["ruleId"]) for d in res["issues"]]
+    assert got == [("src/a.py", "src-only"), ("src/a.py", "no-eval")]
+    assert res["nextOffset"] is None and res["truncated"] is False
+
+
+def test_scan_path_paths_rule_ids_and_pagination(proj: Workspace, engine: Engine) -> None:
+    root = proj.root
+    write(root, "a.py", "".join(f"print({i})\n" for i in range(5)) + "eval(z)\n")
+    write(root, "b/c.py", "print('c')\n")
+    res = scanner.scan_path(proj, engine, paths=["b"])
+    assert [d["file"] for d in res["issues"]] == ["b/c.py"]
+    res = scanner.scan_path(proj, engine, rule_ids=["no-eval"])
+    assert ids(res) == ["no-eval"]
+    pages: list[dict[str, Any]] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = scanner.scan_path(proj, engine, max_results=2, offset=offset)
+        pages.extend(page["issues"])
+        assert page["counts"]["warning"] == 6
+        offset = page["nextOffset"]
+    full = scanner.scan_path(proj, engine)["issues"]
+    assert pages == full and len(full) == 7
+    with pytest.raises(NotFound):
+        scanner.scan_path(proj, engine, rule_ids=["nope"])
+    with pytest.raises(NotFound):
+        scanner.scan_path(proj, engine, paths=["missing.py"])
+    with pytest.raises(OutsideWorkspace):
+        scanner.scan_path(proj, engine, paths=["/etc"])
+
+
+def test_scan_path_with_another_config(proj: Workspace, engine: Engine, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    write(other, "sgconfig.yml", "ruleDirs: [rules]\n")
+    write(other, "rules/no-exec.yml", "id: no-exec\nlanguage: python\nseverity: error\nrule: {pattern: exec($A)}\n")
+    write(proj.root, "a.py", "exec(s)\neval(s)\n")
+    cfg = project.load(Workspace(other))
+    res = scanner.scan_path(proj, engine, config=cfg)
+    assert [(d["file"], d["ruleId"]) for d in res["issues"]] == [("a.py", "no-exec")]
+
+
+# ---- the snippet and the file give the same answer ------------------------------------------------------------
+
+TRICKY = (
+    's = "héllo😀 日本語"; r = eval(s)\r\n'
+    "if r:\r\n"
+    "    print('ñandú', r)  # 🎉\r\n"
+    "todo()\r\n"
+    "x = ['日本', eval('1')]\r\n"
+)
+
+
+@pytest.mark.parametrize("rel", ["src/pkg/mod.py", "tests/mod.py", "src/vendor/mod.py"])
+def test_snippet_and_file_scans_agree(proj: Workspace, engine: Engine, rel: str) -> None:
+    snippet = scanner.scan_code(proj, engine, TRICKY, path=rel)
+    write(proj.root, rel, TRICKY)
+    on_disk = scanner.scan_path(proj, engine, paths=[rel])
+    assert json.dumps(snippet["issues"], sort_keys=True) == json.dumps(on_disk["issues"], sort_keys=True)
+    assert snippet["counts"] == on_disk["counts"]
+    assert ("src-only" in ids(snippet)) == (rel == "src/pkg/mod.py")
+    assert all(d["file"] == rel for d in snippet["issues"])
+
+
+# ---- glob semantics match ast-grep ----------------------------------------------------------------------------
+
+GLOBS = ["*.py", "src/*.py", "src/**", "**/sub/*.py", "src/*/*.py", "*/a.py", "**/a.py", "src", "sub/*.py",
+         "{src,other}/*.py", "src/[as]*.py", "src/[!a]*.py", "./src/*.py", "src/**/a.py", "**", "?rc/a.py",
+         "src/sub/a.py", "**/*.{py,pyi}", "o*/**"]
+FILES = ["a.py", "src/a.py", "src/b.py", "src/sub/a.py", "other/a.py", "other/deep/x/a.py"]
+
+
+def test_rule_globs_match_like_ast_grep(initialized: Workspace, engine: Engine) -> None:
+    root = initialized.root
+    for i, glob in enumerate(GLOBS):
+        write(root, f"rules/g{i}.yml", f"id: g{i}\nlanguage: python\nseverity: info\nfiles: [{json.dumps(glob)}]\n"
+                                       "rule: {pattern: hit()}\n")
+    for f in FILES:
+        write(root, f, "hit()\n")
+    actual = {(d["ruleId"], d["file"]) for d in scanner.scan_path(initialized, engine, max_results=1000)["issues"]}
+    rules = {r.id: r for r in scanner.cached_ruleset(initialized, project.load(initialized), engine).rules}
+    predicted = {(f"g{i}", f) for i in range(len(GLOBS)) for f in FILES if scanner.rule_applies(rules[f"g{i}"], f)}
+    assert predicted == actual
+    assert ("g0", "src/sub/a.py") in actual  # `*` crosses `/` in globset's default mode
+    assert not any(r == "g12" for r, _ in actual)  # `./src/*.py` never matches
+
+
+def test_glob_regex_rejects_what_globset_rejects() -> None:
+    assert scanner.glob_regex("src/[a") is None
+    assert scanner.glob_regex("{a,b") is None
+    assert scanner.glob_match("a\\*b", "a*b") and not scanner.glob_match("a\\*b", "axb")
