@@ -67,8 +67,10 @@ def check_relpath(path: object, where: str, what: str = "path") -> str:
     return path
 
 
-def parse_index(raw: bytes, where: str) -> dict[str, Any]:
-    """Bytes of an `index.json` -> the checked index; every problem names the source it came from."""
+def parse_index(raw: bytes, where: str, *, schema: bool = True) -> dict[str, Any]:
+    """Bytes of an `index.json` -> the checked index; every problem names the source it came from.
+    `schema=False` skips only the JSON Schema pass (for bytes whose digest already passed it); the id and path
+    checks always run."""
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -76,11 +78,12 @@ def parse_index(raw: bytes, where: str) -> dict[str, Any]:
             f"The community index {where} is not valid JSON ({exc}). Fix the file, or remove that source from "
             "SGTOOLS_COMMUNITY_SOURCES / the config file."
         ) from None
-    return validate_index(data, where)
+    return validate_index(data, where, schema=schema)
 
 
-def validate_index(data: Any, where: str) -> dict[str, Any]:
-    errors = sorted(_validator().iter_errors(data), key=lambda e: (list(e.absolute_path), e.message))
+def validate_index(data: Any, where: str, *, schema: bool = True) -> dict[str, Any]:
+    errors = sorted(_validator().iter_errors(data), key=lambda e: (list(e.absolute_path), e.message)) \
+        if schema else []
     if errors:
         err = errors[0]
         at = "/".join(str(p) for p in err.absolute_path) or "(top level)"

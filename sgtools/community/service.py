@@ -151,22 +151,21 @@ def get_community_rule_details(rule_id: str) -> dict[str, Any]:
     return result
 
 
-def _migrate(text: str, rule_id: str) -> tuple[str, list[str]]:
-    """The rule brought up to the installed ast-grep; the original bytes when nothing needed changing."""
+def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[str]]:
+    """The rule brought up to the installed ast-grep; the original bytes when nothing needed changing.
+    `doc` is the safely loaded (size/depth/alias-checked) document; only a rule that needs changes pays for the
+    round-trip load that keeps its comments."""
     try:
         from sgtools.community.migrate import migrate_rule
     except ImportError:  # the migrator ships with the package; a partial install still imports as-is
         return text, []
+    _plain, notes = migrate_rule(doc)
+    if not notes:
+        return text, []
     try:
-        checked = yamlio.load_one(text)  # size, depth and alias limits before the round-trip loader
-        doc = yamlio.load_rt(text) if isinstance(checked, dict) else None
+        migrated, notes = migrate_rule(yamlio.load_rt(text))
     except yamlio.YamlError as exc:
         raise RuleInvalid(f"Community rule {rule_id} is not valid YAML: {exc}. Nothing was written.") from None
-    if doc is None:
-        raise RuleInvalid(f"Community rule {rule_id} is not a single rule mapping. Nothing was written.")
-    migrated, notes = migrate_rule(doc)
-    if not notes and migrated == doc:
-        return text, []
     return yamlio.dump_rt(migrated), notes
 
 
@@ -178,14 +177,18 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite
     sset = sources_mod.load_sources()
     src, entry = _find(sset, rule_id)
     text = _rule_text(src, entry)
-    declared = yamlio.load_one(text)
+    try:
+        declared = yamlio.load_one(text)
+    except yamlio.YamlError as exc:
+        raise RuleInvalid(f"Community rule {rule_id} from {src.location} is not valid YAML: {exc}. Nothing was "
+                          "written.") from None
     if not isinstance(declared, dict) or declared.get("id", rule_id) != rule_id:
         got = declared.get("id") if isinstance(declared, dict) else None
         raise RuleInvalid(f"The rule file of {rule_id} in {src.location} declares id {got!r}; the index and the "
                           "file disagree, so it was refused. Nothing was written.")
     warnings: list[str] = list(sset.warnings())
     valid, invalid = _tests(src, entry, warnings)
-    yaml_text, notes = _migrate(text, rule_id)
+    yaml_text, notes = _migrate(text, declared, rule_id)
     label = _source_label(src, entry)
     metadata = {"source": label, "sha256": entry["sha256"], "communityId": rule_id,
                 "license": entry.get("license") or "NOASSERTION"}

@@ -14,6 +14,8 @@ copy is served with a warning.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -114,14 +116,14 @@ class Source:
     warning: str | None = None
     _index: dict[str, Any] | None = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def digest(self) -> str:
         return hashlib.sha256(self.raw).hexdigest()
 
     @property
     def index(self) -> dict[str, Any]:
         if self._index is None:
-            self._index = parse_index(self.raw, self.location)
+            self._index = _parse(self.raw, self.digest, self.location)
         return self._index
 
     @property
@@ -230,6 +232,34 @@ class SourceSet:
             except SgToolsError as exc:
                 by_loc[s.location] = SourceProblem(s.location, s.kind, exc).to_dict()
         return [by_loc[loc] for loc in self.order if loc in by_loc]
+
+
+_parsed: dict[str, dict[str, Any]] = {}  # index digest -> checked index, for this process
+_MAX_PARSED = 32
+_MAX_VALIDATED = 256
+
+
+def _parse(raw: bytes, digest: str, where: str) -> dict[str, Any]:
+    """Parse and check an index once per content: the schema pass (and the ~100 ms jsonschema import) is skipped
+    for bytes whose digest passed it before, in this process or an earlier one (recorded in the cache dir)."""
+    if digest in _parsed:
+        return _parsed[digest]
+    record = cache_dir() / "validated.json"
+    try:
+        known: list[str] = json.loads(record.read_text(encoding="utf-8"))
+        if not isinstance(known, list):
+            known = []
+    except (OSError, ValueError):
+        known = []
+    index = parse_index(raw, where, schema=digest not in known)
+    if digest not in known:
+        known = [*known[-(_MAX_VALIDATED - 1):], digest]
+        with contextlib.suppress(OSError, SgToolsError):  # an unwritable cache dir only costs a re-check
+            _write_cache(record, json.dumps(known).encode("utf-8"))
+    if len(_parsed) >= _MAX_PARSED:
+        _parsed.clear()
+    _parsed[digest] = index
+    return index
 
 
 def load_sources(*, refresh: bool = False) -> SourceSet:
