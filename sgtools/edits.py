@@ -227,8 +227,9 @@ def decode_source(data: bytes, name: str) -> str:
         ) from None
 
 
-def _match_style(old: bytes, old_text: str, new_text: str) -> str:
-    """Keep the file's BOM, and its CRLF line ends when every line had them."""
+def match_style(old: bytes, old_text: str, new_text: str) -> str:
+    """Keep the file's BOM, and its CRLF line ends when every line had them. Callers apply it before
+    diffing too, so that a preview shows the bytes that will be written."""
     if old_text.startswith(BOM) and not new_text.startswith(BOM):
         new_text = BOM + new_text
     crlf = old.count(b"\r\n")
@@ -282,7 +283,7 @@ def write_files(
                     "run the tool again to compute the change from the current file."
                 )
             old_text = decode_source(old, rel)
-            new = _encode(_match_style(old, old_text, changes[key]))
+            new = _encode(match_style(old, old_text, changes[key]))
             if len(new) > limit:
                 raise TooLarge(f"The new {rel} would be {len(new)} bytes, over the {limit}-byte limit.")
             if new != old:

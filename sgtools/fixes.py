@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools import scanner
-from sgtools.edits import Span, apply_edits, combined_diff, read_source, to_span, write_files
+from sgtools.edits import Span, apply_edits, combined_diff, match_style, read_source, to_span, write_files
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, Conflict
 from sgtools.settings import get_settings
@@ -106,7 +106,7 @@ def fix_diagnostics(
         _target, data, text = read_source(ws, file)
         _check_unchanged(data, file, by_file.get(file, []))
         edits = [{"byteStart": s.start, "byteEnd": s.end, "newText": s.new_text} for s in spans]
-        new_text = apply_edits(text, edits)
+        new_text = match_style(data, text, apply_edits(text, edits))
         if new_text != text:
             rel = ws.relative(ws.resolve(file))
             texts[rel] = (text, new_text)

@@ -12,7 +12,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sgtools import languages
-from sgtools.edits import LineIndex, Span, apply_edits_skipping, combined_diff, read_source, write_files
+from sgtools.edits import (
+    LineIndex,
+    Span,
+    apply_edits_skipping,
+    combined_diff,
+    match_style,
+    read_source,
+    write_files,
+)
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, Conflict, EngineFailed, TooLarge
 from sgtools.settings import get_settings
@@ -209,6 +217,7 @@ def rewrite_code(
             for m in matches
         ]
         new_text, kept, dropped = apply_edits_skipping(text, edits)
+        new_text = match_style(data, text, new_text)
         index = LineIndex(data)
         changes += [_change(file, index, s) for s in kept if data[s.start:s.end] != s.new_text.encode("utf-8")]
         skipped += [{**_change(file, index, s), "reason": "inside another match that is rewritten"}

@@ -158,7 +158,10 @@ def test_rewrite_keeps_crlf_and_unicode(ws: Workspace, engine: Engine) -> None:
     out = rewrite_code(ws, engine, "print($A)", "log(\n    $A)", "python", apply=True)
     assert out["changes"][0] == {"file": "u.py", "line": 1, "column": 15, "endLine": 1, "endColumn": 23,
                                  "before": "print(s)", "after": "log(\n    s)"}
-    assert (ws.root / "u.py").read_bytes() == 's = "héllo😀"; log(\r\n    s)\r\nlog(\r\n    1)\r\n'.encode()
+    after = (ws.root / "u.py").read_bytes()
+    assert after == 's = "héllo😀"; log(\r\n    s)\r\nlog(\r\n    1)\r\n'.encode()
+    # the preview showed the CRLF bytes that were written, not the template's bare LF
+    assert out["diff"] == combined_diff({"u.py": ('s = "héllo😀"; print(s)\r\nprint(1)\r\n', after.decode())})
 
 
 def test_nested_matches_rewrite_the_outer_one_and_report_the_inner(ws: Workspace, engine: Engine) -> None:
