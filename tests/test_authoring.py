@@ -1,0 +1,111 @@
+"""test_rule: compile, run on code and examples, explain failures; never writes in the workspace."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgtools import authoring, project
+from sgtools.engine import Engine
+from sgtools.errors import BadInput, TooLarge
+from sgtools.settings import Settings
+from sgtools.workspace import Workspace
+from tests.conftest import snapshot_tree
+
+EVAL_RULE = "id: no-eval\nlanguage: python\nseverity: error\nmessage: eval of $X\nrule: {pattern: eval($X)}\n" \
+            "fix: ast.literal_eval($X)\n"
+
+
+def test_matches_and_examples_without_a_project(ws: Workspace, engine: Engine) -> None:
+    before = snapshot_tree(ws.root)
+    res = authoring.test_rule(ws, engine, EVAL_RULE, code="y = 1\nx = eval(y)\n",
+                              valid_examples=["ast.literal_eval(s)", "evaluate(x)"],
+                              invalid_examples=["eval('1')", "f(eval(a))"])
+    assert res["success"] is True and res["errors"] == []
+    assert res["examples"] == {"passed": 4, "failed": []}
+    [d] = res["matches"]
+    assert (d["ruleId"], d["line"], d["column"], d["message"]) == ("no-eval", 2, 5, "eval of y")
+    assert [(f["kind"], f["verified"]) for f in d["fixits"]] == [("fix", True), ("suppress", True)]
+    assert any("no sgconfig.yml" in w for w in res["warnings"])
+    assert snapshot_tree(ws.root) == before  # nothing written, not even sgconfig.yml
+
+
+def test_failed_examples_are_named(ws: Workspace, engine: Engine) -> None:
+    res = authoring.test_rule(ws, engine, EVAL_RULE, valid_examples=["eval(ok)"], invalid_examples=["exec(x)"])
+    assert res["success"] is False
+    assert res["examples"]["passed"] == 0
+    failed = {(f["kind"], f["index"]) for f in res["examples"]["failed"]}
+    assert failed == {("valid", 0), ("invalid", 0)}
+    assert "matched at line(s) 1" in res["examples"]["failed"][0]["reason"]
+
+
+@pytest.mark.parametrize(("rule_yaml", "needle", "hint"), [
+    ("language: python\nrule:\n  pattern: def $F(): $$$\n", "mapping values", "must be quoted"),
+    ("language: python\nrule: {pattern: 'a +'}\n", "Rule must specify a set of AST kinds", "`kind`"),
+    ("language: python\nrule: {pattern: '$A; $B'}\n", "Multiple AST nodes", "`context` and `selector`"),
+    ("language: cobol\nrule: {pattern: x}\n", "'cobol' is not a language", "python"),
+    ("language: python\nrule: {patern: x}\n", "patern", ""),
+    ("language: python\nrule: {matches: nope}\n", "nope", "util"),
+    ("language: python\nrule: {pattern: f($A)}\nfix: g($B)\n", "Undefined meta var", ""),
+])
+def test_rejected_rules_explain_the_cause(ws: Workspace, engine: Engine, rule_yaml: str, needle: str,
+                                          hint: str) -> None:
+    res = authoring.test_rule(ws, engine, rule_yaml, code="x\n")
+    assert res["success"] is False
+    assert len(res["errors"]) == 1, res
+    assert needle in res["errors"][0]
+    assert hint in res["errors"][0]
+    assert res["matches"] == []
+
+
+def test_pattern_that_parses_badly_gets_a_hint(ws: Workspace, engine: Engine) -> None:
+    res = authoring.test_rule(ws, engine, "language: python\nrule: {pattern: 'def f(:'}\n",
+                              invalid_examples=["def f(): pass"])
+    assert res["success"] is False
+    assert any("MISSING" in h and "context" in h for h in res["hints"]), res["hints"]
+
+
+def test_language_parameter(ws: Workspace, engine: Engine) -> None:
+    res = authoring.test_rule(ws, engine, "rule: {pattern: console.log($A)}\n", code="console.log(1)",
+                              language="js")
+    assert res["success"] is True and len(res["matches"]) == 1
+    res = authoring.test_rule(ws, engine, EVAL_RULE, code="eval(1)", language="javascript")
+    assert res["success"] is False and "language" in res["errors"][0]
+    with pytest.raises(BadInput):
+        authoring.test_rule(ws, engine, EVAL_RULE, language="klingon")
+
+
+def test_global_utils_resolve_with_a_project(initialized: Workspace, engine: Engine) -> None:
+    util = "id: is-exit\nlanguage: python\nrule: {pattern: exit($$$)}\n"
+    (initialized.root / "utils" / "is-exit.yml").write_text(util)
+    before = snapshot_tree(initialized.root)
+    res = authoring.test_rule(initialized, engine, "id: no-exit\nlanguage: python\nrule: {matches: is-exit}\n",
+                              code="exit(1)\n", invalid_examples=["exit()"], valid_examples=["quit()"])
+    assert res["success"] is True, res
+    assert [d["ruleId"] for d in res["matches"]] == ["no-exit"]
+    assert res["warnings"] == []
+    assert snapshot_tree(initialized.root) == before
+    assert project.load(initialized)  # still a valid project
+
+
+def test_unverifiable_fix_is_flagged(ws: Workspace, engine: Engine) -> None:
+    res = authoring.test_rule(ws, engine, "language: python\nrule: {pattern: foo($A)}\nfix: 'foo($A'\n",
+                              code="foo(1)\n")
+    [fix] = [f for f in res["matches"][0]["fixits"] if f["kind"] == "fix"]
+    assert fix["verified"] is False and fix["confidence"] <= 0.2
+
+
+def test_severity_off_is_tested_as_hint(ws: Workspace, engine: Engine) -> None:
+    res = authoring.test_rule(ws, engine, "language: python\nseverity: off\nrule: {pattern: foo()}\n", code="foo()")
+    assert len(res["matches"]) == 1 and any("off" in w for w in res["warnings"])
+
+
+def test_input_limits(ws: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(BadInput):
+        authoring.test_rule(ws, engine, 42)  # type: ignore[arg-type]
+    with pytest.raises(BadInput):
+        authoring.test_rule(ws, engine, EVAL_RULE, code="a\x00")
+    with pytest.raises(BadInput):
+        authoring.test_rule(ws, engine, EVAL_RULE, valid_examples="eval(x)")
+    monkeypatch.setattr("sgtools.authoring.get_settings", lambda: Settings(max_examples=1))
+    with pytest.raises(TooLarge):
+        authoring.test_rule(ws, engine, EVAL_RULE, valid_examples=["a", "b"])
