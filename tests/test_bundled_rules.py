@@ -1,0 +1,63 @@
+"""The bundled community rules: every one passes its own tests in the real ast-grep, follows the house layout,
+and the committed index.json is exactly what build-index makes of them today."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sgtools import yamlio
+from sgtools.community.bundled import bundled_dir
+from sgtools.community.index import make_index, parse_index, render_index
+from sgtools.engine import Engine
+from sgtools.languages import canonical
+
+ROOT = bundled_dir()
+
+
+def rule_files() -> list[Path]:
+    return sorted((ROOT / "rules").rglob("*.yml"))
+
+
+def test_the_committed_index_is_current_and_byte_identical() -> None:
+    committed = (ROOT / "index.json").read_bytes()
+    rebuilt = render_index(make_index(ROOT, source="context-sherpa", license="MIT").index)
+    assert rebuilt == committed, ("community_index/index.json is stale: run `sgtools community build-index "
+                                  "community_index --source context-sherpa --license MIT`")
+    index = parse_index(committed, "bundled")
+    assert index["name"] == "context-sherpa community" and len(index["rules"]) == len(rule_files())
+    assert all(r["license"] == "MIT" and r["source"] == "context-sherpa" for r in index["rules"])
+
+
+def test_every_bundled_rule_follows_the_layout() -> None:
+    files = rule_files()
+    assert len(files) >= 100
+    problems: list[str] = []
+    for path in files:
+        doc = yamlio.load_one(path.read_text(encoding="utf-8"))
+        folder = path.parent.name
+        rid = doc.get("id")
+        if rid != path.stem:
+            problems.append(f"{path.name}: id {rid} differs from the file name")
+        if canonical(folder) != folder or canonical(str(doc.get("language"))) != folder:
+            problems.append(f"{path.name}: language {doc.get('language')} is not its folder {folder}")
+        if not str(rid).endswith(f"-{folder}"):
+            problems.append(f"{path.name}: id does not end in -{folder}")
+        meta = doc.get("metadata") or {}
+        if not str(meta.get("description", "")).strip() or not meta.get("tags"):
+            problems.append(f"{path.name}: metadata.description and metadata.tags are required")
+        if doc.get("severity") not in ("error", "warning", "info", "hint"):
+            problems.append(f"{path.name}: severity {doc.get('severity')!r}")
+        if not (ROOT / "rule-tests" / f"{rid}-test.yml").is_file():
+            problems.append(f"{path.name}: no rule-tests/{rid}-test.yml")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_bundled_rule_passes_its_tests(engine: Engine) -> None:
+    report = engine.test(ROOT / "sgconfig.yml", cwd=ROOT)
+    ids = {p.stem for p in rule_files()}
+    failures = [f"{f.kind} {f.rule_id}: {f.code[:80]!r}" for f in report.failures]
+    assert report.passed, report.summary + "\n" + "\n".join(failures)
+    assert not report.not_found, f"test files for unknown rules: {report.not_found}"
+    assert set(report.statuses) == ids, set(report.statuses) ^ ids
+    thin = [rid for rid, status in report.statuses.items() if len(status) < 2]
+    assert not thin, f"rules with fewer than two test cases: {thin}"
