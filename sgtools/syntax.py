@@ -72,7 +72,7 @@ def _where(nodes: list[tuple[str, int | None]]) -> str:
     return f" (line {', '.join(map(str, lines[:5]))})" if lines else ""
 
 
-def _hints(fmt: str, tree: str, lang: str) -> list[str]:
+def _hints(fmt: str, tree: str, lang: str, tree_source: str) -> list[str]:
     nodes = problem_nodes(tree)
     if not nodes:
         return []
@@ -83,11 +83,11 @@ def _hints(fmt: str, tree: str, lang: str) -> list[str]:
             "matches nothing or not what you mean. Write a whole expression or statement with balanced brackets, "
             "or use a rule with `kind`/`has` (or `pattern: {context, selector}`) for a fragment."
         ]
-    return [
-        f"The code does not parse cleanly as {lang}: it has {names}{_where(nodes)}. "
-        "If it is a pattern with metavariables such as $A, dump it with format \"pattern\": cst and ast parse the "
-        "raw text, where a metavariable may not be valid syntax."
-    ]
+    hint = f"The code does not parse cleanly as {lang}: it has {names}{_where(nodes)}."
+    if "$" in tree_source:
+        hint += (" If it is a pattern with metavariables such as $A, dump it with format \"pattern\": cst and ast "
+                 "parse the raw text, where a metavariable may not be valid syntax.")
+    return [hint]
 
 
 def dump_syntax_tree(ws: Workspace, engine: Engine, code: str, language: str, format: str = "cst") -> dict[str, Any]:
@@ -98,7 +98,7 @@ def dump_syntax_tree(ws: Workspace, engine: Engine, code: str, language: str, fo
     tree, result = engine.dump_tree(code, lang, fmt, cwd=ws.root)
     hints: list[str]
     if tree:
-        hints = _hints(fmt, tree, lang)
+        hints = _hints(fmt, tree, lang, code)
     elif fmt == "pattern" and result.returncode != 0:
         failure = engine.fail(result, "read the pattern")
         hints = [pattern_refusal_hint(ws, engine, code, lang, failure.details.get("causes") or [failure.message])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -211,3 +212,26 @@ def test_a_failed_later_write_restores_the_earlier_files(ws: Workspace, monkeypa
     assert (ws.root / "a.py").read_bytes() == b"one\n"
     assert (ws.root / "b.py").read_bytes() == b"two\n"
     assert sorted(p.name for p in ws.root.iterdir()) == ["a.py", "b.py"]  # no temp files left
+
+
+def test_concurrent_writers_from_the_same_read_one_wins_one_conflicts(ws: Workspace) -> None:
+    # Two callers computed a change from the same bytes; the lock serialises them, and the second one's
+    # expected bytes no longer match, so it is refused instead of overwriting the first one's work.
+    put(ws, "a.py", b"one\n")
+    results: list[str] = []
+
+    def writer(text: str) -> None:
+        try:
+            write_files(ws, {"a.py": text}, expected={"a.py": b"one\n"})
+            results.append("ok:" + text)
+        except Conflict:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in ("A\n", "B\n")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.split(":")[0] for r in results) == ["conflict", "ok"]
+    winner = next(r for r in results if r.startswith("ok:"))[3:]
+    assert (ws.root / "a.py").read_text() == winner

@@ -13,7 +13,7 @@ from sgtools.edits import combined_diff
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, Conflict, NotFound, OutsideWorkspace, TooLarge
 from sgtools.settings import Settings
-from sgtools.structural import find_code, rewrite_code
+from sgtools.structural import find_code, meta_variables, rewrite_code
 from sgtools.workspace import Workspace
 from tests.conftest import snapshot_tree
 
@@ -251,3 +251,14 @@ def test_files_of_another_language_are_skipped_with_a_hint(proj: Workspace, engi
     assert out["matches"] == []
     assert len(out["hints"]) == 1 and "web/app.js is not python" in out["hints"][0]
     assert find_code(proj, engine, "foo($A)", "js", paths="web/app.js")["matches"][0]["text"] == "foo(bar(1))"
+
+
+def test_meta_variables_drop_secondary_and_separators() -> None:
+    node: dict[str, Any] = {"range": {}}
+    raw = {"metaVariables": {
+        "single": {"F": {**node, "text": "call"}},
+        "multi": {"ARGS": [{**node, "text": t} for t in ("cmd", ",", "shell=True", ";")],
+                  "secondary": [{**node, "text": "shell=True"}]},
+        "transformed": {"UPPER": "CALL"}}}
+    assert meta_variables(raw) == {"F": "call", "ARGS": ["cmd", "shell=True"]}
+    assert meta_variables({}) == {}  # ast-grep omits metaVariables when nothing was captured

@@ -63,7 +63,10 @@ def test_pattern_with_several_top_level_nodes_explains_why(ws: Workspace, engine
 def test_code_with_syntax_errors_gets_a_hint_naming_the_line(ws: Workspace, engine: Engine) -> None:
     out = dump_syntax_tree(ws, engine, "x = 1\ndef f(:\n  pass\n", "python", format="cst")
     assert any(line.strip().startswith("MISSING") for line in out["tree"].splitlines())
-    assert len(out["hints"]) == 1 and "(line 2)" in out["hints"][0] and 'format "pattern"' in out["hints"][0]
+    assert len(out["hints"]) == 1 and "(line 2)" in out["hints"][0] and "pattern" not in out["hints"][0]
+    # raw text with a metavariable: the hint points to the pattern format
+    out = dump_syntax_tree(ws, engine, "print($A)", "python", format="cst")
+    assert len(out["hints"]) == 1 and 'format "pattern"' in out["hints"][0]
 
 
 def test_problem_nodes_reads_field_prefixes() -> None:
