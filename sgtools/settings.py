@@ -30,6 +30,7 @@ class Settings:
     http_max_bytes: int = 4 * 1024 * 1024  # one remote index or rule file
     cache_ttl: float = 3600.0  # seconds a fetched community source stays fresh
     tool_timeout: float = 120.0  # seconds for one MCP tool call
+    tool_max_output_chars: int = 256 * 1024  # one string in an MCP tool result, and its text rendering
     git_timeout: float = 60.0  # seconds for one git call (`scan --changed-since`, `--shard`)
     progress_delay: float = 1.0  # seconds a terminal scan runs before it shows progress on stderr
     max_arg_bytes: int = 128 * 1024 - 1  # one argv string (pattern, rewrite, dumped code): Linux MAX_ARG_STRLEN
