@@ -25,6 +25,7 @@ OVERLAP_POLICIES: tuple[str, ...] = ("error", "skip")
 BOM = "\ufeff"
 _BARE_LF = re.compile(r"(?<!\r)\n")
 _LINE_END = re.compile(r"(?<=\n)")
+_NEWLINE = re.compile(rb"\n")
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,7 @@ class LineIndex:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-        self.starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+        self.starts = [0] + [m.end() for m in _NEWLINE.finditer(data)]
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.starts, offset) - 1
