@@ -1,0 +1,196 @@
+"""Fix-its: exact edits, suppress comments per language, verification by re-scanning, computed confidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sgtools import scanner
+from sgtools.edits import apply_edits
+from sgtools.engine import Engine
+from sgtools.settings import Settings
+from sgtools.workspace import Workspace
+
+RULES = {
+    "py-eval": "language: python\nseverity: error\nrule: {pattern: eval($X)}\nfix: ast.literal_eval($X)\n",
+    "py-print": "language: python\nseverity: warning\nrule: {pattern: print($$$A)}\nfix: ''\n",
+    "py-bad-fix": "language: python\nseverity: info\nrule: {pattern: foo($A)}\nfix: 'foo($A'\n",
+    "py-refires": "language: python\nseverity: info\nrule: {pattern: wrap($A)}\nfix: 'wrap(wrap($A))'\n",
+    "py-old-api": "language: python\nseverity: info\nrule: {pattern: old_api($A)}\nfix: 'new_api($A)'\n",
+    "py-new-api": "language: python\nseverity: hint\nrule: {pattern: new_api($A)}\n",
+    "py-assign-eval": "language: python\nseverity: hint\nrule: {pattern: $V = eval($X)}\nfix: '$V = None'\n",
+    "js-var": "language: javascript\nseverity: warning\nrule: {kind: variable_declaration}\n"
+              "fix: 'let x = 1;'\n",
+    "js-console": "language: javascript\nseverity: warning\nrule: {pattern: console.log($$$A)}\n"
+                  "fix: 'logger.info($$$A)'\n",
+    # A bare Go call pattern is read as something else by ast-grep 0.51: give it a context.
+    "go-println": "language: go\nseverity: warning\nrule:\n  pattern:\n    context: 'func t() { fmt.Println($$$A) }'\n"
+                  "    selector: call_expression\nfix: 'log.Println($$$A)'\n",
+    "rs-unwrap": "language: rust\nseverity: warning\nrule: {pattern: $E.unwrap()}\nfix: '$E.expect(\"todo\")'\n",
+    "html-b": "language: html\nseverity: info\nrule: {kind: element, regex: '^<b>'}\n",
+    "css-red": "language: css\nseverity: info\nrule: {kind: declaration, regex: 'red'}\n",
+    "json-key": "language: json\nseverity: info\nrule: {kind: pair, regex: '^\"secret\"'}\n",
+}
+
+SAMPLES: list[tuple[str, str]] = [
+    ("python", "import ast\n\ndef f(data):\n    x = eval(data)\n    if x:\n        print('héllo', x)\n"
+               "    wrap(1)\n    old_api(2)\n    return foo(3)\n"),
+    ("javascript", "var a = 1;\nfunction g() {\n  console.log('日本', a);\n}\n"),
+    ("go", "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi 😀\")\n}\n"),
+    ("rust", "fn main() {\n    let v = Some(1);\n    let w = v.unwrap();\n}\n"),
+    ("html", "<div>\n  <b>bold</b>\n</div>\n"),
+    ("css", "a {\n  color: red;\n}\n"),
+]
+
+
+@pytest.fixture
+def proj(initialized: Workspace) -> Workspace:
+    for rid, body in RULES.items():
+        (initialized.root / "rules" / f"{rid}.yml").write_text(f"id: {rid}\n{body}")
+    return initialized
+
+
+def fixits_of(res: dict[str, Any], rule_id: str, kind: str) -> list[dict[str, Any]]:
+    return [f for d in res["issues"] if d["ruleId"] == rule_id for f in d["fixits"] if f["kind"] == kind]
+
+
+def still_reported(ws: Workspace, engine: Engine, language: str, diag: dict[str, Any], fx: dict[str, Any],
+                   text: str) -> bool:
+    new = apply_edits(text, fx["edits"])
+    edit = fx["edits"][0]
+    lo, hi = edit["byteStart"], edit["byteStart"] + len(edit["newText"].encode("utf-8"))
+    again = scanner.scan_code(ws, engine, new, language=language)["issues"]
+    return any(d["ruleId"] == diag["ruleId"] and d["byteStart"] <= hi and d["byteEnd"] >= lo for d in again)
+
+
+@pytest.mark.parametrize(("language", "code"), SAMPLES, ids=[s[0] for s in SAMPLES])
+def test_every_verified_fixit_removes_its_diagnostic(proj: Workspace, engine: Engine, language: str,
+                                                     code: str) -> None:
+    res = scanner.scan_code(proj, engine, code, language=language)
+    checked = 0
+    for d in res["issues"]:
+        for fx in d["fixits"]:
+            assert fx["verification"]["checked"] is True
+            if fx["verified"]:
+                assert not still_reported(proj, engine, language, d, fx, code), (d["ruleId"], fx)
+                checked += 1
+    assert checked >= 1
+
+
+def test_broken_fix_is_unverified_with_low_confidence(proj: Workspace, engine: Engine) -> None:
+    res = scanner.scan_code(proj, engine, "foo(1)\n", language="python")
+    [fx] = fixits_of(res, "py-bad-fix", "fix")
+    assert fx["verified"] is False and fx["confidence"] <= 0.2
+    v = fx["verification"]
+    assert v["parseErrorsAfter"] > v["parseErrorsBefore"] == 0
+
+
+def test_fix_that_refires_is_unverified(proj: Workspace, engine: Engine) -> None:
+    res = scanner.scan_code(proj, engine, "wrap(1)\n", language="python")
+    [fx] = fixits_of(res, "py-refires", "fix")
+    assert fx["verified"] is False and fx["verification"]["stillFires"] is True
+    assert fx["confidence"] < 0.5
+
+
+def test_confidence_is_computed_not_constant(proj: Workspace, engine: Engine) -> None:
+    res = scanner.scan_code(proj, engine, "eval(a)\nprint(b)\nold_api(c)\n", language="python")
+    clean = fixits_of(res, "py-eval", "fix")[0]
+    deletion = fixits_of(res, "py-print", "fix")[0]
+    noisy = fixits_of(res, "py-old-api", "fix")[0]  # its fix triggers py-new-api
+    assert clean["verified"] and deletion["verified"] and noisy["verified"]
+    assert noisy["verification"]["newDiagnostics"] == 1
+    assert clean["confidence"] > deletion["confidence"]
+    assert clean["confidence"] > noisy["confidence"]
+    suppress = fixits_of(res, "py-eval", "suppress")[0]
+    assert suppress["verified"] and suppress["confidence"] < clean["confidence"]
+
+
+def test_overlapping_fixes_are_marked(proj: Workspace, engine: Engine) -> None:
+    res = scanner.scan_code(proj, engine, "y = eval(s)\n", language="python")
+    inner = fixits_of(res, "py-eval", "fix")[0]
+    outer = fixits_of(res, "py-assign-eval", "fix")[0]
+    assert inner["conflictsWith"] == [{"ruleId": "py-assign-eval", "line": 1, "column": 1}]
+    assert outer["conflictsWith"] == [{"ruleId": "py-eval", "line": 1, "column": 5}]
+    assert inner["verified"] and outer["verified"]  # each is checked on its own
+
+
+@pytest.mark.parametrize(("language", "code", "rule", "expected"), [
+    ("python", "def f():\n    if x:\n        print(1)\n", "py-print", "        # ast-grep-ignore: py-print\n"),
+    ("javascript", "function g() {\n  var a = 1;\n}\n", "js-var", "  // ast-grep-ignore: js-var\n"),
+    ("go", "package main\nfunc main() {\n\tfmt.Println(1)\n}\n", "go-println", "\t// ast-grep-ignore: go-println\n"),
+    ("html", "<div>\n  <b>x</b>\n</div>\n", "html-b", "  <!-- ast-grep-ignore: html-b -->\n"),
+    ("css", "a {\n  color: red;\n}\n", "css-red", "  /* ast-grep-ignore: css-red */\n"),
+    ("python", "if x:\r\n    print(1)\r\n", "py-print", "    # ast-grep-ignore: py-print\r\n"),
+])
+def test_suppress_comment_syntax(proj: Workspace, engine: Engine, language: str, code: str, rule: str,
+                                 expected: str) -> None:
+    res = scanner.scan_code(proj, engine, code, language=language)
+    [fx] = fixits_of(res, rule, "suppress")
+    [edit] = fx["edits"]
+    assert edit["newText"] == expected
+    assert edit["byteStart"] == edit["byteEnd"] and edit["column"] == 1
+    assert fx["verified"] is True
+    new = apply_edits(code, fx["edits"])
+    assert rule not in [d["ruleId"] for d in scanner.scan_code(proj, engine, new, language=language)["issues"]]
+
+
+def test_no_suppress_where_comments_do_not_work(proj: Workspace, engine: Engine) -> None:
+    res = scanner.scan_code(proj, engine, "{\n  \"secret\": 1\n}\n", language="json")
+    assert [d["ruleId"] for d in res["issues"]] == ["json-key"]
+    assert res["issues"][0]["fixits"] == []
+
+
+def test_existing_ignore_comment_is_extended(proj: Workspace, engine: Engine) -> None:
+    code = "# ast-grep-ignore: py-eval\nprint(eval(s))\n"
+    res = scanner.scan_code(proj, engine, code, language="python")
+    assert [d["ruleId"] for d in res["issues"]] == ["py-print"]
+    [fx] = fixits_of(res, "py-print", "suppress")
+    assert fx["edits"][0]["newText"] == "# ast-grep-ignore: py-eval, py-print"
+    assert (fx["edits"][0]["byteStart"], fx["edits"][0]["byteEnd"]) == (0, 26)
+    assert fx["verified"] is True
+    new = apply_edits(code, fx["edits"])
+    assert scanner.scan_code(proj, engine, new, language="python")["issues"] == []
+
+
+def test_fix_edit_positions_on_multibyte_text(proj: Workspace, engine: Engine) -> None:
+    code = "s = 'ñ😀日本'; t = eval(s)\n"
+    res = scanner.scan_code(proj, engine, code, language="python")
+    [fx] = fixits_of(res, "py-eval", "fix")
+    [edit] = fx["edits"]
+    start = code.index("eval")
+    assert (edit["line"], edit["column"], edit["endColumn"]) == (1, start + 1, start + len("eval(s)") + 1)
+    assert edit["byteStart"] == len(code[:start].encode("utf-8"))
+    assert apply_edits(code, fx["edits"]) == "s = 'ñ😀日本'; t = ast.literal_eval(s)\n"
+
+
+def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch,
+                                 tmp_path: Path) -> None:
+    calls: list[list[str]] = []
+    real_run = Engine.run
+
+    def counting_run(self: Engine, args: list[str], **kw: Any) -> Any:
+        calls.append(list(args))
+        return real_run(self, args, **kw)
+
+    code = "eval(a)\nprint(b)\nold_api(c)\nwrap(d)\nfoo(e)\n"
+    scanner.scan_code(proj, engine, code, language="python")  # warm the rule-set cache
+    monkeypatch.setattr(Engine, "run", counting_run)
+    res = scanner.scan_code(proj, engine, code, language="python")
+    assert sum(len(d["fixits"]) for d in res["issues"]) >= 10
+    assert len(calls) == 2  # the scan, then one verification call for every fix-it
+    for rel, text in (("a.py", code), ("b.py", code), ("c.js", "var q = 2;\n")):
+        (proj.root / rel).write_text(text)
+    calls.clear()
+    scanner.scan_path(proj, engine)
+    assert len(calls) == 3  # the scan, then one verification call per language
+
+
+def test_verification_cap(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sgtools.fixits.get_settings", lambda: Settings(fixit_verify_max=1))
+    res = scanner.scan_code(proj, engine, "eval(a)\n", language="python")
+    first, second = res["issues"][0]["fixits"]
+    assert first["verification"]["checked"] is True
+    assert second["verification"] == {"checked": False, "reason": "verification limit reached"}
+    assert second["verified"] is False and 0 < second["confidence"] < 0.5
