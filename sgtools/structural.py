@@ -85,8 +85,7 @@ def pattern_matches(
             raise
         causes = exc.details.get("causes") or [exc.details.get("error") or exc.message]
         raise BadInput(
-            f"ast-grep rejected the pattern: {'; '.join(c.rstrip('.') for c in causes)}. "
-            + pattern_refusal_hint(ws, engine, pattern, lang, causes)
+            pattern_refusal_hint(ws, engine, pattern, lang, causes)
             + " The dump_syntax_tree tool with format \"pattern\" shows how ast-grep reads it."
         ) from None
     for m in raw:
@@ -100,8 +99,7 @@ def check_rewrite(pattern: str, rewrite: object) -> str:
     substitutes an unknown `$B` with nothing, which would delete code."""
     if not isinstance(rewrite, str):
         raise BadInput(f"The rewrite must be text, not {type(rewrite).__name__}.")
-    if rewrite:
-        check_code_arg(rewrite, "rewrite")
+    check_code_arg(rewrite, "rewrite", allow_blank=True)
     captured = set(_METAVAR.findall(pattern))
     unknown = sorted(set(_METAVAR.findall(rewrite)) - captured - {"_"})
     if unknown:

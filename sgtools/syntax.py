@@ -21,11 +21,11 @@ _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: ")
 _MULTIPLE = "Multiple AST nodes"
 
 
-def check_code_arg(code: object, what: str) -> str:
+def check_code_arg(code: object, what: str, *, allow_blank: bool = False) -> str:
     """ast-grep takes patterns and dumped code as one command-line argument: refuse what argv cannot carry."""
     if not isinstance(code, str):
         raise BadInput(f"The {what} must be text, not {type(code).__name__}.")
-    if not code.strip():
+    if not code.strip() and not allow_blank:
         raise BadInput(f"The {what} is empty. Pass some code.")
     if "\x00" in code:
         raise BadInput(f"The {what} contains a NUL byte, which cannot be passed to ast-grep. Remove it.")
@@ -109,14 +109,17 @@ def dump_syntax_tree(ws: Workspace, engine: Engine, code: str, language: str, fo
 
 def pattern_refusal_hint(ws: Workspace, engine: Engine, code: str, lang: str, causes: list[str]) -> str:
     """Why ast-grep refused a pattern, and what to do; for several top-level nodes, name them."""
+    # ast-grep quotes the pattern after swapping `$` for its expando character (µ for Python and others).
     cause = "; ".join(c.rstrip(".") for c in causes)
+    if "µ" not in code:
+        cause = cause.replace("µ", "$")
     if _MULTIPLE in cause:
         tree, _ = engine.dump_tree(code, lang, "cst", cwd=ws.root)
         # The raw text parse sees `$A` as an ERROR; only the real statements say what the several nodes are.
         kinds = [k for k in top_level_kinds(tree) if k != "ERROR" and re.match(r"^[A-Za-z_]\w*$", k)]
         listed = f" ({len(kinds)} top-level nodes: {', '.join(kinds)})" if len(kinds) > 1 else ""
         return (
-            f"ast-grep cannot use this as a pattern: it reads as several nodes{listed}, and a pattern must be "
+            f"ast-grep cannot use this as a pattern: it finds multiple AST nodes{listed}, and a pattern must be "
             "one node. Search for one statement or expression at a time, or write a rule that combines them "
             "with `has`, `follows` or `precedes`."
         )

@@ -104,7 +104,7 @@ def test_a_pattern_ast_grep_rejects_is_bad_input_with_cause_and_hint(proj: Works
     with pytest.raises(BadInput) as info:
         find_code(proj, engine, "$A; $B", "python")
     msg = info.value.message
-    assert "Multiple AST nodes" in msg and "one node" in msg and "dump_syntax_tree" in msg
+    assert "multiple AST nodes (2 top-level nodes" in msg and "one node" in msg and "dump_syntax_tree" in msg
 
 
 def test_an_incomplete_pattern_that_matches_nothing_gets_a_hint(proj: Workspace, engine: Engine) -> None:
@@ -262,3 +262,11 @@ def test_meta_variables_drop_secondary_and_separators() -> None:
         "transformed": {"UPPER": "CALL"}}}
     assert meta_variables(raw) == {"F": "call", "ARGS": ["cmd", "shell=True"]}
     assert meta_variables({}) == {}  # ast-grep omits metaVariables when nothing was captured
+
+
+def test_a_pattern_rejected_for_another_reason_names_the_cause(proj: Workspace, engine: Engine) -> None:
+    with pytest.raises(BadInput) as info:
+        find_code(proj, engine, "$$$", "python")  # ast-grep: no AST root / not a valid pattern
+    assert info.value.message.startswith("ast-grep cannot use this as a pattern: ")
+    assert info.value.message.count("cannot use this as a pattern") == 1
+    assert "`$$$`" in info.value.message and "µ" not in info.value.message  # ast-grep's expando char undone
