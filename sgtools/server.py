@@ -196,18 +196,18 @@ def _input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
             "language": language, "valid_examples": valid, "invalid_examples": invalid,
         }, ("rule_yaml",), closed=True),
         "dump_syntax_tree": _obj({
-            "code": _str("the code (or pattern) to parse", s.max_code_bytes), "language": language,
+            "code": _str("the code (or pattern) to parse", s.max_arg_bytes), "language": language,
             "format": {"type": "string", "enum": ["cst", "ast", "pattern"], "default": "cst",
                        "description": "cst: every node incl. punctuation; ast: named nodes only; pattern: how "
                                       "ast-grep reads `code` as a pattern"},
         }, ("code", "language"), closed=True),
         "find_code": _obj({
-            "pattern": _str("an ast-grep pattern, e.g. `console.log($$$ARGS)`", short), "language": language,
+            "pattern": _str("an ast-grep pattern, e.g. `console.log($$$ARGS)`", s.max_arg_bytes), "language": language,
             "paths": paths, "max_results": max_results,
         }, ("pattern", "language"), closed=True),
         "rewrite_code": _obj({
-            "pattern": _str("an ast-grep pattern with metavariables, e.g. `$A == None`", short),
-            "rewrite": _str("the replacement, using the pattern's metavariables, e.g. `$A is None`", short),
+            "pattern": _str("an ast-grep pattern with metavariables, e.g. `$A == None`", s.max_arg_bytes),
+            "rewrite": _str("the replacement, using the pattern's metavariables, e.g. `$A is None`", s.max_arg_bytes),
             "language": language, "paths": paths, "apply": apply,
         }, ("pattern", "rewrite", "language"), closed=True),
         "apply_fixes": _obj({"paths": paths, "rule_ids": rule_ids, "apply": apply}, closed=True),
@@ -729,7 +729,7 @@ async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object
         return _error_result(f"[engine-failed] {spec.name} failed unexpectedly ({type(exc).__name__}"
                              f"{': ' + short if short else ''}). The details are in the server log; retry, "
                              "and report it if it persists.")
-    cap = app.settings.max_rule_bytes
+    cap = app.settings.tool_max_output_chars
     cut: list[int] = []
     structured = _cap(data, cap, cut)
     if cut:

@@ -1,0 +1,179 @@
+"""The adapter's own behaviour, in process: error mapping, deadlines, cancellation, caps, argument coercion.
+
+The faults here (a service that crashes, hangs or returns a huge string) cannot be caused on demand with the
+real services, so these tests register stand-in tool calls; everything else is the real server code.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from sgtools import server
+from sgtools.engine import Engine
+from sgtools.settings import Settings
+from sgtools.workspace import Workspace
+
+
+def _app(ws: Workspace, *, read_only: bool = False, **limits: Any) -> server.App:
+    return server.App(ws=ws, engine=Engine(), settings=replace(Settings(), **limits), read_only=read_only)
+
+
+def _spec(call: server.Call, **kw: Any) -> server.ToolSpec:
+    base = server.tool_specs()["server_info"]
+    return replace(base, **{"call": call, "render": lambda d: f"rendered {sorted(d)}", **kw})
+
+
+def _run(app: server.App, spec: server.ToolSpec, args: Any, schema: dict[str, Any] | None = None) -> Any:
+    return anyio.run(server.run_tool, app, spec, schema or {"type": "object", "properties": {}}, args)
+
+
+def _text(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+def test_unexpected_exception_is_engine_failed_and_logged(ws: Workspace, caplog: pytest.LogCaptureFixture) -> None:
+    def crash(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+        raise RuntimeError("internal detail\nsecond line")
+
+    with caplog.at_level(logging.ERROR, logger="sgtools.server"):
+        result = _run(_app(ws), _spec(crash), {})
+    assert result.is_error
+    body = _text(result)
+    assert body.startswith("[engine-failed] server_info failed unexpectedly (RuntimeError: internal detail)")
+    assert "second line" not in body and len(body) < 400
+    assert any(r.exc_info for r in caplog.records), "the traceback must be logged"
+
+
+def test_sgtools_error_is_rendered_with_its_code(ws: Workspace) -> None:
+    from sgtools.errors import Conflict
+
+    def conflict(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+        raise Conflict("Rule x exists. Pass overwrite=true to replace it.")
+
+    result = _run(_app(ws), _spec(conflict), {})
+    assert result.is_error and _text(result) == "[conflict] Rule x exists. Pass overwrite=true to replace it."
+
+
+def test_deadline_gives_timeout_promptly(ws: Workspace) -> None:
+    release = threading.Event()
+
+    def hang(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+        release.wait(10)
+        return {}
+
+    started = time.monotonic()
+    result = _run(_app(ws, tool_timeout=0.3), _spec(hang), {})
+    elapsed = time.monotonic() - started
+    release.set()
+    assert result.is_error and _text(result).startswith("[timeout] server_info did not finish within 0.3 s")
+    assert elapsed < 3
+
+
+def test_cancellation_returns_at_once(ws: Workspace) -> None:
+    release = threading.Event()
+
+    def hang(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+        release.wait(10)
+        return {}
+
+    async def main() -> float:
+        started = time.monotonic()
+        with anyio.move_on_after(0.2):
+            await server.run_tool(_app(ws), _spec(hang), {"type": "object"}, {})
+        return time.monotonic() - started
+
+    elapsed = anyio.run(main)
+    release.set()
+    assert elapsed < 2
+
+
+def test_large_strings_are_cut_and_flagged(ws: Workspace) -> None:
+    def big(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+        return {"tree": "y" * 5000, "small": "ok", "items": [{"text": "z" * 5000}]}
+
+    spec = _spec(big, render=lambda d: str(d["tree"]))
+    result = _run(_app(ws, tool_max_output_chars=1000), spec, {})
+    data = result.structured_content
+    assert data["outputTruncated"] is True and data["small"] == "ok"
+    assert data["tree"].startswith("y" * 1000) and "cut: 4000 more characters" in data["tree"]
+    assert len(data["items"][0]["text"]) < 1100
+    assert len(_text(result)) < 1200 and "text cut at 1000" in _text(result)
+
+
+def test_coercion_of_what_agents_send() -> None:
+    schema = server._input_schemas(Settings())["scan_path"]
+    assert server._coerce(schema, {"paths": '["a", "b"]', "max_results": "7", "offset": 2.0, "rule_ids": None}) == \
+        {"paths": ["a", "b"], "max_results": 7, "offset": 2}
+    assert server._coerce(schema, {"paths": "src/app.py"}) == {"paths": ["src/app.py"]}
+    search = server._input_schemas(Settings())["search_community_rules"]
+    assert server._coerce(search, {"query": "x", "tags": ["a", "b"]}) == {"query": "x", "tags": "a,b"}
+    fixes = server._input_schemas(Settings())["apply_fixes"]
+    assert server._coerce(fixes, {"apply": "true"}) == {"apply": True}
+
+
+def test_bad_arguments_name_the_problem_and_the_parameters(ws: Workspace) -> None:
+    spec = server.tool_specs()["scan_code"]
+    schema = server._input_schemas(Settings())["scan_code"]
+    result = _run(_app(ws), spec, {"cod": "x"}, schema)
+    body = _text(result)
+    assert body.startswith("[bad-input] Invalid arguments for scan_code:")
+    assert "'code' is a required property" in body and "unknown parameter `cod`" in body
+    assert "Parameters: code (string), language? (string)" in body
+    result = _run(_app(ws), spec, ["not", "an", "object"], schema)
+    assert _text(result).startswith("[bad-input] The arguments of scan_code must be a JSON object.")
+
+
+def test_oversized_input_is_too_large_without_echoing_it(ws: Workspace) -> None:
+    settings = replace(Settings(), max_code_bytes=100)
+    spec = server.tool_specs()["scan_code"]
+    schema = server._input_schemas(settings)["scan_code"]
+    result = _run(_app(ws, max_code_bytes=100), spec, {"code": "q" * 500, "language": "python"}, schema)
+    body = _text(result)
+    assert body.startswith("[too-large] `code` has more than 100 characters") and "qqqq" not in body
+
+
+def test_read_only_refuses_writes_before_running_anything(ws: Workspace) -> None:
+    ran: list[str] = []
+
+    def record(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+        ran.append("x")
+        return {}
+
+    app = _app(ws, read_only=True)
+    apply_spec = replace(server.tool_specs()["apply_fixes"], call=record)
+    schema = server._input_schemas(Settings())["apply_fixes"]
+    assert _text(_run(app, apply_spec, {"apply": True}, schema)).startswith("[read-only] apply_fixes with apply=true")
+    assert not _run(app, apply_spec, {"apply": False}, schema).is_error
+    init_spec = replace(server.tool_specs()["initialize_ast_grep"], call=record)
+    assert _text(_run(app, init_spec, {})).startswith("[read-only] initialize_ast_grep writes")
+    assert ran == ["x"]
+
+
+def test_missing_service_is_engine_failed_not_available() -> None:
+    from sgtools.errors import EngineFailed
+
+    with pytest.raises(EngineFailed, match="not available in this build"):
+        server._service("no_such_service_module")
+
+
+def test_annotations_follow_the_mode() -> None:
+    specs = server.tool_specs()
+    rewrite = specs["rewrite_code"]
+    assert rewrite.annotations(False).destructive_hint is True
+    assert rewrite.annotations(True).read_only_hint is True and rewrite.annotations(True).destructive_hint is False
+    assert specs["scan_code"].annotations(False).read_only_hint is True
+    assert specs["import_community_rule"].annotations(False).open_world_hint is True
+
+
+def test_guide_ships_with_the_package() -> None:
+    text = server.guide_text()
+    assert text.startswith("# Writing ast-grep rules") and "test_rule" in text
+    assert (Path(server.__file__).parent / server.GUIDE_FILE).is_file()
