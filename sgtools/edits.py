@@ -273,8 +273,10 @@ def write_files(
         pending: list[_Pending] = []
         for target, key in sorted(resolved.items()):
             rel = ws.relative(target)
-            if not target.is_file():
+            if not target.exists():
                 raise NotFound(f"{rel} does not exist (any more). Scan again before writing.")
+            if not target.is_file():
+                raise BadInput(f"{rel} is not a regular file. Only existing source files are edited.")
             if target.stat().st_size > limit:
                 raise TooLarge(f"{rel} is over the {limit}-byte limit for edited files. Raise SGTOOLS_MAX_FILE_BYTES.")
             old = target.read_bytes()

@@ -173,6 +173,10 @@ def test_write_files_refuses_non_utf8_missing_and_huge_files(ws: Workspace, monk
         write_files(ws, {"ok.py": "OK\n", "latin1.py": "cafe\n"})
     with pytest.raises(NotFound):
         write_files(ws, {"ok.py": "OK\n", "new.py": "x\n"})
+    (ws.root / "adir").mkdir()
+    with pytest.raises(BadInput, match="not a regular file"):
+        write_files(ws, {"ok.py": "OK\n", "adir": "x\n"})
+    (ws.root / "adir").rmdir()
     monkeypatch.setattr(edits, "get_settings", lambda: Settings(max_file_bytes=10))
     put(ws, "big.py", b"x" * 11)
     before = snapshot_tree(ws.root)
