@@ -306,6 +306,26 @@ def test_a_server_too_slow_to_answer_is_refused(server: Server, monkeypatch: pyt
     assert time.monotonic() - start < 2.5
 
 
+def test_a_server_that_trickles_its_body_is_cut_off(server: Server, monkeypatch: pytest.MonkeyPatch,
+                                                   initialized: Workspace, engine: Engine) -> None:
+    use_settings(monkeypatch, http_timeout=0.6)
+
+    def trickle(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Length", "100000")
+        h.end_headers()
+        for _ in range(100):  # each byte well within the read timeout, the whole far beyond the deadline
+            h.wfile.write(b" ")
+            h.wfile.flush()
+            time.sleep(0.1)
+
+    server.routes["/trickle/index.json"] = trickle
+    use_sources(monkeypatch, server.url("/trickle/index.json"))
+    start = time.monotonic()
+    refused(initialized, engine, NetworkError, "did not finish within 0.6 s")
+    assert time.monotonic() - start < 3
+
+
 def test_only_https_or_loopback_http(monkeypatch: pytest.MonkeyPatch, initialized: Workspace,
                                      engine: Engine) -> None:
     for url in ("http://example.com/index.json", "file:///etc/passwd", "ftp://example.com/index.json"):

@@ -359,6 +359,7 @@ def _origin(url: str) -> tuple[str, int | None]:
 def fetch(url: str, *, cap: int, headers: dict[str, str] | None = None) -> FetchResult:
     """GET with a byte cap and an overall deadline of `http_timeout`; redirects only on the same host."""
     import requests
+    import urllib3
 
     settings = get_settings()
     timeout = settings.http_timeout
@@ -402,15 +403,20 @@ def fetch(url: str, *, cap: int, headers: dict[str, str] | None = None) -> Fetch
                     raise TooLarge(f"{current} is {length} bytes, over the {cap}-byte limit. Refused; nothing was "
                                    "written.")
                 body = bytearray()
+                # read1 returns whatever one socket read gives, so a server that trickles bytes meets the
+                # deadline below; iter_content would block until a whole chunk had arrived.
+                read1 = getattr(resp.raw, "read1", None)
+                chunks = iter(functools.partial(read1, _CHUNK), b"") if read1 is not None \
+                    else resp.iter_content(_CHUNK)
                 try:
-                    for chunk in resp.iter_content(_CHUNK):
+                    for chunk in chunks:
                         body += chunk
                         if len(body) > cap:
                             raise TooLarge(f"{current} sent more than {cap} bytes. Refused; nothing was written.")
                         if time.monotonic() > deadline:
                             raise Unreachable(f"The community source {url} did not finish within {timeout:g} s. "
                                               "Retry later, or raise SGTOOLS_HTTP_TIMEOUT.")
-                except requests.RequestException as exc:
+                except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
                     raise Unreachable(f"The download from {url} failed: {type(exc).__name__}. Retry later.") \
                         from None
                 return FetchResult(bytes(body), 200, resp.headers.get("ETag"), resp.headers.get("Last-Modified"))
