@@ -270,36 +270,45 @@ def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fi
     return round(max(0.3 if verified else 0.05, min(1.0, score)), 2)
 
 
+def mark_unchecked(diags: Sequence[dict[str, Any]], reason: str) -> None:
+    """Record that fix-its were not verified (the caller did not ask, or a limit was reached)."""
+    for d in diags:
+        for fx in d.get("fixits", []):
+            fx.setdefault("verification", {"checked": False, "reason": reason})
+
+
 def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner) -> None:
     """Check every fix-it of `jobs` in place: one `run_batch(language, texts)` call per language, which must
-    scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule."""
+    scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule.
+    Within the limits, `fix` fix-its are checked before `suppress` ones: they are what gets applied."""
     settings = get_settings()
     budget_count = settings.fixit_verify_max
     budget_bytes = settings.fixit_verify_max_bytes
+    order = [(j, diag, fx) for kind in ("fix", "suppress") for j, job in enumerate(jobs) for diag in job.diags
+             for fx in diag.get("fixits", []) if fx.get("kind") == kind]
+    per_job: dict[int, list[_Candidate]] = {}
+    for j, diag, fx in order:
+        text = jobs[j].text
+        if budget_count <= 0 or budget_bytes < len(text):
+            fx["verification"] = {"checked": False, "reason": "verification limit reached"}
+            continue
+        cand = _Candidate(job=j, fixit=fx, diag=diag)
+        try:
+            cand.new_text = edits_mod.apply_edits(text, fx["edits"])
+        except SgToolsError as exc:
+            fx["verification"] = {"checked": False, "reason": exc.message}
+            fx["confidence"] = 0.05
+            continue
+        e = fx["edits"][0]
+        cand.span = (int(e["byteStart"]), int(e["byteEnd"]), len(str(e["newText"]).encode("utf-8")))
+        budget_count -= 1
+        budget_bytes -= len(cand.new_text)
+        per_job.setdefault(j, []).append(cand)
     by_language: dict[str, tuple[list[str], list[_Candidate]]] = {}
     baselines: dict[int, int] = {}  # job index -> text index in its language batch
-    for j, job in enumerate(jobs):
+    for j, job_cands in per_job.items():
+        job = jobs[j]
         texts, cands = by_language.setdefault(job.language, ([], []))
-        job_cands: list[_Candidate] = []
-        for diag in job.diags:
-            for fx in diag.get("fixits", []):
-                if budget_count <= 0 or budget_bytes < len(job.text):
-                    fx["verification"] = {"checked": False, "reason": "verification limit reached"}
-                    continue
-                cand = _Candidate(job=j, fixit=fx, diag=diag)
-                try:
-                    cand.new_text = edits_mod.apply_edits(job.text, fx["edits"])
-                except SgToolsError as exc:
-                    fx["verification"] = {"checked": False, "reason": exc.message}
-                    fx["confidence"] = 0.05
-                    continue
-                e = fx["edits"][0]
-                cand.span = (int(e["byteStart"]), int(e["byteEnd"]), len(str(e["newText"]).encode("utf-8")))
-                budget_count -= 1
-                budget_bytes -= len(cand.new_text)
-                job_cands.append(cand)
-        if not job_cands:
-            continue
         if job.baseline is None:
             baselines[j] = len(texts)
             texts.append(job.text)
@@ -308,8 +317,6 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner) -> None:
             texts.append(cand.new_text)
         cands.extend(job_cands)
     for language, (texts, cands) in by_language.items():
-        if not cands:
-            continue
         results = run_batch(language, texts)
         for cand in cands:
             job = jobs[cand.job]

@@ -468,10 +468,12 @@ def scan_path(
     offset: int = 0,
     *,
     config: ProjectConfig | None = None,
+    verify_fixits: bool = True,
 ) -> dict[str, Any]:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
-    Results are sorted; `offset`/`nextOffset` page through them; `counts` cover every finding."""
+    Results are sorted; `offset`/`nextOffset` page through them; `counts` cover every finding.
+    `verify_fixits=False` skips the re-scan of fix-its (a CI gate that only reports does not need it)."""
     level = check_severity(min_severity)
     limit = result_limit(max_results)
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
@@ -521,7 +523,10 @@ def scan_path(
     diags = filter_severity(to_diagnostics(raw, text_by_file=by_rel, rules_by_id=_by_id(rules)), level)
     page = diags[offset: offset + limit]
     more = offset + limit < len(diags)
-    _verify_files(ws, engine, cfg, rules, page, by_rel)
+    if verify_fixits:
+        _verify_files(ws, engine, cfg, rules, page, by_rel)
+    else:
+        fixits.mark_unchecked(page, "verification not requested")
     return {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
             "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts()}
 
@@ -557,3 +562,4 @@ def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequ
         return scan_texts(engine, cfg.path, rules_path, name, batch)
 
     fixits.verify_fixits(jobs, run)
+    fixits.mark_unchecked(diags, "no rules of this file's language to re-scan with")

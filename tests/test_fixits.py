@@ -194,3 +194,20 @@ def test_verification_cap(proj: Workspace, engine: Engine, monkeypatch: pytest.M
     assert first["verification"]["checked"] is True
     assert second["verification"] == {"checked": False, "reason": "verification limit reached"}
     assert second["verified"] is False and 0 < second["confidence"] < 0.5
+
+
+def test_fix_fixits_are_verified_before_suppress_ones(proj: Workspace, engine: Engine,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sgtools.fixits.get_settings", lambda: Settings(fixit_verify_max=2))
+    res = scanner.scan_code(proj, engine, "eval(a)\nprint(b)\n", language="python")
+    checked = {(d["ruleId"], f["kind"]): f["verification"]["checked"] for d in res["issues"] for f in d["fixits"]}
+    assert checked == {("py-eval", "fix"): True, ("py-print", "fix"): True,
+                       ("py-eval", "suppress"): False, ("py-print", "suppress"): False}
+
+
+def test_path_scan_can_skip_verification(proj: Workspace, engine: Engine) -> None:
+    (proj.root / "a.py").write_text("eval(a)\n")
+    res = scanner.scan_path(proj, engine, verify_fixits=False)
+    [d] = res["issues"]
+    assert [f["verification"] for f in d["fixits"]] == [{"checked": False, "reason": "verification not requested"}] * 2
+    assert not any(f["verified"] for f in d["fixits"])
