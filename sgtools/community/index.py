@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools import yamlio
-from sgtools.errors import BadInput, NotFound
+from sgtools.errors import BadInput, EngineFailed, NotFound
 from sgtools.languages import canonical
 from sgtools.workspace import RULE_ID, Workspace
 
@@ -47,7 +47,11 @@ def _validator() -> Any:
     # jsonschema costs ~100 ms to import: only pay it when an index is actually checked.
     import jsonschema
 
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    try:
+        schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EngineFailed(f"The community index schema {SCHEMA_FILE} is missing or broken ({exc}); this install "
+                           "is incomplete. Reinstall context-sherpa.") from None
     return jsonschema.Draft202012Validator(schema)
 
 
