@@ -127,12 +127,14 @@ def run_update(args: argparse.Namespace) -> int:
 
 def run_sources(args: argparse.Namespace) -> int:
     from sgtools.community.service import community_sources
+    from sgtools.community.sources import SOURCES_ENV, config_path
 
     items = community_sources()
     if args.json:
-        print_json({"sources": items})
+        print_json({"sources": items, "configFile": str(config_path())})
     else:
         _print_sources(items)
+        print(f"More sources: {SOURCES_ENV}=<url or path>,… or `community_sources = [\"…\"]` in {config_path()}")
     return 0
 
 

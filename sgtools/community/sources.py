@@ -87,8 +87,12 @@ def configured_locations() -> tuple[list[tuple[str, str]], list[SourceProblem]]:
                     if not _is_url(text):
                         text = str(path.parent / Path(text).expanduser())
                     out.append((text, str(path)))
-    seen: set[str] = set()
-    unique = [(loc, why) for loc, why in out if not (loc in seen or seen.add(loc))]  # type: ignore[func-returns-value]
+    seen: set[str] = {BUNDLED_LOCATION}  # always present, always last
+    unique: list[tuple[str, str]] = []
+    for loc, why in out:
+        if loc not in seen:
+            seen.add(loc)
+            unique.append((loc, why))
     return unique, problems
 
 
