@@ -301,7 +301,7 @@ def open_source(location: str, *, refresh: bool = False) -> Source:
     if _is_url(location):
         check_url(location)
         result = cached_fetch(location, cap=cap, refresh=refresh)
-        base = location.rsplit("/", 1)[0] + "/"
+        base = urljoin(location, ".")  # the index's directory, without its query string
         return Source(location, "url", base, result.body, status="stale" if result.stale else "ok",
                       warning=result.warning)
     path = Path(location).expanduser()
