@@ -395,3 +395,17 @@ def test_bad_config_file_is_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) 
     sset = sources.load_sources()
     assert [p.kind for p in sset.problems] == ["config"] and str(cfg) in sset.problems[0].error.message
     assert [s.kind for s in sset.sources] == ["bundled"]
+
+
+def test_an_unwritable_cache_dir_costs_a_refetch_not_a_failure(server: Server, monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    blocked = tmp_path / "not-a-dir"
+    blocked.write_text("a file where the cache dir should be")
+    monkeypatch.setattr(sources, "cache_dir", lambda: blocked / "community")
+    use_sources(monkeypatch, server.url("/r/index.json"))
+    for _ in range(2):
+        sset = sources.load_sources()
+        assert not sset.problems and sset.sources[0].entries[0]["id"] == RULE_ID
+    assert server.statuses("/r/index.json") == [200, 200]
+    details = service.get_community_rule_details(RULE_ID)
+    assert details["rule"]["yaml"] == RULE

@@ -264,8 +264,7 @@ def _parse(raw: bytes, digest: str, where: str, *, schema: bool = True) -> dict[
     index = parse_index(raw, where, schema=digest not in known)
     if digest not in known:
         known = [*known[-(_MAX_VALIDATED - 1):], digest]
-        with contextlib.suppress(OSError, SgToolsError):  # an unwritable cache dir only costs a re-check
-            _write_cache(record, json.dumps(known).encode("utf-8"))
+        _write_cache(record, json.dumps(known).encode("utf-8"))
     if len(_parsed) >= _MAX_PARSED:
         _parsed.clear()
     _parsed[digest] = index
@@ -444,8 +443,10 @@ def _blob_path(sha256: str) -> Path:
 
 
 def _write_cache(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    Workspace(path.parent).write_bytes(path.name, data)
+    """Best effort: an unwritable cache dir (read-only home, full disk) costs a refetch, never a failure."""
+    with contextlib.suppress(OSError, SgToolsError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        Workspace(path.parent).write_bytes(path.name, data)
 
 
 def cached_fetch(url: str, *, cap: int, refresh: bool = False,
