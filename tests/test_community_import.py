@@ -31,7 +31,7 @@ ESSENTIALS_EXCEPTIONS = {
 
 def bundled_rule_with_tests() -> dict[str, object]:
     index = json.loads((bundled_dir() / "index.json").read_text())
-    return next(r for r in index["rules"] if r["tests"])  # type: ignore[no-any-return]
+    return next(r for r in index["rules"] if r["tests"])
 
 
 def test_import_a_bundled_rule(initialized: Workspace, engine: Engine) -> None:
