@@ -79,6 +79,8 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 _CWE = re.compile(r"^cwe(\d+)$")
 _VOWELS = set("aeiouy")
 _TYPO_MIN = 4  # tokens shorter than this are never corrected: too many near neighbours
+_TYPO_MAX = 24  # nor longer ones: no real word is that long, and the neighbourhood grows with the square
+_QUERY_WORDS = 32  # words of a query that count; the rest cannot change a ranking over one-line descriptions
 _PREFIX_MIN = 4
 
 # ---- text -> terms ------------------------------------------------------------------------------------------
@@ -257,7 +259,7 @@ class SearchIndex:
         for key in (raw, s):
             for expansion in self.synonyms.get(key, ()):
                 alts.append([(t, 0.7) for t in expansion])
-        if not alts and len(raw) >= _TYPO_MIN:
+        if not alts and _TYPO_MIN <= len(raw) <= _TYPO_MAX:
             alts += [[(t, w)] for t, w in self._typos(raw)]
             if not alts:
                 for i in range(3, len(raw) - 2):  # "hardcoded" vs "hard coded"
@@ -284,7 +286,7 @@ class SearchIndex:
             allowed = {i for i, d in enumerate(self.docs)
                        if (not lang or d.get("language") == lang)
                        and want_tags <= {str(t).lower() for t in d.get("tags") or []}}
-        raw_words = list(dict.fromkeys(words(query)))
+        raw_words = list(dict.fromkeys(words(query)))[:_QUERY_WORDS]
         if not raw_words:
             pool = range(len(self.docs)) if allowed is None else sorted(allowed)
             hits = sorted(pool, key=lambda i: self.docs[i]["id"])[:limit]
