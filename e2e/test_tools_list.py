@@ -47,7 +47,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
     "get_community_rule_details": ({"rule_id"}, set(), (True, False, True, True), {"success", "details", "rule"}),
     "import_community_rule": ({"rule_id"}, {"overwrite"}, (False, True, True, True),
                               {"success", "message", "path", "testPath"}),
-    "server_info": (set(), set(), (True, False, True, False),
+    "server_info": (set(), set(), (True, False, True, True),
                     {"version", "astGrepVersion", "root", "config", "ruleCount", "ruleErrors", "languages",
                      "communitySources", "readOnly"}),
 }

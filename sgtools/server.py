@@ -584,9 +584,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "server_info", "Server info",
         "Versions of context-sherpa and ast-grep, the workspace root, the config file, the rule count, broken "
-        "rule files, supported languages, community sources, and whether the server is read-only. Call it "
-        "first to see what state the project is in.",
-        _server_info, _render_info),
+        "rule files, supported languages, community sources (remote ones configured by the user are checked, "
+        "so it may reach the network), and whether the server is read-only. Call it first to see what state "
+        "the project is in; `problems` lists what is broken and how to fix it.",
+        _server_info, _render_info, open_world=True),
 )
 
 
