@@ -39,7 +39,8 @@ def register(subs: Any) -> None:
         "community rules when there is none. Exit 0 when nothing at or above --fail-on was found, 1 when "
         "something was, 2 on a usage, configuration or engine error, or a rule file that cannot be loaded.",
     )
-    p.add_argument("paths", nargs="*", metavar="PATHS", help="files or directories, relative to the root")
+    p.add_argument("paths", nargs="*", metavar="PATHS",
+                   help="files or directories (relative to the current directory, or to the root)")
     add_root(p)
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
@@ -102,12 +103,16 @@ def _progress(enabled: bool, delay: float) -> Iterator[None]:
             sys.stderr.flush()
 
 
-def _write_file(path: Path, text: str) -> None:
-    """Atomic, through the workspace writer of the file's own directory (it may lie outside the project)."""
+def _write_file(ws: Workspace, path: Path, text: str) -> None:
+    """Atomic and under the write lock: the project's when the file is inside it, else its own directory's."""
     from sgtools.workspace import Workspace
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    Workspace(path.parent).write_text(path.name, text)
+    target = (path if path.is_absolute() else Path.cwd() / path).resolve()
+    if not target.parent.is_dir():
+        raise BadInput(f"The directory of {path} does not exist. Create it, or write the baseline elsewhere.")
+    owner = ws if ws.root in target.parents else Workspace(target.parent)
+    with owner.lock():
+        owner.write_text(target, text)
 
 
 def _locate(path: str, ws: Workspace) -> Path:
@@ -160,15 +165,15 @@ def run(args: argparse.Namespace) -> int:
     if source.bundled:
         _note(f"no sgconfig.yml: using {source.rule_count} bundled community rules "
               "(run `sgtools init` to set up your own)")
+    if args.fix and source.bundled:
+        raise BadInput("--fix applies the fixes of this project's own rules, and there is no sgconfig.yml. "
+                       "Run `sgtools init` (and import the rules you want), then retry.")
     paths, changed = _select_paths(args, ws, source)
 
     fixes = None
     progress = not args.no_progress and sys.stderr.isatty()
     with _progress(progress, eng.settings.progress_delay):
         if args.fix and paths != []:
-            if source.bundled:
-                raise BadInput("--fix applies the fixes of this project's own rules, and there is no sgconfig.yml. "
-                               "Run `sgtools init` (and import the rules you want), then retry.")
             from sgtools.fixes import apply_fixes
 
             fixes = apply_fixes(ws, eng, paths=paths, rule_ids=args.rule_ids, apply=True, unsafe=args.unsafe_fixes)
@@ -176,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
 
     diags = baseline.with_fingerprints(found.issues)
     if args.write_baseline:
-        _write_file(Path(args.write_baseline), baseline.dumps(diags))
+        _write_file(ws, Path(args.write_baseline), baseline.dumps(diags))
         _note(f"wrote {len(diags)} finding(s) to the baseline {args.write_baseline}")
         known = baseline.load(Path(args.write_baseline), args.write_baseline)
     old: list[dict[str, Any]] = []
