@@ -118,6 +118,8 @@ async def test_resources_and_prompts(root: Path, server_env: dict[str, str]) -> 
 
         (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)
         if _has("sgtools.rulestore"):
+            listed = {str(r.uri): r for r in (await client.list_resources()).resources}
+            assert "sgtools://rules/no-eval" in listed and listed["sgtools://rules/no-eval"].name == "no-eval"
             rule = await client.read_resource("sgtools://rules/no-eval")
             assert "pattern: eval($CODE)" in getattr(rule.contents[0], "text", "")
             with pytest.raises(Exception, match="not-found"):

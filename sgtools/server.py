@@ -25,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import Resource as MCPResource
 from mcp_types import Tool as MCPTool
 
 from sgtools import __version__, project
@@ -743,14 +744,33 @@ async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object
 
 
 class SgToolsServer(MCPServer[Any]):
-    """MCPServer that leaves write-only tools out of `tools/list` in read-only mode (calls get [read-only])."""
+    """MCPServer that leaves write-only tools out of `tools/list` in read-only mode (calls get [read-only]) and
+    lists each current project rule as a resource."""
 
-    def __init__(self, *args: Any, hidden_tools: frozenset[str] = frozenset(), **kwargs: Any) -> None:
+    def __init__(self, *args: Any, hidden_tools: frozenset[str] = frozenset(), app: App | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.hidden_tools = hidden_tools
+        self.app = app
 
     async def list_tools(self) -> list[MCPTool]:
         return [t for t in await super().list_tools() if t.name not in self.hidden_tools]
+
+    async def list_resources(self) -> list[MCPResource]:
+        listed = await super().list_resources()
+        if self.app is None:
+            return listed
+        app = self.app
+        try:
+            data = await anyio.to_thread.run_sync(lambda: _service("rulestore").list_rules(app.ws, app.engine))
+        except SgToolsError as exc:  # no project yet, no binary...: the static resources are still useful
+            log.info("rules not listed as resources: %s", exc.render())
+            return listed
+        return [*listed, *(
+            MCPResource(uri=RULE_URI.format(rule_id=r["id"]), name=str(r["id"]), title=f"Rule {r['id']}",
+                        description=f"{r.get('language')}, {r.get('severity')}: {r.get('message') or ''}".strip(),
+                        mime_type="application/yaml")
+            for r in data.get("rules", []))]
 
 
 def _make_tool(app: App, spec: ToolSpec, schema: dict[str, Any]) -> Tool:
@@ -778,7 +798,7 @@ def build_server(root: str | None = None, *, read_only: bool = False, settings: 
     tools = [_make_tool(app, spec, schemas[spec.name]) for spec in TOOLS]
     hidden = frozenset(spec.name for spec in TOOLS if read_only and spec.write_only)
     server = SgToolsServer(SERVER_NAME, title="context-sherpa (ast-grep rules for agents)", version=__version__,
-                           instructions=INSTRUCTIONS, tools=tools, hidden_tools=hidden)
+                           instructions=INSTRUCTIONS, tools=tools, hidden_tools=hidden, app=app)
     _add_resources(server, app)
     _add_prompts(server)
     return server
