@@ -208,3 +208,18 @@ def _one_call(tool: str) -> list[dict[str, Any]]:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": {}}},
     ]
+
+
+async def test_tool_timeout_comes_from_settings(root: Path, server_env: dict[str, str]) -> None:
+    """SGTOOLS_TOOL_TIMEOUT reaches the per-call deadline; a timed-out call is a [timeout] result, not a hang."""
+    (root / "src").mkdir()
+    for i in range(200):
+        (root / "src" / f"m{i}.js").write_text(EVAL_CODE * 50)
+    impatient_env = {**server_env, "SGTOOLS_TOOL_TIMEOUT": "0.001"}
+    async with stdio_client(root, server_env) as client:
+        await ok(client, "initialize_ast_grep")
+    (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)
+    async with stdio_client(root, impatient_env) as client:
+        body = await fails(client, "scan_path", {}, "timeout")
+        assert "SGTOOLS_TOOL_TIMEOUT" in body
+        assert len((await client.list_tools()).tools) == 16  # still serving
