@@ -341,7 +341,9 @@ def _server_info(app: App, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}" + ("es" if word.endswith(("ch", "s", "x")) else "s")
 
 
 def _more(items: list[Any], shown: int) -> list[str]:
@@ -424,7 +426,10 @@ def _render_test(data: dict[str, Any]) -> str:
     lines.extend(_diagnostic_line(d) for d in matches[:TEXT_ITEMS])
     lines.append(f"examples: {examples.get('passed', 0)} passed, {len(failed)} failed")
     for f in failed[:TEXT_ITEMS]:
-        lines.append(f"  failed: {json.dumps(f, ensure_ascii=False)[:300]}")
+        reason = f.get("reason") if isinstance(f, dict) else None
+        lines.append(f"  failed: {reason or json.dumps(f, ensure_ascii=False)[:300]}")
+    for key in ("hints", "warnings"):
+        lines.extend(f"{key[:-1]}: {item}" for item in (data.get(key) or [])[:TEXT_ITEMS])
     return "\n".join(lines)
 
 

@@ -177,3 +177,23 @@ def test_guide_ships_with_the_package() -> None:
     text = server.guide_text()
     assert text.startswith("# Writing ast-grep rules") and "test_rule" in text
     assert (Path(server.__file__).parent / server.GUIDE_FILE).is_file()
+
+
+def test_text_renderings_are_short_and_say_what_to_do() -> None:
+    assert server._plural(0, "match") == "0 matches" and server._plural(1, "issue") == "1 issue"
+    issue = {"ruleId": "no-eval", "severity": "error", "message": "avoid eval", "file": "a.js", "line": 2,
+             "column": 5, "fixits": [{"kind": "fix", "verified": True, "title": "Replace with JSON.parse(x)"}]}
+    scan = server._render_scan({"issues": [issue] * 30, "counts": {"error": 30}, "truncated": True,
+                                "nextOffset": 30, "ruleErrors": [{"path": "rules/bad.yml", "message": "broken"}]})
+    lines = scan.splitlines()
+    assert lines[0] == "30 issues (30 error)."
+    assert lines[1] == "a.js:2:5: error[no-eval] avoid eval [fix: verified] Replace with JSON.parse(x)"
+    assert "... and 10 more (see the structured result)" in lines
+    assert "call again with offset=30" in scan and "rules/bad.yml: broken" in scan
+    assert server._render_scan({"issues": [], "counts": {}}) == "No issues found."
+    failed = [{"reason": "invalid_examples[0] is not matched"}]
+    tested = server._render_test({"success": False, "errors": [], "matches": [],
+                                  "examples": {"passed": 1, "failed": failed}})
+    assert "failed: invalid_examples[0] is not matched" in tested and "0 matches in `code`." in tested
+    dry = server._render_diff({"diff": "--- a\n+++ b\n", "changedFiles": ["a.js"], "applied": False})
+    assert dry.startswith("Would change (dry run; call again with apply=true to write): a.js")
