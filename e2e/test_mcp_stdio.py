@@ -223,3 +223,14 @@ async def test_tool_timeout_comes_from_settings(root: Path, server_env: dict[str
         body = await fails(client, "scan_path", {}, "timeout")
         assert "SGTOOLS_TOOL_TIMEOUT" in body
         assert len((await client.list_tools()).tools) == 16  # still serving
+
+
+async def test_log_level_flag_beats_env(root: Path, server_env: dict[str, str]) -> None:
+    calls = _one_call("scan_code")  # refused for missing `code`: logged at INFO
+    _, chatty = _raw_session(serve_command(root), calls, server_env)  # SGTOOLS_LOG_LEVEL=INFO
+    assert "tool scan_code refused: [bad-input]" in chatty
+    _, quiet = _raw_session(serve_command(root, "--log-level", "error"), calls, server_env)
+    assert "refused" not in quiet
+    env = {**server_env, "SGTOOLS_LOG_LEVEL": "loud"}
+    proc = subprocess.run(serve_command(root), capture_output=True, text=True, env=env, timeout=60, input="")
+    assert proc.returncode == 2 and proc.stderr.startswith("[bad-input] SGTOOLS_LOG_LEVEL='LOUD'")
