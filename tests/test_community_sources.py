@@ -360,6 +360,28 @@ def test_etag_revalidation_and_ttl(server: Server, monkeypatch: pytest.MonkeyPat
     assert server.statuses("/r/index.json") == [200, 304, 304]
 
 
+def test_last_modified_revalidation(server: Server, remote_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = (remote_repo / "index.json").read_bytes()
+    stamp = "Sun, 22 Nov 2026 07:00:00 GMT"
+    seen: list[str | None] = []
+
+    def dated(h: BaseHTTPRequestHandler) -> None:
+        seen.append(h.headers.get("If-Modified-Since"))
+        if h.headers.get("If-Modified-Since") == stamp:
+            h.send_response(304)
+            h.end_headers()
+            return
+        respond(200, body, {"Last-Modified": stamp})(h)
+
+    server.routes["/dated/index.json"] = dated
+    use_sources(monkeypatch, server.url("/dated/index.json"))
+    use_settings(monkeypatch, cache_ttl=0)
+    first = sources.load_sources()
+    second = sources.load_sources()
+    assert seen == [None, stamp]
+    assert first.sources[0].digest == second.sources[0].digest and second.sources[0].status == "ok"
+
+
 def test_stale_cache_serves_when_offline(server: Server, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     url = server.url("/r/index.json")
     use_sources(monkeypatch, url)
