@@ -7,10 +7,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from e2e.conftest import (
     EVAL_CODE,
@@ -22,6 +24,8 @@ from e2e.conftest import (
     stdio_client,
     whole_story,
 )
+from sgtools import project
+from sgtools.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -234,3 +238,26 @@ async def test_log_level_flag_beats_env(root: Path, server_env: dict[str, str]) 
     env = {**server_env, "SGTOOLS_LOG_LEVEL": "loud"}
     proc = subprocess.run(serve_command(root), capture_output=True, text=True, env=env, timeout=60, input="")
     assert proc.returncode == 2 and proc.stderr.startswith("[bad-input] SGTOOLS_LOG_LEVEL='LOUD'")
+
+
+@requires_service("sgtools.rulestore")
+async def test_blocked_write_times_out_and_an_abandoned_call_does_not_stall_the_server(
+        root: Path, server_env: dict[str, str]) -> None:
+    """Another process holds the workspace write lock: the tool deadline answers [timeout] long before the lock
+    wait would give up, and a call the client abandons (read timeout, so it sends notifications/cancelled) leaves
+    the session answering at once."""
+    ws = Workspace(root)
+    project.initialize(ws)
+    args = {"rule_id": "no-eval", "rule_yaml": NO_EVAL_RULE}
+    env = {**server_env, "SGTOOLS_TOOL_TIMEOUT": "1.5", "SGTOOLS_LOCK_TIMEOUT": "60"}
+    async with stdio_client(root, env) as client:
+        await ok(client, "server_info")
+        with ws.lock():
+            started = time.monotonic()
+            body = await fails(client, "add_or_update_rule", args, "timeout")
+            assert time.monotonic() - started < 10 and "may still complete" in body
+            with pytest.raises(MCPError):
+                await client.call_tool("remove_rule", {"rule_id": "no-eval"}, read_timeout_seconds=0.5)
+            started = time.monotonic()
+            assert (await ok(client, "server_info"))["config"] == "sgconfig.yml"
+            assert time.monotonic() - started < 5
