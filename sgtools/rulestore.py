@@ -23,7 +23,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
-from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.comments import CommentedMap, TaggedScalar
+from ruamel.yaml.scalarbool import ScalarBoolean
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools import languages, project, yamlio
@@ -286,7 +287,7 @@ def _prepare(
     if declared is None:
         doc.insert(0, "id", rule_id)
     text = yamlio.dump_rt(doc)
-    data = yamlio.load_one(text)
+    data = _plain(doc)
     # 2. Structure, with our schema.
     problems = schema_problems(data)
     if problems:
@@ -319,12 +320,22 @@ def _prepare(
 
 
 def _parse_one(rule_yaml: str) -> Any:
+    """The round-trip document (comments kept), parsed once: ruamel is pure Python and a big rule costs
+    milliseconds per parse. The node budget and depth cap of `yamlio.check_shape` still apply."""
+    docs: list[Any] = []
     try:
-        docs = [d for d in yamlio.load_all(rule_yaml) if d is not None] if rule_yaml.strip() else []
-        if len(docs) == 1 and isinstance(docs[0], dict):
-            doc = yamlio.load_rt(rule_yaml)
-            if isinstance(doc, CommentedMap):
-                return doc
+        if rule_yaml.strip():
+            try:
+                doc = yamlio.load_rt(rule_yaml)
+            except yamlio.YamlError as exc:
+                if "another document" not in exc.problem:
+                    raise
+                docs = [d for d in yamlio.load_all(rule_yaml) if d is not None]
+            else:
+                yamlio.check_shape(doc)
+                if isinstance(doc, CommentedMap):
+                    return doc
+                docs = [] if doc is None else [doc]
     except yamlio.YamlError as exc:
         if any(word in exc.problem for word in ("nested", "expands to more than", "limit")):
             raise TooLarge(f"rule_yaml is refused: {exc}. A real rule is small and shallow; simplify it.",
@@ -332,10 +343,13 @@ def _parse_one(rule_yaml: str) -> Any:
         hint = ""
         if "mapping values are not allowed" in exc.problem:
             hint = " A value containing `: ` (common in patterns such as `def $F(): $$$`) must be quoted."
-        elif "found character '\\t'" in exc.problem or "\\t" in exc.problem:
+        elif "\\t" in exc.problem or "\t" in exc.problem:
             hint = " YAML indentation must use spaces, not tabs."
         raise RuleInvalid(f"rule_yaml is not valid YAML: {exc}.{hint} Fix the YAML and retry.", check="yaml",
                           line=exc.line, column=exc.column) from None
+    except RecursionError:
+        raise TooLarge("rule_yaml is nested too deeply. A real rule is small and shallow; simplify it.",
+                       check="yaml") from None
     if not docs:
         raise RuleInvalid("rule_yaml is empty. Pass a rule with at least `language` and `rule`.", check="yaml")
     if len(docs) > 1:
@@ -547,7 +561,7 @@ def _best(errors: Iterable[ValidationError], parent: ValidationError) -> Validat
     candidates = list(errors)
     informative = [e for e in candidates if not (e.validator == "type" and e.absolute_path == parent.absolute_path)]
     pool = informative or candidates
-    return max(pool, key=lambda e: (len(e.absolute_path), e.validator != "type"))
+    return max(pool, key=lambda e: (len(e.absolute_path), e.validator not in ("type", "anyOf", "oneOf")))
 
 
 _TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
@@ -566,8 +580,11 @@ def _type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    return {dict: "a mapping", list: "a list", str: "a string", int: "an integer", float: "a number"}.get(
-        type(value), type(value).__name__)
+    for kind, word in ((dict, "a mapping"), (list, "a list"), (str, "a string"), (int, "an integer"),
+                       (float, "a number")):
+        if isinstance(value, kind):
+            return word
+    return type(value).__name__
 
 
 # ---- the project's rule files --------------------------------------------------------------------------
@@ -794,6 +811,27 @@ def _write_all(ws: Workspace, writes: Mapping[Path, str | None]) -> None:
 def _snip(code: str, limit: int = 60) -> str:
     flat = " ".join(code.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _plain(node: Any) -> Any:
+    """Plain Python data from a round-trip document, as a safe load would give (for the schema)."""
+    if isinstance(node, dict):
+        return {_plain(k): _plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_plain(v) for v in node]
+    if node is None or isinstance(node, bool):
+        return node
+    if isinstance(node, ScalarBoolean):
+        return bool(node)
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, TaggedScalar):
+        return str(node.value)
+    return str(node)  # dates and times: text to ast-grep
 
 
 def _jsonable(value: Any) -> Any:
