@@ -71,16 +71,15 @@ def claude_post_tool_use(raw: str, engine: Engine, *, root: str | None = None,
 def _check_file(ws: Workspace, engine: Engine, rel: str, fail_on: str) -> HookOutcome:
     from sgtools.changes import is_code
     from sgtools.ciscan import collect, rule_source
-    from sgtools.diagnostics import filter_severity
     from sgtools.formats.text import render_diagnostics
 
     source = rule_source(ws, engine)
     if not is_code(rel, source.config.language_globs):
         return HookOutcome(PASS)
-    found = collect(ws, engine, source, paths=[rel])
+    found = collect(ws, engine, source, paths=[rel], min_severity=fail_on)
     notes = "".join(f"sgtools hook: rule file {e.get('path')} was skipped: {e.get('message')}\n"
                     for e in found.rule_errors)
-    blocking = filter_severity(found.issues, fail_on)
+    blocking = found.issues
     if not blocking:
         return HookOutcome(PASS, notes)
     rules = "the bundled community rules" if source.bundled else "this project's ast-grep rules"
