@@ -130,7 +130,9 @@ def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
             else:
                 writes[path] = doc_file.without(sorted(indexes))
         for path in _test_files_for(cfg, rule_id):
-            writes[path] = None
+            tests = _DocFile.parse(path.read_text(encoding="utf-8"))
+            mine = [i for i, d in enumerate(tests.docs) if str(d.get("id")) == rule_id]
+            writes[path] = None if len(mine) == len(tests.docs) else tests.without(mine)
         for snap_dir in cfg.snapshot_dirs:
             snap = snap_dir / f"{rule_id}{SNAPSHOT_SUFFIX}"
             if snap.is_file():
@@ -190,8 +192,8 @@ def explain_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
         "language": str(data.get("language", "")),
         "severity": str(sev) if sev is not None else _SEV_DEFAULT,
         "message": str(data.get("message") or ""),
-        "note": data.get("note"),
-        "url": data.get("url"),
+        "note": _text_or_none(data.get("note")),
+        "url": _text_or_none(data.get("url")),
         "fix": _jsonable(data.get("fix")),
         "yaml": doc_file.doc_text(index),
         "path": rel,
@@ -316,7 +318,7 @@ def _prepare(
         # 7. The examples behave as claimed.
         _check_examples(ws, engine, config, rule_file, rule_id, valid or [], invalid or [], data)
     return _Candidate(rule_id, text, data, list(valid or []), list(invalid or []),
-                      examples_given=valid is not None or invalid is not None, warnings=warnings, target=target)
+                      examples_given=bool(valid or invalid), warnings=warnings, target=target)
 
 
 def _parse_one(rule_yaml: str) -> Any:
@@ -512,7 +514,9 @@ def _describe(err: ValidationError) -> list[str]:
                 else:
                     words.extend(_TYPE_WORDS.get(str(v), str(v)) for v in values if v != "null")
             where = _path(err.absolute_path)
-            return [f"{where}: expected {' or '.join(dict.fromkeys(words))}, got {_type_name(err.instance)}"]
+            inst = err.instance
+            quote = _quote_hint(inst) if "a string" in words else ""
+            return [f"{where}: expected {' or '.join(dict.fromkeys(words))}, got {_type_name(inst)}{quote}"]
         return _describe(_best(err.context, err))
     where = _path(err.absolute_path)
     prefix = f"{where}: " if where else ""
@@ -542,7 +546,8 @@ def _describe(err: ValidationError) -> list[str]:
     if err.validator == "type":
         want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
         names = " or ".join(_TYPE_WORDS.get(str(t), str(t)) for t in want if t != "null")
-        return [f"{prefix}expected {names}, got {_type_name(inst)}"]
+        quote = _quote_hint(inst) if "string" in want else ""
+        return [f"{prefix}expected {names}, got {_type_name(inst)}{quote}"]
     if err.validator == "enum":
         options = ", ".join(str(v) for v in err.validator_value if v is not None)
         close = difflib.get_close_matches(str(inst), [str(v) for v in err.validator_value if v is not None], n=1)
@@ -554,6 +559,15 @@ def _describe(err: ValidationError) -> list[str]:
     if err.validator in ("maxProperties", "minProperties") and where.startswith(("transform", "rewriters")):
         return [f"{prefix}a transformation needs exactly one of substring, replace, convert, rewrite"]
     return [f"{prefix}{err.message}"]
+
+
+def _quote_hint(value: Any) -> str:
+    """YAML reads `42`, `1.5` and `true` as numbers and booleans; as code they must be quoted."""
+    if isinstance(value, bool):
+        return f" (quote it: '{str(value).lower()}')"
+    if isinstance(value, (int, float)):
+        return f" (quote it: '{value}')"
+    return ""
 
 
 def _best(errors: Iterable[ValidationError], parent: ValidationError) -> ValidationError:
@@ -772,7 +786,11 @@ class _DocFile:
 
     def without(self, indexes: list[int]) -> str:
         drop = {self.doc_segments[i] for i in indexes}
-        return self._joined([s for k, s in enumerate(self.segments) if k not in drop])
+        kept = [s for k, s in enumerate(self.segments) if k not in drop]
+        if 0 in drop and kept and kept[0].startswith("---"):
+            # The old first document had no `---`; neither does the new first one.
+            kept[0] = _DOC_START.sub("", kept[0], count=1).lstrip(" \t").lstrip("\r\n")
+        return self._joined(kept)
 
     @staticmethod
     def _joined(segments: list[str]) -> str:
@@ -806,6 +824,10 @@ def _write_all(ws: Workspace, writes: Mapping[Path, str | None]) -> None:
 
 
 # ---- small helpers ------------------------------------------------------------------------------------
+
+
+def _text_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def _snip(code: str, limit: int = 60) -> str:

@@ -321,3 +321,46 @@ def test_severity_off_is_accepted_with_a_warning(initialized: Workspace, engine:
                                           ["x"], ["print(1)"])
     assert any("severity is `off`" in w for w in result["warnings"])
     assert result["testResult"]["summary"].startswith("test result: ok. 0 passed")
+
+
+class CountingEngine(Engine):
+    """The real engine, counting its ast-grep processes (instrumentation, not a mock)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def run(self, args, **kwargs):  # type: ignore[no-untyped-def]
+        self.calls.append(args[0])
+        return super().run(args, **kwargs)
+
+
+def test_a_validation_costs_a_few_engine_calls(initialized: Workspace) -> None:
+    for i in range(30):  # a project with rules: validation must not re-scan or re-check all of them
+        rule = f"id: r{i}\nlanguage: python\nrule: {{pattern: f{i}()}}\n"
+        (initialized.root / "rules" / f"r{i}.yml").write_text(rule)
+    counting = CountingEngine()
+    rulestore.validate_rule(initialized, counting, "no-print", NO_PRINT)
+    assert counting.calls == ["scan"]  # compile once
+    counting.calls.clear()
+    rulestore.add_or_update_rule(initialized, counting, "no-print", NO_PRINT, ["x"], ["print(1)"])
+    assert counting.calls == ["scan", "scan", "scan", "test"]  # compile, two examples, then `ast-grep test`
+
+
+def test_empty_example_lists_write_no_test_file(initialized: Workspace, engine: Engine) -> None:
+    result = rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, [], [])
+    assert result["testPath"] is None and result["testResult"] is None
+    assert list((initialized.root / "rule-tests").iterdir()) == []
+
+
+def test_remove_keeps_other_tests_in_a_shared_test_file(initialized: Workspace, engine: Engine) -> None:
+    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    rulestore.add_or_update_rule(initialized, engine, "no-eval", "language: python\nrule: {pattern: eval($X)}\n")
+    shared = initialized.root / "rule-tests" / "all-test.yml"
+    shared.write_text("id: no-print\nvalid: [x]\ninvalid: ['print(1)']\n---\nid: no-eval\nvalid: [x]\n"
+                      "invalid: ['eval(1)']\n")
+    assert rulestore.remove_rule(initialized, engine, "no-print")["removed"] == ["rules/no-print.yml",
+                                                                              "rule-tests/all-test.yml"]
+    assert shared.read_text() == "id: no-eval\nvalid: [x]\ninvalid: ['eval(1)']\n"
+    report = engine.test(project.load(initialized).path, cwd=initialized.root)
+    assert report.passed and list(report.statuses) == ["no-eval"]
