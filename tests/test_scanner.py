@@ -137,8 +137,11 @@ def test_scan_code_files_and_ignores_follow_the_virtual_path(proj: Workspace, en
     assert ids(scanner.scan_code(proj, engine, code, path="src/deep/er/a.py")) == ["src-only"]
     assert ids(scanner.scan_code(proj, engine, code, path="src/vendor/a.py")) == []  # ignores
     assert ids(scanner.scan_code(proj, engine, code, path="tests/a.py")) == []  # not in files
-    # No path: a files-scoped rule is not known to apply to an anonymous snippet.
-    assert ids(scanner.scan_code(proj, engine, code, language="python")) == []
+    # No path: a files-scoped rule is not known to apply to an anonymous snippet, and the result says so.
+    res = scanner.scan_code(proj, engine, code, language="python")
+    assert ids(res) == []
+    assert "src-only" in res["notes"][0] and "path" in res["notes"][0]
+    assert "notes" not in scanner.scan_code(proj, engine, code, path="src/a.py")
 
 
 def test_scan_code_global_utils_resolve(proj: Workspace, engine: Engine) -> None:
