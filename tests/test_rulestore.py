@@ -288,7 +288,8 @@ def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine:
     rule_dir = tmp_path / "incoming"
     rule_dir.mkdir()
     procs = []
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # Correctness under contention is the point here, not the lock timeout: give a loaded machine room.
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SGTOOLS_LOCK_TIMEOUT": "240"}
     for i in range(14):
         f = rule_dir / f"new-{i}.yml"
         f.write_text(f"language: python\nseverity: warning\nrule: {{pattern: new{i}($A)}}\n")
@@ -298,7 +299,7 @@ def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine:
     started = [subprocess.Popen([sys.executable, "-m", "sgtools", *a, "--root", str(initialized.root), "--json"],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for a in procs]
     for p in started:
-        out, err = p.communicate(timeout=120)
+        out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err.decode()
         assert json.loads(out)["success"]
     rules = rulestore.list_rules(initialized, engine)
@@ -364,3 +365,13 @@ def test_remove_keeps_other_tests_in_a_shared_test_file(initialized: Workspace, 
     assert shared.read_text() == "id: no-eval\nvalid: [x]\ninvalid: ['eval(1)']\n"
     report = engine.test(project.load(initialized).path, cwd=initialized.root)
     assert report.passed and list(report.statuses) == ["no-eval"]
+
+
+def test_unicode_rule_and_examples(proj: Workspace, engine: Engine) -> None:
+    rule = "language: python\nseverity: info\nmessage: 'Ausgabe über print() 😀'\nrule: {pattern: print($A)}\n"
+    result = rulestore.add_or_update_rule(proj, engine, "no-print", rule, ["x = 'héllo'"], ["print('héllo😀')"])
+    assert result["testResult"]["passed"]
+    assert rulestore.explain_rule(proj, engine, "no-print")["message"] == "Ausgabe über print() 😀"
+    assert yamlio.load_one((proj.root / "rule-tests/no-print-test.yml").read_text(encoding="utf-8"))["invalid"] == [
+        "print('héllo😀')"]
+    assert ids_found(engine, proj) == {"no-print"}
