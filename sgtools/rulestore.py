@@ -117,7 +117,7 @@ def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
         places = _project_ids(cfg).get(rule_id, [])
         if not places:
             raise NotFound(_unknown_id_message(cfg, rule_id))
-        # Edit each file once, removing the documents from the last to the first.
+        # Edit each file once: drop its documents with this id, or the whole file when nothing else is in it.
         by_file: dict[Path, list[int]] = {}
         for path, index in places:
             by_file.setdefault(path, []).append(index)
@@ -216,9 +216,8 @@ def _check_inputs(rule_id: object, rule_yaml: object, valid: object, invalid: ob
     if size > settings.max_rule_bytes:
         raise TooLarge(f"rule_yaml is {size} bytes, over the {settings.max_rule_bytes}-byte limit. "
                        "A rule is a few KB; split it or raise SGTOOLS_MAX_RULE_BYTES.")
-    if "\x00" in rule_yaml or "\ufffd" in rule_yaml:
-        raise BadInput("rule_yaml contains NUL or undecodable bytes: it looks like binary data, not YAML. "
-                       "Pass the rule's YAML text.")
+    if "\x00" in rule_yaml:
+        raise BadInput("rule_yaml contains NUL bytes: it looks like binary data, not YAML. Pass the rule's YAML text.")
     for name, examples in (("valid_examples", valid), ("invalid_examples", invalid)):
         if examples is None:
             continue

@@ -66,6 +66,8 @@ CASES = [
     Case("one-megabyte", "too-large", "byte limit",
          "language: python\nrule: {kind: call}\nmessage: " + "x" * 1_000_000 + "\n"),
     Case("binary-data", "bad-input", "binary", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+    Case("control-characters", "rule-invalid", "not valid YAML", "language: python\x07\nrule: {kind: call}\n"),
+    Case("lone-surrogate", "rule-invalid", "not valid YAML", "language: python\nmessage: \udc80\nrule: {kind: call}\n"),
     Case("not-a-string", "bad-input", "must be a string", b"language: python\nrule: {kind: call}\n"),
     Case("empty", "rule-invalid", "empty", "   \n# only a comment\n"),
     Case("two-documents", "rule-invalid", "2 YAML documents", GOOD + "---\n" + GOOD),
