@@ -160,7 +160,8 @@ def test_rule(
         raw = engine.scan(config=config, cwd=ws.root, rule_file=rules_path, stdin=code.encode("utf-8"))
         found = [m for m in raw if m.get("ruleId") != fixits.PARSE_RULE_ID]
         diags = to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id={rule.id: rule})
-        fixits.verify_fixits([fixits.VerifyJob("STDIN", code, lang, diags, baseline=raw)], run)
+        fixits.verify_fixits([fixits.VerifyJob("STDIN", code, lang, diags, baseline=raw)], run,
+                             scanner.missing_counter(engine, ws.root))
         result["matches"] = diags
 
     missed = False

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,8 @@ UNCHECKED_FIX = 0.5
 UNCHECKED_SUPPRESS = 0.3
 
 BatchRunner = Callable[[str, Sequence[str]], list[list[dict[str, Any]]]]
+# (language, text) -> how many MISSING tokens tree-sitter inserted to parse it, or None when it cannot tell.
+MissingCounter = Callable[[str, str], int | None]
 
 
 def comment_syntax(language: str) -> tuple[str, str] | None:
@@ -202,13 +205,13 @@ def _by_rule(matches: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, 
 
 def _judge(cand: _Candidate, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
            rule_ids: frozenset[str] | None) -> None:
-    fx, diag = cand.fixit, cand.diag
+    """What the re-scan of one edited text shows. Matches that the edit merely moved are told apart from new
+    ones by mapping every old match through the edit; only unexplained matches count."""
+    diag = cand.diag
     rule_id = str(diag["ruleId"])
     start, old_end, new_len = cand.span
     delta = new_len - (old_end - start)
     old_by, new_by = _by_rule(old), _by_rule(new)
-    errors_before = len(old_by.get(PARSE_RULE_ID, []))
-    errors_after = len(new_by.get(PARSE_RULE_ID, []))
 
     def leftovers(rid: str, drop: tuple[int, int] | None) -> list[tuple[int, int]]:
         olds = list(old_by.get(rid, []))
@@ -224,28 +227,45 @@ def _judge(cand: _Candidate, old: Sequence[Mapping[str, Any]], new: Sequence[Map
         return left
 
     target = (int(diag["byteStart"]), int(diag["byteEnd"]))
+    # "There": the edited bytes, and where the flagged code sits after the edit (a suppress comment moves it).
+    spots = [(start, start + new_len)]
+    moved = _map_range(target, start, old_end, delta)
+    if moved is not None:
+        spots.append(moved)
     same_rule_left = leftovers(rule_id, target)
-    edit_lo, edit_hi = start, start + new_len
-    still_fires = any(a <= edit_hi and b >= edit_lo for a, b in same_rule_left)
-    elsewhere = len(same_rule_left) - sum(1 for a, b in same_rule_left if a <= edit_hi and b >= edit_lo)
-    others = 0
-    for rid in new_by:
-        if rid in (rule_id, PARSE_RULE_ID) or (rule_ids is not None and rid not in rule_ids):
-            continue
-        others += len(leftovers(rid, None))
-    parses = errors_after <= errors_before
-    verified = parses and not still_fires
-    fx["verified"] = verified
-    fx["verification"] = {
-        "checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
-        "stillFires": still_fires, "newDiagnostics": others + elsewhere,
+    at_spot = [r for r in same_rule_left if any(r[0] <= hi and r[1] >= lo for lo, hi in spots)]
+    others = sum(len(leftovers(rid, None)) for rid in new_by
+                 if rid not in (rule_id, PARSE_RULE_ID) and (rule_ids is None or rid in rule_ids))
+    cand.extra = {
+        "checked": True,
+        "parseErrorsBefore": len(old_by.get(PARSE_RULE_ID, [])),
+        "parseErrorsAfter": len(new_by.get(PARSE_RULE_ID, [])),
+        "stillFires": bool(at_spot),
+        "newDiagnostics": others + len(same_rule_left) - len(at_spot),
+        "_others": others,
+        "_same": len(same_rule_left) - len(at_spot),
     }
-    fx["confidence"] = _confidence(fx, verified=verified, parses=parses, still_fires=still_fires,
-                                   broken_before=errors_before > 0, new_other=others, new_same=elsewhere)
+
+
+def _finish(cand: _Candidate) -> None:
+    """Set `verified`, `verification` and `confidence` from everything the checks found."""
+    fx, info = cand.fixit, cand.extra
+    parses = info["parseErrorsAfter"] <= info["parseErrorsBefore"]
+    missing_worse = info.get("missingAfter") is not None and info["missingAfter"] > info["missingBefore"]
+    parses = parses and not missing_worse
+    verified = parses and not info["stillFires"]
+    fx["verified"] = verified
+    fx["verification"] = {k: v for k, v in info.items() if not k.startswith("_")}
+    fx["confidence"] = _confidence(
+        fx, verified=verified, parses=parses, still_fires=info["stillFires"],
+        broken_before=info["parseErrorsBefore"] > 0 or bool(info.get("missingBefore")),
+        new_other=info["_others"], new_same=info["_same"],
+        missing_unchecked=fx.get("kind") == "fix" and info.get("missingAfter") is None,
+    )
 
 
 def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fires: bool, broken_before: bool,
-                new_other: int, new_same: int) -> float:
+                new_other: int, new_same: int, missing_unchecked: bool = False) -> float:
     """How safe it is to apply this fix-it blindly, from what the re-scan showed."""
     suppress = fx.get("kind") == "suppress"
     if not parses:
@@ -267,6 +287,8 @@ def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fi
         score -= 0.1  # the text already had parse errors, so "parses no worse" says less
     if fx.get("conflictsWith"):
         score -= 0.05
+    if missing_unchecked:
+        score -= 0.05  # tree-sitter's MISSING tokens could not be counted for this text
     return round(max(0.3 if verified else 0.05, min(1.0, score)), 2)
 
 
@@ -277,10 +299,15 @@ def mark_unchecked(diags: Sequence[dict[str, Any]], reason: str) -> None:
             fx.setdefault("verification", {"checked": False, "reason": reason})
 
 
-def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner) -> None:
+def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
+                  count_missing: MissingCounter | None = None) -> None:
     """Check every fix-it of `jobs` in place: one `run_batch(language, texts)` call per language, which must
     scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule.
-    Within the limits, `fix` fix-its are checked before `suppress` ones: they are what gets applied."""
+    Within the limits, `fix` fix-its are checked before `suppress` ones: they are what gets applied.
+
+    ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
+    dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
+    `fix` fix-its that passed the rest (a few engine calls, in parallel, up to `fixit_missing_check_max`)."""
     settings = get_settings()
     budget_count = settings.fixit_verify_max
     budget_bytes = settings.fixit_verify_max_bytes
@@ -316,9 +343,36 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner) -> None:
             cand.text_index = len(texts)
             texts.append(cand.new_text)
         cands.extend(job_cands)
+    judged: list[_Candidate] = []
     for language, (texts, cands) in by_language.items():
         results = run_batch(language, texts)
         for cand in cands:
             job = jobs[cand.job]
             old = job.baseline if job.baseline is not None else results[baselines[cand.job]]
             _judge(cand, old, results[cand.text_index], job.rule_ids)
+            judged.append(cand)
+    if count_missing is not None:
+        _check_missing(jobs, judged, count_missing, settings.fixit_missing_check_max, settings.verify_workers)
+    for cand in judged:
+        _finish(cand)
+
+
+def _check_missing(jobs: Sequence[VerifyJob], cands: Sequence[_Candidate], count_missing: MissingCounter,
+                   limit: int, workers: int) -> None:
+    todo = [c for c in cands if c.fixit.get("kind") == "fix" and c.extra["parseErrorsAfter"]
+            <= c.extra["parseErrorsBefore"] and not c.extra["stillFires"]][:max(0, limit)]
+    if not todo:
+        return
+    texts: dict[tuple[str, str], None] = {}
+    for c in todo:
+        texts[(jobs[c.job].language, jobs[c.job].text)] = None
+        texts[(jobs[c.job].language, c.new_text)] = None
+    keys = list(texts)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        counted = dict(zip(keys, pool.map(lambda k: count_missing(*k), keys), strict=True))
+    for c in todo:
+        before = counted[(jobs[c.job].language, jobs[c.job].text)]
+        after = counted[(jobs[c.job].language, c.new_text)]
+        if before is not None and after is not None:
+            c.extra["missingBefore"] = before
+            c.extra["missingAfter"] = after

@@ -22,10 +22,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from sgtools import fixits, languages, project
+from sgtools import fixits, languages, project, syntax
 from sgtools.diagnostics import check_severity, counts, filter_severity, normalize_file, to_diagnostics
 from sgtools.engine import Engine
-from sgtools.errors import BadInput, NotFound, TooLarge
+from sgtools.errors import BadInput, NotFound, SgToolsError, TooLarge
 from sgtools.project import ProjectConfig
 from sgtools.ruleset import Rule, RuleSet, load_ruleset
 from sgtools.settings import get_settings
@@ -365,6 +365,25 @@ def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name
     return out
 
 
+def missing_counter(engine: Engine, cwd: Path) -> fixits.MissingCounter:
+    """Counts tree-sitter's MISSING tokens in a text from ast-grep's CST dump (the text goes in argv, so
+    texts over `max_arg_bytes` and custom languages are not counted)."""
+    limit = get_settings().max_arg_bytes
+
+    def count(language: str, text: str) -> int | None:
+        if language not in languages.LANGUAGES or not text.strip() or len(text.encode("utf-8")) > limit:
+            return None
+        try:
+            tree, _ = engine.dump_tree(text, language, "cst", cwd=cwd)
+        except SgToolsError:
+            return None
+        if not tree:
+            return None
+        return sum(1 for node, _line in syntax.problem_nodes(tree) if node.startswith("MISSING"))
+
+    return count
+
+
 # ---- inputs -------------------------------------------------------------------------------------------------
 
 
@@ -456,6 +475,7 @@ def scan_code(
     fixits.verify_fixits(
         [fixits.VerifyJob("STDIN", code, lang, page, baseline=raw)],
         lambda _lang, texts: scan_texts(engine, cfg.path, rules_path, name, texts),
+        missing_counter(engine, cfg.root),
     )
     result.update(success=not diags, issues=page, counts=counts(diags), truncated=len(diags) > limit)
     return result
@@ -567,5 +587,5 @@ def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequ
         rules_path, name = files[lang]
         return scan_texts(engine, cfg.path, rules_path, name, batch)
 
-    fixits.verify_fixits(jobs, run)
+    fixits.verify_fixits(jobs, run, missing_counter(engine, ws.root))
     fixits.mark_unchecked(diags, "no rules of this file's language to re-scan with")

@@ -38,6 +38,8 @@ class Settings:
     max_reported_problems: int = 20  # structural problems listed in one rule-invalid message
     fixit_verify_max: int = 1000  # fix-its re-scanned to verify them, per scan call
     fixit_verify_max_bytes: int = 32 * 1024 * 1024  # edited text written for that verification, per scan call
+    fixit_missing_check_max: int = 64  # fix-its whose edited text is also checked for MISSING tokens, per scan
+    verify_workers: int = 4  # parallel ast-grep calls for those MISSING-token checks
 
     @classmethod
     def from_env(cls, environ: os._Environ[str] | dict[str, str] | None = None) -> Settings:

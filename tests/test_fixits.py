@@ -178,13 +178,17 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
     scanner.scan_code(proj, engine, code, language="python")  # warm the rule-set cache
     monkeypatch.setattr(Engine, "run", counting_run)
     res = scanner.scan_code(proj, engine, code, language="python")
+    fixes = sum(1 for d in res["issues"] for f in d["fixits"] if f["kind"] == "fix")
     assert sum(len(d["fixits"]) for d in res["issues"]) >= 10
-    assert len(calls) == 2  # the scan, then one verification call for every fix-it
+    scans = [c for c in calls if c[0] == "scan"]
+    dumps = [c for c in calls if c[0] == "run"]
+    assert len(scans) == 2  # the scan, then one verification call for every fix-it
+    assert len(dumps) <= fixes + 1  # MISSING-token counts: the text, and each fix that passed the rest
     for rel, text in (("a.py", code), ("b.py", code), ("c.js", "var q = 2;\n")):
         (proj.root / rel).write_text(text)
     calls.clear()
     scanner.scan_path(proj, engine)
-    assert len(calls) == 3  # the scan, then one verification call per language
+    assert len([c for c in calls if c[0] == "scan"]) == 3  # the scan, then one verification call per language
 
 
 def test_verification_cap(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -211,3 +215,19 @@ def test_path_scan_can_skip_verification(proj: Workspace, engine: Engine) -> Non
     [d] = res["issues"]
     assert [f["verification"] for f in d["fixits"]] == [{"checked": False, "reason": "verification not requested"}] * 2
     assert not any(f["verified"] for f in d["fixits"])
+
+
+@pytest.mark.parametrize(("language", "rule", "code"), [
+    # tree-sitter recovers from these by inserting a MISSING token, without any ERROR node.
+    ("javascript", "rule: {kind: statement_block, regex: 'y'}\nfix: '{ z()'", "if (x) { y() }\n"),
+    ("rust", "rule: {kind: let_declaration, regex: x}\nfix: 'let w = 1'", "fn main() { let x = 1; }\n"),
+])
+def test_fix_leaving_missing_tokens_is_unverified(initialized: Workspace, engine: Engine, language: str,
+                                                  rule: str, code: str) -> None:
+    (initialized.root / "rules" / "r.yml").write_text(f"id: r\nlanguage: {language}\nseverity: info\n{rule}\n")
+    res = scanner.scan_code(initialized, engine, code, language=language)
+    [fx] = fixits_of(res, "r", "fix")
+    v = fx["verification"]
+    assert v["parseErrorsAfter"] == v["parseErrorsBefore"] == 0  # the ERROR count alone would pass it
+    assert v["missingAfter"] > v["missingBefore"] == 0
+    assert fx["verified"] is False and fx["confidence"] <= 0.2
