@@ -201,8 +201,14 @@ def test_broken_rule_file_is_reported_and_others_still_run(proj: Workspace, engi
     assert ids(res) == ["no-eval"]
     broken = sorted(e["path"] for e in res["ruleErrors"])
     assert broken == ["rules/broken-yaml.yml", "rules/broken.yml"]
+    # The path scan then runs the good rules from a temp rule file: `files`/`ignores` must still hold.
+    write(proj.root, "src/a.py", "todo()\n")
+    write(proj.root, "src/vendor/b.py", "todo()\n")
+    write(proj.root, "tests/c.py", "todo()\neval(x)\n")
     path_res = scanner.scan_path(proj, engine)
     assert sorted(e["path"] for e in path_res["ruleErrors"]) == broken
+    assert [(d["file"], d["ruleId"]) for d in path_res["issues"]] == [("src/a.py", "src-only"),
+                                                                       ("tests/c.py", "no-eval")]
 
 
 def test_rule_cache_sees_edits(proj: Workspace, engine: Engine) -> None:
