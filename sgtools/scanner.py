@@ -462,6 +462,8 @@ def scan_code(
         if scoped:
             result["notes"] = [f"{len(scoped)} rule(s) limited to some files did not run ({', '.join(scoped[:5])}"
                                f"{', …' if len(scoped) > 5 else ''}): pass `path` to check the code as that file."]
+    if ruleset.errors and not ruleset.rules:
+        result.setdefault("notes", []).append("No rule could be loaded, so nothing was checked: see ruleErrors.")
     if not rules:
         return result
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
@@ -522,6 +524,8 @@ def scan_path(
         rules = [r for r in rules if r.id in set(wanted)]
     empty: dict[str, Any] = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
                              "nextOffset": None, "ruleErrors": ruleset.error_dicts()}
+    if ruleset.errors and not ruleset.rules:
+        empty["notes"] = ["No rule could be loaded, so nothing was checked: see ruleErrors."]
     if not rules:
         return empty
     cwd = cfg.root if all(_rel_to(t, cfg.root) is not None for t in targets) else ws.root

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -320,3 +321,11 @@ def test_glob_regex_rejects_what_globset_rejects() -> None:
     assert scanner.glob_regex("src/[a") is None
     assert scanner.glob_regex("{a,b") is None
     assert scanner.glob_match("a\\*b", "a*b") and not scanner.glob_match("a\\*b", "axb")
+
+
+def test_nothing_checked_is_said(proj: Workspace, engine: Engine) -> None:
+    shutil.rmtree(proj.root / "utils")  # sgconfig names it: ast-grep now refuses every rule
+    res = scanner.scan_code(proj, engine, "eval(x)\n", language="python")
+    assert res["issues"] == [] and len(res["ruleErrors"]) == 5
+    assert "nothing was checked" in res["notes"][-1]
+    assert "nothing was checked" in scanner.scan_path(proj, engine)["notes"][-1]
