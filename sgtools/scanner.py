@@ -422,6 +422,15 @@ def _rel_to(path: Path, base: Path) -> str | None:
         return None
 
 
+def _outermost(targets: Sequence[Path]) -> list[Path]:
+    """Drop repeated paths and paths inside another given directory: ast-grep would report them twice."""
+    kept: list[Path] = []
+    for t in sorted(set(targets), key=lambda p: len(p.parts)):
+        if not any(t == k or k in t.parents for k in kept):
+            kept.append(t)
+    return kept
+
+
 def _by_id(rules: Iterable[Rule]) -> dict[str, Rule]:
     return {r.id: r for r in rules}
 
@@ -509,7 +518,7 @@ def scan_path(
     if isinstance(paths, str):
         paths = [paths]
     cfg = config if config is not None else project.load(ws)
-    targets = [ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root]
+    targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
     ruleset = cached_ruleset(ws, cfg, engine)
     rules = [r for r in ruleset.rules if r.enabled]
     if rule_ids:

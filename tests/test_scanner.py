@@ -243,6 +243,8 @@ def test_scan_path_paths_rule_ids_and_pagination(proj: Workspace, engine: Engine
     write(root, "b/c.py", "print('c')\n")
     res = scanner.scan_path(proj, engine, paths=["b"])
     assert [d["file"] for d in res["issues"]] == ["b/c.py"]
+    res = scanner.scan_path(proj, engine, paths=["b", "b/c.py", "./b", str(root / "b" / "c.py")])
+    assert [d["file"] for d in res["issues"]] == ["b/c.py"]  # overlapping paths: reported once
     res = scanner.scan_path(proj, engine, rule_ids=["no-eval"])
     assert ids(res) == ["no-eval"]
     pages: list[dict[str, Any]] = []
