@@ -110,6 +110,33 @@ def test_text_colour_on_a_terminal_unless_no_color(sample: Path) -> None:
     assert "[no-debugger]" in plain and "\033[" not in plain
 
 
+def test_progress_only_on_a_terminal(sample: Path) -> None:
+    def run(stderr_tty: bool, *args: str) -> str:
+        leader, follower = pty.openpty()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SGTOOLS_")}
+        env["SGTOOLS_PROGRESS_DELAY"] = "0"  # show it at once, however fast the scan is
+        proc = subprocess.Popen([sys.executable, "-m", "sgtools", "scan", *args], cwd=sample,
+                                stdout=subprocess.DEVNULL, stderr=follower if stderr_tty else subprocess.PIPE,
+                                env=env)
+        os.close(follower)
+        chunks = []
+        while stderr_tty:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        _, err = proc.communicate(timeout=60)
+        os.close(leader)
+        return b"".join(chunks).decode("utf-8", "replace") if stderr_tty else err.decode("utf-8", "replace")
+
+    assert "sgtools: scanning…" in run(True)
+    assert "scanning" not in run(True, "--no-progress")
+    assert "scanning" not in run(False)
+
+
 def test_json_format(sample: Path) -> None:
     code, data, _ = scan_json(sample)
     assert code == 1
