@@ -7,18 +7,17 @@ both count); untracked files that git does not ignore count as changed everywher
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sgtools.engine import EngineResult, run_tool
 from sgtools.errors import BadInput, EngineFailed
-from sgtools.languages import from_path
+from sgtools.project import ProjectConfig
 from sgtools.settings import get_settings
 from sgtools.workspace import Workspace
 
@@ -137,11 +136,11 @@ def changed_since(ws: Workspace, ref: str) -> Changes:
     return changes
 
 
-def is_code(path: str, language_globs: Mapping[str, Sequence[str]] | None = None) -> bool:
-    """A file ast-grep would parse: a built-in extension, or a name matched by sgconfig's `languageGlobs`."""
-    name = path.rsplit("/", 1)[-1]
-    globs = (g for patterns in (language_globs or {}).values() for g in patterns)
-    return from_path(path) is not None or any(fnmatch.fnmatch(name, g) for g in globs)
+def is_code(path: str, cfg: ProjectConfig | None = None) -> bool:
+    """A file ast-grep would parse under `cfg` (built-in extensions, `languageGlobs`, custom languages)."""
+    from sgtools.scanner import language_for_path
+
+    return language_for_path(path, cfg) is not None
 
 
 def within(path: str, scopes: Sequence[str]) -> bool:
@@ -149,8 +148,7 @@ def within(path: str, scopes: Sequence[str]) -> bool:
     return any(s == "." or path == s or path.startswith(s.rstrip("/") + "/") for s in scopes)
 
 
-def candidate_files(ws: Workspace, paths: Iterable[str],
-                    language_globs: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+def candidate_files(ws: Workspace, paths: Iterable[str], cfg: ProjectConfig | None = None) -> list[str]:
     """The code files a scan of `paths` would visit, workspace-relative and sorted: tracked and untracked files
     git does not ignore inside a repository, else a walk that skips hidden directories (as ast-grep does).
     A file named explicitly is always kept, as ast-grep always scans a named file."""
@@ -167,14 +165,14 @@ def candidate_files(ws: Workspace, paths: Iterable[str],
     listed = git(ws, "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", *dirs)
     if listed.returncode == 0:
         names = listed.stdout.decode("utf-8", "surrogateescape").split("\0")
-        out.update(n for n in names if n and is_code(n, language_globs) and (ws.root / n).is_file())
+        out.update(n for n in names if n and is_code(n, cfg) and (ws.root / n).is_file())
         return sorted(out)
     for rel in dirs:
         for dirpath, dirnames, filenames in os.walk(ws.root / rel):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for name in filenames:
                 file_rel = ws.relative(os.path.join(dirpath, name))
-                if is_code(file_rel, language_globs):
+                if is_code(file_rel, cfg):
                     out.add(file_rel)
     return sorted(out)
 

@@ -74,7 +74,7 @@ def _check_file(ws: Workspace, engine: Engine, rel: str, fail_on: str) -> HookOu
     from sgtools.formats.text import render_diagnostics
 
     source = rule_source(ws, engine)
-    if not is_code(rel, source.config.language_globs):
+    if not is_code(rel, source.config):
         return HookOutcome(PASS)
     found = collect(ws, engine, source, paths=[rel], min_severity=fail_on)
     notes = "".join(f"sgtools hook: rule file {e.get('path')} was skipped: {e.get('message')}\n"

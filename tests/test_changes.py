@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sgtools import changes
+from sgtools import changes, project
 from sgtools.engine import run_tool
 from sgtools.errors import BadInput, Timeout
 from sgtools.workspace import Workspace
@@ -85,7 +85,8 @@ def test_candidate_files_follow_git_ignores_and_code_extensions(repo: Path, tmp_
     assert changes.candidate_files(ws, []) == ["pkg/a.py", "pkg/gone.py", "pkg/new.py"]
     assert changes.candidate_files(ws, ["ignored.py", "pkg"]) == ["ignored.py", "pkg/a.py", "pkg/gone.py",
                                                                    "pkg/new.py"]
-    assert "notes.txt" in changes.candidate_files(ws, [], {"python": ["*.txt"]})
+    (repo / "sgconfig.yml").write_text("ruleDirs: []\nlanguageGlobs:\n  python: ['*.txt']\n", encoding="utf-8")
+    assert "notes.txt" in changes.candidate_files(ws, [], project.load(ws))
     assert "notes.txt" not in changes.candidate_files(ws, [])
     plain = tmp_path / "plain"
     (plain / ".hidden").mkdir(parents=True)

@@ -131,15 +131,14 @@ def _select_paths(args: argparse.Namespace, ws: Workspace,
     from sgtools import changes
 
     requested = [ws.relative(ws.resolve(_locate(p, ws), must_exist=True)) for p in args.paths]
-    globs = source.config.language_globs
     changed = None
     pool: list[str] | None = requested or None
     if args.changed_since is not None:
         changed = changes.changed_since(ws, args.changed_since)
-        pool = sorted(f for f in changed.files if (ws.root / f).is_file() and changes.is_code(f, globs)
+        pool = sorted(f for f in changed.files if (ws.root / f).is_file() and changes.is_code(f, source.config)
                       and changes.within(f, requested or ["."]))
     elif args.shard is not None:
-        pool = changes.candidate_files(ws, requested, globs)
+        pool = changes.candidate_files(ws, requested, source.config)
     if args.shard is not None and pool is not None:
         k, n = changes.parse_shard(args.shard)
         pool = [f for f in pool if changes.in_shard(f, k, n)]
