@@ -55,24 +55,46 @@ class Findings:
     rule_errors: list[dict[str, Any]] = field(default_factory=list)
 
 
+def batches(paths: list[str], limit: int) -> list[list[str]]:
+    """Split a long file list so no ast-grep command line grows past `limit` bytes of paths (Linux caps the
+    whole argv at about 2 MiB; a shard of a big repository names tens of thousands of files)."""
+    out: list[list[str]] = [[]]
+    size = 0
+    for p in paths:
+        cost = len(p.encode("utf-8", "surrogateescape")) + 1
+        if out[-1] and size + cost > limit:
+            out.append([])
+            size = 0
+        out[-1].append(p)
+        size += cost
+    return out
+
+
 def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
             min_severity: str | None = None, rule_ids: list[str] | None = None) -> Findings:
     """Every finding, following `nextOffset` through the pages of `scan_path`. All of them, always: a CI gate
     must not pass because the finding that fails it lay beyond a display limit."""
+    from sgtools.diagnostics import sort_key
     from sgtools.scanner import scan_path  # the scanner pulls in fix-it verification; load it only to scan
 
     found = Findings()
     if paths is not None and not paths:
         return found  # nothing changed / nothing in this shard: an empty list must not mean "everything"
-    offset = 0
-    while True:
-        result = scan_path(ws, engine, paths=paths, min_severity=min_severity, rule_ids=rule_ids,
-                           max_results=engine.settings.hard_max_results, offset=offset, config=source.scan_config)
-        if offset == 0:
-            found.rule_errors = list(result.get("ruleErrors") or [])
-        found.issues.extend(result.get("issues") or [])
-        raw_next = result.get("nextOffset")
-        next_offset = int(raw_next) if raw_next is not None else None
-        if next_offset is None or next_offset <= offset:
-            return found
-        offset = next_offset
+    groups: list[list[str] | None] = [None] if paths is None else list(batches(paths, engine.settings.scan_batch_bytes))
+    for group in groups:
+        offset = 0
+        while True:
+            result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
+                               max_results=engine.settings.hard_max_results, offset=offset,
+                               config=source.scan_config)
+            if not found.rule_errors:
+                found.rule_errors = list(result.get("ruleErrors") or [])
+            found.issues.extend(result.get("issues") or [])
+            raw_next = result.get("nextOffset")
+            next_offset = int(raw_next) if raw_next is not None else None
+            if next_offset is None or next_offset <= offset:
+                break
+            offset = next_offset
+    if len(groups) > 1:
+        found.issues.sort(key=sort_key)
+    return found

@@ -33,6 +33,7 @@ class Settings:
     tool_max_output_chars: int = 256 * 1024  # one string in an MCP tool result, and its text rendering
     git_timeout: float = 60.0  # seconds for one git call (`scan --changed-since`, `--shard`)
     progress_delay: float = 1.0  # seconds a terminal scan runs before it shows progress on stderr
+    scan_batch_bytes: int = 256 * 1024  # path bytes per ast-grep call when a scan names many files (--shard)
     max_arg_bytes: int = 128 * 1024 - 1  # one argv string (pattern, rewrite, dumped code): Linux MAX_ARG_STRLEN
     rule_check_workers: int = 4  # parallel ast-grep calls when checking a rule's examples
     max_reported_problems: int = 20  # structural problems listed in one rule-invalid message
