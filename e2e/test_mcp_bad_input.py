@@ -134,8 +134,8 @@ async def test_arguments_that_agents_often_send_are_accepted(root: Path, server_
 
 async def test_unknown_tool_is_an_error_not_a_crash(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
-        result = await client.call_tool("no_such_tool", {})
-        assert result.is_error
+        body = await fails(client, "no_such_tool", {}, "bad-input")
+        assert "scan_code" in body
         assert (await ok(client, "server_info"))["readOnly"] is False
 
 

@@ -24,7 +24,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
 from mcp_types import Tool as MCPTool
 
@@ -760,6 +760,15 @@ class SgToolsServer(MCPServer[Any]):
 
     async def list_tools(self) -> list[MCPTool]:
         return [t for t in await super().list_tools() if t.name not in self.hidden_tools]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
+        if name not in tool_specs():
+            log.info("unknown tool %r called", name[:200])
+            return _error_result(BadInput(
+                f"There is no tool named {name[:200]!r}. The tools are: {', '.join(tool_specs())}."
+            ).render())
+        return await super().call_tool(name, arguments, context)
 
     async def list_resources(self) -> list[MCPResource]:
         listed = await super().list_resources()
