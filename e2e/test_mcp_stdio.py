@@ -261,3 +261,26 @@ async def test_blocked_write_times_out_and_an_abandoned_call_does_not_stall_the_
             started = time.monotonic()
             assert (await ok(client, "server_info"))["config"] == "sgconfig.yml"
             assert time.monotonic() - started < 5
+
+
+@requires_service("sgtools.structural", "sgtools.fixes")
+async def test_rewrite_and_fixes_write_only_when_applied(root: Path, server_env: dict[str, str]) -> None:
+    project.initialize(Workspace(root))
+    (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)
+    (root / "src").mkdir()
+    app = root / "src" / "app.js"
+    app.write_text(EVAL_CODE + "alert(1);\n")
+    async with stdio_client(root, server_env) as client:
+        dry = await ok(client, "apply_fixes", {})
+        assert dry["applied"] is False and dry["changedFiles"] == ["src/app.js"] and "JSON.parse(input)" in dry["diff"]
+        assert app.read_text() == EVAL_CODE + "alert(1);\n"
+        done = await ok(client, "apply_fixes", {"apply": True})
+        assert done["applied"] is True and done["fixesApplied"] == 1
+        assert app.read_text() == "const config = JSON.parse(input);\nalert(1);\n"
+        rewrite = {"pattern": "alert($X)", "rewrite": "console.warn($X)", "language": "javascript"}
+        assert (await ok(client, "rewrite_code", rewrite))["applied"] is False
+        assert "alert(1)" in app.read_text()
+        applied = await ok(client, "rewrite_code", {**rewrite, "apply": True})
+        assert applied["applied"] is True and applied["changes"]
+        assert app.read_text() == "const config = JSON.parse(input);\nconsole.warn(1);\n"
+        assert (await ok(client, "scan_path", {}))["success"] is True
