@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -168,15 +168,34 @@ class VerifyJob:
 
 
 @dataclass
-class _Candidate:
+class _Member:
+    """One fix-it under verification; its edit in the original text's byte coordinates."""
+
     job: int
     fixit: dict[str, Any]
     diag: dict[str, Any]
-    text_index: int = -1
+    span: edits_mod.Span
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def target(self) -> tuple[int, int]:
+        return int(self.diag["byteStart"]), int(self.diag["byteEnd"])
+
+    @property
+    def new_len(self) -> int:
+        return len(self.span.new_text.encode("utf-8"))
+
+
+@dataclass
+class _Text:
+    """One edited copy of a job's text: a single fix-it, or several that do not overlap. A file with fifty
+    findings is then re-scanned as two copies (fixes, suppressions), not a hundred; when a combined copy
+    shows anything unexpected, its fix-its are checked one by one instead."""
+
+    job: int
+    members: list[_Member]
     new_text: str = ""
-    span: tuple[int, int, int] = (0, 0, 0)  # start, old end, new length (bytes)
-    error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    index: int = -1
 
 
 def _byte_range(m: Mapping[str, Any]) -> tuple[int, int]:
@@ -185,7 +204,7 @@ def _byte_range(m: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def _map_range(r: tuple[int, int], start: int, old_end: int, delta: int) -> tuple[int, int] | None:
-    """Where a range of the old text lies after the edit, or None when the edit cut through it."""
+    """Where a range of the old text lies after one edit, or None when the edit cut through it."""
     a, b = r
     if b <= start:
         return r
@@ -196,6 +215,15 @@ def _map_range(r: tuple[int, int], start: int, old_end: int, delta: int) -> tupl
     return None
 
 
+def _map_through(r: tuple[int, int] | None, members_desc: Sequence[_Member]) -> tuple[int, int] | None:
+    """Through several non-overlapping edits, last first, so earlier offsets stay valid at each step."""
+    for m in members_desc:
+        if r is None:
+            return None
+        r = _map_range(r, m.span.start, m.span.end, m.new_len - (m.span.end - m.span.start))
+    return r
+
+
 def _by_rule(matches: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, int]]]:
     out: dict[str, list[tuple[int, int]]] = {}
     for m in matches:
@@ -203,21 +231,36 @@ def _by_rule(matches: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, 
     return out
 
 
-def _judge(cand: _Candidate, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
-           rule_ids: frozenset[str] | None) -> None:
-    """What the re-scan of one edited text shows. Matches that the edit merely moved are told apart from new
-    ones by mapping every old match through the edit; only unexplained matches count."""
-    diag = cand.diag
-    rule_id = str(diag["ruleId"])
-    start, old_end, new_len = cand.span
-    delta = new_len - (old_end - start)
+def _judge(text: _Text, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
+           rule_ids: frozenset[str] | None) -> bool:
+    """Record what the re-scan of one edited copy shows in each member's `info`; False when a combined
+    copy must be split. Matches that the edits merely moved are told apart from new ones by mapping every
+    old match through the edits; only unexplained matches count."""
+    members = sorted(text.members, key=lambda m: (m.span.start, m.span.end))
+    desc = list(reversed(members))
     old_by, new_by = _by_rule(old), _by_rule(new)
+    errors_before = len(old_by.get(PARSE_RULE_ID, []))
+    errors_after = len(new_by.get(PARSE_RULE_ID, []))
 
-    def leftovers(rid: str, drop: tuple[int, int] | None) -> list[tuple[int, int]]:
+    # "There", for each fix-it: its edited bytes, and where the flagged code sits after the edits (a suppress
+    # comment moves it down a line).
+    spots: list[list[tuple[int, int]]] = []
+    shift = 0
+    for m in members:
+        lo = m.span.start + shift
+        where = [(lo, lo + m.new_len)]
+        moved = _map_through(m.target, desc)
+        if moved is not None:
+            where.append(moved)
+        spots.append(where)
+        shift += m.new_len - (m.span.end - m.span.start)
+
+    def leftovers(rid: str) -> list[tuple[int, int]]:
         olds = list(old_by.get(rid, []))
-        if drop is not None and drop in olds:
-            olds.remove(drop)
-        mapped = Counter(m for m in (_map_range(r, start, old_end, delta) for r in olds) if m is not None)
+        for m in members:
+            if str(m.diag["ruleId"]) == rid and m.target in olds:
+                olds.remove(m.target)
+        mapped = Counter(r for r in (_map_through(o, desc) for o in olds) if r is not None)
         left: list[tuple[int, int]] = []
         for r in new_by.get(rid, []):
             if mapped[r] > 0:
@@ -226,30 +269,30 @@ def _judge(cand: _Candidate, old: Sequence[Mapping[str, Any]], new: Sequence[Map
                 left.append(r)
         return left
 
-    target = (int(diag["byteStart"]), int(diag["byteEnd"]))
-    # "There": the edited bytes, and where the flagged code sits after the edit (a suppress comment moves it).
-    spots = [(start, start + new_len)]
-    moved = _map_range(target, start, old_end, delta)
-    if moved is not None:
-        spots.append(moved)
-    same_rule_left = leftovers(rule_id, target)
-    at_spot = [r for r in same_rule_left if any(r[0] <= hi and r[1] >= lo for lo, hi in spots)]
-    others = sum(len(leftovers(rid, None)) for rid in new_by
-                 if rid not in (rule_id, PARSE_RULE_ID) and (rule_ids is None or rid in rule_ids))
-    cand.extra = {
-        "checked": True,
-        "parseErrorsBefore": len(old_by.get(PARSE_RULE_ID, [])),
-        "parseErrorsAfter": len(new_by.get(PARSE_RULE_ID, [])),
-        "stillFires": bool(at_spot),
-        "newDiagnostics": others + len(same_rule_left) - len(at_spot),
-        "_others": others,
-        "_same": len(same_rule_left) - len(at_spot),
-    }
+    def hits(r: tuple[int, int], where: list[tuple[int, int]]) -> bool:
+        return any(r[0] <= hi and r[1] >= lo for lo, hi in where)
+
+    left_by = {rid: leftovers(rid) for rid in new_by
+               if rid != PARSE_RULE_ID and (rule_ids is None or rid in rule_ids
+                                             or any(str(m.diag["ruleId"]) == rid for m in members))}
+    fires = [any(hits(r, where) for r in left_by.get(str(m.diag["ruleId"]), []))
+             for m, where in zip(members, spots, strict=True)]
+    unexplained = sum(1 for rid, left in left_by.items() for r in left
+                      if not any(hits(r, where) for m, where in zip(members, spots, strict=True)
+                                 if str(m.diag["ruleId"]) == rid))
+    if len(members) > 1 and (errors_after > errors_before or unexplained or any(fires)):
+        return False
+    for m, fired in zip(members, fires, strict=True):
+        rid = str(m.diag["ruleId"])
+        same = sum(1 for r in left_by.get(rid, []) if not hits(r, spots[members.index(m)]))
+        m.info = {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
+                  "stillFires": fired, "newDiagnostics": unexplained, "_same": same, "_others": unexplained - same}
+    return True
 
 
-def _finish(cand: _Candidate) -> None:
+def _finish(m: _Member) -> None:
     """Set `verified`, `verification` and `confidence` from everything the checks found."""
-    fx, info = cand.fixit, cand.extra
+    fx, info = m.fixit, m.info
     parses = info["parseErrorsAfter"] <= info["parseErrorsBefore"]
     missing_worse = info.get("missingAfter") is not None and info["missingAfter"] > info["missingBefore"]
     parses = parses and not missing_worse
@@ -299,80 +342,130 @@ def mark_unchecked(diags: Sequence[dict[str, Any]], reason: str) -> None:
             fx.setdefault("verification", {"checked": False, "reason": reason})
 
 
+def _groups(members: Sequence[_Member]) -> list[list[_Member]]:
+    """Members in copies of non-overlapping edits (first fit, by position)."""
+    groups: list[list[_Member]] = []
+    for m in sorted(members, key=lambda m: (m.span.start, m.span.end)):
+        for g in groups:
+            if not m.span.overlaps(g[-1].span) and not m.span.same_as(g[-1].span):
+                g.append(m)
+                break
+        else:
+            groups.append([m])
+    return groups
+
+
 def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                   count_missing: MissingCounter | None = None) -> None:
     """Check every fix-it of `jobs` in place: one `run_batch(language, texts)` call per language, which must
-    scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule.
-    Within the limits, `fix` fix-its are checked before `suppress` ones: they are what gets applied.
+    scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule (and one more
+    per language when a combined copy has to be split). Within the limits, `fix` fix-its are checked before
+    `suppress` ones: they are what gets applied.
 
     ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
     dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
     `fix` fix-its that passed the rest (a few engine calls, in parallel, up to `fixit_missing_check_max`)."""
     settings = get_settings()
-    budget_count = settings.fixit_verify_max
-    budget_bytes = settings.fixit_verify_max_bytes
-    order = [(j, diag, fx) for kind in ("fix", "suppress") for j, job in enumerate(jobs) for diag in job.diags
-             for fx in diag.get("fixits", []) if fx.get("kind") == kind]
-    per_job: dict[int, list[_Candidate]] = {}
-    for j, diag, fx in order:
-        text = jobs[j].text
-        if budget_count <= 0 or budget_bytes < len(text):
-            fx["verification"] = {"checked": False, "reason": "verification limit reached"}
-            continue
-        cand = _Candidate(job=j, fixit=fx, diag=diag)
-        try:
-            cand.new_text = edits_mod.apply_edits(text, fx["edits"])
-        except SgToolsError as exc:
-            fx["verification"] = {"checked": False, "reason": exc.message}
-            fx["confidence"] = 0.05
-            continue
-        e = fx["edits"][0]
-        cand.span = (int(e["byteStart"]), int(e["byteEnd"]), len(str(e["newText"]).encode("utf-8")))
-        budget_count -= 1
-        budget_bytes -= len(cand.new_text)
-        per_job.setdefault(j, []).append(cand)
-    by_language: dict[str, tuple[list[str], list[_Candidate]]] = {}
-    baselines: dict[int, int] = {}  # job index -> text index in its language batch
-    for j, job_cands in per_job.items():
-        job = jobs[j]
-        texts, cands = by_language.setdefault(job.language, ([], []))
-        if job.baseline is None:
-            baselines[j] = len(texts)
-            texts.append(job.text)
-        for cand in job_cands:
-            cand.text_index = len(texts)
-            texts.append(cand.new_text)
-        cands.extend(job_cands)
-    judged: list[_Candidate] = []
-    for language, (texts, cands) in by_language.items():
-        results = run_batch(language, texts)
-        for cand in cands:
-            job = jobs[cand.job]
-            old = job.baseline if job.baseline is not None else results[baselines[cand.job]]
-            _judge(cand, old, results[cand.text_index], job.rule_ids)
-            judged.append(cand)
+    budget = {"count": settings.fixit_verify_max, "bytes": settings.fixit_verify_max_bytes}
+    chosen: dict[tuple[int, str], list[_Member]] = {}
+    for kind in ("fix", "suppress"):
+        for j, job in enumerate(jobs):
+            for diag in job.diags:
+                for fx in diag.get("fixits", []):
+                    if fx.get("kind") != kind:
+                        continue
+                    if budget["count"] <= 0:
+                        fx["verification"] = {"checked": False, "reason": "verification limit reached"}
+                        continue
+                    try:
+                        span = edits_mod.to_span(fx["edits"][0])
+                    except SgToolsError as exc:
+                        fx["verification"] = {"checked": False, "reason": exc.message}
+                        fx["confidence"] = 0.05
+                        continue
+                    budget["count"] -= 1
+                    chosen.setdefault((j, kind), []).append(_Member(j, fx, diag, span))
+
+    def make_texts(groups: Iterable[tuple[int, list[_Member]]]) -> list[_Text]:
+        out: list[_Text] = []
+        for j, group in groups:
+            text = jobs[j].text
+            if budget["bytes"] < len(text):
+                for m in group:
+                    m.fixit["verification"] = {"checked": False, "reason": "verification limit reached"}
+                continue
+            try:
+                new_text = edits_mod.apply_edits(text, [m.fixit["edits"][0] for m in group])
+            except SgToolsError as exc:
+                if len(group) > 1:
+                    out.extend(make_texts((j, [m]) for m in group))
+                    continue
+                group[0].fixit["verification"] = {"checked": False, "reason": exc.message}
+                group[0].fixit["confidence"] = 0.05
+                continue
+            budget["bytes"] -= len(new_text)
+            out.append(_Text(j, group, new_text))
+        return out
+
+    texts = make_texts((j, g) for (j, _kind), members in chosen.items() for g in _groups(members))
+    baselines: dict[int, list[dict[str, Any]]] = {
+        j: job.baseline for j, job in enumerate(jobs) if job.baseline is not None}
+    done: list[_Member] = []
+    retry: list[_Text] = []
+    for round_texts, with_baselines in ((texts, True), (None, False)):
+        if round_texts is None:
+            round_texts = make_texts((t.job, [m]) for t in retry for m in t.members)
+            retry = []
+        by_language: dict[str, list[str]] = {}
+        base_index: dict[int, int] = {}
+        for t in round_texts:
+            batch = by_language.setdefault(jobs[t.job].language, [])
+            if with_baselines and t.job not in baselines and t.job not in base_index:
+                base_index[t.job] = len(batch)
+                batch.append(jobs[t.job].text)
+            t.index = len(batch)
+            batch.append(t.new_text)
+        results = {lang: run_batch(lang, batch) for lang, batch in by_language.items() if batch}
+        for j, i in base_index.items():
+            baselines[j] = results[jobs[j].language][i]
+        for t in round_texts:
+            job = jobs[t.job]
+            if _judge(t, baselines[t.job], results[job.language][t.index], job.rule_ids):
+                done.extend(t.members)
+            else:
+                retry.append(t)
+        if not retry:
+            break
     if count_missing is not None:
-        _check_missing(jobs, judged, count_missing, settings.fixit_missing_check_max, settings.verify_workers)
-    for cand in judged:
-        _finish(cand)
+        _check_missing(jobs, done, count_missing, settings.fixit_missing_check_max, settings.verify_workers)
+    for m in done:
+        _finish(m)
 
 
-def _check_missing(jobs: Sequence[VerifyJob], cands: Sequence[_Candidate], count_missing: MissingCounter,
+def _check_missing(jobs: Sequence[VerifyJob], members: Sequence[_Member], count_missing: MissingCounter,
                    limit: int, workers: int) -> None:
-    todo = [c for c in cands if c.fixit.get("kind") == "fix" and c.extra["parseErrorsAfter"]
-            <= c.extra["parseErrorsBefore"] and not c.extra["stillFires"]][:max(0, limit)]
+    """MISSING tokens before and after each passing `fix` fix-it (its own edit alone), in parallel."""
+    todo: list[tuple[_Member, int, str]] = []
+    for m in members:
+        if len(todo) >= max(0, limit):
+            break
+        if m.fixit.get("kind") != "fix" or m.info["stillFires"] or \
+                m.info["parseErrorsAfter"] > m.info["parseErrorsBefore"]:
+            continue
+        j = m.job
+        try:
+            todo.append((m, j, edits_mod.apply_edits(jobs[j].text, [m.fixit["edits"][0]])))
+        except SgToolsError:
+            continue
     if not todo:
         return
-    texts: dict[tuple[str, str], None] = {}
-    for c in todo:
-        texts[(jobs[c.job].language, jobs[c.job].text)] = None
-        texts[(jobs[c.job].language, c.new_text)] = None
-    keys = list(texts)
+    keys = list(dict.fromkeys([(jobs[j].language, jobs[j].text) for _, j, _ in todo]
+                              + [(jobs[j].language, new) for _, j, new in todo]))
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         counted = dict(zip(keys, pool.map(lambda k: count_missing(*k), keys), strict=True))
-    for c in todo:
-        before = counted[(jobs[c.job].language, jobs[c.job].text)]
-        after = counted[(jobs[c.job].language, c.new_text)]
+    for m, j, new in todo:
+        before = counted[(jobs[j].language, jobs[j].text)]
+        after = counted[(jobs[j].language, new)]
         if before is not None and after is not None:
-            c.extra["missingBefore"] = before
-            c.extra["missingAfter"] = after
+            m.info["missingBefore"] = before
+            m.info["missingAfter"] = after

@@ -174,16 +174,26 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
         calls.append(list(args))
         return real_run(self, args, **kw)
 
-    code = "eval(a)\nprint(b)\nold_api(c)\nwrap(d)\nfoo(e)\n"
+    code = "eval(a)\nprint(b)\nx = eval(c)\nprint(d, e)\n"
     scanner.scan_code(proj, engine, code, language="python")  # warm the rule-set cache
     monkeypatch.setattr(Engine, "run", counting_run)
     res = scanner.scan_code(proj, engine, code, language="python")
     fixes = sum(1 for d in res["issues"] for f in d["fixits"] if f["kind"] == "fix")
-    assert sum(len(d["fixits"]) for d in res["issues"]) >= 10
+    assert sum(len(d["fixits"]) for d in res["issues"]) >= 8
+    assert all(f["verified"] for d in res["issues"] for f in d["fixits"])
     scans = [c for c in calls if c[0] == "scan"]
     dumps = [c for c in calls if c[0] == "run"]
     assert len(scans) == 2  # the scan, then one verification call for every fix-it
     assert len(dumps) <= fixes + 1  # MISSING-token counts: the text, and each fix that passed the rest
+
+    # A bad fix spoils the combined copy: its fix-its are then re-checked one by one, in one more call.
+    calls.clear()
+    res = scanner.scan_code(proj, engine, code + "foo(z)\nwrap(w)\n", language="python")
+    assert len([c for c in calls if c[0] == "scan"]) == 3
+    verified = {(d["ruleId"], f["kind"]): f["verified"] for d in res["issues"] for f in d["fixits"]}
+    assert verified[("py-bad-fix", "fix")] is False and verified[("py-refires", "fix")] is False
+    assert verified[("py-eval", "fix")] is True and verified[("py-print", "suppress")] is True
+
     for rel, text in (("a.py", code), ("b.py", code), ("c.js", "var q = 2;\n")):
         (proj.root / rel).write_text(text)
     calls.clear()
