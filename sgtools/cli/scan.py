@@ -24,6 +24,7 @@ from sgtools.ruleset import SEVERITIES
 if TYPE_CHECKING:
     from sgtools.changes import Changes
     from sgtools.ciscan import RuleSource
+    from sgtools.engine import Engine
     from sgtools.formats.report import Report
     from sgtools.workspace import Workspace
 
@@ -145,6 +146,26 @@ def _select_paths(args: argparse.Namespace, ws: Workspace,
     return pool, changed
 
 
+def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str] | None,
+         unsafe: bool) -> dict[str, Any]:
+    """`apply_fixes`, once per batch of a long file list (as `collect` scans it), results merged."""
+    from sgtools.ciscan import batches
+    from sgtools.fixes import apply_fixes
+
+    groups: list[list[str] | None] = [None] if paths is None else [*batches(paths, eng.settings.scan_batch_bytes)]
+    merged: dict[str, Any] = {"diff": "", "changedFiles": [], "fixesApplied": 0, "applied": False, "skipped": [],
+                              "ruleErrors": []}
+    for group in groups:
+        part = apply_fixes(ws, eng, paths=group, rule_ids=rule_ids, apply=True, unsafe=unsafe)
+        merged["diff"] += part.get("diff") or ""
+        merged["changedFiles"] = sorted({*merged["changedFiles"], *(part.get("changedFiles") or [])})
+        merged["fixesApplied"] += int(part.get("fixesApplied") or 0)
+        merged["applied"] = merged["applied"] or bool(part.get("applied"))
+        merged["skipped"] += part.get("skipped") or []
+        merged["ruleErrors"] = merged["ruleErrors"] or part.get("ruleErrors") or []
+    return merged
+
+
 def run(args: argparse.Namespace) -> int:
     from sgtools import __version__, baseline
     from sgtools.ciscan import collect, rule_metadata, rule_source
@@ -173,9 +194,7 @@ def run(args: argparse.Namespace) -> int:
     progress = not args.no_progress and sys.stderr.isatty()
     with _progress(progress, eng.settings.progress_delay):
         if args.fix and paths != []:
-            from sgtools.fixes import apply_fixes
-
-            fixes = apply_fixes(ws, eng, paths=paths, rule_ids=args.rule_ids, apply=True, unsafe=args.unsafe_fixes)
+            fixes = _fix(ws, eng, paths, args.rule_ids, args.unsafe_fixes)
         found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids)
 
     diags = baseline.with_fingerprints(found.issues)

@@ -84,6 +84,10 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
         applied = int(fixes.get("fixesApplied") or 0)
         changed = len(fixes.get("changedFiles") or [])
         lines.append(f"Applied {plural(applied, 'fix', 'fixes')} in {plural(changed, 'file')}.")
+        skipped = fixes.get("skipped") or []
+        if skipped:
+            lines.append(f"{plural(len(skipped), 'fix', 'fixes')} not applied: " + "; ".join(
+                sorted({str(s.get("reason")) for s in skipped})) + ".")
     total = sum(report.counts.get(s, 0) for s in SEVERITIES)  # counts cover every finding, shown or not
     if total:
         parts = ", ".join(plural(report.counts.get(s, 0), s, "info" if s == "info" else None) for s in SEVERITIES)
