@@ -317,6 +317,21 @@ def test_fix_matches_apply_fixes(sample: Path, tmp_path: Path) -> None:
     assert "logging.info(\"evaluating\", expr)" in (sample / "python" / "calc.py").read_text(encoding="utf-8")
 
 
+def test_unverified_fixes_need_unsafe_fixes(sample: Path) -> None:
+    # The fixed code still triggers the rule, so verification fails and plain --fix must leave it alone.
+    (sample / "rules" / "assert-note.yml").write_text(
+        "id: assert-note\nlanguage: python\nseverity: warning\nmessage: assert\nrule:\n  pattern: assert $X\n"
+        "fix: assert ($X)\n", encoding="utf-8")
+    target = sample / "python" / "checks.py"
+    target.write_text("assert ready\n", encoding="utf-8")
+    proc = sgtools(sample, "scan", "--fix", "python/checks.py")
+    assert target.read_text(encoding="utf-8") == "assert ready\n"
+    assert "Applied 0 fixes in 0 files." in proc.stdout and "1 fix not applied:" in proc.stdout
+    proc = sgtools(sample, "scan", "--fix", "--unsafe-fixes", "python/checks.py")
+    assert target.read_text(encoding="utf-8") == "assert (ready)\n"
+    assert "Applied 1 fix in 1 file." in proc.stdout
+
+
 def test_shards_split_the_findings(sample: Path) -> None:
     parts = [found(scan_json(sample, "--shard", f"{k}/3")[1]) for k in (1, 2, 3)]
     assert set().union(*parts) == EXPECTED
