@@ -214,3 +214,13 @@ def test_p95_under_10ms_over_1000_rules() -> None:
     timings.sort()
     p95 = timings[int(len(timings) * 0.95)]
     assert p95 < 0.010, f"p95 {p95 * 1000:.2f} ms"
+
+
+def test_search_path_imports_stay_light(tmp_path: Path) -> None:
+    """A CLI search pays for no heavy import: the bundled index is parsed without jsonschema, and neither the
+    network stack nor the MCP SDK nor the YAML library is loaded to rank rules."""
+    code = ("import sys; from sgtools.community import service; service.search_community_rules('sql injection'); "
+            "print(' '.join(m for m in ('mcp', 'requests', 'jsonschema', 'ruamel') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ), cwd=tmp_path)
+    assert out.stdout.strip() == ""

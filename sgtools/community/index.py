@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sgtools import yamlio
 from sgtools.errors import BadInput, EngineFailed, NotFound
 from sgtools.languages import canonical
 from sgtools.workspace import RULE_ID, Workspace
@@ -237,6 +236,8 @@ def _tests_by_name(test_files: list[Path]) -> dict[str, list[Path]]:
 
 def _tests_by_id(test_files: list[Path]) -> dict[str, list[Path]]:
     """Fallback for tests not named `<id>-test.yml`: read each file's `id`."""
+    from sgtools import yamlio
+
     out: dict[str, list[Path]] = {}
     for p in test_files:
         try:
@@ -257,6 +258,8 @@ def _pick(candidates: list[Path], language: str) -> Path:
 def make_index(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
                source: str | None = None, license: str | None = None, name: str | None = None) -> BuildResult:
     """The index for the rule repository at `directory`, with paths relative to `out`'s directory. Reads only."""
+    from sgtools import yamlio  # the YAML stack is only needed to build, never to read an index
+
     # Lexical absolute paths (symlinks kept), so a repository linked beside OUT stays "inside" OUT's directory.
     root = Path(os.path.abspath(os.fspath(directory)))
     if not root.is_dir():

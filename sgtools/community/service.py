@@ -1,7 +1,8 @@
 """The community tools: search, show, import, and the list of sources, as plain dicts for the CLI and MCP server.
 
 Sources are opened once per call (a fresh remote copy only when its cache TTL ran out); the ranked search
-index is reused from memory or the cache dir whenever the sources' digests are unchanged.
+index is reused from memory or the cache dir whenever the sources' digests are unchanged. The YAML stack and the
+rule store are imported only by the calls that read or write rules, so a search starts fast.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from sgtools import yamlio
 from sgtools.community import search as search_mod
 from sgtools.community import sources as sources_mod
 from sgtools.engine import Engine
@@ -96,6 +96,8 @@ def _find(sset: sources_mod.SourceSet, rule_id: str) -> tuple[sources_mod.Source
 
 
 def _tests(src: sources_mod.Source, entry: dict[str, Any], warnings: list[str]) -> tuple[list[str], list[str]]:
+    from sgtools import yamlio
+
     try:
         raw = src.read_tests(entry)
         if raw is None:
@@ -155,6 +157,8 @@ def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[st
     """The rule brought up to the installed ast-grep; the original bytes when nothing needed changing.
     `doc` is the safely loaded (size/depth/alias-checked) document; only a rule that needs changes pays for the
     round-trip load that keeps its comments."""
+    from sgtools import yamlio
+
     try:
         from sgtools.community.migrate import migrate_rule
     except ImportError:  # the migrator ships with the package; a partial install still imports as-is
@@ -172,7 +176,7 @@ def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[st
 def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite: bool = False) -> dict[str, Any]:
     """Fetch (digest-checked), migrate, validate and write one community rule with its tests. A local rule with
     the same id is kept unless `overwrite` is true; a refused import writes nothing."""
-    from sgtools import rulestore
+    from sgtools import rulestore, yamlio
 
     sset = sources_mod.load_sources()
     src, entry = _find(sset, rule_id)
