@@ -43,8 +43,9 @@ def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
 
 def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dict[str, Any]]:
     """id, severity, message, note, url and language of every rule that can run (SARIF's rules array)."""
-    rules_ws = Workspace(source.config.root) if source.bundled else ws
-    ruleset = load_ruleset(rules_ws, source.config, engine)
+    from sgtools.scanner import cached_ruleset  # the set the scan itself just loaded: no second YAML parse
+
+    ruleset = cached_ruleset(ws, source.config, engine)
     return [{"id": r.id, "severity": r.severity, "message": r.message, "note": r.note, "url": r.url,
              "language": r.language} for r in ruleset.rules if r.enabled]
 
