@@ -13,7 +13,6 @@ from sgtools import project
 from sgtools.community.bundled import bundled_dir
 from sgtools.engine import Engine
 from sgtools.project import ProjectConfig
-from sgtools.ruleset import load_ruleset
 from sgtools.workspace import Workspace
 
 
@@ -35,9 +34,10 @@ def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
     own = project.try_load(ws)
     if own is not None:
         return RuleSource(own, ws.relative(own.path))
-    bundled_ws = Workspace(bundled_dir())
-    cfg = project.load(bundled_ws)
-    count = len(load_ruleset(bundled_ws, cfg, engine, validate=False).rules)
+    from sgtools.scanner import cached_ruleset  # the scan reuses this load and its validation
+
+    cfg = project.load(Workspace(bundled_dir()))
+    count = sum(r.enabled for r in cached_ruleset(ws, cfg, engine).rules)
     return RuleSource(cfg, "bundled community rules", bundled=True, rule_count=count)
 
 
