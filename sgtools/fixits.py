@@ -188,8 +188,8 @@ class _Member:
 
 @dataclass
 class _Text:
-    """One edited copy of a job's text: a single fix-it, or several that do not overlap. A file with fifty
-    findings is then re-scanned as two copies (fixes, suppressions), not a hundred; when a combined copy
+    """One edited copy of a job's text: a single fix-it, or several suppress fix-its that do not overlap (a
+    file with fifty findings then costs one copy for its suppressions, not fifty); when a combined copy
     shows anything unexpected, its fix-its are checked one by one instead."""
 
     job: int
@@ -407,7 +407,11 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
             out.append(_Text(j, group, new_text))
         return out
 
-    texts = make_texts((j, g) for (j, _kind), members in chosen.items() for g in _groups(members))
+    # `fix` fix-its are what gets applied, and a rule's match can depend on context another fix changes
+    # (`inside`, `has`, `follows`), so each is checked alone. Suppress comments only add comment lines: they
+    # are checked together per file, which keeps a file with many findings at a couple of copies.
+    texts = make_texts((j, g) for (j, kind), members in chosen.items()
+                       for g in (_groups(members) if kind == "suppress" else [[m] for m in members]))
     baselines: dict[int, list[dict[str, Any]]] = {
         j: job.baseline for j, job in enumerate(jobs) if job.baseline is not None}
     done: list[_Member] = []
