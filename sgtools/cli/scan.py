@@ -226,8 +226,11 @@ def run(args: argparse.Namespace) -> int:
         config=source.description,
         tool_version=__version__,
     )
-    sys.stdout.write(_render(args.format, report))
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(_render(args.format, report))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `sgtools scan | head`: the reader left; the exit code still tells the truth
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     # A broken bundled rule is our packaging bug, which the user cannot fix: it is noted, but never fails CI.
     if found.rule_errors and not (args.allow_rule_errors or source.bundled):
         _note(f"{len(found.rule_errors)} rule file(s) could not be loaded: exit 2 "
