@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -364,7 +364,7 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
 
     ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
     dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
-    `fix` fix-its that passed the rest (a few engine calls, in parallel, up to `fixit_missing_check_max`)."""
+    `fix` fix-its (engine calls on threads, alongside the batch, up to `fixit_missing_check_max`)."""
     settings = get_settings()
     budget = {"count": settings.fixit_verify_max, "bytes": settings.fixit_verify_max_bytes}
     chosen: dict[tuple[int, str], list[_Member]] = {}
@@ -412,19 +412,53 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     # are checked together per file, which keeps a file with many findings at a couple of copies.
     texts = make_texts((j, g) for (j, kind), members in chosen.items()
                        for g in (_groups(members) if kind == "suppress" else [[m] for m in members]))
+    # MISSING-token counts run on their own threads while the batch scans (they only read the texts); each
+    # `fix` copy is one edit alone, so its count belongs to that fix-it.
+    pool = ThreadPoolExecutor(max_workers=max(1, settings.verify_workers)) if count_missing is not None else None
+    missing: dict[int, tuple[Future[int | None], Future[int | None]]] = {}
+    if pool is not None and count_missing is not None:
+        originals: dict[int, Future[int | None]] = {}
+        fix_texts = [t for t in texts if t.members[0].fixit.get("kind") == "fix"]
+        for t in fix_texts[:max(0, settings.fixit_missing_check_max)]:
+            job = jobs[t.job]
+            if t.job not in originals:
+                originals[t.job] = pool.submit(count_missing, job.language, job.text)
+            missing[id(t.members[0])] = (originals[t.job], pool.submit(count_missing, job.language, t.new_text))
+    try:
+        done = _run_rounds(jobs, texts, run_batch, make_texts)
+        for m in done:
+            counts = missing.get(id(m))
+            if counts is not None and not m.info["stillFires"] and \
+                    m.info["parseErrorsAfter"] <= m.info["parseErrorsBefore"]:
+                before, after = counts[0].result(), counts[1].result()
+                if before is not None and after is not None:
+                    m.info["missingBefore"] = before
+                    m.info["missingAfter"] = after
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    for m in done:
+        _finish(m)
+
+
+def _run_rounds(jobs: Sequence[VerifyJob], texts: list[_Text], run_batch: BatchRunner,
+                make_texts: Callable[[Iterable[tuple[int, list[_Member]]]], list[_Text]]) -> list[_Member]:
+    """Scan the copies (one call per language), judge them, and split combined copies that need it into
+    single checks (one more call per language)."""
     baselines: dict[int, list[dict[str, Any]]] = {
         j: job.baseline for j, job in enumerate(jobs) if job.baseline is not None}
     done: list[_Member] = []
     retry: list[_Text] = []
-    for round_texts, with_baselines in ((texts, True), (None, False)):
-        if round_texts is None:
+    round_texts = texts
+    for first in (True, False):
+        if not first:
             round_texts = make_texts((t.job, [m]) for t in retry for m in t.members)
             retry = []
         by_language: dict[str, list[str]] = {}
         base_index: dict[int, int] = {}
         for t in round_texts:
             batch = by_language.setdefault(jobs[t.job].language, [])
-            if with_baselines and t.job not in baselines and t.job not in base_index:
+            if t.job not in baselines and t.job not in base_index:
                 base_index[t.job] = len(batch)
                 batch.append(jobs[t.job].text)
             t.index = len(batch)
@@ -440,36 +474,4 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                 retry.append(t)
         if not retry:
             break
-    if count_missing is not None:
-        _check_missing(jobs, done, count_missing, settings.fixit_missing_check_max, settings.verify_workers)
-    for m in done:
-        _finish(m)
-
-
-def _check_missing(jobs: Sequence[VerifyJob], members: Sequence[_Member], count_missing: MissingCounter,
-                   limit: int, workers: int) -> None:
-    """MISSING tokens before and after each passing `fix` fix-it (its own edit alone), in parallel."""
-    todo: list[tuple[_Member, int, str]] = []
-    for m in members:
-        if len(todo) >= max(0, limit):
-            break
-        if m.fixit.get("kind") != "fix" or m.info["stillFires"] or \
-                m.info["parseErrorsAfter"] > m.info["parseErrorsBefore"]:
-            continue
-        j = m.job
-        try:
-            todo.append((m, j, edits_mod.apply_edits(jobs[j].text, [m.fixit["edits"][0]])))
-        except SgToolsError:
-            continue
-    if not todo:
-        return
-    keys = list(dict.fromkeys([(jobs[j].language, jobs[j].text) for _, j, _ in todo]
-                              + [(jobs[j].language, new) for _, j, new in todo]))
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        counted = dict(zip(keys, pool.map(lambda k: count_missing(*k), keys), strict=True))
-    for m, j, new in todo:
-        before = counted[(jobs[j].language, jobs[j].text)]
-        after = counted[(jobs[j].language, new)]
-        if before is not None and after is not None:
-            m.info["missingBefore"] = before
-            m.info["missingAfter"] = after
+    return done
