@@ -331,3 +331,14 @@ def test_nothing_checked_is_said(proj: Workspace, engine: Engine) -> None:
     assert res["issues"] == [] and len(res["ruleErrors"]) == 5
     assert "nothing was checked" in res["notes"][-1]
     assert "nothing was checked" in scanner.scan_path(proj, engine)["notes"][-1]
+
+
+def test_snippet_and_file_agree_under_language_globs(proj: Workspace, engine: Engine) -> None:
+    cfg = proj.root / "sgconfig.yml"
+    cfg.write_text(cfg.read_text() + "languageGlobs:\n  python: ['*.pyw']\n")
+    text = "x = eval('ü')\r\nprint(x)\r\n"
+    snippet = scanner.scan_code(proj, engine, text, path="gui/app.pyw")
+    write(proj.root, "gui/app.pyw", text)
+    on_disk = scanner.scan_path(proj, engine, paths=["gui"])
+    assert ids(snippet) == ["no-eval", "no-print"]
+    assert json.dumps(snippet["issues"], sort_keys=True) == json.dumps(on_disk["issues"], sort_keys=True)
