@@ -463,11 +463,24 @@ def _run_rounds(jobs: Sequence[VerifyJob], texts: list[_Text], run_batch: BatchR
                 batch.append(jobs[t.job].text)
             t.index = len(batch)
             batch.append(t.new_text)
-        results = {lang: run_batch(lang, batch) for lang, batch in by_language.items() if batch}
+        results: dict[str, list[list[dict[str, Any]]]] = {}
+        for lang, batch in by_language.items():
+            try:
+                results[lang] = run_batch(lang, batch)
+            except SgToolsError as exc:
+                # The findings stand without verification; a failed re-scan must not fail the scan.
+                for t in round_texts:
+                    if jobs[t.job].language == lang:
+                        for m in t.members:
+                            m.fixit["verification"] = {"checked": False,
+                                                       "reason": f"the verification scan failed: {exc.message}"}
         for j, i in base_index.items():
-            baselines[j] = results[jobs[j].language][i]
+            if jobs[j].language in results:
+                baselines[j] = results[jobs[j].language][i]
         for t in round_texts:
             job = jobs[t.job]
+            if job.language not in results:
+                continue
             if _judge(t, baselines[t.job], results[job.language][t.index], job.rule_ids):
                 done.extend(t.members)
             else:

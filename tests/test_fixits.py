@@ -10,6 +10,7 @@ import pytest
 from sgtools import scanner
 from sgtools.edits import apply_edits
 from sgtools.engine import Engine
+from sgtools.errors import Timeout
 from sgtools.settings import Settings
 from sgtools.workspace import Workspace
 
@@ -247,3 +248,17 @@ def test_fix_leaving_missing_tokens_is_unverified(initialized: Workspace, engine
     assert v["parseErrorsAfter"] == v["parseErrorsBefore"] == 0  # the ERROR count alone would pass it
     assert v["missingAfter"] > v["missingBefore"] == 0
     assert fx["verified"] is False and fx["confidence"] <= 0.2
+
+
+def test_failed_verification_scan_keeps_the_findings(proj: Workspace, engine: Engine,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # A verification call that times out cannot be caused on demand; simulated here, and only that call.
+    def boom(*_a: Any, **_k: Any) -> Any:
+        raise Timeout("ast-grep did not finish")
+
+    monkeypatch.setattr(scanner, "scan_texts", boom)
+    res = scanner.scan_code(proj, engine, "eval(a)\n", language="python")
+    assert [d["ruleId"] for d in res["issues"]] == ["py-eval"]
+    for fx in res["issues"][0]["fixits"]:
+        assert fx["verified"] is False and fx["verification"]["checked"] is False
+        assert "did not finish" in fx["verification"]["reason"]
