@@ -27,7 +27,7 @@ from sgtools.diagnostics import check_severity, counts, filter_severity, normali
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, NotFound, SgToolsError, TooLarge
 from sgtools.project import ProjectConfig
-from sgtools.ruleset import Rule, RuleSet, load_ruleset
+from sgtools.ruleset import Rule, RuleError, RuleSet, load_ruleset
 from sgtools.settings import get_settings
 from sgtools.workspace import Workspace
 
@@ -59,7 +59,38 @@ def _class(glob: str, i: int) -> tuple[str, int]:
     return ("[^" if negate else "[") + "".join(items) + "]", j + 1
 
 
-def _glob_body(glob: str, in_alt: bool = False) -> str:
+def _alternatives(glob: str, i: int) -> tuple[list[str], int]:
+    """`{a,b{c,d}}` starting at glob[i] == '{' -> (top-level alternatives, index after the closing brace)."""
+    depth = 0
+    parts: list[str] = []
+    current: list[str] = []
+    j = i
+    while j < len(glob):
+        ch = glob[j]
+        if ch == "\\" and j + 1 < len(glob):
+            current.append(glob[j:j + 2])
+            j += 2
+            continue
+        if ch == "{":
+            depth += 1
+            if depth > 1:
+                current.append(ch)
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                parts.append("".join(current))
+                return parts, j + 1
+            current.append(ch)
+        elif ch == "," and depth == 1:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+        j += 1
+    raise ValueError(f"unclosed alternation in glob {glob!r}")
+
+
+def _glob_body(glob: str) -> str:
     """globset semantics with its defaults (literal_separator off, so `*` and `?` also match `/`):
     `**/` at the start matches any leading directories or none, `/**` at the end anything below,
     `/**/` in the middle one or more separators; `{a,b}` alternates; `\\` escapes."""
@@ -68,7 +99,9 @@ def _glob_body(glob: str, in_alt: bool = False) -> str:
     n = len(glob)
     while i < n:
         ch = glob[i]
-        if ch == "\\" and i + 1 < n:
+        if ch == "\\":
+            if i + 1 >= n:
+                raise ValueError(f"dangling escape in glob {glob!r}")
             out.append(re.escape(glob[i + 1]))
             i += 2
         elif ch == "*":
@@ -99,13 +132,11 @@ def _glob_body(glob: str, in_alt: bool = False) -> str:
         elif ch == "[":
             cls, i = _class(glob, i)
             out.append(cls)
-        elif ch == "{" and not in_alt:
-            close = glob.find("}", i)
-            if close < 0:
-                raise ValueError(f"unclosed alternation in glob {glob!r}")
-            alts = glob[i + 1:close].split(",")
-            out.append("(?:" + "|".join(_glob_body(a, True) for a in alts) + ")")
-            i = close + 1
+        elif ch == "{":
+            alts, i = _alternatives(glob, i)
+            out.append("(?:" + "|".join(_glob_body(a) for a in alts) + ")")
+        elif ch == "}":
+            raise ValueError(f"unopened alternation in glob {glob!r}")
         else:
             out.append(re.escape(ch))
             i += 1
@@ -267,10 +298,36 @@ def cached_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine) -> RuleSet
         hit = _rulesets.get(key)
     if hit is not None and hit[0] == sig:
         return hit[1]
-    rs = load_ruleset(ws, cfg, engine)
+    rs = _without_bad_globs(ws, load_ruleset(ws, cfg, engine))
     with _lock:
         _rulesets[key] = (sig, rs)
     return rs
+
+
+def _glob_problem(rule: Rule) -> str | None:
+    for key in _GLOB_KEYS:
+        for glob in _glob_list(rule.data.get(key)):
+            if glob_regex(glob) is None:
+                return (f"rejected by ast-grep: `{key}` holds {glob!r}, which is not a valid glob; ast-grep refuses "
+                        "the whole project over it (exit 9). Fix or remove that glob.")
+    return None
+
+
+def _without_bad_globs(ws: Workspace, rs: RuleSet) -> RuleSet:
+    """A `files`/`ignores` glob ast-grep cannot parse passes the rule checks (they run on stdin, where globs
+    are not used) but stops every path scan: such rules become rule errors here, like any broken rule."""
+    bad = {id(r): problem for r in rs.rules if (problem := _glob_problem(r)) is not None}
+    if not bad:
+        return rs
+    errors = list(rs.errors)
+    for r in rs.rules:
+        if id(r) in bad:
+            try:
+                where = ws.relative(r.path)
+            except ValueError:
+                where = str(r.path)
+            errors.append(RuleError(where, bad[id(r)], r.id))
+    return RuleSet([r for r in rs.rules if id(r) not in bad], errors, all_valid=False)
 
 
 def tmp_root() -> Path:

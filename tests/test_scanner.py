@@ -300,7 +300,7 @@ def test_snippet_and_file_scans_agree(proj: Workspace, engine: Engine, rel: str)
 
 GLOBS = ["*.py", "src/*.py", "src/**", "**/sub/*.py", "src/*/*.py", "*/a.py", "**/a.py", "src", "sub/*.py",
          "{src,other}/*.py", "src/[as]*.py", "src/[!a]*.py", "./src/*.py", "src/**/a.py", "**", "?rc/a.py",
-         "src/sub/a.py", "**/*.{py,pyi}", "o*/**"]
+         "src/sub/a.py", "**/*.{py,pyi}", "o*/**", "{src,{oth,x}er}/*.py", "src/\\[a*"]
 FILES = ["a.py", "src/a.py", "src/b.py", "src/sub/a.py", "other/a.py", "other/deep/x/a.py"]
 
 
@@ -342,3 +342,17 @@ def test_snippet_and_file_agree_under_language_globs(proj: Workspace, engine: En
     on_disk = scanner.scan_path(proj, engine, paths=["gui"])
     assert ids(snippet) == ["no-eval", "no-print"]
     assert json.dumps(snippet["issues"], sort_keys=True) == json.dumps(on_disk["issues"], sort_keys=True)
+
+
+def test_invalid_glob_is_a_rule_error_not_a_failed_scan(proj: Workspace, engine: Engine) -> None:
+    # ast-grep accepts this rule on stdin (globs unused) but refuses the whole project over it (exit 9).
+    write(proj.root, "rules/bad-glob.yml", "id: bad-glob\nlanguage: python\nfiles: ['src/[a']\n"
+                                            "rule: {pattern: eval($X)}\n")
+    write(proj.root, "src/a.py", "eval(x)\n")
+    res = scanner.scan_path(proj, engine)
+    assert ids(res) == ["no-eval"]
+    [err] = res["ruleErrors"]
+    assert (err["path"], err["ruleId"]) == ("rules/bad-glob.yml", "bad-glob") and "src/[a" in err["message"]
+    assert scanner.scan_code(proj, engine, "eval(x)\n", path="src/a.py")["ruleErrors"] == [err]
+    for glob in ("a{b", "a}b", "[z-a]", "x\\"):
+        assert scanner.glob_regex(glob) is None, glob
