@@ -150,6 +150,10 @@ def test_rule(
         result["errors"].append(f"language {data.get('language')!r} is not known to this project.")
         return result
     rule = rule_from_doc(data, Path(_FILE_NAME), 0)
+    problem = scanner.glob_problem(rule)
+    if problem is not None:
+        result["errors"].append(problem.replace("rejected by ast-grep: ", "", 1))
+        return result
     rules_path = scanner.rule_file([rule], keep_globs=False, parse_language=lang)
     file_name = scanner.file_name_for(lang, cfg)
 

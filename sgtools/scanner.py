@@ -304,7 +304,7 @@ def cached_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine) -> RuleSet
     return rs
 
 
-def _glob_problem(rule: Rule) -> str | None:
+def glob_problem(rule: Rule) -> str | None:
     for key in _GLOB_KEYS:
         for glob in _glob_list(rule.data.get(key)):
             if glob_regex(glob) is None:
@@ -316,7 +316,7 @@ def _glob_problem(rule: Rule) -> str | None:
 def _without_bad_globs(ws: Workspace, rs: RuleSet) -> RuleSet:
     """A `files`/`ignores` glob ast-grep cannot parse passes the rule checks (they run on stdin, where globs
     are not used) but stops every path scan: such rules become rule errors here, like any broken rule."""
-    bad = {id(r): problem for r in rs.rules if (problem := _glob_problem(r)) is not None}
+    bad = {id(r): problem for r in rs.rules if (problem := glob_problem(r)) is not None}
     if not bad:
         return rs
     errors = list(rs.errors)

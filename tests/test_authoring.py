@@ -46,6 +46,7 @@ def test_failed_examples_are_named(ws: Workspace, engine: Engine) -> None:
     ("language: python\nrule: {patern: x}\n", "patern", ""),
     ("language: python\nrule: {matches: nope}\n", "nope", "util"),
     ("language: python\nrule: {pattern: f($A)}\nfix: g($B)\n", "Undefined meta var", ""),
+    ("language: python\nfiles: ['src/[a']\nrule: {pattern: f($A)}\n", "not a valid glob", "Fix or remove"),
 ])
 def test_rejected_rules_explain_the_cause(ws: Workspace, engine: Engine, rule_yaml: str, needle: str,
                                           hint: str) -> None:
