@@ -15,7 +15,7 @@ import json
 import re
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +68,10 @@ def add_or_update_rule(
         if test_path is not None:
             writes[test_path] = _test_file_text(rule_id, cand.valid, cand.invalid)
         _write_all(ws, writes)
+        # What was just written is known: spare the next call a re-parse of these files.
+        _prime("rules", cand.target.path, cand.target.ids_after(rule_id))
+        if test_path is not None:
+            _prime("tests", test_path, [rule_id])
         if test_path is None:
             test_path = _existing_test_file(cfg, rule_id)
         test_result = _run_tests(ws, engine, cfg, rule_id) if test_path is not None else None
@@ -251,6 +255,13 @@ class _Target:
     exists: bool  # the rule already exists there (an update)
     doc_file: _DocFile | None = None  # the file's current documents, when it holds more than this rule
     index: int = 0
+
+    def ids_after(self, rule_id: str) -> list[str]:
+        if self.doc_file is None:
+            return [rule_id]
+        ids = [str(d.get("id")) if d.get("id") is not None else self.path.stem for d in self.doc_file.docs]
+        ids[self.index] = rule_id
+        return ids
 
     def new_file_text(self, rule_text: str) -> str:
         if self.doc_file is None:
@@ -603,32 +614,61 @@ def _type_name(value: Any) -> str:
 # ---- the project's rule files --------------------------------------------------------------------------
 
 
-_ids_cache: dict[tuple[str, int, int, int], list[str] | None] = {}
-_ids_lock = threading.Lock()
-_IDS_CACHE_MAX = 8192
+_stat_cache: dict[tuple[str, str, int, int, int], list[str] | None] = {}
+_stat_lock = threading.Lock()
+_STAT_CACHE_MAX = 16384
 
 
-def _file_ids(path: Path) -> list[str] | None:
-    """The rule ids one file defines (the file stem for a document without `id`); None if unreadable.
-    Cached by (path, mtime, size, inode): atomic replaces change the inode, so no stale hit."""
+def _by_stat(kind: str, path: Path, compute: Callable[[Path], list[str] | None]) -> list[str] | None:
+    """`compute(path)`, cached by (path, mtime, size, inode): every write here is an atomic replace, which
+    changes the inode, so an edited file is never served stale. Keeps a store of hundreds of rules from
+    re-parsing every rule and test file (pure-Python YAML) on each call."""
     try:
         st = path.stat()
     except OSError:
         return None
-    key = (str(path), st.st_mtime_ns, st.st_size, st.st_ino)
-    with _ids_lock:
-        if key in _ids_cache:
-            return _ids_cache[key]
+    key = (kind, str(path), st.st_mtime_ns, st.st_size, st.st_ino)
+    with _stat_lock:
+        if key in _stat_cache:
+            return _stat_cache[key]
+    value = compute(path)
+    with _stat_lock:
+        if len(_stat_cache) > _STAT_CACHE_MAX:
+            _stat_cache.clear()
+        _stat_cache[key] = value
+    return value
+
+
+def _prime(kind: str, path: Path, ids: list[str]) -> None:
+    try:
+        st = path.stat()
+    except OSError:
+        return
+    with _stat_lock:
+        _stat_cache[(kind, str(path), st.st_mtime_ns, st.st_size, st.st_ino)] = ids
+
+
+def _rule_ids_of(path: Path) -> list[str] | None:
     try:
         docs = parse_rule_docs(path.read_text(encoding="utf-8"), path)
-        ids: list[str] | None = [str(d["id"]) if d.get("id") is not None else path.stem for d in docs]
     except (yamlio.YamlError, UnicodeDecodeError, OSError):
-        ids = None
-    with _ids_lock:
-        if len(_ids_cache) > _IDS_CACHE_MAX:
-            _ids_cache.clear()
-        _ids_cache[key] = ids
-    return ids
+        return None
+    return [str(d["id"]) if d.get("id") is not None else path.stem for d in docs]
+
+
+def _file_ids(path: Path) -> list[str] | None:
+    """The rule ids one file defines (the file stem for a document without `id`); None if unreadable."""
+    return _by_stat("rules", path, _rule_ids_of)
+
+
+def _test_ids_of(path: Path) -> list[str]:
+    """The `id` of each test document in a test file ("" for a document without one); [] if unreadable."""
+    return [str(d.get("id")) if isinstance(d, dict) and d.get("id") is not None else "" for d in
+            _load_docs_quietly(path)]
+
+
+def _test_file_ids(path: Path) -> list[str]:
+    return _by_stat("tests", path, _test_ids_of) or []
 
 
 def _project_ids(cfg: ProjectConfig) -> dict[str, list[tuple[Path, int]]]:
@@ -684,7 +724,7 @@ def _test_files_for(cfg: ProjectConfig, rule_id: str) -> list[Path]:
     for path in cfg.test_files():
         if any(cfg_dir in path.parents for cfg_dir in cfg.snapshot_dirs):
             continue
-        if any(isinstance(d, dict) and str(d.get("id")) == rule_id for d in _load_docs_quietly(path)):
+        if rule_id in _test_file_ids(path):
             out.append(path)
     return out
 
@@ -692,7 +732,7 @@ def _test_files_for(cfg: ProjectConfig, rule_id: str) -> list[Path]:
 def _test_ids(cfg: ProjectConfig) -> set[str]:
     ids: set[str] = set()
     for path in cfg.test_files():
-        ids.update(str(d["id"]) for d in _load_docs_quietly(path) if isinstance(d, dict) and d.get("id") is not None)
+        ids.update(i for i in _test_file_ids(path) if i)
     return ids
 
 
@@ -704,27 +744,26 @@ def _existing_test_file(cfg: ProjectConfig, rule_id: str) -> Path | None:
 def _test_file_for(cfg: ProjectConfig, rule_id: str) -> Path | None:
     """Update the one test file that already tests this id; otherwise `<first test dir>/<id>-test.yml`."""
     found = _test_files_for(cfg, rule_id)
-    if len(found) == 1 and len(_load_docs_quietly(found[0])) == 1:
+    if len(found) == 1 and len(_test_file_ids(found[0])) == 1:
         return found[0]
     first = cfg.first_test_dir
     return first / f"{rule_id}{TEST_SUFFIX}" if first is not None else None
 
 
 def _test_file_text(rule_id: str, valid: list[str], invalid: list[str]) -> str:
-    def scalar(code: str) -> Any:
-        if "\n" not in code.rstrip("\n"):
-            return code
-        literal = LiteralScalarString(code)
-        # Keep the block style only when it reads back byte for byte.
-        return literal if yamlio.load_one(yamlio.dump({"x": literal})) == {"x": code} else code
-
-    doc = CommentedMap()
-    doc["id"] = rule_id
-    doc["valid"] = [scalar(c) for c in valid]
-    doc["invalid"] = [scalar(c) for c in invalid]
-    text = yamlio.dump(doc)
-    assert yamlio.load_one(text) == {"id": rule_id, "valid": valid, "invalid": invalid}
-    return text
+    """Multi-line cases as `|` blocks, for people reading the file; plain scalars when a block would not read
+    back byte for byte (trailing spaces, leading blank lines...)."""
+    want = {"id": rule_id, "valid": valid, "invalid": invalid}
+    for literal in (True, False):
+        doc = CommentedMap()
+        doc["id"] = rule_id
+        for key, cases in (("valid", valid), ("invalid", invalid)):
+            doc[key] = [LiteralScalarString(c) if literal and "\n" in c.rstrip("\n") else c for c in cases]
+        text = yamlio.dump(doc)
+        if yamlio.load_one(text) == want:
+            return text
+    raise RuleInvalid("The examples cannot be written as YAML that reads back unchanged. Simplify them "
+                      "(e.g. remove control characters).", check="examples")
 
 
 def _run_tests(ws: Workspace, engine: Engine, cfg: ProjectConfig, rule_id: str) -> dict[str, Any]:

@@ -191,3 +191,27 @@ def test_our_schema_against_the_upstream_one() -> None:
         if rulestore.schema_problems(as_written) and not list(upstream.iter_errors(as_written)):
             stricter += 1  # upstream accepts `ast-grep-essentials: true`; ast-grep 0.51 does not
     assert stricter == 184
+
+
+def test_migrated_rules_written_into_one_project_load_and_pass(initialized: Workspace, engine: Engine) -> None:
+    """The write path at scale: a quarter of the corpus (every 4th rule, plus the ones migration repaired most)
+    stored one by one with their tests; then plain `ast-grep test` and a project load agree with the store.
+    (Each write runs `ast-grep test` over the whole growing project, so all 184 would cost minutes.)"""
+    examples = corpus_examples()
+    special = set(KEY_CASE_TYPOS) | set(IGNORED_KEYS)
+    chosen = [r for i, r in enumerate(corpus_rules()) if i % 4 == 0 or r[0] in special]
+    for rid, text, path in chosen:
+        doc, _ = migrate_rule(yamlio.load_rt(text))
+        cases = examples[rid]
+        written = rulestore.add_or_update_rule(
+            initialized, engine, rid, yamlio.dump_rt(doc), cases["valid"], cases["invalid"],
+            metadata={"source": "ast-grep-essentials", "upstreamPath": path.relative_to(CORPUS).as_posix()})
+        assert written["created"] and written["testResult"]["passed"], (rid, written["testResult"])
+    listed = rulestore.list_rules(initialized, engine)
+    assert listed["ruleErrors"] == [] and len(listed["rules"]) == len(chosen) >= 46
+    assert all(r["hasTests"] for r in listed["rules"])
+    cfg_path = initialized.root / "sgconfig.yml"
+    assert engine.check_project(cfg_path, cwd=initialized.root).returncode == 0
+    report = engine.test(cfg_path, cwd=initialized.root)
+    assert report.passed and len(report.statuses) == len(chosen), report.summary
+    assert rulestore.explain_rule(initialized, engine, "use-of-rc2-java")["source"] == "ast-grep-essentials"
