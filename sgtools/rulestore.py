@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import itertools
 import json
 import re
@@ -68,10 +69,9 @@ def add_or_update_rule(
         if test_path is not None:
             writes[test_path] = _test_file_text(rule_id, cand.valid, cand.invalid)
         _write_all(ws, writes)
-        # What was just written is known: spare the next call a re-parse of these files.
-        _prime("rules", cand.target.path, cand.target.ids_after(rule_id))
+        _prime("rules", cand.target.path, writes[cand.target.path], cand.target.ids_after(rule_id))
         if test_path is not None:
-            _prime("tests", test_path, [rule_id])
+            _prime("tests", test_path, writes[test_path], [rule_id])
         if test_path is None:
             test_path = _existing_test_file(cfg, rule_id)
         test_result = _run_tests(ws, engine, cfg, rule_id) if test_path is not None else None
@@ -614,61 +614,65 @@ def _type_name(value: Any) -> str:
 # ---- the project's rule files --------------------------------------------------------------------------
 
 
-_stat_cache: dict[tuple[str, str, int, int, int], list[str] | None] = {}
-_stat_lock = threading.Lock()
-_STAT_CACHE_MAX = 16384
+_ids_cache: dict[tuple[str, str, bytes], list[str] | None] = {}
+_ids_lock = threading.Lock()
+_IDS_CACHE_MAX = 16384
 
 
-def _by_stat(kind: str, path: Path, compute: Callable[[Path], list[str] | None]) -> list[str] | None:
-    """`compute(path)`, cached by (path, mtime, size, inode): every write here is an atomic replace, which
-    changes the inode, so an edited file is never served stale. Keeps a store of hundreds of rules from
-    re-parsing every rule and test file (pure-Python YAML) on each call."""
+def _by_content(kind: str, path: Path, compute: Callable[[Path, str], list[str] | None]) -> list[str] | None:
+    """`compute(path, text)`, cached by the file's bytes: reading and hashing a file costs microseconds, parsing
+    it (pure-Python YAML) milliseconds, and a store of hundreds of rules asks for every file's ids on each call.
+    Keyed by content, not mtime, so an in-place edit within one timestamp tick is never served stale."""
     try:
-        st = path.stat()
+        data = path.read_bytes()
     except OSError:
         return None
-    key = (kind, str(path), st.st_mtime_ns, st.st_size, st.st_ino)
-    with _stat_lock:
-        if key in _stat_cache:
-            return _stat_cache[key]
-    value = compute(path)
-    with _stat_lock:
-        if len(_stat_cache) > _STAT_CACHE_MAX:
-            _stat_cache.clear()
-        _stat_cache[key] = value
+    key = (kind, str(path), hashlib.blake2b(data, digest_size=20).digest())
+    with _ids_lock:
+        if key in _ids_cache:
+            return _ids_cache[key]
+    try:
+        value = compute(path, data.decode("utf-8"))
+    except UnicodeDecodeError:
+        value = None
+    with _ids_lock:
+        if len(_ids_cache) > _IDS_CACHE_MAX:
+            _ids_cache.clear()
+        _ids_cache[key] = value
     return value
 
 
-def _prime(kind: str, path: Path, ids: list[str]) -> None:
-    try:
-        st = path.stat()
-    except OSError:
-        return
-    with _stat_lock:
-        _stat_cache[(kind, str(path), st.st_mtime_ns, st.st_size, st.st_ino)] = ids
+def _prime(kind: str, path: Path, text: str, ids: list[str]) -> None:
+    """Record the ids of a file just written, sparing the next call its parse."""
+    key = (kind, str(path), hashlib.blake2b(text.encode("utf-8"), digest_size=20).digest())
+    with _ids_lock:
+        _ids_cache[key] = ids
 
 
-def _rule_ids_of(path: Path) -> list[str] | None:
+def _rule_ids_of(path: Path, text: str) -> list[str] | None:
     try:
-        docs = parse_rule_docs(path.read_text(encoding="utf-8"), path)
-    except (yamlio.YamlError, UnicodeDecodeError, OSError):
+        docs = parse_rule_docs(text, path)
+    except yamlio.YamlError:
         return None
     return [str(d["id"]) if d.get("id") is not None else path.stem for d in docs]
 
 
 def _file_ids(path: Path) -> list[str] | None:
     """The rule ids one file defines (the file stem for a document without `id`); None if unreadable."""
-    return _by_stat("rules", path, _rule_ids_of)
+    return _by_content("rules", path, _rule_ids_of)
 
 
-def _test_ids_of(path: Path) -> list[str]:
+def _test_ids_of(path: Path, text: str) -> list[str]:
     """The `id` of each test document in a test file ("" for a document without one); [] if unreadable."""
-    return [str(d.get("id")) if isinstance(d, dict) and d.get("id") is not None else "" for d in
-            _load_docs_quietly(path)]
+    try:
+        docs = [d for d in yamlio.load_all(text) if d is not None]
+    except yamlio.YamlError:
+        return []
+    return [str(d.get("id")) if isinstance(d, dict) and d.get("id") is not None else "" for d in docs]
 
 
 def _test_file_ids(path: Path) -> list[str]:
-    return _by_stat("tests", path, _test_ids_of) or []
+    return _by_content("tests", path, _test_ids_of) or []
 
 
 def _project_ids(cfg: ProjectConfig) -> dict[str, list[tuple[Path, int]]]:

@@ -375,3 +375,15 @@ def test_unicode_rule_and_examples(proj: Workspace, engine: Engine) -> None:
     assert yamlio.load_one((proj.root / "rule-tests/no-print-test.yml").read_text(encoding="utf-8"))["invalid"] == [
         "print('héllo😀')"]
     assert ids_found(engine, proj) == {"no-print"}
+
+
+def test_in_place_edit_of_same_size_is_seen_at_once(initialized: Workspace, engine: Engine) -> None:
+    """The id cache is keyed by content: an editor's in-place save within one mtime tick still counts."""
+    path = initialized.root / "rules" / "hand.yml"
+    path.write_text("id: aaaa\nlanguage: python\nrule: {pattern: print($A)}\n")
+    assert rulestore.explain_rule(initialized, engine, "aaaa")["path"] == "rules/hand.yml"
+    with path.open("r+") as fh:  # same inode, same size
+        fh.write("id: bbbb")
+    assert rulestore.explain_rule(initialized, engine, "bbbb")["path"] == "rules/hand.yml"
+    with pytest.raises(NotFound):
+        rulestore.remove_rule(initialized, engine, "aaaa")
