@@ -189,7 +189,9 @@ def explain_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
         for doc in _load_docs_quietly(test_path):
             if isinstance(doc, dict) and str(doc.get("id")) == rule_id:
                 for key in ("valid", "invalid"):
-                    examples[key].extend(str(c) for c in doc.get(key) or [] if c is not None)
+                    cases = doc.get(key)
+                    if isinstance(cases, list):
+                        examples[key].extend(str(c) for c in cases if c is not None)
     sev = data.get("severity")
     return {
         "id": rule_id,

@@ -27,7 +27,11 @@ def register(subs: Any) -> None:
     show.add_argument("rule_id", metavar="ID")
     _common(show, run_show)
 
-    add = rule_subs.add_parser("add", help="check a rule and write it to rules/<ID>.yml (with its examples)")
+    add = rule_subs.add_parser(
+        "add", help="check a rule and write it to rules/<ID>.yml (with its examples)",
+        description="Check the rule (YAML, structure, id, language, ast-grep itself, the project, the examples) and "
+        "write it only if every check passes; then run its tests. Exit 0 when written and the tests pass, 1 when "
+        "written but the tests fail, 2 when refused (nothing written).")
     add.add_argument("rule_id", metavar="ID")
     add.add_argument("--file", required=True, metavar="F", help="the rule YAML file ('-' for stdin)")
     add.add_argument("--valid", action="append", metavar="CODE", help="code the rule must not match (repeatable)")
@@ -160,7 +164,8 @@ def run_test(args: argparse.Namespace) -> int:
         examples = result.get("examples") or {}
         failed = examples.get("failed") or []
         if examples:
-            print(f"examples: {'passed' if examples.get('passed') else 'FAILED'}"
-                  + ("" if not failed else f" ({len(failed)} failed)"))
+            print(f"examples: {'FAILED' if failed else 'passed'}" + ("" if not failed else f" ({len(failed)} failed)"))
+            for item in failed:
+                print(f"  ✗ {item.get('reason') if isinstance(item, dict) else item}")
         print("ok" if result.get("success") else "failed")
     return 0 if result.get("success") else 1
