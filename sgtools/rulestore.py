@@ -137,6 +137,10 @@ def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
             tests = _DocFile.parse(path.read_text(encoding="utf-8"))
             mine = [i for i, d in enumerate(tests.docs) if str(d.get("id")) == rule_id]
             writes[path] = None if len(mine) == len(tests.docs) else tests.without(mine)
+        for test_dir in cfg.test_dirs:
+            named = test_dir / f"{rule_id}{TEST_SUFFIX}"
+            if named.is_file() and named not in writes and not _test_file_ids(named):
+                writes[named] = None  # named after the rule but unreadable: it would break `ast-grep test`
         for snap_dir in cfg.snapshot_dirs:
             snap = snap_dir / f"{rule_id}{SNAPSHOT_SUFFIX}"
             if snap.is_file():

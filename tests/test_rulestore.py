@@ -185,9 +185,11 @@ def test_remove_takes_tests_and_snapshots_from_every_test_dir(initialized: Works
     (snaps / "no-print-snapshot.yml").write_text("id: no-print\nsnapshots: {}\n")
     (initialized.root / "rule-tests" / "extra.yml").write_text("id: no-print\nvalid: [y]\ninvalid: []\n")
     (initialized.root / "rule-tests" / "other-test.yml").write_text("id: other\nvalid: [y]\ninvalid: []\n")
+    (initialized.root / "rule-tests" / "sub").mkdir()
+    (initialized.root / "rule-tests" / "sub" / "x.yml").write_text("id: no-print\nvalid: [1]\ninvalid: []\n")
     result = rulestore.remove_rule(initialized, engine, "no-print")
     assert sorted(result["removed"]) == ["rule-tests/__snapshots__/no-print-snapshot.yml", "rule-tests/extra.yml",
-                                         "rule-tests/no-print-test.yml", "rules/no-print.yml"]
+                                         "rule-tests/no-print-test.yml", "rule-tests/sub/x.yml", "rules/no-print.yml"]
     assert (initialized.root / "rule-tests" / "other-test.yml").exists()
 
 
@@ -387,3 +389,11 @@ def test_in_place_edit_of_same_size_is_seen_at_once(initialized: Workspace, engi
     assert rulestore.explain_rule(initialized, engine, "bbbb")["path"] == "rules/hand.yml"
     with pytest.raises(NotFound):
         rulestore.remove_rule(initialized, engine, "aaaa")
+
+
+def test_remove_takes_an_unreadable_test_file_named_after_the_rule(initialized: Workspace, engine: Engine) -> None:
+    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    broken = initialized.root / "rule-tests" / "no-print-test.yml"
+    broken.write_text("id: no-print\nvalid: [unclosed\n")
+    assert sorted(rulestore.remove_rule(initialized, engine, "no-print")["removed"]) == [
+        "rule-tests/no-print-test.yml", "rules/no-print.yml"]
