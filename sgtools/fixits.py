@@ -304,11 +304,12 @@ def _finish(m: _Member) -> None:
         broken_before=info["parseErrorsBefore"] > 0 or bool(info.get("missingBefore")),
         new_other=info["_others"], new_same=info["_same"],
         missing_unchecked=fx.get("kind") == "fix" and info.get("missingAfter") is None,
+        severity=str(m.diag.get("severity", "")),
     )
 
 
 def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fires: bool, broken_before: bool,
-                new_other: int, new_same: int, missing_unchecked: bool = False) -> float:
+                new_other: int, new_same: int, missing_unchecked: bool = False, severity: str = "") -> float:
     """How safe it is to apply this fix-it blindly, from what the re-scan showed."""
     suppress = fx.get("kind") == "suppress"
     if not parses:
@@ -317,7 +318,10 @@ def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fi
         return 0.15 if suppress else 0.25
     score = 0.6 if suppress else 0.95  # a suppression hides the problem; it never solves it
     edit = fx["edits"][0]
-    if not suppress:
+    if suppress:
+        # Silencing an error is rarely the right call; silencing a hint often is.
+        score += {"error": -0.15, "warning": -0.05, "info": 0.0, "hint": 0.05}.get(severity, 0.0)
+    else:
         if edit["newText"] == "":
             score -= 0.15  # deleting code is right for the rule, not always for the program
         if "\n" in edit["newText"] or edit["endLine"] != edit["line"]:

@@ -106,6 +106,8 @@ def test_confidence_is_computed_not_constant(proj: Workspace, engine: Engine) ->
     assert clean["confidence"] > noisy["confidence"]
     suppress = fixits_of(res, "py-eval", "suppress")[0]
     assert suppress["verified"] and suppress["confidence"] < clean["confidence"]
+    # Silencing an error (py-eval) is worth less than silencing a warning (py-print).
+    assert suppress["confidence"] < fixits_of(res, "py-print", "suppress")[0]["confidence"]
 
 
 def test_overlapping_fixes_are_marked(proj: Workspace, engine: Engine) -> None:
