@@ -603,19 +603,7 @@ def scan_path(
         # project against the path relative to the cwd, which is the sgconfig directory here.
         raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rule_file(rules, keep_globs=True), paths=args)
 
-    texts: dict[str, str] = {}
-    rel_files: dict[str, str] = {}
-    for m in raw:
-        name = str(m.get("file"))
-        if name not in texts:
-            full = (cwd / name).resolve()
-            rel_files[name] = ws.relative(full)
-            try:
-                texts[name] = full.read_bytes().decode("utf-8")
-            except (OSError, UnicodeDecodeError):
-                texts[name] = ""
-        m["file"] = rel_files[name]
-    by_rel = {rel_files[k]: v for k, v in texts.items()}
+    by_rel = _read_matched_files(ws, cwd, raw)
     diags = filter_severity(to_diagnostics(raw, text_by_file=by_rel, rules_by_id=_by_id(rules)), level)
     page = diags[offset: offset + limit]
     more = offset + limit < len(diags)
@@ -625,6 +613,37 @@ def scan_path(
         fixits.mark_unchecked(page, "verification not requested")
     return {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
             "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts()}
+
+
+def _read_matched_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> dict[str, str]:
+    """Point each match's `file` at its workspace-relative path and read the files that matched, for fix-it
+    positions. A file that cannot be read, or that changed since ast-grep read it (a match's bytes differ),
+    is left out: its findings stand, without fix-its that would edit the wrong bytes."""
+    data: dict[str, bytes | None] = {}
+    rel_files: dict[str, str] = {}
+    for m in raw:
+        name = str(m.get("file"))
+        if name not in rel_files:
+            full = (cwd / name).resolve()
+            rel_files[name] = ws.relative(full)
+            try:
+                data[name] = full.read_bytes()
+            except OSError:
+                data[name] = None
+        m["file"] = rel_files[name]
+        content = data[name]
+        if content is not None:
+            start, end = m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"]
+            if content[start:end] != str(m.get("text", "")).encode("utf-8"):
+                data[name] = None
+    texts: dict[str, str] = {}
+    for name, content in data.items():
+        if content is not None:
+            try:
+                texts[rel_files[name]] = content.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+    return texts
 
 
 def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule],

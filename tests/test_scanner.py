@@ -356,3 +356,20 @@ def test_invalid_glob_is_a_rule_error_not_a_failed_scan(proj: Workspace, engine:
     assert scanner.scan_code(proj, engine, "eval(x)\n", path="src/a.py")["ruleErrors"] == [err]
     for glob in ("a{b", "a}b", "[z-a]", "x\\"):
         assert scanner.glob_regex(glob) is None, glob
+
+
+def test_file_changed_after_the_scan_gets_no_fixits(proj: Workspace, engine: Engine,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # The race is made real: the file is rewritten right after ast-grep has read it.
+    target = write(proj.root, "a.py", "x = eval(s)\n")
+    real_scan = Engine.scan
+
+    def scan_then_edit(self: Engine, **kw: Any) -> list[dict[str, Any]]:
+        out = real_scan(self, **kw)
+        target.write_text("# a new first line\nx = eval(s)\n")
+        return out
+
+    monkeypatch.setattr(Engine, "scan", scan_then_edit)
+    res = scanner.scan_path(proj, engine, paths=["a.py"])
+    [d] = res["issues"]
+    assert (d["ruleId"], d["line"]) == ("no-eval", 1) and d["fixits"] == []
