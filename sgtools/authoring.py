@@ -150,6 +150,9 @@ def test_rule(
         result["errors"].append(f"language {data.get('language')!r} is not known to this project.")
         return result
     rule = rule_from_doc(data, Path(_FILE_NAME), 0)
+    if (code is not None or valid or invalid) and any(k in data for k in ("files", "ignores")):
+        result["warnings"].append("`files`/`ignores` were not applied here: code and examples have no path "
+                                  "(scan_code with a `path` applies them)")
     problem = scanner.glob_problem(rule)
     if problem is not None:
         result["errors"].append(problem.replace("rejected by ast-grep: ", "", 1))

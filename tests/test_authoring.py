@@ -110,3 +110,10 @@ def test_input_limits(ws: Workspace, engine: Engine, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr("sgtools.authoring.get_settings", lambda: Settings(max_examples=1))
     with pytest.raises(TooLarge):
         authoring.test_rule(ws, engine, EVAL_RULE, valid_examples=["a", "b"])
+
+
+def test_globs_are_not_applied_to_examples_and_it_is_said(ws: Workspace, engine: Engine) -> None:
+    res = authoring.test_rule(ws, engine, "language: python\nfiles: ['src/**']\nrule: {pattern: foo()}\n",
+                              code="foo()", invalid_examples=["foo()"])
+    assert res["success"] is True and len(res["matches"]) == 1
+    assert any("files" in w for w in res["warnings"])
