@@ -31,6 +31,7 @@ PARSE_RULE_ID = "_sgtools-parse-error"
 # markdown's `<!-- -->` is not honoured by ast-grep.
 BLOCK_COMMENTS: dict[str, tuple[str, str]] = {"html": ("<!--", " -->"), "css": ("/*", " */")}
 _TITLE_WIDTH = 60
+_BOM = "\ufeff".encode()
 
 # Prior confidences, used when a fix-it could not be checked (verification caps reached).
 UNCHECKED_FIX = 0.5
@@ -92,6 +93,8 @@ def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) ->
     line_no = int(diag["line"])
     start = index.starts[line_no - 1]
     end = index.starts[line_no] if line_no < len(index.starts) else len(data)
+    if start == 0 and data.startswith(_BOM):
+        start = len(_BOM)  # the comment goes after a byte-order mark, never before it
     line = data[start:end].decode("utf-8", "replace")
     newline = "\r\n" if line.endswith("\r\n") or (not line.endswith("\n") and b"\r\n" in data) else "\n"
     indent = line[: len(line) - len(line.lstrip(" \t"))]

@@ -264,3 +264,11 @@ def test_failed_verification_scan_keeps_the_findings(proj: Workspace, engine: En
     for fx in res["issues"][0]["fixits"]:
         assert fx["verified"] is False and fx["verification"]["checked"] is False
         assert "did not finish" in fx["verification"]["reason"]
+
+
+def test_suppress_goes_after_a_byte_order_mark(proj: Workspace, engine: Engine) -> None:
+    code = "\ufeffprint(1)\n"
+    res = scanner.scan_code(proj, engine, code, language="python")
+    [fx] = fixits_of(res, "py-print", "suppress")
+    assert fx["edits"][0]["byteStart"] == 3 and fx["verified"] is True
+    assert apply_edits(code, fx["edits"]) == "\ufeff# ast-grep-ignore: py-print\nprint(1)\n"
