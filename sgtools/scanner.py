@@ -18,6 +18,7 @@ import re
 import shutil
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -479,6 +480,10 @@ def _rel_to(path: Path, base: Path) -> str | None:
         return None
 
 
+def _match_key(file: Any, start: Any, end: Any, rule_id: Any) -> tuple[str, int, int, str]:
+    return str(file), int(start), int(end), str(rule_id)
+
+
 def _outermost(targets: Sequence[Path]) -> list[Path]:
     """Drop repeated paths and paths inside another given directory: ast-grep would report them twice."""
     kept: list[Path] = []
@@ -603,10 +608,22 @@ def scan_path(
         # project against the path relative to the cwd, which is the sgconfig directory here.
         raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rule_file(rules, keep_globs=True), paths=args)
 
-    by_rel = _read_matched_files(ws, cwd, raw)
-    diags = filter_severity(to_diagnostics(raw, text_by_file=by_rel, rules_by_id=_by_id(rules)), level)
-    page = diags[offset: offset + limit]
+    _relative_files(ws, cwd, raw)
+    by_id = _by_id(rules)
+    # Every finding counts, but only the page gets fix-its: building them needs each file's text.
+    diags = filter_severity(to_diagnostics(raw, text_by_file={}, rules_by_id=by_id, with_fixits=False), level)
     more = offset + limit < len(diags)
+    on_page = Counter(_match_key(d["file"], d["byteStart"], d["byteEnd"], d["ruleId"])
+                     for d in diags[offset: offset + limit])
+    page_raw: list[dict[str, Any]] = []
+    for m in raw:
+        key = _match_key(m["file"], m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"],
+                         m.get("ruleId"))
+        if on_page[key] > 0:
+            on_page[key] -= 1
+            page_raw.append(m)
+    by_rel = _read_matched_files(ws, page_raw)
+    page = filter_severity(to_diagnostics(page_raw, text_by_file=by_rel, rules_by_id=by_id), level)
     if verify_fixits:
         _verify_files(ws, engine, cfg, rules, page, by_rel)
     else:
@@ -615,22 +632,28 @@ def scan_path(
             "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts()}
 
 
-def _read_matched_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> dict[str, str]:
-    """Point each match's `file` at its workspace-relative path and read the files that matched, for fix-it
-    positions. A file that cannot be read, or that changed since ast-grep read it (a match's bytes differ),
-    is left out: its findings stand, without fix-its that would edit the wrong bytes."""
-    data: dict[str, bytes | None] = {}
+def _relative_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> None:
+    """Point each match's `file` at its workspace-relative `/` path (ast-grep prints it relative to cwd)."""
     rel_files: dict[str, str] = {}
     for m in raw:
         name = str(m.get("file"))
         if name not in rel_files:
-            full = (cwd / name).resolve()
-            rel_files[name] = ws.relative(full)
+            rel_files[name] = ws.relative((cwd / name).resolve())
+        m["file"] = rel_files[name]
+
+
+def _read_matched_files(ws: Workspace, raw: list[dict[str, Any]]) -> dict[str, str]:
+    """The texts of the files that matched, for fix-it positions. A file that cannot be read, or that changed
+    since ast-grep read it (a match's bytes differ), is left out: its findings stand, without fix-its that
+    would edit the wrong bytes."""
+    data: dict[str, bytes | None] = {}
+    for m in raw:
+        name = str(m["file"])
+        if name not in data:
             try:
-                data[name] = full.read_bytes()
+                data[name] = (ws.root / name).read_bytes()
             except OSError:
                 data[name] = None
-        m["file"] = rel_files[name]
         content = data[name]
         if content is not None:
             start, end = m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"]
@@ -640,7 +663,7 @@ def _read_matched_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> 
     for name, content in data.items():
         if content is not None:
             try:
-                texts[rel_files[name]] = content.decode("utf-8")
+                texts[name] = content.decode("utf-8")
             except UnicodeDecodeError:
                 continue
     return texts
