@@ -20,10 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
 from ruamel.yaml.comments import CommentedMap, TaggedScalar
 from ruamel.yaml.scalarbool import ScalarBoolean
 from ruamel.yaml.scalarstring import LiteralScalarString
@@ -36,6 +34,10 @@ from sgtools.project import ProjectConfig
 from sgtools.ruleset import load_ruleset, parse_rule_docs
 from sgtools.settings import get_settings
 from sgtools.workspace import Workspace, check_rule_id
+
+if TYPE_CHECKING:  # jsonschema costs ~50 ms to import: only a validation pays it
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 SCHEMA_PATH = Path(__file__).with_name("rule_schema.json")
 TEST_SUFFIX = "-test.yml"
@@ -501,6 +503,8 @@ def _warn_about(data: dict[str, Any], warnings: list[str]) -> None:
 
 @functools.cache
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)

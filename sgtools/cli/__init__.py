@@ -30,11 +30,15 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_ERROR)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """All subcommands, or just `only`: a run imports one command module, so `sgtools scan` does not pay for
+    the imports of `rule`, `community` or `serve`."""
     parser = _Parser(prog="sgtools", description="Rule-driven code checks on ast-grep, for agents and CI.")
     parser.add_argument("--version", action="version", version=f"sgtools {__version__}")
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f"sgtools.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -45,9 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in COMMAND_MODULES else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(args_list))
+    args = parser.parse_args(args_list)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR
