@@ -72,9 +72,11 @@ def batches(paths: list[str], limit: int) -> list[list[str]]:
 
 
 def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
-            min_severity: str | None = None, rule_ids: list[str] | None = None) -> Findings:
+            min_severity: str | None = None, rule_ids: list[str] | None = None,
+            verify_fixits: bool = True) -> Findings:
     """Every finding, following `nextOffset` through the pages of `scan_path`. All of them, always: a CI gate
-    must not pass because the finding that fails it lay beyond a display limit."""
+    must not pass because the finding that fails it lay beyond a display limit. `verify_fixits=False` skips the
+    re-scans that check fix-its, for output that never shows them."""
     from sgtools.diagnostics import sort_key
     from sgtools.scanner import scan_path  # the scanner pulls in fix-it verification; load it only to scan
 
@@ -87,7 +89,7 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
         while True:
             result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
                                max_results=engine.settings.hard_max_results, offset=offset,
-                               config=source.scan_config)
+                               config=source.scan_config, verify_fixits=verify_fixits)
             if not found.rule_errors:
                 found.rule_errors = list(result.get("ruleErrors") or [])
             found.issues.extend(result.get("issues") or [])

@@ -195,7 +195,8 @@ def run(args: argparse.Namespace) -> int:
     with _progress(progress, eng.settings.progress_delay):
         if args.fix and paths != []:
             fixes = _fix(ws, eng, paths, args.rule_ids, args.unsafe_fixes)
-        found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids)
+        found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids,
+                        verify_fixits=args.format != "github")  # annotations carry no fixes
 
     diags = baseline.with_fingerprints(found.issues)
     if args.write_baseline:
