@@ -16,7 +16,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -147,16 +146,14 @@ class Engine:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env=_child_env(),
+                env=_CHILD_ENV,
             )
         except OSError as exc:
             raise EngineFailed(
                 f"Could not start ast-grep at {self.binary}: {exc.strerror or exc}. "
                 f"Reinstall ast-grep-cli or set {BINARY_ENV} to a working binary."
             ) from None
-        if stdin is not None:
-            threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
-        out, err, problem = _collect(proc, time.monotonic() + limit, cap)
+        out, err, problem = _collect(proc, time.monotonic() + limit, cap, stdin)
         if problem == "timeout":
             raise Timeout(
                 f"ast-grep did not finish within {limit:g} s and was stopped. Scan fewer paths, "
@@ -352,7 +349,7 @@ def parse_test_output(text: str, ok: bool) -> TestReport:
 def _cached_version(binary: str, timeout: float) -> str:
     try:
         out = subprocess.run([binary, "--version"], capture_output=True, timeout=timeout, check=False,
-                             env=_child_env())
+                             env=_CHILD_ENV)
     except subprocess.TimeoutExpired:
         raise Timeout(f"`{binary} --version` did not answer within {timeout:g} s. Check the binary.") from None
     except OSError as exc:
@@ -375,32 +372,47 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
-    assert proc.stdin is not None
-    try:
-        proc.stdin.write(data)
-    except (BrokenPipeError, OSError):
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
+# Built once: copying os.environ on every call is measurable on the snippet-scan hot path.
+_CHILD_ENV = _child_env()
 
 
-def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int) -> tuple[bytes, bytes, str | None]:
-    """Read stdout and stderr until exit, killing the process group on timeout or past the output cap."""
+def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int,
+             stdin: bytes | None = None) -> tuple[bytes, bytes, str | None]:
+    """Feed stdin and read stdout and stderr in one loop (no writer thread) until exit, killing the process
+    group on timeout or past the output cap."""
     assert proc.stdout is not None and proc.stderr is not None
     out = bytearray()
     err = bytearray()
     problem: str | None = None
+    pending = memoryview(stdin) if stdin is not None else None
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ, out)
         sel.register(proc.stderr, selectors.EVENT_READ, err)
+        if proc.stdin is not None:
+            if pending:
+                os.set_blocking(proc.stdin.fileno(), False)
+                sel.register(proc.stdin, selectors.EVENT_WRITE, None)
+            else:
+                proc.stdin.close()
         while sel.get_map():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 problem = "timeout"
                 break
             for key, _ in sel.select(remaining):
+                if key.data is None:  # stdin is writable
+                    assert pending is not None and proc.stdin is not None
+                    try:
+                        pending = pending[os.write(key.fd, pending[:_READ_CHUNK]):]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # the engine closed its stdin early (BrokenPipe): it has what it needs
+                        pending = pending[len(pending):]
+                    if not pending:
+                        sel.unregister(key.fileobj)
+                        with contextlib.suppress(OSError):
+                            proc.stdin.close()
+                    continue
                 chunk = os.read(key.fd, _READ_CHUNK)
                 if not chunk:
                     sel.unregister(key.fileobj)
@@ -439,7 +451,7 @@ def run_tool(argv: Sequence[str], cwd: Path, timeout: float, *, max_output: int 
     """Run a helper tool other than ast-grep (git, for `scan --changed-since`), with the same deadline, output cap
     and process-group kill as the engine, so that process handling stays in this one module."""
     cap = get_settings().engine_max_output if max_output is None else max_output
-    env = _child_env()
+    env = dict(_CHILD_ENV)
     env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for credentials on a terminal nobody watches
     try:
         proc = subprocess.Popen(list(argv), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
