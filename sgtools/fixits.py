@@ -306,7 +306,8 @@ def _finish(m: _Member) -> None:
         fx, verified=verified, parses=parses, still_fires=info["stillFires"],
         broken_before=info["parseErrorsBefore"] > 0 or bool(info.get("missingBefore")),
         new_other=info["_others"], new_same=info["_same"],
-        missing_unchecked=fx.get("kind") == "fix" and info.get("missingAfter") is None,
+        missing_unchecked=fx.get("kind") == "fix" and info.get("missingAfter") is None
+        and "missingCheck" not in info,
         severity=str(m.diag.get("severity", "")),
     )
 
@@ -360,6 +361,25 @@ def _groups(members: Sequence[_Member]) -> list[list[_Member]]:
         else:
             groups.append([m])
     return groups
+
+
+_PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
+_TERMINATORS = ";,:"
+_DANGLING = re.compile(r"[^\w\s)\]}\"'`]\s*$")
+
+
+def _may_drop_token(text: str, span: edits_mod.Span) -> bool:
+    """Whether a fix could make tree-sitter insert a MISSING token. That happens when a token the grammar
+    requires goes away: a closing bracket (the edit changes the bracket balance), a terminator or separator
+    (fewer `;`, `,` or `:`), or an operand (the new text ends on an operator). Other fixes are not counted,
+    since each count is one more engine call on the hot path."""
+    old = text.encode("utf-8")[span.start:span.end].decode("utf-8", "replace")
+    new = span.new_text
+    if any(old.count(o) - old.count(c) != new.count(o) - new.count(c) for o, c in _PAIRS):
+        return True
+    if any(new.count(t) < old.count(t) for t in _TERMINATORS):
+        return True
+    return bool(_DANGLING.search(new))
 
 
 def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
@@ -423,9 +443,14 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     # `fix` copy is one edit alone, so its count belongs to that fix-it.
     pool = ThreadPoolExecutor(max_workers=max(1, settings.verify_workers)) if count_missing is not None else None
     missing: dict[int, tuple[Future[int | None], Future[int | None]]] = {}
+    no_token_lost: set[int] = set()
     if pool is not None and count_missing is not None:
         originals: dict[int, Future[int | None]] = {}
         fix_texts = [t for t in texts if t.members[0].fixit.get("kind") == "fix"]
+        for t in fix_texts:
+            if not _may_drop_token(jobs[t.job].text, t.members[0].span):
+                no_token_lost.add(id(t.members[0]))
+        fix_texts = [t for t in fix_texts if id(t.members[0]) not in no_token_lost]
         for t in fix_texts[:max(0, settings.fixit_missing_check_max)]:
             job = jobs[t.job]
             if t.job not in originals:
@@ -445,6 +470,8 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     for m in done:
+        if id(m) in no_token_lost:
+            m.info["missingCheck"] = "not needed: the fix keeps brackets, terminators and operands"
         _finish(m)
 
 
