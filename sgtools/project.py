@@ -103,7 +103,7 @@ def try_load(ws: Workspace) -> ProjectConfig | None:
 def _load_cached(path_str: str, _mtime: int, _size: int) -> ProjectConfig:
     path = Path(path_str)
     try:
-        data = yamlio.load_one(path.read_text(encoding="utf-8"))
+        data = yamlio.load_one(path.read_bytes())
     except (yamlio.YamlError, UnicodeDecodeError) as exc:
         raise RuleInvalid(f"{CONFIG_NAME} is not valid YAML: {exc}. Fix the file, then retry.") from None
     if data is None:

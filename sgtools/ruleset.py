@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools import yamlio
+from sgtools.cache import JsonCache
 from sgtools.engine import Engine, _stderr_message
 from sgtools.project import ProjectConfig
 from sgtools.workspace import Workspace
@@ -70,9 +71,11 @@ class RuleSet:
         return [e.to_dict() for e in self.errors]
 
 
-def parse_rule_docs(text: str, path: Path) -> list[dict[str, Any]]:
-    """The rule documents of one file; raises `yamlio.YamlError` for YAML that is not rules."""
-    docs = [d for d in yamlio.load_all(text) if d is not None]
+def parse_rule_docs(text: str | bytes, path: Path) -> list[dict[str, Any]]:
+    """The rule documents of one file; raises `yamlio.YamlError` for YAML that is not rules. Bytes (a file as
+    read from disk) go through the persistent parse cache."""
+    loaded = yamlio.load_all_cached(text) if isinstance(text, bytes) else yamlio.load_all(text)
+    docs = [d for d in loaded if d is not None]
     for d in docs:
         if not isinstance(d, dict):
             raise yamlio.YamlError("a rule document must be a mapping with `id`, `language` and `rule`")
@@ -105,24 +108,45 @@ def _digest(paths: list[Path]) -> str:
     return h.hexdigest()
 
 
+# In-process caches, backed by a persistent one so that a fresh CLI process does not re-parse YAML (pure-Python
+# ruamel: ~0.5 ms a rule) nor re-check a project it has seen. Every key is a content digest.
 _project_ok: dict[str, bool] = {}
 _file_checks: dict[str, str | None] = {}  # digest of (util files, rule file) -> error text or None
 _cache_lock = threading.Lock()
+_persistent = JsonCache("rulechecks-v1")
+
+
+def _engine_salt(engine: Engine) -> str:
+    try:
+        st = engine.binary.stat()
+        return f"{engine.binary}:{st.st_size}:{st.st_mtime_ns}:"
+    except OSError:
+        return f"{engine.binary}:"
 
 
 def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate: bool = True) -> RuleSet:
+    try:
+        return _load_ruleset(ws, cfg, engine, validate=validate)
+    finally:
+        with _cache_lock:
+            _persistent.flush()
+        yamlio.flush_cache()
+
+
+def _load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate: bool) -> RuleSet:
     rule_files = cfg.rule_files()
     util_files = cfg.util_files()
-    utils_digest = _digest([cfg.path, *util_files])
-    project_digest = _digest([cfg.path, *util_files, *rule_files])
+    # The engine is part of a check's outcome: another ast-grep build may accept or refuse other rules.
+    salt = _engine_salt(engine)
+    utils_digest = salt + _digest([cfg.path, *util_files])
+    project_digest = salt + _digest([cfg.path, *util_files, *rule_files])
 
     rules: list[Rule] = []
     errors: list[RuleError] = []
     per_file: dict[Path, list[Rule]] = {}
     for path in rule_files:
         try:
-            text = path.read_text(encoding="utf-8")
-            docs = parse_rule_docs(text, path)
+            docs = parse_rule_docs(path.read_bytes(), path)
         except (yamlio.YamlError, UnicodeDecodeError, OSError) as exc:
             errors.append(RuleError(ws.relative(path), f"cannot be read as YAML: {exc}"))
             continue
@@ -135,10 +159,13 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
 
     with _cache_lock:
         known = _project_ok.get(project_digest)
+        if known is None and isinstance(stored := _persistent.get("projectOk", project_digest), bool):
+            known = stored
     if known is None:
         known = engine.check_project(cfg.path, cwd=ws.root).returncode == 0
         with _cache_lock:
             _project_ok[project_digest] = known
+            _persistent.put("projectOk", project_digest, known)
     if known and not errors:
         for file_rules in per_file.values():
             rules.extend(file_rules)
@@ -149,6 +176,9 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
         with _cache_lock:
             if key in _file_checks:
                 return _file_checks[key]
+            if _persistent.has("fileChecks", key):
+                stored = _persistent.get("fileChecks", key)
+                return stored if isinstance(stored, str) else None
         result = engine.check_rule(path, config=cfg.path, cwd=ws.root)
         problem = None
         if result.returncode != 0:
@@ -156,6 +186,7 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
             problem = "; ".join(causes) if causes else headline
         with _cache_lock:
             _file_checks[key] = problem
+            _persistent.put("fileChecks", key, problem)
         return problem
 
     paths = list(per_file)
@@ -185,3 +216,4 @@ def clear_caches() -> None:
     with _cache_lock:
         _project_ok.clear()
         _file_checks.clear()
+        _persistent.reset()
