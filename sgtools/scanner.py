@@ -601,12 +601,14 @@ def scan_path(
         return empty
     cwd = cfg.root if all(_rel_to(t, cfg.root) is not None for t in targets) else ws.root
     args = [os.path.relpath(t, cwd) for t in targets]
+    deadline = get_settings().path_scan_timeout
     if ruleset.all_valid and not rule_ids:
-        raw = engine.scan(config=cfg.path, cwd=cwd, paths=args)
+        raw = engine.scan(config=cfg.path, cwd=cwd, paths=args, timeout=deadline)
     else:
         # Only the good rules, with their globs: ast-grep matches globs of a `-r` file outside the
         # project against the path relative to the cwd, which is the sgconfig directory here.
-        raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rule_file(rules, keep_globs=True), paths=args)
+        raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rule_file(rules, keep_globs=True), paths=args,
+                          timeout=deadline)
 
     _relative_files(ws, cwd, raw)
     by_id = _by_id(rules)

@@ -15,7 +15,8 @@ SUPPORTED_AST_GREP = (0, 51)
 
 @dataclass(frozen=True)
 class Settings:
-    engine_timeout: float = 30.0  # seconds for one ast-grep call
+    engine_timeout: float = 30.0  # seconds for one ast-grep call on a snippet, a rule or a few files
+    path_scan_timeout: float = 900.0  # seconds for one ast-grep call over a tree (a large repository is slow)
     engine_max_output: int = 64 * 1024 * 1024  # bytes of stdout we accept from one call
     version_timeout: float = 10.0  # seconds for `ast-grep --version`
     max_code_bytes: int = 2 * 1024 * 1024  # a snippet given to scan_code / test_rule
