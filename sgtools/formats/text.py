@@ -130,7 +130,9 @@ def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bo
             out.extend(f"          {ln}" for ln in note_lines[1:])
         fixes = [f for f in d.get("fixits") or [] if f.get("kind") == "fix"]
         if fixes:
-            how = "--fix" if any(f.get("verified") for f in fixes) else "--fix --unsafe-fixes (unverified)"
+            # Unchecked fix-its are verified by --fix itself before it applies them.
+            failed = all(f.get("verification", {}).get("checked", True) and not f.get("verified") for f in fixes)
+            how = "--fix --unsafe-fixes (unverified)" if failed else "--fix"
             out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} [sgtools scan {how}]")
     return out
 
