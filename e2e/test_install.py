@@ -56,6 +56,18 @@ def test_installed_package_ships_the_bundled_index(fresh_venv: Path, tmp_path: P
     assert int(out[1]) == source_count
 
 
+def test_installed_package_ships_its_data_files(fresh_venv: Path, tmp_path: Path) -> None:
+    """Every JSON schema and guide beside the modules in the source tree must be in the wheel too."""
+    expected = sorted(p.relative_to(REPO).as_posix() for ext in ("*.json", "*.md")
+                      for p in (REPO / "sgtools").rglob(ext) if "__pycache__" not in p.parts)
+    code = ("import sgtools, pathlib; root = pathlib.Path(sgtools.__file__).parent.parent; "
+            "print('\\n'.join(sorted(p.relative_to(root).as_posix() for ext in ('*.json', '*.md') "
+            "for p in (root / 'sgtools').rglob(ext) if 'community_data' not in p.parts)))")
+    out = subprocess.run([str(fresh_venv / "bin" / "python"), "-c", code], env=_env(fresh_venv), cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60, check=True).stdout.split()
+    assert expected and out == expected
+
+
 def test_doctor_in_the_fresh_install(fresh_venv: Path, tmp_path: Path) -> None:
     proc = subprocess.run(["sgtools", "doctor"], cwd=tmp_path, env=_env(fresh_venv), capture_output=True, text=True,
                           timeout=60)
