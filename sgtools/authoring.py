@@ -81,7 +81,7 @@ def _pattern_hints(ws: Workspace, engine: Engine, data: Mapping[str, Any], langu
         nodes = syntax.problem_nodes(tree) + [n for n in syntax.problem_nodes(raw_tree) if n[0] != "ERROR"]
         if nodes:
             kinds = ", ".join(sorted({n.split(" ", 1)[0] for n, _ in nodes}))
-            hints.append(f"The pattern {rulestore._snip(pattern)!r} does not parse as complete {language} code "
+            hints.append(f"The pattern {rulestore.snip(pattern)!r} does not parse as complete {language} code "
                          f"(ast-grep reads it with {kinds} nodes), so it matches nothing. Complete it, or use a "
                          "pattern object with `context` (complete code) and `selector` (the node kind to match). "
                          "dump_syntax_tree with format \"pattern\" shows how it is read.")
@@ -111,7 +111,7 @@ def test_rule(
         result["warnings"].append("no sgconfig.yml: the rule runs in isolation, without global utils")
 
     try:
-        doc = rulestore._parse_one(rule_yaml)
+        doc = rulestore.parse_one(rule_yaml)
     except RuleInvalid as exc:
         result["errors"].append(exc.message)
         return result
@@ -134,13 +134,13 @@ def test_rule(
     if str(doc.get("severity")) == "off":
         result["warnings"].append("severity: off means the rule never reports; it was tested as `hint`")
         doc["severity"] = "hint"
-    data: dict[str, Any] = rulestore._plain(doc)
+    data: dict[str, Any] = rulestore.plain_data(doc)
 
     with tempfile.TemporaryDirectory(prefix="rule-", dir=scanner.tmp_root()) as tmp:
         rule_path = Path(tmp) / _FILE_NAME
         rule_path.write_text(yamlio.dump_rt(doc), encoding="utf-8")
         try:
-            rulestore._compile(ws, engine, config, rule_path, rule_yaml, Path(tmp))
+            rulestore.compile_rule(ws, engine, config, rule_path, rule_yaml, Path(tmp))
         except RuleInvalid as exc:
             result["errors"].append(exc.message)
             return result
@@ -183,12 +183,12 @@ def test_rule(
                 result["examples"]["failed"].append({
                     "kind": kind, "index": index, "code": example, "lines": lines,
                     "reason": f"valid_examples[{index}] is matched at line(s) {', '.join(map(str, lines))} "
-                              f"(`{rulestore._snip(str(hits[0].get('text', '')))}`)"})
+                              f"(`{rulestore.snip(str(hits[0].get('text', '')))}`)"})
             elif kind == "invalid" and not hits:
                 missed = True
                 result["examples"]["failed"].append({
                     "kind": kind, "index": index, "code": example, "lines": [],
-                    "reason": f"invalid_examples[{index}] is not matched: {rulestore._snip(example)}"})
+                    "reason": f"invalid_examples[{index}] is not matched: {rulestore.snip(example)}"})
             else:
                 passed += 1
         result["examples"]["passed"] = passed

@@ -91,7 +91,7 @@ def parse_version(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in match.groups())
 
 
-def _stderr_message(stderr: str) -> tuple[str, list[str]]:
+def stderr_message(stderr: str) -> tuple[str, list[str]]:
     """ast-grep's `Error:` headline and its `╰▻` cause lines, without help links and backtraces."""
     headline = ""
     causes: list[str] = []
@@ -167,7 +167,7 @@ class Engine:
         return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))
 
     def fail(self, result: EngineResult, what: str) -> EngineFailed:
-        headline, causes = _stderr_message(result.stderr)
+        headline, causes = stderr_message(result.stderr)
         detail = headline + ("" if not causes else ": " + "; ".join(causes))
         return EngineFailed(
             f"ast-grep could not {what} (exit {result.returncode}): {detail}",

@@ -16,7 +16,7 @@ from typing import Any
 
 from sgtools import yamlio
 from sgtools.cache import JsonCache
-from sgtools.engine import Engine, _stderr_message
+from sgtools.engine import Engine, stderr_message
 from sgtools.project import ProjectConfig
 from sgtools.workspace import Workspace
 
@@ -182,7 +182,7 @@ def _load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate
         result = engine.check_rule(path, config=cfg.path, cwd=ws.root)
         problem = None
         if result.returncode != 0:
-            headline, causes = _stderr_message(result.stderr)
+            headline, causes = stderr_message(result.stderr)
             problem = "; ".join(causes) if causes else headline
         with _cache_lock:
             _file_checks[key] = problem

@@ -28,7 +28,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools import languages, project, yamlio
 from sgtools.community.migrate import RESERVED_UTIL_CHARS
-from sgtools.engine import NO_CONFIG, Engine, TestReport, _stderr_message
+from sgtools.engine import NO_CONFIG, Engine, TestReport, stderr_message
 from sgtools.errors import BadInput, Conflict, NotFound, RuleInvalid, SgToolsError, TooLarge
 from sgtools.project import ProjectConfig
 from sgtools.ruleset import load_ruleset, parse_rule_docs
@@ -295,7 +295,7 @@ def _prepare(
 ) -> _Candidate:
     warnings: list[str] = []
     # 1. YAML: one document, a mapping.
-    doc = _parse_one(rule_yaml)
+    doc = parse_one(rule_yaml)
     declared = doc.get("id")
     if metadata:
         meta = doc.get("metadata")
@@ -307,7 +307,7 @@ def _prepare(
     if declared is None:
         doc.insert(0, "id", rule_id)
     text = yamlio.dump_rt(doc)
-    data = _plain(doc)
+    data = plain_data(doc)
     # 2. Structure, with our schema.
     problems = schema_problems(data)
     if problems:
@@ -329,7 +329,7 @@ def _prepare(
         rule_file = Path(tmp) / f"{rule_id}.yml"
         rule_file.write_text(text, encoding="utf-8")
         # 5. The real binary compiles it (with the project's utils when there is a project).
-        _compile(ws, engine, config, rule_file, rule_yaml, Path(tmp))
+        compile_rule(ws, engine, config, rule_file, rule_yaml, Path(tmp))
         # 6. The project still loads: no duplicate id, no file clobbered.
         if cfg is not None:
             target = _choose_target(ws, cfg, rule_id, overwrite, warnings)
@@ -339,7 +339,7 @@ def _prepare(
                       examples_given=bool(valid or invalid), warnings=warnings, target=target)
 
 
-def _parse_one(rule_yaml: str) -> Any:
+def parse_one(rule_yaml: str) -> Any:
     """The round-trip document (comments kept), parsed once: ruamel is pure Python and a big rule costs
     milliseconds per parse. The node budget and depth cap of `yamlio.check_shape` still apply."""
     docs: list[Any] = []
@@ -379,11 +379,12 @@ def _parse_one(rule_yaml: str) -> Any:
                       f"{_type_name(docs[0])}.", check="yaml")
 
 
-def _compile(ws: Workspace, engine: Engine, config: Path | str, rule_file: Path, original: str, tmp: Path) -> None:
+def compile_rule(ws: Workspace, engine: Engine, config: Path | str, rule_file: Path, original: str,
+                 tmp: Path) -> None:
     result = engine.check_rule(rule_file, config=config, cwd=ws.root)
     if result.returncode == 0:
         return
-    headline, causes = _stderr_message(result.stderr)
+    headline, causes = stderr_message(result.stderr)
     if not (headline.startswith("Cannot parse rule") and rule_file.name in headline):
         # ast-grep failed before it got to the rule: the project's own config or utils are broken.
         raise RuleInvalid(f"ast-grep could not load the project to check the rule: {headline}"
@@ -398,7 +399,7 @@ def _compile(ws: Workspace, engine: Engine, config: Path | str, rule_file: Path,
         original_file.write_text(original, encoding="utf-8")
         again = engine.check_rule(original_file, config=config, cwd=ws.root)
         if again.returncode != 0:
-            _, causes = _stderr_message(again.stderr)
+            _, causes = stderr_message(again.stderr)
             detail = _join_causes(causes)
     raise RuleInvalid(f"ast-grep 0.51 rejects the rule: {detail or headline}. {_advice(detail)}",
                       check="engine", causes=causes)
@@ -479,11 +480,11 @@ def _check_examples(ws: Workspace, engine: Engine, config: Path | str, rule_file
     failures: list[str] = []
     for (should_match, i, code), found in zip(cases, results, strict=True):
         if should_match and not found:
-            failures.append(f"invalid_examples[{i}] is not matched: {_snip(code)}")
+            failures.append(f"invalid_examples[{i}] is not matched: {snip(code)}")
         elif not should_match and found:
             first = found[0]
             line = first.get("range", {}).get("start", {}).get("line", 0) + 1
-            failures.append(f"valid_examples[{i}] is matched at line {line} (`{_snip(first.get('text', ''))}`)")
+            failures.append(f"valid_examples[{i}] is matched at line {line} (`{snip(first.get('text', ''))}`)")
     if failures:
         raise RuleInvalid("The examples contradict the rule: " + "; ".join(failures)
                           + ". Fix the rule or the examples.", check="examples", failures=failures)
@@ -882,17 +883,17 @@ def _text_or_none(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _snip(code: str, limit: int = 60) -> str:
+def snip(code: str, limit: int = 60) -> str:
     flat = " ".join(code.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _plain(node: Any) -> Any:
+def plain_data(node: Any) -> Any:
     """Plain Python data from a round-trip document, as a safe load would give (for the schema)."""
     if isinstance(node, dict):
-        return {_plain(k): _plain(v) for k, v in node.items()}
+        return {plain_data(k): plain_data(v) for k, v in node.items()}
     if isinstance(node, list):
-        return [_plain(v) for v in node]
+        return [plain_data(v) for v in node]
     if node is None or isinstance(node, bool):
         return node
     if isinstance(node, ScalarBoolean):

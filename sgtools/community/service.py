@@ -158,12 +158,9 @@ def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[st
     `doc` is the safely loaded (size/depth/alias-checked) document; only a rule that needs changes pays for the
     round-trip load that keeps its comments."""
     from sgtools import yamlio
+    from sgtools.community.migrate import migrate_rule
 
-    try:
-        from sgtools.community.migrate import migrate_rule
-    except ImportError:  # the migrator ships with the package; a partial install still imports as-is
-        return text, []
-    _plain, notes = migrate_rule(doc)
+    _migrated, notes = migrate_rule(doc)
     if not notes:
         return text, []
     try:
