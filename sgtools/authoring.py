@@ -16,9 +16,8 @@ from typing import Any
 from sgtools import fixits, languages, project, rulestore, scanner, syntax, yamlio
 from sgtools.diagnostics import to_diagnostics
 from sgtools.engine import NO_CONFIG, Engine
-from sgtools.errors import BadInput, EngineFailed, RuleInvalid, TooLarge
+from sgtools.errors import BadInput, EngineFailed, RuleInvalid
 from sgtools.ruleset import rule_from_doc
-from sgtools.settings import get_settings
 from sgtools.workspace import Workspace
 
 DEFAULT_ID = "test-rule"
@@ -26,27 +25,9 @@ _FILE_NAME = "test-rule.yml"
 
 
 def _check_inputs(rule_yaml: object, code: object, valid: object, invalid: object) -> None:
-    settings = get_settings()
-    if not isinstance(rule_yaml, str):
-        raise BadInput(f"rule_yaml must be a string of YAML, got {type(rule_yaml).__name__}. Pass the rule's text.")
-    size = len(rule_yaml.encode("utf-8", "surrogatepass"))
-    if size > settings.max_rule_bytes:
-        raise TooLarge(f"rule_yaml is {size} bytes, over the {settings.max_rule_bytes}-byte limit. "
-                       "A rule is a few KB; split it or raise SGTOOLS_MAX_RULE_BYTES.")
-    if "\x00" in rule_yaml:
-        raise BadInput("rule_yaml contains NUL bytes: it looks like binary data, not YAML. Pass the rule's text.")
+    rulestore.check_draft(rule_yaml, valid, invalid)
     if code is not None:
         scanner.check_code(code)
-    for name, examples in (("valid_examples", valid), ("invalid_examples", invalid)):
-        if examples is None:
-            continue
-        if not isinstance(examples, list):
-            raise BadInput(f"{name} must be a list of code strings, e.g. [\"print(1)\"].")
-        if len(examples) > settings.max_examples:
-            raise TooLarge(f"{name} has {len(examples)} items, over the limit of {settings.max_examples}. "
-                           "Keep the most telling ones.")
-        for example in examples:
-            scanner.check_code(example)
 
 
 def _patterns(node: Any) -> list[str]:

@@ -220,8 +220,20 @@ def explain_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
 
 
 def _check_inputs(rule_id: object, rule_yaml: object, valid: object, invalid: object, metadata: object) -> None:
-    settings = get_settings()
     check_rule_id(rule_id)
+    check_draft(rule_yaml, valid, invalid)
+    if metadata is not None:
+        if not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata):
+            raise BadInput("metadata must be a mapping with string keys.")
+        try:
+            json.dumps(metadata)
+        except (TypeError, ValueError):
+            raise BadInput("metadata must hold plain JSON values (strings, numbers, lists, mappings).") from None
+
+
+def check_draft(rule_yaml: object, valid: object, invalid: object) -> None:
+    """Type and size checks of a draft rule and its examples, before any parsing (shared with test_rule)."""
+    settings = get_settings()
     if not isinstance(rule_yaml, str):
         raise BadInput(f"rule_yaml must be a string of YAML, got {type(rule_yaml).__name__}. Pass the rule's text.")
     size = len(rule_yaml.encode("utf-8", "surrogatepass"))
@@ -243,13 +255,6 @@ def _check_inputs(rule_id: object, rule_yaml: object, valid: object, invalid: ob
                 raise TooLarge(f"{name}[{i}] is over {settings.max_code_bytes} bytes. Use a shorter snippet.")
             if "\x00" in code:
                 raise BadInput(f"{name}[{i}] contains NUL bytes. Pass source code text.")
-    if metadata is not None:
-        if not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata):
-            raise BadInput("metadata must be a mapping with string keys.")
-        try:
-            json.dumps(metadata)
-        except (TypeError, ValueError):
-            raise BadInput("metadata must hold plain JSON values (strings, numbers, lists, mappings).") from None
 
 
 # ---- the checks -------------------------------------------------------------------------------------
