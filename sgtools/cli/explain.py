@@ -1,13 +1,12 @@
-"""`sgtools explain RULE`: what a project rule checks, why, with its YAML and examples."""
+"""`sgtools explain RULE`: what a project rule checks, why, with its YAML and examples (= `sgtools rule show`)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from sgtools import rulestore
-from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
-from sgtools.cli.rule import print_explanation
+from sgtools.cli.common import add_json, add_root
+from sgtools.cli.rule import run_show
 
 
 def register(subs: Any) -> None:
@@ -15,13 +14,4 @@ def register(subs: Any) -> None:
     p.add_argument("rule_id", metavar="RULE")
     add_root(p)
     add_json(p)
-    p.set_defaults(func=run)
-
-
-def run(args: argparse.Namespace) -> int:
-    info = rulestore.explain_rule(workspace(args), engine(), args.rule_id)
-    if args.json:
-        print_json(info)
-    else:
-        print_explanation(info)
-    return 0
+    p.set_defaults(func=run_show)
