@@ -228,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
         fixes=fixes,
         truncated=len(shown) < len(diags),
         color=args.format == "text" and _use_color(),
+        pretty=sys.stdout.isatty(),
         config=source.description,
         tool_version=__version__,
     )

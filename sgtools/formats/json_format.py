@@ -5,7 +5,6 @@ Named `json_format` so that it never shadows the standard `json` module for tool
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sgtools.formats.report import Report
@@ -26,4 +25,4 @@ def to_dict(report: Report) -> dict[str, Any]:
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return report.dumps(to_dict(report))

@@ -6,6 +6,7 @@ the pre-commit hook and the agent hook all print findings the same way.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,16 @@ class Report:
     fixes: dict[str, Any] | None = None  # the apply_fixes result when --fix ran
     truncated: bool = False
     color: bool = False
+    # Indented JSON / SARIF for a person at a terminal; compact otherwise: json's C encoder only runs without
+    # `indent`, and on a large tree the pure-Python indenting encoder costs as much as ast-grep's own scan.
+    pretty: bool = True
     config: str | None = None  # which rules ran: a path, or a note such as "bundled community rules"
     tool_version: str = ""
+
+    def dumps(self, data: Any) -> str:
+        if self.pretty:
+            return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
 
     def files(self) -> list[str]:
         seen: dict[str, None] = {}

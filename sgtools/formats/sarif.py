@@ -7,7 +7,6 @@ turns fix-its into `fixes`, and keeps baselined findings as suppressed results.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any
 from urllib.parse import quote
@@ -150,4 +149,4 @@ def to_dict(report: Report) -> dict[str, Any]:
 
 
 def render(report: Report) -> str:
-    return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return report.dumps(to_dict(report))
