@@ -612,20 +612,26 @@ def scan_path(
 
     _relative_files(ws, cwd, raw)
     by_id = _by_id(rules)
-    # Every finding counts, but only the page gets fix-its: building them needs each file's text.
-    diags = filter_severity(to_diagnostics(raw, text_by_file={}, rules_by_id=by_id, with_fixits=False), level)
-    more = offset + limit < len(diags)
-    on_page = Counter(_match_key(d["file"], d["byteStart"], d["byteEnd"], d["ruleId"])
-                     for d in diags[offset: offset + limit])
-    page_raw: list[dict[str, Any]] = []
-    for m in raw:
-        key = _match_key(m["file"], m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"],
-                         m.get("ruleId"))
-        if on_page[key] > 0:
-            on_page[key] -= 1
-            page_raw.append(m)
-    by_rel = _read_matched_files(ws, page_raw)
-    page = filter_severity(to_diagnostics(page_raw, text_by_file=by_rel, rules_by_id=by_id), level)
+    if offset == 0 and len(raw) <= limit:
+        # Everything fits on the first page (the usual case, and always for the CLI): build it once.
+        by_rel = _read_matched_files(ws, raw)
+        diags = page = filter_severity(to_diagnostics(raw, text_by_file=by_rel, rules_by_id=by_id), level)
+        more = False
+    else:
+        # Every finding counts, but only the page gets fix-its: building them needs each file's text.
+        diags = filter_severity(to_diagnostics(raw, text_by_file={}, rules_by_id=by_id, with_fixits=False), level)
+        more = offset + limit < len(diags)
+        on_page = Counter(_match_key(d["file"], d["byteStart"], d["byteEnd"], d["ruleId"])
+                         for d in diags[offset: offset + limit])
+        page_raw: list[dict[str, Any]] = []
+        for m in raw:
+            key = _match_key(m["file"], m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"],
+                             m.get("ruleId"))
+            if on_page[key] > 0:
+                on_page[key] -= 1
+                page_raw.append(m)
+        by_rel = _read_matched_files(ws, page_raw)
+        page = filter_severity(to_diagnostics(page_raw, text_by_file=by_rel, rules_by_id=by_id), level)
     if verify_fixits:
         _verify_files(ws, engine, cfg, rules, page, by_rel)
     else:
