@@ -9,8 +9,8 @@ was read, newline style and BOM kept, and a restore of the earlier files if a la
 from __future__ import annotations
 
 import bisect
-import itertools
 import difflib
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
