@@ -31,6 +31,7 @@ from mcp_types import Tool as MCPTool
 from sgtools import __version__, project
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, EngineFailed, ReadOnly, SgToolsError, Timeout, TooLarge
+from sgtools.formats.text import plural
 from sgtools.settings import Settings, get_settings
 from sgtools.workspace import Workspace
 
@@ -340,12 +341,6 @@ def _server_info(app: App, args: dict[str, Any]) -> dict[str, Any]:
 # ---- short text renderings --------------------------------------------------------------------------------
 
 
-def _plural(n: int, word: str) -> str:
-    if n == 1:
-        return f"{n} {word}"
-    return f"{n} {word}" + ("es" if word.endswith(("ch", "s", "x")) else "s")
-
-
 def _more(items: list[Any], shown: int) -> list[str]:
     rest = len(items) - shown
     return [f"... and {rest} more (see the structured result)"] if rest > 0 else []
@@ -355,7 +350,7 @@ def _rule_errors_text(data: Mapping[str, Any]) -> list[str]:
     errors = data.get("ruleErrors") or []
     if not errors:
         return []
-    lines = [f"{_plural(len(errors), 'rule file')} could not be loaded (the other rules ran):"]
+    lines = [f"{plural(len(errors), 'rule file')} could not be loaded (the other rules ran):"]
     for err in errors[:TEXT_ITEMS]:
         where = err.get("path") or err.get("ruleId") or "?"
         lines.append(f"  {where}: {err.get('message', err)}")
@@ -379,7 +374,7 @@ def _render_scan(data: dict[str, Any]) -> str:
         head = "No issues found."
     else:
         parts = [f"{counts.get(s, 0)} {s}" for s in SEVERITIES if counts.get(s)]
-        head = f"{_plural(len(issues), 'issue')} ({', '.join(parts)})."
+        head = f"{plural(len(issues), 'issue')} ({', '.join(parts)})."
     lines = [head, *(_diagnostic_line(d) for d in issues[:TEXT_ITEMS]), *_more(issues, TEXT_ITEMS)]
     if data.get("truncated"):
         nxt = data.get("nextOffset")
@@ -403,7 +398,7 @@ def _render_message(data: dict[str, Any]) -> str:
 
 def _render_rules(data: dict[str, Any]) -> str:
     rules = data.get("rules") or []
-    lines = [f"{_plural(len(rules), 'rule')}."]
+    lines = [f"{plural(len(rules), 'rule')}."]
     for r in rules[: TEXT_ITEMS * 5]:
         flags = "".join((" fix" if r.get("hasFix") else "", " tests" if r.get("hasTests") else ""))
         lines.append(f"  {r.get('id')} ({r.get('language')}, {r.get('severity')}{flags}): {r.get('message') or ''}")
@@ -422,7 +417,7 @@ def _render_test(data: dict[str, Any]) -> str:
     lines = ["Rule OK." if data.get("success") else "Rule has problems."]
     for err in (data.get("errors") or [])[:TEXT_ITEMS]:
         lines.append(f"error: {err.get('message', err) if isinstance(err, dict) else err}")
-    lines.append(f"{_plural(len(matches), 'match')} in `code`.")
+    lines.append(f"{plural(len(matches), 'match')} in `code`.")
     lines.extend(_diagnostic_line(d) for d in matches[:TEXT_ITEMS])
     lines.append(f"examples: {examples.get('passed', 0)} passed, {len(failed)} failed")
     for f in failed[:TEXT_ITEMS]:
@@ -439,7 +434,7 @@ def _render_tree(data: dict[str, Any]) -> str:
 
 def _render_find(data: dict[str, Any]) -> str:
     matches = data.get("matches") or []
-    lines = [f"{_plural(len(matches), 'match')}" + (" (truncated)." if data.get("truncated") else ".")]
+    lines = [f"{plural(len(matches), 'match')}" + (" (truncated)." if data.get("truncated") else ".")]
     for m in matches[:TEXT_ITEMS]:
         first = str(m.get("text", "")).splitlines()[0] if m.get("text") else ""
         lines.append(f"{m.get('file')}:{m.get('line')}:{m.get('column')}: {first[:200]}")

@@ -18,6 +18,7 @@ import pytest
 
 from sgtools import server
 from sgtools.engine import Engine
+from sgtools.formats.text import plural
 from sgtools.settings import Settings
 from sgtools.workspace import Workspace
 
@@ -180,7 +181,7 @@ def test_guide_ships_with_the_package() -> None:
 
 
 def test_text_renderings_are_short_and_say_what_to_do() -> None:
-    assert server._plural(0, "match") == "0 matches" and server._plural(1, "issue") == "1 issue"
+    assert plural(0, "match") == "0 matches" and plural(1, "issue") == "1 issue" and plural(2, "fix") == "2 fixes"
     issue = {"ruleId": "no-eval", "severity": "error", "message": "avoid eval", "file": "a.js", "line": 2,
              "column": 5, "fixits": [{"kind": "fix", "verified": True, "title": "Replace with JSON.parse(x)"}]}
     scan = server._render_scan({"issues": [issue] * 30, "counts": {"error": 30}, "truncated": True,

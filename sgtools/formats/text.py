@@ -73,7 +73,9 @@ def excerpt(diag: dict[str, Any], source_line: str | None, paint: _Painter | Non
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else (many or word + 's')}"
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {many or word + ('es' if word.endswith(('ch', 'sh', 's', 'x')) else 's')}"
 
 
 def summary(report: Report, paint: _Painter | None = None) -> list[str]:
