@@ -1,21 +1,25 @@
 """A small persistent cache in the platformdirs user cache directory, for what is costly to recompute in a
 fresh process (a CLI run, a restarted server) and cheap to key by content: parsed rule files and rule checks.
 
-Best effort by design: an unreadable, corrupt or unwritable cache costs a recomputation, never a failure.
-Entries are keyed by content digests, so a stale entry can never be served for changed content.
+One small file per entry (`<cache>/<name>/<table>/<key>.json`), so a lookup costs one file read however many
+projects share the cache. Best effort by design: an unreadable, corrupt or unwritable entry costs a
+recomputation, never a failure. Keys are content digests, so a stale entry is never served for changed content.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 APP_NAME = "context-sherpa"
-MAX_ENTRIES = 20_000  # per table; past it the table starts afresh (entries are cheap to recompute)
+_KEY = re.compile(r"^[A-Za-z0-9_-]{1,100}$")  # other keys are hashed into a file name
+_MISSING = object()
 
 
 def cache_root() -> Path:
@@ -25,60 +29,53 @@ def cache_root() -> Path:
 
 
 class JsonCache:
-    """Tables of JSON values in one file, loaded on first use and written back by `flush()` if changed."""
+    """Tables of JSON values, one file per entry, remembered in memory once read or written."""
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._data: dict[str, dict[str, Any]] | None = None
-        self._dirty = False
+        self._memory: dict[tuple[str, str], Any] = {}
 
-    @property
-    def path(self) -> Path:
-        return cache_root() / f"{self.name}.json"
+    def _path(self, table: str, key: str) -> Path:
+        name = key if _KEY.match(key) else hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+        return cache_root() / self.name / table / f"{name}.json"
 
-    def _tables(self) -> dict[str, dict[str, Any]]:
-        if self._data is None:
-            try:
-                loaded = json.loads(self.path.read_text(encoding="utf-8"))
-                self._data = loaded if isinstance(loaded, dict) else {}
-            except (OSError, ValueError):
-                self._data = {}
-        return self._data
+    def _lookup(self, table: str, key: str) -> Any:
+        hit = self._memory.get((table, key), _MISSING)
+        if hit is not _MISSING:
+            return hit
+        path = self._path(table, key)
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))["value"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return _MISSING
+        self._memory[(table, key)] = value
+        return value
 
     def get(self, table: str, key: str) -> Any:
-        return self._tables().get(table, {}).get(key)
+        value = self._lookup(table, key)
+        return None if value is _MISSING else value
 
     def has(self, table: str, key: str) -> bool:
-        return key in self._tables().get(table, {})
+        return self._lookup(table, key) is not _MISSING
 
     def put(self, table: str, key: str, value: Any) -> None:
-        rows = self._tables().setdefault(table, {})
-        if len(rows) >= MAX_ENTRIES:
-            rows.clear()
-        rows[key] = value
-        self._dirty = True
-
-    def reset(self) -> None:
-        """Forget what was loaded (the file stays): the next lookup reads it again."""
-        self._data = None
-        self._dirty = False
-
-    def flush(self) -> None:
-        if not self._dirty or self._data is None:
-            return
-        self._dirty = False
+        self._memory[(table, key)] = value
+        path = self._path(table, key)
         with contextlib.suppress(OSError, TypeError, ValueError):
-            root = cache_root()
-            root.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.name}.", suffix=".tmp", dir=root)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".entry.", suffix=".tmp", dir=path.parent)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(self._data, fh, separators=(",", ":"))
-                os.replace(tmp, self.path)
+                    json.dump({"value": value}, fh, separators=(",", ":"))
+                os.replace(tmp, path)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
+
+    def reset(self) -> None:
+        """Forget what this process remembered (the files stay): the next lookup reads them again."""
+        self._memory.clear()
 
 
 def json_safe(value: Any) -> bool:

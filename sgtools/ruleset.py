@@ -125,15 +125,6 @@ def _engine_salt(engine: Engine) -> str:
 
 
 def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate: bool = True) -> RuleSet:
-    try:
-        return _load_ruleset(ws, cfg, engine, validate=validate)
-    finally:
-        with _cache_lock:
-            _persistent.flush()
-        yamlio.flush_cache()
-
-
-def _load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate: bool) -> RuleSet:
     rule_files = cfg.rule_files()
     util_files = cfg.util_files()
     # The engine is part of a check's outcome: another ast-grep build may accept or refuse other rules.

@@ -125,11 +125,6 @@ def load_all_cached(data: bytes) -> list[Any]:
     return docs
 
 
-def flush_cache() -> None:
-    with _parsed_lock:
-        _parsed.flush()
-
-
 def load_one(text: str | bytes) -> Any:
     """The single document of `text`; bytes (a file as read) go through the persistent parse cache."""
     if not text.strip():

@@ -1,0 +1,60 @@
+"""The persistent parse/check cache: content-keyed, shared by fresh processes, never a source of failure."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sgtools import yamlio
+from sgtools.cache import JsonCache, cache_root, json_safe
+
+
+def test_entries_survive_a_restart_and_are_keyed_by_content() -> None:
+    first = JsonCache("t")
+    first.put("docs", "k1", [{"id": "a"}])
+    fresh = JsonCache("t")  # a new process: nothing in memory
+    assert fresh.get("docs", "k1") == [{"id": "a"}]
+    assert not fresh.has("docs", "k2")
+    odd_key = "/path/with:colons and spaces"
+    fresh.put("checks", odd_key, None)
+    assert JsonCache("t").has("checks", odd_key)
+
+
+def test_corrupt_entry_is_a_miss_not_an_error() -> None:
+    cache = JsonCache("t")
+    cache.put("docs", "k", 1)
+    path = next((cache_root() / "t" / "docs").glob("*.json"))
+    path.write_text("{not json")
+    assert not JsonCache("t").has("docs", "k")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through directory permissions")
+def test_unwritable_cache_is_not_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ro = tmp_path / "ro"
+    ro.mkdir(mode=0o500)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(ro))
+    cache = JsonCache("t")
+    cache.put("docs", "k", 1)
+    assert cache.get("docs", "k") == 1  # still remembered in memory
+
+
+def test_yaml_parse_is_reused_by_a_fresh_process_and_never_stale(tmp_path: Path) -> None:
+    rule = b"id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
+    assert yamlio.load_all_cached(rule)[0]["id"] == "r"
+    probe = ("import sys, sgtools.yamlio as y; d = y.load_all_cached(sys.stdin.buffer.read()); "
+             "print(d[0]['id'], 'ruamel.yaml' in sys.modules)")
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, "-c", probe], input=rule, capture_output=True, env=env, check=True)
+    assert out.stdout.decode().split() == ["r", "False"]  # served from the cache: the parser never loaded
+    changed = rule.replace(b"id: r", b"id: s")
+    out = subprocess.run([sys.executable, "-c", probe], input=changed, capture_output=True, env=env, check=True)
+    assert out.stdout.decode().split() == ["s", "True"]
+
+
+def test_json_safe() -> None:
+    assert json_safe([{"a": [1, "x", None]}])
+    assert not json_safe({1: "int key"})
