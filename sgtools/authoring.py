@@ -47,6 +47,15 @@ def _patterns(node: Any) -> list[str]:
     return found
 
 
+# Patterns that parse, but as something other than what their author meant (the grammar cannot tell them apart
+# without context): (language, root node kind of the pattern) -> what to write instead.
+_MISREAD = {
+    ("go", "type_conversion_expression"):
+        "on its own, `pkg.Func(args)` is ambiguous in Go and parses as a type conversion, so it matches no call. "
+        "Give it context: `pattern: {context: 'func _() { fmt.Println($$$ARGS) }', selector: call_expression}`.",
+}
+
+
 def _pattern_hints(ws: Workspace, engine: Engine, data: Mapping[str, Any], language: str) -> list[str]:
     """Asked only when something that should match did not: ast-grep accepts a pattern it reads with
     ERROR nodes (e.g. `def f(:`) and then silently matches nothing."""
@@ -59,6 +68,10 @@ def _pattern_hints(ws: Workspace, engine: Engine, data: Mapping[str, Any], langu
             raw_tree, _ = engine.dump_tree(pattern, language, "cst", cwd=ws.root)
         except EngineFailed:
             continue
+        root = tree.strip().split("\n", 1)[0].strip() if tree.strip() else ""
+        misread = _MISREAD.get((language, root))
+        if misread:
+            hints.append(f"The pattern {rulestore.snip(pattern)!r} is read as a {root}: {misread}")
         nodes = syntax.problem_nodes(tree) + [n for n in syntax.problem_nodes(raw_tree) if n[0] != "ERROR"]
         if nodes:
             kinds = ", ".join(sorted({n.split(" ", 1)[0] for n, _ in nodes}))

@@ -117,3 +117,14 @@ def test_globs_are_not_applied_to_examples_and_it_is_said(ws: Workspace, engine:
                               code="foo()", invalid_examples=["foo()"])
     assert res["success"] is True and len(res["matches"]) == 1
     assert any("files" in w for w in res["warnings"])
+
+
+def test_go_call_pattern_read_as_type_conversion_gets_a_hint(ws: Workspace, engine: Engine) -> None:
+    bare = "id: no-println\nlanguage: go\nrule: {pattern: fmt.Println($$$ARGS)}\n"
+    res = authoring.test_rule(ws, engine, bare, code='func f() { fmt.Println("x") }')
+    assert res["matches"] == []
+    assert any("type conversion" in h and "selector: call_expression" in h for h in res["hints"])
+    fixed = ("id: no-println\nlanguage: go\nrule:\n  pattern:\n    context: 'func _() { fmt.Println($$$ARGS) }'\n"
+             "    selector: call_expression\n")
+    res = authoring.test_rule(ws, engine, fixed, code='func f() { fmt.Println("x") }')
+    assert len(res["matches"]) == 1 and res["hints"] == []

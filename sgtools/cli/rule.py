@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 from typing import Any
 
 from sgtools import rulestore
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
-from sgtools.errors import BadInput, EngineFailed
+from sgtools.errors import BadInput
 from sgtools.settings import get_settings
 
 
@@ -143,13 +142,8 @@ def run_remove(args: argparse.Namespace) -> int:
 
 
 def run_test(args: argparse.Namespace) -> int:
-    try:
-        authoring = importlib.import_module("sgtools.authoring")
-    except ModuleNotFoundError as exc:
-        if exc.name != "sgtools.authoring":
-            raise
-        raise EngineFailed("`sgtools rule test` needs sgtools.authoring, which this build does not include yet. "
-                           "Use `sgtools rule add` (it checks --valid/--invalid examples) instead.") from None
+    from sgtools import authoring
+
     result: dict[str, Any] = authoring.test_rule(
         workspace(args), engine(), read_rule_file(args.file), code=args.code, language=args.language,
         valid_examples=args.valid, invalid_examples=args.invalid,
@@ -159,8 +153,15 @@ def run_test(args: argparse.Namespace) -> int:
     else:
         for err in result.get("errors") or []:
             print(f"error: {err}")
-        for m in result.get("matches") or []:
+        matches = result.get("matches") or []
+        if args.code is not None:
+            print(f"{len(matches)} match(es) in --code")
+        for m in matches:
             print(f"{m.get('file') or '<code>'}:{m.get('line')}:{m.get('column')}: {m.get('message')}  {m.get('text')}")
+        for hint in result.get("hints") or []:
+            print(f"hint: {hint}")
+        for warning in result.get("warnings") or []:
+            print(f"warning: {warning}")
         examples = result.get("examples") or {}
         failed = examples.get("failed") or []
         if examples:
