@@ -97,22 +97,25 @@ def rule_from_doc(doc: dict[str, Any], path: Path, index: int) -> Rule:
     )
 
 
-def _digest(paths: list[Path]) -> str:
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _digest(contents: dict[Path, bytes | None], paths: list[Path]) -> str:
     h = hashlib.sha256()
     for p in paths:
-        try:
-            h.update(str(p).encode() + b"\0" + p.read_bytes() + b"\0")
-        except OSError:
-            h.update(str(p).encode() + b"\0missing\0")
+        data = contents.get(p)
+        h.update(str(p).encode() + b"\0" + (data if data is not None else b"\0missing") + b"\0")
     return h.hexdigest()
 
 
-# In-process caches, backed by a persistent one so that a fresh CLI process does not re-parse YAML (pure-Python
-# ruamel: ~0.5 ms a rule) nor re-check a project it has seen. Every key is a content digest.
-_project_ok: dict[str, bool] = {}
-_file_checks: dict[str, str | None] = {}  # digest of (util files, rule file) -> error text or None
+# Check outcomes by content digest, in memory and on disk, so that a fresh CLI process does not re-check a
+# project it has seen (parsed YAML is cached the same way, by `yamlio.load_all_cached`).
 _cache_lock = threading.Lock()
-_persistent = JsonCache("rulechecks-v1")
+_checks = JsonCache("rulechecks-v1")
 
 
 def _engine_salt(engine: Engine) -> str:
@@ -126,17 +129,21 @@ def _engine_salt(engine: Engine) -> str:
 def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate: bool = True) -> RuleSet:
     rule_files = cfg.rule_files()
     util_files = cfg.util_files()
+    contents = {p: _read(p) for p in (cfg.path, *util_files, *rule_files)}  # each file is read once
     # The engine is part of a check's outcome: another ast-grep build may accept or refuse other rules.
     salt = _engine_salt(engine)
-    utils_digest = salt + _digest([cfg.path, *util_files])
-    project_digest = salt + _digest([cfg.path, *util_files, *rule_files])
+    utils_digest = salt + _digest(contents, [cfg.path, *util_files])
+    project_digest = salt + _digest(contents, [cfg.path, *util_files, *rule_files])
 
     rules: list[Rule] = []
     errors: list[RuleError] = []
     per_file: dict[Path, list[Rule]] = {}
     for path in rule_files:
+        data = contents[path]
         try:
-            docs = parse_rule_docs(path.read_bytes(), path)
+            if data is None:
+                raise OSError("the file cannot be read")
+            docs = parse_rule_docs(data, path)
         except (yamlio.YamlError, UnicodeDecodeError, OSError) as exc:
             errors.append(RuleError(ws.relative(path), f"cannot be read as YAML: {exc}"))
             continue
@@ -148,26 +155,21 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
         return RuleSet(rules, errors, all_valid=not errors)
 
     with _cache_lock:
-        known = _project_ok.get(project_digest)
-        if known is None and isinstance(stored := _persistent.get("projectOk", project_digest), bool):
-            known = stored
-    if known is None:
+        known = _checks.get("projectOk", project_digest)
+    if not isinstance(known, bool):
         known = engine.check_project(cfg.path, cwd=ws.root).returncode == 0
         with _cache_lock:
-            _project_ok[project_digest] = known
-            _persistent.put("projectOk", project_digest, known)
+            _checks.put("projectOk", project_digest, known)
     if known and not errors:
         for file_rules in per_file.values():
             rules.extend(file_rules)
         return RuleSet(rules, errors, all_valid=True)
 
     def check(path: Path) -> str | None:
-        key = hashlib.sha256((utils_digest + _digest([path])).encode()).hexdigest()
+        key = hashlib.sha256((utils_digest + _digest(contents, [path])).encode()).hexdigest()
         with _cache_lock:
-            if key in _file_checks:
-                return _file_checks[key]
-            if _persistent.has("fileChecks", key):
-                stored = _persistent.get("fileChecks", key)
+            if _checks.has("fileChecks", key):
+                stored = _checks.get("fileChecks", key)
                 return stored if isinstance(stored, str) else None
         result = engine.check_rule(path, config=cfg.path, cwd=ws.root)
         problem = None
@@ -175,8 +177,7 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
             headline, causes = stderr_message(result.stderr)
             problem = "; ".join(causes) if causes else headline
         with _cache_lock:
-            _file_checks[key] = problem
-            _persistent.put("fileChecks", key, problem)
+            _checks.put("fileChecks", key, problem)
         return problem
 
     paths = list(per_file)
@@ -206,6 +207,4 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
 
 def clear_caches() -> None:
     with _cache_lock:
-        _project_ok.clear()
-        _file_checks.clear()
-        _persistent.reset()
+        _checks.reset()
