@@ -523,13 +523,12 @@ def scan_code(
         rel_cfg = _rel_to(resolved, cfg.root)
     lang = resolve_language(cfg, language, file)
     ruleset = cached_ruleset(ws, cfg, engine)
-    rules = [r for r in ruleset.rules
-             if r.enabled and language_key(r.language, cfg) == lang and rule_applies(r, rel_cfg)]
+    of_lang = [r for r in ruleset.rules if r.enabled and language_key(r.language, cfg) == lang]
+    rules = [r for r in of_lang if rule_applies(r, rel_cfg)]
     result: dict[str, Any] = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
                               "ruleErrors": ruleset.error_dicts()}
     if path is None:
-        scoped = [r.id for r in ruleset.rules if r.enabled and language_key(r.language, cfg) == lang
-                  and r.data.get("files") is not None]
+        scoped = [r.id for r in of_lang if r.data.get("files") is not None]
         if scoped:
             result["notes"] = [f"{len(scoped)} rule(s) limited to some files did not run ({', '.join(scoped[:5])}"
                                f"{', …' if len(scoped) > 5 else ''}): pass `path` to check the code as that file."]
