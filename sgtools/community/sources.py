@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from sgtools.cache import APP_NAME, cache_root
 from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import INDEX_NAME, check_relpath, parse_index
 from sgtools.errors import BadInput, NetworkError, NotFound, SgToolsError, TooLarge
 from sgtools.settings import get_settings
 from sgtools.workspace import Workspace
 
-APP_NAME = "context-sherpa"
 SOURCES_ENV = "SGTOOLS_COMMUNITY_SOURCES"
 CONFIG_FILE = "config.toml"
 CONFIG_KEY = "community_sources"
@@ -57,9 +57,7 @@ def config_path() -> Path:
 
 
 def cache_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_cache_path(APP_NAME)) / "community"
+    return cache_root() / "community"
 
 
 def configured_locations() -> tuple[list[tuple[str, str]], list[SourceProblem]]:
