@@ -383,15 +383,12 @@ def rule_file(rules: Sequence[Rule], *, keep_globs: bool, parse_language: str | 
     root = tmp_root()
     with _lock:
         path = _rule_files.get(digest)
-    if path is not None and path.is_file():
-        with _lock:
-            _rule_file_memo[memo_key] = (list(rules), path)
-        return path
-    path = root / f"rules-{digest}.yml"
-    fd, tmp = tempfile.mkstemp(dir=root, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(body)
-    os.replace(tmp, path)
+    if path is None or not path.is_file():
+        path = root / f"rules-{digest}.yml"
+        fd, tmp = tempfile.mkstemp(dir=root, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(body)
+        os.replace(tmp, path)
     with _lock:
         _rule_files[digest] = path
         if len(_rule_file_memo) > _MEMO_MAX:
