@@ -21,19 +21,21 @@ SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3
 SEVERITIES: tuple[str, ...] = tuple(SEVERITY_ORDER)
 
 
-def _range(raw_range: Mapping[str, Any]) -> dict[str, int]:
+def position(raw_range: Mapping[str, Any]) -> dict[str, int]:
     """ast-grep ranges: 0-based lines and 0-based code-point columns; the SPEC wants both 1-based."""
     start = raw_range["start"]
     end = raw_range["end"]
-    offsets = raw_range["byteOffset"]
     return {
         "line": int(start["line"]) + 1,
         "column": int(start["column"]) + 1,
         "endLine": int(end["line"]) + 1,
         "endColumn": int(end["column"]) + 1,
-        "byteStart": int(offsets["start"]),
-        "byteEnd": int(offsets["end"]),
     }
+
+
+def _range(raw_range: Mapping[str, Any]) -> dict[str, int]:
+    offsets = raw_range["byteOffset"]
+    return {**position(raw_range), "byteStart": int(offsets["start"]), "byteEnd": int(offsets["end"])}
 
 
 def normalize_file(name: str | None) -> str | None:
@@ -64,8 +66,7 @@ def _labels(raw: Mapping[str, Any], match: Mapping[str, int]) -> list[dict[str, 
         if key in seen:
             continue
         seen.add(key)
-        out.append({"message": message, "style": style, "text": label.get("text"),
-                    **{k: span[k] for k in ("line", "column", "endLine", "endColumn", "byteStart", "byteEnd")}})
+        out.append({"message": message, "style": style, "text": label.get("text"), **span})
     out.sort(key=lambda lb: (lb["byteStart"], lb["byteEnd"], lb["style"]))
     return out
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sgtools import languages
+from sgtools.diagnostics import position
 from sgtools.edits import (
     LineIndex,
     Span,
@@ -111,16 +112,6 @@ def check_rewrite(pattern: str, rewrite: object) -> str:
     return rewrite
 
 
-def _position(node: dict[str, Any]) -> dict[str, int]:
-    r = node["range"]
-    return {
-        "line": r["start"]["line"] + 1,
-        "column": r["start"]["column"] + 1,
-        "endLine": r["end"]["line"] + 1,
-        "endColumn": r["end"]["column"] + 1,
-    }
-
-
 def meta_variables(raw: dict[str, Any]) -> dict[str, str | list[str]]:
     """`{NAME: text}` for $NAME, `{NAME: [texts]}` for $$$NAME, without separators and `secondary`."""
     mv = raw.get("metaVariables") or {}
@@ -162,7 +153,7 @@ def find_code(
     cap = result_cap(max_results)
     lang, raw = pattern_matches(ws, engine, pattern, language, paths)
     matches = [
-        {"file": m["file"], **_position(m), "text": m["text"], "metaVariables": meta_variables(m)}
+        {"file": m["file"], **position(m["range"]), "text": m["text"], "metaVariables": meta_variables(m)}
         for m in raw[:cap]
     ]
     hints = [] if raw else _no_match_hints(ws, engine, pattern, lang, paths)
