@@ -623,11 +623,13 @@ def _coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any
     return out
 
 
-def _validate(spec: ToolSpec, schema: dict[str, Any], raw: object) -> dict[str, Any]:
+def _validate(spec: ToolSpec, schema: dict[str, Any], raw: object,
+              validator: jsonschema.protocols.Validator | None = None) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise BadInput(f"The arguments of {spec.name} must be a JSON object. " + _usage(schema))
     args = _coerce(schema, raw)
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(args), key=lambda e: list(e.path))
+    checker = validator or jsonschema.Draft202012Validator(schema)
+    errors = sorted(checker.iter_errors(args), key=lambda e: list(e.path))
     if not errors:
         return args
     too_large = [e for e in errors if e.validator in ("maxLength", "maxItems")]
@@ -705,10 +707,12 @@ def _refuse_in_read_only(app: App, spec: ToolSpec, args: Mapping[str, Any]) -> N
                        "Call it with apply=false to get the diff and show it to the user instead.")
 
 
-async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object) -> CallToolResult:
-    """Validate, refuse writes in read-only mode, run the service off the event loop under a deadline."""
+async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object,
+                   validator: jsonschema.protocols.Validator | None = None) -> CallToolResult:
+    """Validate, refuse writes in read-only mode, run the service off the event loop under a deadline.
+    `validator` is the one built for `schema` when the tool was made, so a call does not build it again."""
     try:
-        args = _validate(spec, schema, raw)
+        args = _validate(spec, schema, raw, validator)
         _refuse_in_read_only(app, spec, args)
         limit = app.settings.tool_timeout
         try:
@@ -783,8 +787,10 @@ class SgToolsServer(MCPServer[Any]):
 
 
 def _make_tool(app: App, spec: ToolSpec, schema: dict[str, Any]) -> Tool:
+    validator = jsonschema.Draft202012Validator(schema)
+
     async def handler(ctx: Context[Any, Any]) -> CallToolResult:
-        return await run_tool(app, spec, schema, _raw_arguments(ctx))
+        return await run_tool(app, spec, schema, _raw_arguments(ctx), validator)
 
     handler.__name__ = spec.name
     base = Tool.from_function(handler, name=spec.name, title=spec.title, description=spec.description,

@@ -132,6 +132,30 @@ def test_bad_arguments_name_the_problem_and_the_parameters(ws: Workspace) -> Non
     assert _text(result).startswith("[bad-input] The arguments of scan_code must be a JSON object.")
 
 
+def test_each_tool_builds_its_validator_once_not_per_call(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    import jsonschema
+
+    built: list[object] = []
+    real = jsonschema.Draft202012Validator
+
+    def counting(schema: Any) -> Any:
+        built.append(schema)
+        return real(schema)
+
+    monkeypatch.setattr(jsonschema, "Draft202012Validator", counting)
+    app = _app(ws)
+    schema = server._input_schemas(app.settings)["scan_code"]
+    tool = server._make_tool(app, server.tool_specs()["scan_code"], schema)
+    assert len(built) == 1
+    ctx = SimpleNamespace(request_context=SimpleNamespace(params={"arguments": {"cod": "x"}}))
+    for _ in range(3):
+        result = anyio.run(tool.fn, ctx)
+        assert _text(result).startswith("[bad-input] Invalid arguments for scan_code:")
+    assert len(built) == 1, "a tool call must reuse the validator built with the tool"
+
+
 def test_oversized_input_is_too_large_without_echoing_it(ws: Workspace) -> None:
     settings = replace(Settings(), max_code_bytes=100)
     spec = server.tool_specs()["scan_code"]
