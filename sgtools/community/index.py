@@ -178,9 +178,13 @@ def _yaml_files(dirs: list[Path]) -> list[Path]:
     return sorted(found)
 
 
+def _metadata(doc: dict[str, Any]) -> dict[str, Any]:
+    meta = doc.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
 def _describe(doc: dict[str, Any]) -> str:
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
+    meta = _metadata(doc)
     if isinstance(meta.get("description"), str) and meta["description"].strip():
         return " ".join(meta["description"].split())
     message = " ".join(str(doc.get("message") or "").split()).strip("\"' ")
@@ -199,8 +203,7 @@ def _describe(doc: dict[str, Any]) -> str:
 
 
 def _tags(doc: dict[str, Any], language: str, folders: tuple[str, ...]) -> list[str]:
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
+    meta = _metadata(doc)
     raw = meta.get("tags")
     tags: list[str] = []
     if isinstance(raw, str):
@@ -220,8 +223,7 @@ def _tags(doc: dict[str, Any], language: str, folders: tuple[str, ...]) -> list[
 
 
 def _license(doc: dict[str, Any], fallback: str) -> str:
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
+    meta = _metadata(doc)
     value = meta.get("license")
     return str(value).strip()[:200] if isinstance(value, str) and value.strip() else fallback
 
