@@ -71,7 +71,7 @@ def claude_post_tool_use(raw: str, engine: Engine, *, root: str | None = None,
 def _check_file(ws: Workspace, engine: Engine, rel: str, fail_on: str) -> HookOutcome:
     from sgtools.changes import is_code
     from sgtools.ciscan import collect, rule_source
-    from sgtools.formats.text import render_diagnostics
+    from sgtools.formats.text import plural, render_diagnostics
 
     source = rule_source(ws, engine)
     if not is_code(rel, source.config):
@@ -83,7 +83,7 @@ def _check_file(ws: Workspace, engine: Engine, rel: str, fail_on: str) -> HookOu
     if not blocking:
         return HookOutcome(PASS, notes)
     rules = "the bundled community rules" if source.bundled else "this project's ast-grep rules"
-    head = (f"sgtools: {len(blocking)} problem{'s' if len(blocking) != 1 else ''} in {rel} found by {rules}. "
+    head = (f"sgtools: {plural(len(blocking), 'problem')} in {rel} found by {rules}. "
             "Fix them (or, if a finding is wrong, say why and add an `ast-grep-ignore` comment):\n")
     body = "\n".join(render_diagnostics(blocking, ws.root))
     return HookOutcome(BLOCK, notes + head + body + "\n")

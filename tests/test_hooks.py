@@ -63,6 +63,14 @@ def test_edit_tools_with_findings_block_with_the_findings(proj: Workspace, engin
     assert "1 | x = eval(data)" in out.stderr
 
 
+def test_the_head_counts_the_problems_in_words(proj: Workspace, engine: Engine) -> None:
+    one = claude_post_tool_use(payload("Write", proj.root / "bad.py", proj.root), engine)
+    assert one.stderr.startswith("sgtools: 1 problem in bad.py found by this project's ast-grep rules. Fix them")
+    (proj.root / "bad.py").write_text("x = eval(data)\ny = eval(more)\n", encoding="utf-8")
+    two = claude_post_tool_use(payload("Write", proj.root / "bad.py", proj.root), engine)
+    assert two.stderr.startswith("sgtools: 2 problems in bad.py found by")
+
+
 def test_relative_path_and_root_from_cwd(proj: Workspace, engine: Engine) -> None:
     out = claude_post_tool_use(payload("Write", "bad.py", proj.root), engine)
     assert out.exit_code == BLOCK
