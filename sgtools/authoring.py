@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sgtools import fixits, languages, project, rulestore, scanner, syntax, yamlio
-from sgtools.diagnostics import to_diagnostics
+from sgtools import languages, project, rulestore, scanner, syntax, yamlio
 from sgtools.engine import NO_CONFIG, Engine
 from sgtools.errors import BadInput, EngineFailed, RuleInvalid
 from sgtools.ruleset import rule_from_doc
@@ -158,12 +157,8 @@ def test_rule(
         return scanner.scan_texts(engine, config, rules_path, file_name, texts)
 
     if code is not None:
-        raw = engine.scan(config=config, cwd=ws.root, rule_file=rules_path, stdin=code.encode("utf-8"))
-        found = [m for m in raw if m.get("ruleId") != fixits.PARSE_RULE_ID]
-        diags = to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id={rule.id: rule})
-        fixits.verify_fixits([fixits.VerifyJob("STDIN", code, lang, diags, baseline=raw)], run,
-                             scanner.missing_counter(engine, ws.root))
-        result["matches"] = diags
+        result["matches"] = scanner.snippet_diagnostics(engine, config, ws.root, rules_path, file_name, [rule], lang,
+                                                        code)
 
     missed = False
     if valid or invalid:

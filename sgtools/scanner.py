@@ -510,7 +510,7 @@ def scan_code(
     `issues` the first `max_results`."""
     level = check_severity(min_severity)
     limit = result_limit(max_results)
-    data = check_code(code)
+    check_code(code)
     cfg = project.load(ws)
     file: str | None = None
     rel_cfg: str | None = None
@@ -534,20 +534,31 @@ def scan_code(
     if not rules:
         return result
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
-    raw = engine.scan(config=cfg.path, cwd=cfg.root, rule_file=rules_path, stdin=data)
-    found = [m for m in raw if m.get("ruleId") != fixits.PARSE_RULE_ID]
-    diags = filter_severity(
-        to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id=_by_id(rules), file_override=file), level
-    )
+    diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
+                                file=file, min_severity=level, verify_max=limit)
     page = diags[:limit]
-    name = file_name_for(lang, cfg)
-    fixits.verify_fixits(
-        [fixits.VerifyJob("STDIN", code, lang, page, baseline=raw)],
-        lambda _lang, texts: scan_texts(engine, cfg.path, rules_path, name, texts),
-        missing_counter(engine, cfg.root),
-    )
     result.update(success=not diags, issues=page, counts=counts(diags), truncated=len(diags) > limit)
     return result
+
+
+def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
+                        rules: Sequence[Rule], language: str, code: str, *, file: str | None = None,
+                        min_severity: str | None = None, verify_max: int | None = None) -> list[dict[str, Any]]:
+    """`code` scanned on stdin with `rules_path` (holding `rules` and the parse-error rule of `language`): its
+    diagnostics at or above `min_severity`, the first `verify_max` (all by default) with verified fix-its.
+    scan_code and test_rule share it, so a snippet is checked one way. `file_name` names the edited copies."""
+    raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
+    found = [m for m in raw if m.get("ruleId") != fixits.PARSE_RULE_ID]
+    diags = filter_severity(
+        to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id=_by_id(rules), file_override=file),
+        min_severity,
+    )
+    fixits.verify_fixits(
+        [fixits.VerifyJob("STDIN", code, language, diags[:verify_max], baseline=raw)],
+        lambda _lang, texts: scan_texts(engine, config, rules_path, file_name, texts),
+        missing_counter(engine, cwd),
+    )
+    return diags
 
 
 # ---- scan_path ----------------------------------------------------------------------------------------------
