@@ -31,7 +31,7 @@ from sgtools.community.migrate import RESERVED_UTIL_CHARS
 from sgtools.engine import NO_CONFIG, Engine, TestReport, stderr_message
 from sgtools.errors import BadInput, Conflict, NotFound, RuleInvalid, SgToolsError, TooLarge
 from sgtools.project import ProjectConfig
-from sgtools.ruleset import load_ruleset, parse_rule_docs
+from sgtools.ruleset import DEFAULT_SEVERITY, load_ruleset, parse_rule_docs
 from sgtools.settings import get_settings
 from sgtools.workspace import Workspace, check_rule_id
 
@@ -43,7 +43,6 @@ SCHEMA_PATH = Path(__file__).with_name("rule_schema.json")
 TEST_SUFFIX = "-test.yml"
 SNAPSHOT_SUFFIX = "-snapshot.yml"
 _DOC_START = re.compile(r"^---(?=[ \t\r]|$)", re.MULTILINE)
-_SEV_DEFAULT = "hint"
 
 
 # ---- public API -----------------------------------------------------------------------------------
@@ -202,7 +201,7 @@ def explain_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
     return {
         "id": rule_id,
         "language": str(data.get("language", "")),
-        "severity": str(sev) if sev is not None else _SEV_DEFAULT,
+        "severity": str(sev) if sev is not None else DEFAULT_SEVERITY,
         "message": str(data.get("message") or ""),
         "note": _text_or_none(data.get("note")),
         "url": _text_or_none(data.get("url")),
