@@ -71,6 +71,11 @@ def batches(paths: list[str], limit: int) -> list[list[str]]:
     return out
 
 
+def path_groups(engine: Engine, paths: list[str] | None) -> list[list[str] | None]:
+    """The engine calls a scan of `paths` takes: one over the whole workspace (None), else one per batch."""
+    return [None] if paths is None else [*batches(paths, engine.settings.scan_batch_bytes)]
+
+
 def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
             min_severity: str | None = None, rule_ids: list[str] | None = None,
             verify_fixits: bool = True) -> Findings:
@@ -83,7 +88,7 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
     found = Findings()
     if paths is not None and not paths:
         return found  # nothing changed / nothing in this shard: an empty list must not mean "everything"
-    groups: list[list[str] | None] = [None] if paths is None else list(batches(paths, engine.settings.scan_batch_bytes))
+    groups = path_groups(engine, paths)
     for group in groups:
         offset = 0
         while True:

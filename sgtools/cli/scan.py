@@ -151,13 +151,12 @@ def _select_paths(args: argparse.Namespace, ws: Workspace,
 def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str] | None,
          unsafe: bool) -> dict[str, Any]:
     """`apply_fixes`, once per batch of a long file list (as `collect` scans it), results merged."""
-    from sgtools.ciscan import batches
+    from sgtools.ciscan import path_groups
     from sgtools.fixes import apply_fixes
 
-    groups: list[list[str] | None] = [None] if paths is None else [*batches(paths, eng.settings.scan_batch_bytes)]
     merged: dict[str, Any] = {"diff": "", "changedFiles": [], "fixesApplied": 0, "applied": False, "skipped": [],
                               "ruleErrors": []}
-    for group in groups:
+    for group in path_groups(eng, paths):
         part = apply_fixes(ws, eng, paths=group, rule_ids=rule_ids, apply=True, unsafe=unsafe)
         merged["diff"] += part.get("diff") or ""
         merged["changedFiles"] = sorted({*merged["changedFiles"], *(part.get("changedFiles") or [])})
