@@ -13,24 +13,12 @@ from typing import Any
 
 import sgtools.fixits as fixits_mod
 from sgtools import languages
-from sgtools.edits import LineIndex
+from sgtools.edits import LineIndex, position
 from sgtools.errors import BadInput
 from sgtools.ruleset import Rule
 
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3}
 SEVERITIES: tuple[str, ...] = tuple(SEVERITY_ORDER)
-
-
-def position(raw_range: Mapping[str, Any]) -> dict[str, int]:
-    """ast-grep ranges: 0-based lines and 0-based code-point columns; the SPEC wants both 1-based."""
-    start = raw_range["start"]
-    end = raw_range["end"]
-    return {
-        "line": int(start["line"]) + 1,
-        "column": int(start["column"]) + 1,
-        "endLine": int(end["line"]) + 1,
-        "endColumn": int(end["column"]) + 1,
-    }
 
 
 def _range(raw_range: Mapping[str, Any]) -> dict[str, int]:

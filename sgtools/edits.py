@@ -159,6 +159,19 @@ def apply_edits(text: str, edits: Iterable[Mapping[str, Any]], *, on_overlap: Ov
     return new_text
 
 
+def position(raw_range: Mapping[str, Any]) -> dict[str, int]:
+    """ast-grep ranges: 0-based lines and 0-based code-point columns; the SPEC wants both 1-based. (Here, beside
+    LineIndex, so that structural search gets it without importing the diagnostics machinery.)"""
+    start = raw_range["start"]
+    end = raw_range["end"]
+    return {
+        "line": int(start["line"]) + 1,
+        "column": int(start["column"]) + 1,
+        "endLine": int(end["line"]) + 1,
+        "endColumn": int(end["column"]) + 1,
+    }
+
+
 class LineIndex:
     """Byte offset -> 1-based (line, code-point column), as the SPEC's positions count them."""
 

@@ -12,13 +12,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sgtools import languages
-from sgtools.diagnostics import position
 from sgtools.edits import (
     LineIndex,
     Span,
     apply_edits_skipping,
     combined_diff,
     match_style,
+    position,
     read_source,
     write_files,
 )
