@@ -12,6 +12,7 @@ from typing import Any
 
 from sgtools.community import search as search_mod
 from sgtools.community import sources as sources_mod
+from sgtools.community.index import UNKNOWN_LICENSE
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.settings import get_settings
@@ -135,7 +136,7 @@ def get_community_rule_details(rule_id: str) -> dict[str, Any]:
         "id": entry["id"], "language": entry["language"], "severity": entry["severity"],
         "message": entry["message"], "description": entry["description"], "tags": list(entry["tags"]),
         "yaml": text, "tests": {"valid": valid, "invalid": invalid},
-        "license": entry.get("license") or "NOASSERTION", "source": _source_label(src, entry),
+        "license": entry.get("license") or UNKNOWN_LICENSE, "source": _source_label(src, entry),
         "sha256": entry["sha256"], "hasFix": bool(entry.get("hasFix")), "path": entry["path"],
     }
     details = "\n".join([
@@ -192,7 +193,7 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite
     yaml_text, notes = _migrate(text, declared, rule_id)
     label = _source_label(src, entry)
     metadata = {"source": label, "sha256": entry["sha256"], "communityId": rule_id,
-                "license": entry.get("license") or "NOASSERTION"}
+                "license": entry.get("license") or UNKNOWN_LICENSE}
     written = rulestore.add_or_update_rule(
         ws, engine, rule_id, yaml_text, valid if (valid or invalid) else None, invalid if (valid or invalid) else None,
         metadata=metadata, overwrite=overwrite,
