@@ -84,6 +84,20 @@ def test_text_format(sample: Path) -> None:
     assert proc.stderr == ""
 
 
+def _drain(fd: int) -> str:
+    """Everything written to a pty until its last writer has closed it (reading then fails with EIO on Linux)."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
 def test_text_colour_on_a_terminal_unless_no_color(sample: Path) -> None:
     def on_tty(env: dict[str, str]) -> str:
         leader, follower = pty.openpty()
@@ -92,18 +106,10 @@ def test_text_colour_on_a_terminal_unless_no_color(sample: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-m", "sgtools", "scan", "--no-progress", "js/debug.js"],
                                 cwd=sample, stdout=follower, stderr=subprocess.DEVNULL, env=full_env)
         os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
+        shown = _drain(leader)
         proc.wait(60)
         os.close(leader)
-        return b"".join(chunks).decode("utf-8", "replace")
+        return shown
 
     assert "\033[1;31m" in on_tty({})
     plain = on_tty({"NO_COLOR": "1"})
@@ -119,18 +125,10 @@ def test_progress_only_on_a_terminal(sample: Path) -> None:
                                 stdout=subprocess.DEVNULL, stderr=follower if stderr_tty else subprocess.PIPE,
                                 env=env)
         os.close(follower)
-        chunks = []
-        while stderr_tty:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
+        shown = _drain(leader) if stderr_tty else ""
         _, err = proc.communicate(timeout=60)
         os.close(leader)
-        return b"".join(chunks).decode("utf-8", "replace") if stderr_tty else err.decode("utf-8", "replace")
+        return shown if stderr_tty else err.decode("utf-8", "replace")
 
     assert "sgtools: scanning…" in run(True)
     assert "scanning" not in run(True, "--no-progress")
