@@ -217,6 +217,22 @@ def combined_diff(texts: Mapping[str, tuple[str, str]]) -> str:
     return "".join(unified_diff(path, old, new) for path, (old, new) in sorted(texts.items()))
 
 
+def write_previewed(ws: Workspace, texts: Mapping[str, tuple[str, str]], originals: Mapping[str, bytes], *,
+                    apply: bool, expected_diff: str | None, what: str) -> tuple[str, list[str]]:
+    """The diff of `texts` ({path: (old, new)}) and, with `apply`, the paths written: only if the diff is
+    `expected_diff` (when given: the preview that was reviewed) and no file changed since it was read
+    (`originals`). `what` starts the refusal, e.g. "The change differs from the preview it was"."""
+    diff = combined_diff(texts)
+    if apply and expected_diff is not None and expected_diff != diff:
+        raise Conflict(
+            f"{what} meant to apply (the files changed since). Nothing was written; preview again and review "
+            "the new diff."
+        )
+    written = write_files(ws, {f: new for f, (_old, new) in texts.items()}, expected=originals) \
+        if apply and texts else []
+    return diff, written
+
+
 def read_source(ws: Workspace, path: str | Path) -> tuple[Path, bytes, str]:
     """A source file's resolved path, bytes and text; too big or not UTF-8 is refused."""
     target = ws.resolve(path, must_exist=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools import scanner
-from sgtools.edits import Span, apply_edits, combined_diff, match_style, read_source, to_span, write_files
+from sgtools.edits import Span, apply_edits, match_style, read_source, to_span, write_previewed
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, Conflict
 from sgtools.settings import get_settings
@@ -116,14 +116,8 @@ def fix_diagnostics(
         1 for diag, fixit in plan.accepted
         if any((e.get("file") or diag.get("file")) in changed for e in fixit["edits"])
     )
-    diff = combined_diff(texts)
-    if apply and expected_diff is not None and expected_diff != diff:
-        raise Conflict(
-            "The fixes differ from the preview they were meant to apply (the files changed since). Nothing was "
-            "written; preview again and review the new diff."
-        )
-    written = write_files(ws, {f: new for f, (_old, new) in texts.items()}, expected=originals) \
-        if apply and texts else []
+    diff, written = write_previewed(ws, texts, originals, apply=apply, expected_diff=expected_diff,
+                                    what="The fixes differ from the preview they were")
     return {
         "diff": diff,
         "changedFiles": sorted(texts),

@@ -16,11 +16,10 @@ from sgtools.edits import (
     LineIndex,
     Span,
     apply_edits_skipping,
-    combined_diff,
     match_style,
     position,
     read_source,
-    write_files,
+    write_previewed,
 )
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, Conflict, EngineFailed, TooLarge
@@ -214,15 +213,8 @@ def rewrite_code(
         if new_text != text:
             texts[file] = (text, new_text)
             originals[file] = data
-    diff = combined_diff(texts)
-    written: list[str] = []
-    if apply and expected_diff is not None and expected_diff != diff:
-        raise Conflict(
-            "The change differs from the preview it was meant to apply (the files changed since). Nothing "
-            "was written; preview again and review the new diff."
-        )
-    if apply and texts:
-        written = write_files(ws, {f: new for f, (_old, new) in texts.items()}, expected=originals)
+    diff, written = write_previewed(ws, texts, originals, apply=apply, expected_diff=expected_diff,
+                                    what="The change differs from the preview it was")
     hints = [] if raw else _no_match_hints(ws, engine, pattern, lang, paths)
     return {
         "diff": diff,

@@ -129,6 +129,21 @@ def test_write_files_writes_every_file_and_reports_the_changed_ones(ws: Workspac
     assert (ws.root / "sub/b.py").read_bytes() == b"log(2)\n"
 
 
+def test_write_previewed_writes_only_the_reviewed_diff(ws: Workspace) -> None:
+    put(ws, "a.py", b"one\n")
+    texts = {"a.py": ("one\n", "ONE\n")}
+    originals = {"a.py": b"one\n"}
+    what = "The change differs from the preview it was"
+    diff, written = edits.write_previewed(ws, texts, originals, apply=False, expected_diff=None, what=what)
+    assert diff.startswith("diff --git a/a.py b/a.py\n") and written == []
+    assert (ws.root / "a.py").read_bytes() == b"one\n"
+    with pytest.raises(Conflict, match=r"^The change differs from the preview it was meant to apply"):
+        edits.write_previewed(ws, texts, originals, apply=True, expected_diff=diff + " ", what=what)
+    assert (ws.root / "a.py").read_bytes() == b"one\n"
+    assert edits.write_previewed(ws, texts, originals, apply=True, expected_diff=diff, what=what) == (diff, ["a.py"])
+    assert (ws.root / "a.py").read_bytes() == b"ONE\n"
+
+
 def test_write_files_keeps_crlf_and_bom(ws: Workspace) -> None:
     put(ws, "crlf.py", b"\xef\xbb\xbfa = 1\r\nb = 2\r\n")
     write_files(ws, {"crlf.py": "\ufeffa = 1\r\nb = [\n  2,\n]\r\n"})
