@@ -822,8 +822,12 @@ def build_server(root: str | None = None, *, read_only: bool = False, settings: 
 # ---- resources and prompts --------------------------------------------------------------------------------
 
 
-def _resource_failure(exc: SgToolsError) -> ResourceError:
-    return ResourceError(exc.render())
+async def _read_in_thread(read: Callable[[], str]) -> str:
+    """A resource read off the event loop; our errors become resource errors that start with the SPEC code."""
+    try:
+        return await anyio.to_thread.run_sync(read)
+    except SgToolsError as exc:
+        raise ResourceError(exc.render()) from None
 
 
 def guide_text() -> str:
@@ -837,10 +841,7 @@ def _add_resources(server: SgToolsServer, app: App) -> None:
     async def config_file() -> str:
         def read() -> str:
             return project.load(app.ws).path.read_text(encoding="utf-8")
-        try:
-            return await anyio.to_thread.run_sync(read)
-        except SgToolsError as exc:
-            raise _resource_failure(exc) from None
+        return await _read_in_thread(read)
 
     @server.resource(RULE_URI, name="rule", title="A project rule",
                      description="One project rule's YAML, by id (list_rules shows the ids).",
@@ -849,10 +850,7 @@ def _add_resources(server: SgToolsServer, app: App) -> None:
         def read() -> str:
             data = _service("rulestore").explain_rule(app.ws, app.engine, rule_id)
             return str(data["yaml"])
-        try:
-            return await anyio.to_thread.run_sync(read)
-        except SgToolsError as exc:
-            raise _resource_failure(exc) from None
+        return await _read_in_thread(read)
 
     @server.resource(GUIDE_URI, name="rule-writing-guide", title="How to write ast-grep rules",
                      description="For agents: drafting, testing and saving an ast-grep rule, and the usual traps.",
