@@ -103,12 +103,12 @@ def fix_diagnostics(
     originals: dict[str, bytes] = {}
     changed: set[str] = set()
     for file, spans in sorted(plan.edits.items()):
-        _target, data, text = read_source(ws, file)
+        target, data, text = read_source(ws, file)
         _check_unchanged(data, file, by_file.get(file, []))
         edits = [{"byteStart": s.start, "byteEnd": s.end, "newText": s.new_text} for s in spans]
         new_text = match_style(data, text, apply_edits(text, edits))
         if new_text != text:
-            rel = ws.relative(ws.resolve(file))
+            rel = ws.relative(target)
             texts[rel] = (text, new_text)
             originals[rel] = data
             changed.add(file)
