@@ -437,9 +437,8 @@ def _advice(detail: str) -> str:
 
 
 def _choose_target(ws: Workspace, cfg: ProjectConfig, rule_id: str, overwrite: bool, warnings: list[str]) -> _Target:
-    ids = _project_ids(cfg)
-    places = ids.get(rule_id, [])
-    unreadable = [p for p in cfg.rule_files() if _file_ids(p) is None]
+    unreadable: list[Path] = []
+    places = _project_ids(cfg, unreadable).get(rule_id, [])
     if unreadable:
         warnings.append("rule files that cannot be read were not checked for this id: "
                         + ", ".join(ws.relative(p) for p in unreadable))
@@ -690,10 +689,14 @@ def _test_file_ids(path: Path) -> list[str]:
     return _by_content("tests", path, _test_ids_of) or []
 
 
-def _project_ids(cfg: ProjectConfig) -> dict[str, list[tuple[Path, int]]]:
+def _project_ids(cfg: ProjectConfig, unreadable: list[Path] | None = None) -> dict[str, list[tuple[Path, int]]]:
+    """Where each rule id is defined; the rule files that cannot be read are appended to `unreadable`."""
     out: dict[str, list[tuple[Path, int]]] = {}
     for path in cfg.rule_files():
-        for index, rid in enumerate(_file_ids(path) or []):
+        ids = _file_ids(path)
+        if ids is None and unreadable is not None:
+            unreadable.append(path)
+        for index, rid in enumerate(ids or []):
             out.setdefault(rid, []).append((path, index))
     return out
 
