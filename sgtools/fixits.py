@@ -54,8 +54,13 @@ def _short(text: str) -> str:
     return flat if len(flat) <= _TITLE_WIDTH else flat[: _TITLE_WIDTH - 1] + "…"
 
 
-def _edit(file: str | None, index: LineIndex, start: int, end: int, new_text: str) -> dict[str, Any]:
-    return {"file": file, **index.span(start, end), "byteStart": start, "byteEnd": end, "newText": new_text}
+def _fixit(title: str, kind: str, diag: Mapping[str, Any], index: LineIndex, start: int, end: int,
+           new_text: str) -> dict[str, Any]:
+    """An unchecked fix-it of one edit, with its kind's prior confidence until verification sets the real one."""
+    edit = {"file": diag.get("file"), **index.span(start, end), "byteStart": start, "byteEnd": end,
+            "newText": new_text}
+    confidence = UNCHECKED_FIX if kind == "fix" else UNCHECKED_SUPPRESS
+    return {"title": title, "kind": kind, "confidence": confidence, "verified": False, "edits": [edit]}
 
 
 def _fix_fixit(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex) -> dict[str, Any] | None:
@@ -68,8 +73,7 @@ def _fix_fixit(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex
     if new_text == old:
         return None  # a fix that changes nothing is not a fix-it
     title = f"Delete {_short(old)}" if new_text == "" else f"Replace with {_short(new_text)}"
-    return {"title": title, "kind": "fix", "confidence": UNCHECKED_FIX, "verified": False,
-            "edits": [_edit(diag.get("file"), index, start, end, new_text)]}
+    return _fixit(title, "fix", diag, index, start, end, new_text)
 
 
 def _ignore_pattern(prefix: str, suffix: str) -> re.Pattern[str]:
@@ -110,11 +114,9 @@ def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) ->
                 return None  # already suppressed; the match would not have been reported
             new_line = f"{m.group('indent')}{prefix} ast-grep-ignore: {', '.join([*ids, rule_id])}{suffix}"
             prev_end = prev_start + len(prev.encode("utf-8"))
-            return {"title": title, "kind": "suppress", "confidence": UNCHECKED_SUPPRESS, "verified": False,
-                    "edits": [_edit(diag.get("file"), index, prev_start, prev_end, new_line)]}
+            return _fixit(title, "suppress", diag, index, prev_start, prev_end, new_line)
     new_text = f"{indent}{prefix} ast-grep-ignore: {rule_id}{suffix}{newline}"
-    return {"title": title, "kind": "suppress", "confidence": UNCHECKED_SUPPRESS, "verified": False,
-            "edits": [_edit(diag.get("file"), index, start, start, new_text)]}
+    return _fixit(title, "suppress", diag, index, start, start, new_text)
 
 
 def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], text: str, index: LineIndex,
