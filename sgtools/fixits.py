@@ -35,6 +35,7 @@ _BOM = "\ufeff".encode()
 # Prior confidences, used when a fix-it could not be checked (verification caps reached).
 UNCHECKED_FIX = 0.5
 UNCHECKED_SUPPRESS = 0.3
+LIMIT_REACHED = "verification limit reached"
 
 BatchRunner = Callable[[str, Sequence[str]], list[list[dict[str, Any]]]]
 # (language, text) -> how many MISSING tokens tree-sitter inserted to parse it, or None when it cannot tell.
@@ -344,6 +345,13 @@ def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fi
     return round(max(0.3 if verified else 0.05, min(1.0, score)), 2)
 
 
+def _unchecked(fx: dict[str, Any], reason: str, *, bad_edit: bool = False) -> None:
+    """Record why a fix-it was not checked; one whose edit cannot even be applied gets the lowest confidence."""
+    fx["verification"] = {"checked": False, "reason": reason}
+    if bad_edit:
+        fx["confidence"] = 0.05
+
+
 def mark_unchecked(diags: Sequence[dict[str, Any]], reason: str) -> None:
     """Record that fix-its were not verified (the caller did not ask, or a limit was reached)."""
     for d in diags:
@@ -403,13 +411,12 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                     if fx.get("kind") != kind:
                         continue
                     if budget["count"] <= 0:
-                        fx["verification"] = {"checked": False, "reason": "verification limit reached"}
+                        _unchecked(fx, LIMIT_REACHED)
                         continue
                     try:
                         span = edits_mod.to_span(fx["edits"][0])
                     except SgToolsError as exc:
-                        fx["verification"] = {"checked": False, "reason": exc.message}
-                        fx["confidence"] = 0.05
+                        _unchecked(fx, exc.message, bad_edit=True)
                         continue
                     budget["count"] -= 1
                     chosen.setdefault((j, kind), []).append(_Member(j, fx, diag, span))
@@ -420,7 +427,7 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
             text = jobs[j].text
             if budget["bytes"] < len(text):
                 for m in group:
-                    m.fixit["verification"] = {"checked": False, "reason": "verification limit reached"}
+                    _unchecked(m.fixit, LIMIT_REACHED)
                 continue
             try:
                 new_text = edits_mod.apply_edits(text, [m.fixit["edits"][0] for m in group])
@@ -428,8 +435,7 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                 if len(group) > 1:
                     out.extend(make_texts((j, [m]) for m in group))
                     continue
-                group[0].fixit["verification"] = {"checked": False, "reason": exc.message}
-                group[0].fixit["confidence"] = 0.05
+                _unchecked(group[0].fixit, exc.message, bad_edit=True)
                 continue
             budget["bytes"] -= len(new_text)
             out.append(_Text(j, group, new_text))
@@ -509,8 +515,7 @@ def _run_rounds(jobs: Sequence[VerifyJob], texts: list[_Text], run_batch: BatchR
                 for t in round_texts:
                     if jobs[t.job].language == lang:
                         for m in t.members:
-                            m.fixit["verification"] = {"checked": False,
-                                                       "reason": f"the verification scan failed: {exc.message}"}
+                            _unchecked(m.fixit, f"the verification scan failed: {exc.message}")
         for j, i in base_index.items():
             if jobs[j].language in results:
                 baselines[j] = results[jobs[j].language][i]
