@@ -107,3 +107,14 @@ def test_refuses_other_interfaces_without_a_token(root: Path, server_env: dict[s
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1].startswith("[bad-input]") and "--token" in proc.stderr
     assert proc.stdout == ""
+
+
+def test_configured_and_received_origins_are_compared_alike() -> None:
+    from sgtools.server_http import OriginGuard
+
+    configured = [" https://App.Example.com/ ", " "]
+    guard = OriginGuard(app=None, host="127.0.0.1", allowed_origins=configured)  # type: ignore[arg-type]
+    assert guard.origin_ok("https://app.example.com")
+    assert guard.origin_ok("HTTPS://APP.EXAMPLE.COM/")
+    assert not guard.origin_ok("https://app.example.com.evil")
+    assert guard.origins == {"https://app.example.com"}

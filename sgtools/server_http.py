@@ -38,6 +38,11 @@ def _hostname(netloc: str) -> str:
     return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
 
 
+def _origin(text: str) -> str:
+    """An Origin as compared: configured and received ones must be normalised alike to match."""
+    return text.strip().rstrip("/").lower()
+
+
 class OriginGuard:
     """Refuse requests whose Host or Origin header is not this server's, the defence against DNS rebinding.
 
@@ -50,12 +55,12 @@ class OriginGuard:
         # Bound to every interface, clients may use any name that reaches the machine: only Origin is checked.
         self.any_host = host in ALL_INTERFACES
         self.hosts = {*LOOPBACK_HOSTS, host.strip("[]").lower()}
-        self.origins = {o.strip().rstrip("/").lower() for o in allowed_origins if o.strip()}
+        self.origins = {_origin(o) for o in allowed_origins if o.strip()}
 
     def origin_ok(self, origin: str | None) -> bool:
         if not origin:
             return True
-        origin = origin.strip().rstrip("/").lower()
+        origin = _origin(origin)
         if origin in self.origins:
             return True
         scheme, sep, rest = origin.partition("://")
