@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -259,17 +259,19 @@ _MEMO_MAX = 256
 _tmp_root: Path | None = None
 
 
+def _stamp(path: str, stat: Callable[[], os.stat_result]) -> tuple[Any, ...]:
+    try:
+        st = stat()
+    except OSError:
+        return (path, None)
+    return (path, st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 def _tree_signature(files: Iterable[Path], dirs: Iterable[Path]) -> tuple[Any, ...]:
     """Name, mtime, size and inode of every file under `dirs` (atomic writes change the inode): any edit,
     addition or removal of a rule or util file changes it. os.scandir keeps this near a millisecond for
     a few hundred rules, where pathlib's rglob took ten times that."""
-    sig: list[Any] = []
-    for p in files:
-        try:
-            st = p.stat()
-            sig.append((str(p), st.st_mtime_ns, st.st_size, st.st_ino))
-        except OSError:
-            sig.append((str(p), None))
+    sig: list[Any] = [_stamp(str(p), p.stat) for p in files]
     stack = [str(d) for d in dirs]
     while stack:
         top = stack.pop()
@@ -279,11 +281,7 @@ def _tree_signature(files: Iterable[Path], dirs: Iterable[Path]) -> tuple[Any, .
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
                     else:
-                        try:
-                            st = entry.stat()
-                            sig.append((entry.path, st.st_mtime_ns, st.st_size, st.st_ino))
-                        except OSError:
-                            sig.append((entry.path, None))
+                        sig.append(_stamp(entry.path, entry.stat))
         except OSError:
             sig.append((top, None))
     sig.sort(key=lambda item: item[0])
