@@ -59,6 +59,11 @@ class Baseline:
         return new, old
 
 
+def of(diags: list[dict[str, Any]], path: str) -> Baseline:
+    """The baseline that `dumps(diags)` records, without reading the file back."""
+    return Baseline(known=frozenset(str(d["fingerprint"]) for d in diags), path=path)
+
+
 def dumps(diags: list[dict[str, Any]]) -> str:
     """The baseline file: sorted and line-stable, so it reviews well in a diff."""
     entries = sorted(

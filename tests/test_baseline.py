@@ -46,6 +46,15 @@ def test_split_reports_only_new_findings(tmp_path: Path) -> None:
     assert [x["line"] for x in new] == [7, 8]
 
 
+def test_of_is_what_load_reads_back_from_dumps(tmp_path: Path) -> None:
+    diags = baseline.with_fingerprints([d("r", "b.py", 2, 5, "x"), d("r", "a.py", 9, 1, "y"),
+                                        d("r", "a.py", 9, 4, "y")])
+    path = tmp_path / "base.json"
+    path.write_text(baseline.dumps(diags), encoding="utf-8")
+    assert baseline.of(diags, "base.json") == baseline.load(path, "base.json")
+    assert len(baseline.of(diags, "base.json").known) == 3
+
+
 def test_dumps_is_sorted_and_versioned() -> None:
     diags = baseline.with_fingerprints([d("r", "b.py", 2, 5, "x"), d("r", "a.py", 9, 1, "y")])
     doc = json.loads(baseline.dumps(diags))

@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     if args.write_baseline:
         _write_file(ws, Path(args.write_baseline), baseline.dumps(diags))
         _note(f"wrote {len(diags)} finding(s) to the baseline {args.write_baseline}")
-        known = baseline.load(Path(args.write_baseline), args.write_baseline)
+        known = baseline.of(diags, args.write_baseline)
     old: list[dict[str, Any]] = []
     if known is not None:
         diags, old = known.split(diags)
