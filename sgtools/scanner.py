@@ -597,7 +597,8 @@ def scan_path(
             why = [f"{i} ({'its rule file is broken, see ruleErrors' if i in broken else 'no such enabled rule'})"
                    for i in unknown]
             raise NotFound(f"Rule id(s) not found: {', '.join(why)}. Run list_rules to see the rule ids.")
-        rules = [r for r in rules if r.id in set(wanted)]
+        chosen = set(wanted)
+        rules = [r for r in rules if r.id in chosen]
     empty: dict[str, Any] = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
                              "nextOffset": None, "ruleErrors": ruleset.error_dicts()}
     if ruleset.errors and not ruleset.rules:
