@@ -222,7 +222,7 @@ def language_for_path(rel_path: str, cfg: ProjectConfig | None) -> str | None:
 def file_name_for(language: str, cfg: ProjectConfig | None) -> str:
     """A file name ast-grep parses as `language` under this config (languageGlobs can remap extensions)."""
     custom = _custom_languages(cfg).get(language)
-    exts = [str(e) for e in (custom or {}).get("extensions") or []] if custom else []
+    exts = [str(e) for e in custom.get("extensions") or []] if custom else []
     if not exts and language in languages.LANGUAGES:
         exts = list(languages.LANGUAGES[language][1])
     for ext in exts:
