@@ -213,10 +213,9 @@ class SearchIndex:
                     deletes.setdefault(gone, []).append(w)
         synonyms: dict[str, list[list[str]]] = {}
         for word, expansion in SYNONYMS_RAW.items():
-            alts = [terms(expansion)]
-            alts = [[t for t in a if t in idf] for a in alts]
-            alts = [a for a in alts if a]
-            if alts:
+            known = [t for t in terms(expansion) if t in idf]
+            if known:
+                alts = [known]
                 synonyms[stem(word)] = alts
                 synonyms.setdefault(word, alts)
         return cls({"key": key, "docs": kept, "postings": postings, "idf": idf, "surface": surface,
