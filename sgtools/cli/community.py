@@ -62,6 +62,15 @@ def _warn(result: dict[str, Any]) -> None:
         print(f"warning: {w}", file=sys.stderr)
 
 
+def _print_result(args: argparse.Namespace, result: dict[str, Any], text_key: str) -> None:
+    """The whole result as JSON, or its warnings on stderr and its human text (`result[text_key]`)."""
+    if args.json:
+        print_json(result)
+    else:
+        _warn(result)
+        print(result[text_key])
+
+
 def run_search(args: argparse.Namespace) -> int:
     from sgtools.community.service import search_community_rules
 
@@ -84,24 +93,15 @@ def run_search(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from sgtools.community.service import get_community_rule_details
 
-    result = get_community_rule_details(args.rule_id)
-    if args.json:
-        print_json(result)
-    else:
-        _warn(result)
-        print(result["details"])
+    _print_result(args, get_community_rule_details(args.rule_id), "details")
     return 0
 
 
 def run_import(args: argparse.Namespace) -> int:
     from sgtools.community.service import import_community_rule
 
-    result = import_community_rule(workspace(args), engine(), args.rule_id, overwrite=args.overwrite)
-    if args.json:
-        print_json(result)
-    else:
-        _warn(result)
-        print(result["message"])
+    _print_result(args, import_community_rule(workspace(args), engine(), args.rule_id, overwrite=args.overwrite),
+                  "message")
     return 0
 
 
