@@ -641,7 +641,7 @@ def _by_content(kind: str, path: Path, compute: Callable[[Path, str], list[str] 
         data = path.read_bytes()
     except OSError:
         return None
-    key = (kind, str(path), hashlib.blake2b(data, digest_size=20).digest())
+    key = _content_key(kind, path, data)
     with _ids_lock:
         if key in _ids_cache:
             return _ids_cache[key]
@@ -658,9 +658,14 @@ def _by_content(kind: str, path: Path, compute: Callable[[Path, str], list[str] 
 
 def _prime(kind: str, path: Path, text: str, ids: list[str]) -> None:
     """Record the ids of a file just written, sparing the next call its parse."""
-    key = (kind, str(path), hashlib.blake2b(text.encode("utf-8"), digest_size=20).digest())
+    key = _content_key(kind, path, text.encode("utf-8"))
     with _ids_lock:
         _ids_cache[key] = ids
+
+
+def _content_key(kind: str, path: Path, data: bytes) -> tuple[str, str, bytes]:
+    """The one key `_by_content` looks up and `_prime` fills: a different digest here would never be hit."""
+    return kind, str(path), hashlib.blake2b(data, digest_size=20).digest()
 
 
 def _rule_ids_of(path: Path, text: str) -> list[str] | None:

@@ -397,3 +397,11 @@ def test_remove_takes_an_unreadable_test_file_named_after_the_rule(initialized: 
     broken.write_text("id: no-print\nvalid: [unclosed\n")
     assert sorted(rulestore.remove_rule(initialized, engine, "no-print")["removed"]) == [
         "rule-tests/no-print-test.yml", "rules/no-print.yml"]
+
+
+def test_a_written_rule_and_its_tests_are_primed_under_the_key_the_next_lookup_uses(proj: Workspace,
+                                                                                    engine: Engine) -> None:
+    rulestore.add_or_update_rule(proj, engine, "no-print", NO_PRINT, ["logger.info(1)"], ["print(1)"])
+    rule_path, test_path = proj.root / "rules/no-print.yml", proj.root / "rule-tests/no-print-test.yml"
+    assert rulestore._ids_cache[rulestore._content_key("rules", rule_path, rule_path.read_bytes())] == ["no-print"]
+    assert rulestore._ids_cache[rulestore._content_key("tests", test_path, test_path.read_bytes())] == ["no-print"]
