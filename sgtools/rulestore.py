@@ -271,7 +271,7 @@ class _Target:
     def ids_after(self, rule_id: str) -> list[str]:
         if self.doc_file is None:
             return [rule_id]
-        ids = [str(d.get("id")) if d.get("id") is not None else self.path.stem for d in self.doc_file.docs]
+        ids = [_doc_id(d, self.path) for d in self.doc_file.docs]
         ids[self.index] = rule_id
         return ids
 
@@ -673,7 +673,13 @@ def _rule_ids_of(path: Path, text: str) -> list[str] | None:
         docs = parse_rule_docs(text, path)
     except yamlio.YamlError:
         return None
-    return [str(d["id"]) if d.get("id") is not None else path.stem for d in docs]
+    return [_doc_id(d, path) for d in docs]
+
+
+def _doc_id(doc: dict[str, Any], path: Path) -> str:
+    """A document's rule id as ast-grep reads it: its `id`, else the file stem. `_Target.ids_after` primes the
+    id cache with this, so it must agree with `_rule_ids_of`."""
+    return str(doc["id"]) if doc.get("id") is not None else path.stem
 
 
 def _file_ids(path: Path) -> list[str] | None:
