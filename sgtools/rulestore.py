@@ -117,7 +117,6 @@ def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
     """The rule's document (the whole file when it is the only one), its tests and its snapshots."""
     check_rule_id(rule_id)
     cfg = project.load(ws)
-    removed: list[str] = []
     with ws.lock():
         places = _project_ids(cfg).get(rule_id, [])
         if not places:
