@@ -726,15 +726,19 @@ def _language_key(cfg: ProjectConfig | None, name: str | None) -> str | None:
     canon = languages.canonical(name)
     if canon is not None:
         return canon
-    custom = (cfg.raw.get("customLanguages") if cfg is not None else None) or {}
-    if isinstance(custom, dict) and name in custom:
+    if name in _custom_languages(cfg):
         return f"custom:{name}"
     return None
 
 
+def _custom_languages(cfg: ProjectConfig | None) -> dict[Any, Any]:
+    """sgconfig's `customLanguages` mapping; {} without a project or when it is not a mapping."""
+    custom = cfg.raw.get("customLanguages") if cfg is not None else None
+    return custom if isinstance(custom, dict) else {}
+
+
 def _unknown_language_message(cfg: ProjectConfig | None, name: str) -> str:
-    custom = (cfg.raw.get("customLanguages") if cfg is not None else None) or {}
-    names = sorted(languages.LANGUAGES) + sorted(str(k) for k in custom if isinstance(custom, dict))
+    names = sorted(languages.LANGUAGES) + sorted(str(k) for k in _custom_languages(cfg))
     aliases = sorted({a for canon, (al, _, _) in languages.LANGUAGES.items() for a in (canon, *al)})
     close = difflib.get_close_matches(name.lower(), aliases + names, n=1, cutoff=0.6)
     hint = f" Did you mean {close[0]}?" if close else ""
