@@ -19,6 +19,16 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def needs_subcommand(parser: argparse.ArgumentParser) -> None:
+    """A command group run without its subcommand prints its help and exits 2 (a usage error)."""
+
+    def usage(_args: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return 2
+
+    parser.set_defaults(func=usage)
+
+
 def workspace(args: argparse.Namespace) -> Workspace:
     return Workspace(getattr(args, "root", None))
 

@@ -6,13 +6,13 @@ import argparse
 import sys
 from typing import Any
 
-from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
+from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
 
 
 def register(subs: Any) -> None:
     p: argparse.ArgumentParser = subs.add_parser("community", help="search, show, import and index community rules")
     csubs = p.add_subparsers(dest="community_command", metavar="ACTION", parser_class=type(p))
-    p.set_defaults(func=lambda args: _usage(p))
+    needs_subcommand(p)
 
     s = csubs.add_parser("search", help="ranked search over every community source")
     s.add_argument("query", metavar="QUERY", nargs="+", help="words, e.g. `hardcoded password`")
@@ -50,11 +50,6 @@ def register(subs: Any) -> None:
     b.add_argument("--name", help="the index's name (default: '<source> community')")
     add_json(b)
     b.set_defaults(func=run_build)
-
-
-def _usage(p: argparse.ArgumentParser) -> int:
-    p.print_help(sys.stderr)
-    return 2
 
 
 def _warn(result: dict[str, Any]) -> None:

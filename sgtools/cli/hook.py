@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import Any
 
-from sgtools.cli.common import add_root, engine
+from sgtools.cli.common import add_root, engine, needs_subcommand
 from sgtools.ruleset import SEVERITIES
 
 
@@ -28,11 +28,7 @@ def register(subs: Any) -> None:
                         help="lowest severity handed back to the agent (default: warning)")
     claude.set_defaults(func=run_claude)
 
-    def usage(_args: argparse.Namespace) -> int:
-        p.print_help(sys.stderr)
-        return 2
-
-    p.set_defaults(func=usage)
+    needs_subcommand(p)
 
 
 def run_claude(args: argparse.Namespace) -> int:

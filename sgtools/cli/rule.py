@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools import rulestore
-from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
+from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
 from sgtools.errors import BadInput
 from sgtools.settings import get_settings
 
@@ -16,7 +16,7 @@ from sgtools.settings import get_settings
 def register(subs: Any) -> None:
     p: argparse.ArgumentParser = subs.add_parser("rule", help="list, show, add, remove and test project rules")
     rule_subs = p.add_subparsers(dest="rule_command", metavar="ACTION", parser_class=type(p))
-    p.set_defaults(func=lambda args: _usage(p))
+    needs_subcommand(p)
 
     ls = rule_subs.add_parser("list", help="the project's rules and the rule files that cannot be loaded")
     ls.add_argument("--language", help="only rules for this language")
@@ -55,11 +55,6 @@ def _common(p: argparse.ArgumentParser, func: Any) -> None:
     add_root(p)
     add_json(p)
     p.set_defaults(func=func)
-
-
-def _usage(p: argparse.ArgumentParser) -> int:
-    p.print_help(sys.stderr)
-    return 2
 
 
 def read_rule_file(name: str) -> str:
