@@ -7,6 +7,7 @@ The project config is read with a safe YAML loader and cached by mtime; it is on
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,13 +46,13 @@ class ProjectConfig:
 
     def rule_files(self) -> list[Path]:
         """Every rule file ast-grep would load, sorted; missing directories yield nothing."""
-        return _yaml_files(self.rule_dirs)
+        return yaml_files(self.rule_dirs)
 
     def util_files(self) -> list[Path]:
-        return _yaml_files(self.util_dirs)
+        return yaml_files(self.util_dirs)
 
     def test_files(self) -> list[Path]:
-        return _yaml_files(self.test_dirs)
+        return yaml_files(self.test_dirs)
 
     @property
     def first_rule_dir(self) -> Path:
@@ -66,11 +67,12 @@ class ProjectConfig:
         return self.test_dirs[0] if self.test_dirs else None
 
 
-def _yaml_files(dirs: tuple[Path, ...]) -> list[Path]:
-    files: list[Path] = []
+def yaml_files(dirs: Iterable[Path]) -> list[Path]:
+    """The `.yml`/`.yaml` files under `dirs` (snapshots excluded), sorted, each once; missing dirs yield nothing."""
+    files: set[Path] = set()
     for d in dirs:
         if d.is_dir():
-            files.extend(p for p in d.rglob("*") if p.suffix in RULE_SUFFIXES and p.is_file()
+            files.update(p for p in d.rglob("*") if p.suffix in RULE_SUFFIXES and p.is_file()
                          and "__snapshots__" not in p.parts)
     return sorted(files)
 

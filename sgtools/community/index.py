@@ -20,6 +20,7 @@ from typing import Any
 
 from sgtools.errors import BadInput, EngineFailed, NotFound
 from sgtools.languages import canonical
+from sgtools.project import yaml_files
 from sgtools.workspace import RULE_ID, Workspace
 
 INDEX_VERSION = 1
@@ -169,15 +170,6 @@ def _layout(directory: Path) -> tuple[list[Path], list[Path]]:
     return [d for d in rule_dirs if d.is_dir()], [d for d in test_dirs if d.is_dir()]
 
 
-def _yaml_files(dirs: list[Path]) -> list[Path]:
-    found: set[Path] = set()
-    for d in dirs:
-        for p in d.rglob("*"):
-            if p.suffix in YAML_SUFFIXES and "__snapshots__" not in p.parts and p.is_file():
-                found.add(p)
-    return sorted(found)
-
-
 def _metadata(doc: dict[str, Any]) -> dict[str, Any]:
     meta = doc.get("metadata")
     return meta if isinstance(meta, dict) else {}
@@ -275,7 +267,7 @@ def make_index(directory: str | os.PathLike[str], out: str | os.PathLike[str] | 
     rule_dirs, test_dirs = _layout(root)
     if not rule_dirs:
         raise NotFound(f"{root} has no rules/ directory (and no sgconfig.yml naming one). Point at a rule repository.")
-    test_files = _yaml_files(test_dirs)
+    test_files = yaml_files(test_dirs)
     tests_by_name = _tests_by_name(test_files)
     tests_by_id: dict[str, list[Path]] | None = None
     result = BuildResult(index={}, out=out_path)
@@ -284,7 +276,7 @@ def make_index(directory: str | os.PathLike[str], out: str | os.PathLike[str] | 
     def skip(path: Path, reason: str) -> None:
         result.skipped.append({"path": _rel(path, base), "reason": reason})
 
-    for path in _yaml_files(rule_dirs):
+    for path in yaml_files(rule_dirs):
         rel = _rel(path, base)
         if rel.startswith("../") or rel == "..":
             raise BadInput(
