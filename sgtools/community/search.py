@@ -23,7 +23,7 @@ from typing import Any
 
 from sgtools.languages import canonical
 
-FORMAT = 1  # bump when the persisted layout, the tokenizer or the scoring inputs change
+FORMAT = 2  # bump when the persisted layout, the tokenizer or the scoring inputs change
 FIELD_WEIGHTS = {"id": 3.0, "tags": 3.0, "language": 1.5, "description": 1.5, "message": 1.0}
 K1 = 1.2
 B = 0.75
@@ -176,7 +176,9 @@ class SearchIndex:
         self.postings: dict[str, list[list[float]]] = data["postings"]
         self.idf: dict[str, float] = data["idf"]
         self.surface: dict[str, str] = data["surface"]  # written word (and each stem) -> stem
-        self.deletes: dict[str, list[str]] = data["deletes"]  # written word minus one letter -> written words
+        # written word minus one letter -> written words; derived from `surface`, so it is not persisted (it is over
+        # half of the file) and is built on the first query that needs typo correction.
+        self._deletes_table: dict[str, list[str]] | None = data.get("deletes")
         self.synonyms: dict[str, list[list[str]]] = data["synonyms"]
         self.vocab_sorted: list[str] = sorted(self.idf)
         self.origin = "built"  # "built" | "disk" | "memory": how this process got it (for tests and stats)
@@ -206,11 +208,6 @@ class SearchIndex:
         idf = {t: round(math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)), 6) for t, p in postings.items()}
         for t in idf:
             surface.setdefault(t, t)
-        deletes: dict[str, list[str]] = {}
-        for w in sorted(surface):
-            if len(w) >= _TYPO_MIN:
-                for gone in sorted(_deletes(w)):
-                    deletes.setdefault(gone, []).append(w)
         synonyms: dict[str, list[list[str]]] = {}
         for word, expansion in SYNONYMS_RAW.items():
             known = [t for t in terms(expansion) if t in idf]
@@ -219,11 +216,22 @@ class SearchIndex:
                 synonyms[stem(word)] = alts
                 synonyms.setdefault(word, alts)
         return cls({"key": key, "docs": kept, "postings": postings, "idf": idf, "surface": surface,
-                    "deletes": deletes, "synonyms": synonyms})
+                    "synonyms": synonyms})
+
+    @property
+    def deletes(self) -> dict[str, list[str]]:
+        if self._deletes_table is None:
+            table: dict[str, list[str]] = {}
+            for w in sorted(self.surface):
+                if len(w) >= _TYPO_MIN:
+                    for gone in sorted(_deletes(w)):
+                        table.setdefault(gone, []).append(w)
+            self._deletes_table = table
+        return self._deletes_table
 
     def to_json(self) -> bytes:
         data = {"format": FORMAT, "key": self.key, "docs": self.docs, "postings": self.postings, "idf": self.idf,
-                "surface": self.surface, "deletes": self.deletes, "synonyms": self.synonyms}
+                "surface": self.surface, "synonyms": self.synonyms}
         return json.dumps(data, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
     # ---- querying ----
