@@ -207,3 +207,14 @@ def test_sarif_rule_errors_are_notifications_and_paths_are_uris(root: Path) -> N
     assert inv["toolConfigurationNotifications"][0]["message"]["text"] == "bad"
     loc = data["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert loc["uri"] == "my%20dir/a%20b.py"
+
+
+def test_text_points_bundled_fixes_at_an_import_first() -> None:
+    diag = {"ruleId": "no-eval-python", "severity": "warning", "message": "m", "file": "a.py", "line": 1,
+            "column": 1, "endLine": 1, "endColumn": 5, "byteStart": 0, "byteEnd": 4, "text": "eval",
+            "labels": [], "fixits": [{"title": "Replace", "kind": "fix", "verified": True, "confidence": 0.9,
+                                      "edits": []}]}
+    own = "\n".join(text.render_diagnostics([diag], Path("/nonexistent")))
+    bundled = "\n".join(text.render_diagnostics([diag], Path("/nonexistent"), fixable=False))
+    assert "[sgtools scan --fix]" in own
+    assert "sgtools community import no-eval-python, then sgtools scan --fix" in bundled

@@ -229,6 +229,7 @@ def run(args: argparse.Namespace) -> int:
         color=args.format == "text" and _use_color(),
         pretty=sys.stdout.isatty(),
         config=source.description,
+        fixable=not source.bundled,
         tool_version=__version__,
     )
     try:

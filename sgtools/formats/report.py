@@ -36,6 +36,7 @@ class Report:
     # `indent`, and on a large tree the pure-Python indenting encoder costs as much as ast-grep's own scan.
     pretty: bool = True
     config: str | None = None  # which rules ran: a path, or a note such as "bundled community rules"
+    fixable: bool = True  # whether `sgtools scan --fix` can apply the fixes (not for bundled rules)
     tool_version: str = ""
 
     def dumps(self, data: Any) -> str:

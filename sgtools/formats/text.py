@@ -108,7 +108,8 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
     return lines
 
 
-def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bool = False) -> list[str]:
+def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bool = False,
+                       fixable: bool = True) -> list[str]:
     """The per-file blocks; also used by the agent hook, which prints no summary."""
     paint = _Painter(color)
     sources = _Sources(root)
@@ -135,13 +136,16 @@ def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bo
             # Unchecked fix-its are verified by --fix itself before it applies them.
             failed = all(f.get("verification", {}).get("checked", True) and not f.get("verified") for f in fixes)
             how = "--fix --unsafe-fixes (unverified)" if failed else "--fix"
-            out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} [sgtools scan {how}]")
+            # `--fix` applies a project's own rules; a bundled rule has to be imported first.
+            to_apply = (f"sgtools scan {how}" if fixable
+                        else f"sgtools community import {d.get('ruleId')}, then sgtools scan {how}")
+            out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} [{to_apply}]")
     return out
 
 
 def render(report: Report) -> str:
     paint = _Painter(report.color)
-    lines = render_diagnostics(report.diagnostics, report.root, color=report.color)
+    lines = render_diagnostics(report.diagnostics, report.root, color=report.color, fixable=report.fixable)
     if lines:
         lines.append("")
     lines.extend(summary(report, paint))
