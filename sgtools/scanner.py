@@ -29,7 +29,7 @@ from sgtools.engine import Engine
 from sgtools.errors import BadInput, NotFound, SgToolsError, TooLarge
 from sgtools.project import ProjectConfig
 from sgtools.ruleset import Rule, RuleError, RuleSet, load_ruleset
-from sgtools.settings import get_settings
+from sgtools.settings import get_settings, requested_results
 from sgtools.workspace import Workspace
 
 _GLOB_KEYS = ("files", "ignores")
@@ -460,12 +460,7 @@ def check_code(code: object) -> bytes:
 
 
 def result_limit(max_results: object) -> int:
-    s = get_settings()
-    if max_results is None:
-        return s.default_max_results
-    if not isinstance(max_results, int) or isinstance(max_results, bool) or max_results < 1:
-        raise BadInput(f"max_results must be a positive integer, not {max_results!r}.")
-    return min(max_results, s.hard_max_results)
+    return min(requested_results(max_results), get_settings().hard_max_results)
 
 
 def _rel_to(path: Path, base: Path) -> str | None:

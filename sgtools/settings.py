@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields
 
+from sgtools.errors import BadInput
+
 # The ast-grep minor version this package is written and tested against.
 SUPPORTED_AST_GREP = (0, 51)
 
@@ -68,3 +70,13 @@ def get_settings() -> Settings:
     if _current is None:
         _current = Settings.from_env()
     return _current
+
+
+def requested_results(max_results: object) -> int:
+    """A caller's `max_results`, checked, or the default when absent. Callers apply the hard maximum their own
+    way (a scan clamps to it, a structural search refuses more)."""
+    if max_results is None:
+        return get_settings().default_max_results
+    if not isinstance(max_results, int) or isinstance(max_results, bool) or max_results < 1:
+        raise BadInput(f"max_results must be a positive integer, not {max_results!r}.")
+    return max_results

@@ -23,7 +23,7 @@ from sgtools.edits import (
 )
 from sgtools.engine import Engine
 from sgtools.errors import BadInput, Conflict, EngineFailed, TooLarge
-from sgtools.settings import get_settings
+from sgtools.settings import get_settings, requested_results
 from sgtools.syntax import check_code_arg, pattern_refusal_hint, problem_nodes
 from sgtools.workspace import Workspace
 
@@ -36,17 +36,11 @@ _METAVAR = re.compile(r"\$\$?\$?([A-Z_][A-Z0-9_]*)")
 
 def result_cap(max_results: object) -> int:
     """The caller's cap, else the default; never above the hard maximum."""
-    settings = get_settings()
-    if max_results is None:
-        return settings.default_max_results
-    if not isinstance(max_results, int) or isinstance(max_results, bool) or max_results < 1:
-        raise BadInput(f"max_results must be a positive integer, not {max_results!r}.")
-    if max_results > settings.hard_max_results:
-        raise TooLarge(
-            f"max_results {max_results} is above the limit of {settings.hard_max_results}. Ask for fewer, "
-            "or narrow the paths."
-        )
-    return max_results
+    cap = requested_results(max_results)
+    limit = get_settings().hard_max_results
+    if cap > limit:
+        raise TooLarge(f"max_results {cap} is above the limit of {limit}. Ask for fewer, or narrow the paths.")
+    return cap
 
 
 def search_paths(ws: Workspace, paths: Sequence[str] | None) -> list[str]:
