@@ -29,7 +29,7 @@ EXPECTED = {
     ("python/calc.py", 8, "no-eval"),
 }
 
-pytestmark = requires_service("sgtools.scanner", "sgtools.fixes")
+pytestmark = requires_service("sgtools.scan.scanner", "sgtools.fixits.apply")
 
 
 def sgtools(cwd: Path, *args: str, env: dict[str, str] | None = None,
@@ -293,10 +293,10 @@ def test_changed_since_in_a_real_repository(sample: Path) -> None:
 
 
 def test_fix_matches_apply_fixes(sample: Path, tmp_path: Path) -> None:
-    from sgtools.engine import Engine
-    from sgtools.fixes import apply_fixes
-    from sgtools.scanner import scan_path
-    from sgtools.workspace import Workspace
+    from sgtools.engine.process import Engine
+    from sgtools.fixits.apply import apply_fixes
+    from sgtools.project.workspace import Workspace
+    from sgtools.scan.scanner import scan_path
 
     twin = tmp_path / "twin"
     shutil.copytree(sample, twin)

@@ -11,24 +11,24 @@ from pathlib import Path
 import pytest
 
 from e2e.conftest import requires_service
-from sgtools.engine import Engine
+from sgtools.engine.process import Engine
 
 REPO = Path(__file__).resolve().parent.parent
 
-pytestmark = requires_service("sgtools.scanner")
+pytestmark = requires_service("sgtools.scan.scanner")
 
 # path -> the rules that must fire there (an empty set: none may)
 PROBES = {
-    "sgtools/engine.py": ("import subprocess\n", set()),
+    "sgtools/engine/process.py": ("import subprocess\n", set()),
     "sgtools/other.py": ("import subprocess\nos.system('ls')\n", {"sgtools-no-subprocess"}),
     "sgtools/cli/show.py": ("print('hello')\ntime.sleep(1)\n", set()),
-    "sgtools/formats/out.py": ("print('hello')\n", set()),
+    "sgtools/present/out.py": ("print('hello')\n", set()),
     "sgtools/service.py": ("print('hello')\ntime.sleep(1)\n", {"sgtools-no-print-in-services",
                                                                 "sgtools-no-sleep-in-services"}),
-    "sgtools/workspace.py": ("with open(p, 'wb') as fh:\n    pass\ntime.sleep(0.1)\n", set()),
-    "sgtools/cache.py": ("with open(p, 'wb') as fh:\n    pass\n", {"sgtools-no-open-for-write"}),
-    "sgtools/server.py": ("import mcp.server\n", set()),
-    "sgtools/server_http.py": ("from mcp.server import x\n", set()),
+    "sgtools/project/workspace.py": ("with open(p, 'wb') as fh:\n    pass\ntime.sleep(0.1)\n", set()),
+    "sgtools/core/cache.py": ("with open(p, 'wb') as fh:\n    pass\n", {"sgtools-no-open-for-write"}),
+    "sgtools/server/app.py": ("import mcp.server\n", set()),
+    "sgtools/server/http.py": ("from mcp.server import x\n", set()),
     "sgtools/tools.py": ("from mcp import Client\n", {"sgtools-no-mcp-outside-server"}),
     "sgtools/run.py": ("subprocess.run(c, shell=True)\n", {"sgtools-no-shell-true"}),
     "sgtools/load.py": ("yaml.load(t)\n", {"sgtools-no-unsafe-yaml"}),
@@ -52,8 +52,8 @@ def test_rules_honour_their_file_scopes(tmp_path: Path) -> None:
     for rel, (code, _) in PROBES.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(code, encoding="utf-8")
-    from sgtools.scanner import scan_path
-    from sgtools.workspace import Workspace
+    from sgtools.project.workspace import Workspace
+    from sgtools.scan.scanner import scan_path
 
     result = scan_path(Workspace(tmp_path), Engine())
     assert result["ruleErrors"] == []

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from e2e.conftest import EVAL_CODE, NO_EVAL_RULE, fails, ok, requires_service, stdio_client
-from sgtools import project
-from sgtools.workspace import Workspace
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -91,14 +91,16 @@ def test_every_tool_is_covered() -> None:
     assert set(VALID) == set(BAD) == set(SERVICE) and len(VALID) == 16
 
 
-SERVICE = {"scan_code": "sgtools.scanner", "scan_path": "sgtools.scanner", "add_or_update_rule": "sgtools.rulestore",
-           "remove_rule": "sgtools.rulestore", "list_rules": "sgtools.rulestore", "explain_rule": "sgtools.rulestore",
-           "test_rule": "sgtools.authoring", "dump_syntax_tree": "sgtools.syntax", "find_code": "sgtools.structural",
-           "rewrite_code": "sgtools.structural", "apply_fixes": "sgtools.fixes",
+SERVICE = {"scan_code": "sgtools.scan.scanner", "scan_path": "sgtools.scan.scanner",
+           "add_or_update_rule": "sgtools.rules.store", "remove_rule": "sgtools.rules.store",
+           "list_rules": "sgtools.rules.store", "explain_rule": "sgtools.rules.store",
+           "test_rule": "sgtools.rules.testing", "dump_syntax_tree": "sgtools.rules.syntax",
+           "find_code": "sgtools.edit.structural",
+           "rewrite_code": "sgtools.edit.structural", "apply_fixes": "sgtools.fixits.apply",
            "search_community_rules": "sgtools.community.service",
            "get_community_rule_details": "sgtools.community.service",
-           "import_community_rule": "sgtools.community.service", "server_info": "sgtools.info",
-           "initialize_ast_grep": "sgtools.project"}
+           "import_community_rule": "sgtools.community.service", "server_info": "sgtools.project.doctor",
+           "initialize_ast_grep": "sgtools.project.config"}
 
 
 @pytest.mark.parametrize("tool", [pytest.param(t, marks=requires_service(SERVICE[t])) for t in VALID])

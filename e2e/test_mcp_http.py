@@ -25,7 +25,7 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@requires_service("sgtools.rulestore", "sgtools.scanner", "sgtools.community.service")
+@requires_service("sgtools.rules.store", "sgtools.scan.scanner", "sgtools.community.service")
 async def test_whole_story_over_http(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     with http_server(root, server_env, log=tmp_path / "server.log") as server:
         async with http_client(server.url) as client:
@@ -110,7 +110,7 @@ def test_refuses_other_interfaces_without_a_token(root: Path, server_env: dict[s
 
 
 def test_configured_and_received_origins_are_compared_alike() -> None:
-    from sgtools.server_http import OriginGuard
+    from sgtools.server.http import OriginGuard
 
     configured = [" https://App.Example.com/ ", " "]
     guard = OriginGuard(app=None, host="127.0.0.1", allowed_origins=configured)  # type: ignore[arg-type]

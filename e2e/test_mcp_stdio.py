@@ -24,8 +24,8 @@ from e2e.conftest import (
     stdio_client,
     whole_story,
 )
-from sgtools import project
-from sgtools.workspace import Workspace
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +36,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@requires_service("sgtools.rulestore", "sgtools.scanner", "sgtools.community.service")
+@requires_service("sgtools.rules.store", "sgtools.scan.scanner", "sgtools.community.service")
 async def test_whole_story_over_stdio(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
         await whole_story(client, root)
@@ -71,7 +71,7 @@ async def test_read_only_hides_writers_and_refuses_apply(root: Path, server_env:
             await fails(client, "apply_fixes", {"apply": True}, "read-only")
             info = await ok(client, "server_info")
             assert info["readOnly"] is True
-            if _has("sgtools.structural"):
+            if _has("sgtools.edit.structural"):
                 dry = await ok(client, "rewrite_code", {"pattern": "eval($X)", "rewrite": "JSON.parse($X)",
                                                         "language": "javascript"})
                 assert dry["applied"] is False and "JSON.parse(input)" in dry["diff"]
@@ -121,7 +121,7 @@ async def test_resources_and_prompts(root: Path, server_env: dict[str, str]) -> 
         assert "ruleDirs" in getattr(config.contents[0], "text", "")
 
         (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)
-        if _has("sgtools.rulestore"):
+        if _has("sgtools.rules.store"):
             listed = {str(r.uri): r for r in (await client.list_resources()).resources}
             assert "sgtools://rules/no-eval" in listed and listed["sgtools://rules/no-eval"].name == "no-eval"
             rule = await client.read_resource("sgtools://rules/no-eval")
@@ -240,7 +240,7 @@ async def test_log_level_flag_beats_env(root: Path, server_env: dict[str, str]) 
     assert proc.returncode == 2 and proc.stderr.startswith("[bad-input] SGTOOLS_LOG_LEVEL='LOUD'")
 
 
-@requires_service("sgtools.rulestore")
+@requires_service("sgtools.rules.store")
 async def test_blocked_write_times_out_and_an_abandoned_call_does_not_stall_the_server(
         root: Path, server_env: dict[str, str]) -> None:
     """Another process holds the workspace write lock: the tool deadline answers [timeout] long before the lock
@@ -263,7 +263,7 @@ async def test_blocked_write_times_out_and_an_abandoned_call_does_not_stall_the_
             assert time.monotonic() - started < 5
 
 
-@requires_service("sgtools.structural", "sgtools.fixes")
+@requires_service("sgtools.edit.structural", "sgtools.fixits.apply")
 async def test_rewrite_and_fixes_write_only_when_applied(root: Path, server_env: dict[str, str]) -> None:
     project.initialize(Workspace(root))
     (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)

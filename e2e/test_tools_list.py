@@ -103,14 +103,15 @@ def test_tools_list_needs_neither_the_binary_nor_the_community_index(root: Path,
     script = f"""
 import sys, anyio
 from mcp import Client
-from sgtools.server import build_server
+from sgtools.server.app import build_server
 
 async def main():
     server = build_server({str(root)!r})
     async with Client(server) as client:
         tools = (await client.list_tools()).tools
     services = sorted(m for m in sys.modules if m.startswith(("sgtools.community.service", "sgtools.community.search",
-                      "sgtools.community.sources", "sgtools.scanner", "sgtools.rulestore", "sgtools.fixes")))
+                      "sgtools.community.sources", "sgtools.scan.scanner", "sgtools.rules.store",
+                      "sgtools.fixits.apply")))
     print(len(tools), services)
 
 anyio.run(main)

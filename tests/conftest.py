@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sgtools import project
-from sgtools.engine import Engine
-from sgtools.workspace import Workspace
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

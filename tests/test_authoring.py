@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from sgtools import authoring, project
-from sgtools.engine import Engine
-from sgtools.errors import BadInput, TooLarge
-from sgtools.settings import Settings
-from sgtools.workspace import Workspace
+from sgtools.core.errors import BadInput, TooLarge
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.rules import testing as authoring
 from tests.conftest import snapshot_tree
 
 EVAL_RULE = "id: no-eval\nlanguage: python\nseverity: error\nmessage: eval of $X\nrule: {pattern: eval($X)}\n" \
@@ -107,7 +108,7 @@ def test_input_limits(ws: Workspace, engine: Engine, monkeypatch: pytest.MonkeyP
         authoring.test_rule(ws, engine, EVAL_RULE, code="a\x00")
     with pytest.raises(BadInput):
         authoring.test_rule(ws, engine, EVAL_RULE, valid_examples="eval(x)")
-    monkeypatch.setattr("sgtools.rulestore.get_settings", lambda: Settings(max_examples=1))
+    monkeypatch.setattr("sgtools.rules.store.get_settings", lambda: Settings(max_examples=1))
     with pytest.raises(TooLarge):
         authoring.test_rule(ws, engine, EVAL_RULE, valid_examples=["a", "b"])
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from sgtools import baseline
-from sgtools.errors import BadInput
+from sgtools.core.errors import BadInput
+from sgtools.scan import baseline
 
 
 def d(rule: str, file: str, line: int, start: int, text: str) -> dict[str, Any]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sgtools import yamlio
 from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import make_index, parse_index, render_index
-from sgtools.engine import Engine
-from sgtools.languages import canonical
+from sgtools.core import yamlio
+from sgtools.core.languages import canonical
+from sgtools.engine.process import Engine
 
 ROOT = bundled_dir()
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sgtools import yamlio
-from sgtools.cache import JsonCache, cache_root, json_safe
+from sgtools.core import yamlio
+from sgtools.core.cache import JsonCache, cache_root, json_safe
 
 
 def test_entries_survive_a_restart_and_are_keyed_by_content() -> None:
@@ -45,7 +45,7 @@ def test_unwritable_cache_is_not_an_error(tmp_path: Path, monkeypatch: pytest.Mo
 def test_yaml_parse_is_reused_by_a_fresh_process_and_never_stale(tmp_path: Path) -> None:
     rule = b"id: r\nlanguage: python\nrule: {pattern: print($A)}\n"
     assert yamlio.load_all_cached(rule)[0]["id"] == "r"
-    probe = ("import sys, sgtools.yamlio as y; d = y.load_all_cached(sys.stdin.buffer.read()); "
+    probe = ("import sys, sgtools.core.yamlio as y; d = y.load_all_cached(sys.stdin.buffer.read()); "
              "print(d[0]['id'], 'ruamel.yaml' in sys.modules)")
     env = dict(os.environ)
     out = subprocess.run([sys.executable, "-c", probe], input=rule, capture_output=True, env=env, check=True)

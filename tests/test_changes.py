@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from sgtools import changes, project
-from sgtools.engine import run_tool
-from sgtools.errors import BadInput, Timeout
-from sgtools.workspace import Workspace
+from sgtools.core.errors import BadInput, Timeout
+from sgtools.engine.process import run_tool
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.scan import changes
 
 
 def git(root: Path, *args: str) -> None:

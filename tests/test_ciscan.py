@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sgtools.ciscan import batches, collect, rule_source
-from sgtools.engine import Engine
-from sgtools.settings import Settings
-from sgtools.workspace import Workspace
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.scan.collect import batches, collect, rule_source
 
 SAMPLE = Path(__file__).resolve().parent.parent / "e2e" / "sample_repo"
 

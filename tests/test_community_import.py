@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from sgtools import project, yamlio
 from sgtools.cli import main
 from sgtools.community import service, sources
 from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import build_index
-from sgtools.engine import Engine
-from sgtools.errors import BadInput, ConfigMissing, Conflict, NotFound, SgToolsError
-from sgtools.workspace import Workspace
+from sgtools.core import yamlio
+from sgtools.core.errors import BadInput, ConfigMissing, Conflict, NotFound, SgToolsError
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
 from tests.conftest import CORPUS, snapshot_tree
 
 # Essentials rules that may be refused, and why: each has a real mistake in a util (a misspelt key, a misplaced

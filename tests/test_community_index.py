@@ -12,7 +12,7 @@ import pytest
 
 from sgtools.cli import main
 from sgtools.community.index import build_index, make_index, parse_index, render_index, validate_index
-from sgtools.errors import BadInput
+from sgtools.core.errors import BadInput
 from tests.conftest import CORPUS
 
 RULE = """\

@@ -14,7 +14,7 @@ import pytest
 from sgtools.community import search, service, sources
 from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import build_index
-from sgtools.errors import BadInput
+from sgtools.core.errors import BadInput
 
 # (query as an agent would write it, language filter, the bundled rule it is looking for)
 QUERIES: list[tuple[str, str | None, str]] = [

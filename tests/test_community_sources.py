@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from sgtools import settings as settings_mod
 from sgtools.community import service, sources
 from sgtools.community.index import build_index
-from sgtools.engine import Engine
-from sgtools.errors import BadInput, Conflict, NetworkError, TooLarge
-from sgtools.workspace import Workspace
+from sgtools.core import settings as settings_mod
+from sgtools.core.errors import BadInput, Conflict, NetworkError, TooLarge
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
 from tests.conftest import snapshot_tree
 
 RULE_ID = "no-eval-remote-python"

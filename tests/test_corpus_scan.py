@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 
-from sgtools import project, scanner, yamlio
-from sgtools.edits import apply_edits
-from sgtools.engine import Engine
-from sgtools.workspace import Workspace
+from sgtools.core import yamlio
+from sgtools.edit.text import apply_edits
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.scan import scanner
 from tests.conftest import CORPUS
 
 migrate = pytest.importorskip("sgtools.community.migrate", reason="migrate_rule is needed to load the corpus")

@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from sgtools import rulestore, yamlio
 from sgtools.community.migrate import migrate_rule
-from sgtools.engine import NO_CONFIG, Engine
-from sgtools.errors import RuleInvalid
-from sgtools.workspace import Workspace
+from sgtools.core import yamlio
+from sgtools.core.errors import RuleInvalid
+from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.project.workspace import Workspace
+from sgtools.rules import store as rulestore
 from tests.conftest import CORPUS
 
 pytestmark = pytest.mark.skipif(not (CORPUS / "rules").is_dir(), reason="the shared corpus is not present")

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from sgtools import diagnostics, scanner
-from sgtools.engine import Engine
-from sgtools.errors import BadInput
-from sgtools.workspace import Workspace
+from sgtools.core.errors import BadInput
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.scan import diagnostics, scanner
 
 CALL_RULE = """id: call
 language: python

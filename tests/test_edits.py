@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from sgtools import edits
-from sgtools.edits import LineIndex, apply_edits, apply_edits_skipping, split_overlapping, unified_diff, write_files
-from sgtools.errors import BadInput, Conflict, EngineFailed, NotFound, OutsideWorkspace, TooLarge
-from sgtools.settings import Settings
-from sgtools.workspace import Workspace
+from sgtools.core.errors import BadInput, Conflict, EngineFailed, NotFound, OutsideWorkspace, TooLarge
+from sgtools.core.settings import Settings
+from sgtools.edit import text as edits
+from sgtools.edit.text import LineIndex, apply_edits, apply_edits_skipping, split_overlapping, unified_diff, write_files
+from sgtools.project.workspace import Workspace
 from tests.conftest import snapshot_tree
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from sgtools.engine import NO_CONFIG, Engine, find_binary, parse_test_output, parse_version
-from sgtools.errors import EngineFailed, Timeout, TooLarge
-from sgtools.settings import SUPPORTED_AST_GREP, Settings, get_settings
+from sgtools.core.errors import EngineFailed, Timeout, TooLarge
+from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
+from sgtools.engine.process import NO_CONFIG, Engine, find_binary, parse_test_output, parse_version
 
 RULE = "id: no-eval\nlanguage: python\nseverity: error\nmessage: eval of $X\nrule: {pattern: eval($X)}\n"
 

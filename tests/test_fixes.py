@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from sgtools import settings
-from sgtools.edits import LineIndex, combined_diff
-from sgtools.engine import Engine
-from sgtools.errors import ConfigMissing, Conflict, OutsideWorkspace, TooLarge
-from sgtools.fixes import DUPLICATE, NOT_VERIFIED, OVERLAPS, apply_fixes, fix_diagnostics, plan_fixes
-from sgtools.settings import Settings
-from sgtools.workspace import Workspace
+from sgtools.core import settings
+from sgtools.core.errors import ConfigMissing, Conflict, OutsideWorkspace, TooLarge
+from sgtools.core.settings import Settings
+from sgtools.edit.text import LineIndex, combined_diff
+from sgtools.engine.process import Engine
+from sgtools.fixits.apply import DUPLICATE, NOT_VERIFIED, OVERLAPS, apply_fixes, fix_diagnostics, plan_fixes
+from sgtools.project.workspace import Workspace
 from tests.conftest import snapshot_tree
 
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from sgtools import scanner
-from sgtools.edits import apply_edits
-from sgtools.engine import Engine
-from sgtools.errors import Timeout
-from sgtools.settings import Settings
-from sgtools.workspace import Workspace
+from sgtools.core.errors import Timeout
+from sgtools.core.settings import Settings
+from sgtools.edit.text import apply_edits
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.scan import scanner
 
 RULES = {
     "py-eval": "language: python\nseverity: error\nrule: {pattern: eval($X)}\nfix: ast.literal_eval($X)\n",
@@ -211,7 +211,7 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
 
 
 def test_verification_cap(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sgtools.fixits.get_settings", lambda: Settings(fixit_verify_max=1))
+    monkeypatch.setattr("sgtools.fixits.verify.get_settings", lambda: Settings(fixit_verify_max=1))
     res = scanner.scan_code(proj, engine, "eval(a)\n", language="python")
     first, second = res["issues"][0]["fixits"]
     assert first["verification"]["checked"] is True
@@ -221,7 +221,7 @@ def test_verification_cap(proj: Workspace, engine: Engine, monkeypatch: pytest.M
 
 def test_fix_fixits_are_verified_before_suppress_ones(proj: Workspace, engine: Engine,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sgtools.fixits.get_settings", lambda: Settings(fixit_verify_max=2))
+    monkeypatch.setattr("sgtools.fixits.verify.get_settings", lambda: Settings(fixit_verify_max=2))
     res = scanner.scan_code(proj, engine, "eval(a)\nprint(b)\n", language="python")
     checked = {(d["ruleId"], f["kind"]): f["verification"]["checked"] for d in res["issues"] for f in d["fixits"]}
     assert checked == {("py-eval", "fix"): True, ("py-print", "fix"): True,

@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from sgtools.baseline import with_fingerprints
-from sgtools.formats import github, json_format, sarif, text
-from sgtools.formats.report import Report
+from sgtools.present import github, json_format, sarif, text
+from sgtools.present.report import Report
+from sgtools.scan.baseline import with_fingerprints
 
 
 def diag(**over: Any) -> dict[str, Any]:

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from sgtools import project
-from sgtools.engine import Engine
-from sgtools.hooks import BLOCK, PASS, claude_post_tool_use
-from sgtools.workspace import Workspace
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.scan.hooks import BLOCK, PASS, claude_post_tool_use
 
 RULE = """\
 id: no-eval

@@ -6,9 +6,9 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from sgtools import yamlio
 from sgtools.community.migrate import migrate_rule
-from sgtools.engine import NO_CONFIG, Engine
+from sgtools.core import yamlio
+from sgtools.engine.process import NO_CONFIG, Engine
 
 OLD_RULE = """\
 id: hardcoded-db-password

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from sgtools import project
-from sgtools.engine import Engine
-from sgtools.errors import ConfigMissing, OutsideWorkspace, RuleInvalid
-from sgtools.info import server_info
-from sgtools.ruleset import load_ruleset
-from sgtools.workspace import Workspace
+from sgtools.core.errors import ConfigMissing, OutsideWorkspace, RuleInvalid
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.doctor import server_info
+from sgtools.project.workspace import Workspace
+from sgtools.rules.ruleset import load_ruleset
 from tests.conftest import snapshot_tree
 
 EXPECTED_CONFIG = "ruleDirs:\n- rules\nutilDirs:\n- utils\ntestConfigs:\n- testDir: rule-tests\n"

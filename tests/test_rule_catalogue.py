@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from sgtools import rulestore
-from sgtools.engine import Engine
-from sgtools.errors import SgToolsError
-from sgtools.settings import get_settings
-from sgtools.workspace import Workspace
+from sgtools.core.errors import SgToolsError
+from sgtools.core.settings import get_settings
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.rules import store as rulestore
 from tests.conftest import snapshot_tree
 
 GOOD = "language: python\nseverity: warning\nmessage: no print\nrule:\n  pattern: print($A)\n"

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from sgtools import project, scanner
-from sgtools.engine import Engine
-from sgtools.errors import BadInput, ConfigMissing, NotFound, OutsideWorkspace, TooLarge
-from sgtools.settings import Settings
-from sgtools.workspace import Workspace
+from sgtools.core.errors import BadInput, ConfigMissing, NotFound, OutsideWorkspace, TooLarge
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.scan import scanner
 from tests.conftest import snapshot_tree
 
 NO_EVAL = """id: no-eval
@@ -172,7 +173,7 @@ def test_scan_code_input_limits(proj: Workspace, engine: Engine, monkeypatch: py
         scanner.scan_code(proj, engine, b"eval(x)", language="python")  # type: ignore[arg-type]
     with pytest.raises(BadInput):
         scanner.scan_code(proj, engine, "x = '\udcff'", language="python")
-    monkeypatch.setattr("sgtools.scanner.get_settings", lambda: Settings(max_code_bytes=10))
+    monkeypatch.setattr("sgtools.scan.scanner.get_settings", lambda: Settings(max_code_bytes=10))
     with pytest.raises(TooLarge):
         scanner.scan_code(proj, engine, "x = 1234567890\n", language="python")
 

@@ -16,11 +16,11 @@ from typing import Any
 import anyio
 import pytest
 
-from sgtools import server
-from sgtools.engine import Engine
-from sgtools.formats.text import plural
-from sgtools.settings import Settings
-from sgtools.workspace import Workspace
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.present.text import plural
+from sgtools.project.workspace import Workspace
+from sgtools.server import app as server
 
 
 def _app(ws: Workspace, *, read_only: bool = False, **limits: Any) -> server.App:
@@ -44,7 +44,7 @@ def test_unexpected_exception_is_engine_failed_and_logged(ws: Workspace, caplog:
     def crash(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError("internal detail\nsecond line")
 
-    with caplog.at_level(logging.ERROR, logger="sgtools.server"):
+    with caplog.at_level(logging.ERROR, logger="sgtools.server.app"):
         result = _run(_app(ws), _spec(crash), {})
     assert result.is_error
     body = _text(result)
@@ -54,7 +54,7 @@ def test_unexpected_exception_is_engine_failed_and_logged(ws: Workspace, caplog:
 
 
 def test_sgtools_error_is_rendered_with_its_code(ws: Workspace) -> None:
-    from sgtools.errors import Conflict
+    from sgtools.core.errors import Conflict
 
     def conflict(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
         raise Conflict("Rule x exists. Pass overwrite=true to replace it.")
@@ -183,7 +183,7 @@ def test_read_only_refuses_writes_before_running_anything(ws: Workspace) -> None
 
 
 def test_missing_service_is_engine_failed_not_available() -> None:
-    from sgtools.errors import EngineFailed
+    from sgtools.core.errors import EngineFailed
 
     with pytest.raises(EngineFailed, match="not available in this build"):
         server._service("no_such_service_module")

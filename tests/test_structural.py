@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from sgtools import settings
-from sgtools.edits import combined_diff
-from sgtools.engine import Engine
-from sgtools.errors import BadInput, Conflict, NotFound, OutsideWorkspace, TooLarge
-from sgtools.settings import Settings
-from sgtools.structural import find_code, meta_variables, rewrite_code
-from sgtools.workspace import Workspace
+from sgtools.core import settings
+from sgtools.core.errors import BadInput, Conflict, NotFound, OutsideWorkspace, TooLarge
+from sgtools.core.settings import Settings
+from sgtools.edit.structural import find_code, meta_variables, rewrite_code
+from sgtools.edit.text import combined_diff
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
 from tests.conftest import snapshot_tree
 
 

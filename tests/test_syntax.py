@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from sgtools import settings
-from sgtools.engine import Engine
-from sgtools.errors import BadInput, TooLarge
-from sgtools.settings import Settings
-from sgtools.syntax import FORMATS, dump_syntax_tree, problem_nodes, top_level_kinds
-from sgtools.workspace import Workspace
+from sgtools.core import settings
+from sgtools.core.errors import BadInput, TooLarge
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.rules.syntax import FORMATS, dump_syntax_tree, problem_nodes, top_level_kinds
 from tests.conftest import snapshot_tree
 
 

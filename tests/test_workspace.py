@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sgtools.errors import BadInput, NotFound, OutsideWorkspace
-from sgtools.workspace import Workspace, check_rule_id, resolve_root
+from sgtools.core.errors import BadInput, NotFound, OutsideWorkspace
+from sgtools.project.workspace import Workspace, check_rule_id, resolve_root
 from tests.conftest import snapshot_tree
 
 
@@ -130,7 +130,7 @@ def test_failed_write_leaves_previous_file_intact(ws: Workspace, monkeypatch: py
 WRITER = textwrap.dedent(
     """
     import sys
-    from sgtools.workspace import Workspace
+    from sgtools.project.workspace import Workspace
     ws = Workspace(sys.argv[1])
     payload = sys.argv[2].encode() * (64 * 1024 * 1024)
     print("ready", flush=True)
@@ -153,7 +153,7 @@ def test_write_killed_half_way_leaves_previous_file(ws: Workspace) -> None:
 COUNTER = textwrap.dedent(
     """
     import sys
-    from sgtools.workspace import Workspace
+    from sgtools.project.workspace import Workspace
     ws = Workspace(sys.argv[1])
     for _ in range(int(sys.argv[2])):
         with ws.lock():

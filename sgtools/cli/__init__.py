@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from sgtools import __version__
-from sgtools.errors import SgToolsError
+from sgtools.core.errors import SgToolsError
 
 # Exit codes (SPEC): 0 clean, 1 findings at or above --fail-on, 2 usage / configuration / engine error.
 EXIT_OK = 0

@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
-from sgtools.engine import Engine
-from sgtools.workspace import Workspace
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
 
 
 def add_root(parser: argparse.ArgumentParser) -> None:

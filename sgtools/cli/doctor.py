@@ -4,7 +4,7 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
-from sgtools.info import server_info
+from sgtools.project.doctor import server_info
 
 
 def register(subs: Any) -> None:

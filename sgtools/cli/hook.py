@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from sgtools.cli.common import add_root, engine, needs_subcommand
-from sgtools.ruleset import SEVERITIES
+from sgtools.rules.ruleset import SEVERITIES
 
 
 def register(subs: Any) -> None:
@@ -32,7 +32,7 @@ def register(subs: Any) -> None:
 
 
 def run_claude(args: argparse.Namespace) -> int:
-    from sgtools.hooks import PASS, claude_post_tool_use
+    from sgtools.scan.hooks import PASS, claude_post_tool_use
 
     try:
         raw = sys.stdin.buffer.read().decode("utf-8", "replace")

@@ -3,8 +3,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sgtools import project
 from sgtools.cli.common import add_json, add_root, print_json, workspace
+from sgtools.project import config as project
 
 
 def register(subs: Any) -> None:

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sgtools import rulestore
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
-from sgtools.errors import BadInput
-from sgtools.settings import get_settings
+from sgtools.core.errors import BadInput
+from sgtools.core.settings import get_settings
+from sgtools.rules import store as rulestore
 
 
 def register(subs: Any) -> None:
@@ -137,7 +137,7 @@ def run_remove(args: argparse.Namespace) -> int:
 
 
 def run_test(args: argparse.Namespace) -> int:
-    from sgtools import authoring
+    from sgtools.rules import testing as authoring
 
     result: dict[str, Any] = authoring.test_rule(
         workspace(args), engine(), read_rule_file(args.file), code=args.code, language=args.language,

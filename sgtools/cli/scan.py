@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sgtools.cli.common import add_root, engine, workspace
-from sgtools.errors import BadInput
-from sgtools.ruleset import SEVERITIES
+from sgtools.core.errors import BadInput
+from sgtools.rules.ruleset import SEVERITIES
 
 if TYPE_CHECKING:
-    from sgtools.changes import Changes
-    from sgtools.ciscan import RuleSource
-    from sgtools.engine import Engine
-    from sgtools.formats.report import Report
-    from sgtools.workspace import Workspace
+    from sgtools.engine.process import Engine
+    from sgtools.present.report import Report
+    from sgtools.project.workspace import Workspace
+    from sgtools.scan.changes import Changes
+    from sgtools.scan.collect import RuleSource
 
 FORMATS = ("text", "json", "sarif", "github")
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -108,7 +108,7 @@ def _progress(enabled: bool, delay: float) -> Iterator[None]:
 
 def _write_file(ws: Workspace, path: Path, text: str) -> None:
     """Atomic and under the write lock: the project's when the file is inside it, else its own directory's."""
-    from sgtools.workspace import Workspace
+    from sgtools.project.workspace import Workspace
 
     target = (path if path.is_absolute() else Path.cwd() / path).resolve()
     if not target.parent.is_dir():
@@ -131,7 +131,7 @@ def _locate(path: str, ws: Workspace) -> Path:
 def _select_paths(args: argparse.Namespace, ws: Workspace,
                   source: RuleSource) -> tuple[list[str] | None, Changes | None]:
     """The paths to scan (None = the whole workspace) and the changed lines to keep (None = all of them)."""
-    from sgtools import changes
+    from sgtools.scan import changes
 
     requested = [ws.relative(ws.resolve(_locate(p, ws), must_exist=True)) for p in args.paths]
     changed = None
@@ -151,8 +151,8 @@ def _select_paths(args: argparse.Namespace, ws: Workspace,
 def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str] | None,
          unsafe: bool) -> dict[str, Any]:
     """`apply_fixes`, once per batch of a long file list (as `collect` scans it), results merged."""
-    from sgtools.ciscan import path_groups
-    from sgtools.fixes import apply_fixes
+    from sgtools.fixits.apply import apply_fixes
+    from sgtools.scan.collect import path_groups
 
     merged: dict[str, Any] = {"diff": "", "changedFiles": [], "fixesApplied": 0, "applied": False, "skipped": [],
                               "ruleErrors": []}
@@ -168,10 +168,11 @@ def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str
 
 
 def run(args: argparse.Namespace) -> int:
-    from sgtools import __version__, baseline
-    from sgtools.ciscan import collect, rule_metadata, rule_source
-    from sgtools.diagnostics import counts, filter_severity
-    from sgtools.formats.report import Report
+    from sgtools import __version__
+    from sgtools.present.report import Report
+    from sgtools.scan import baseline
+    from sgtools.scan.collect import collect, rule_metadata, rule_source
+    from sgtools.scan.diagnostics import counts, filter_severity
 
     if args.unsafe_fixes and not args.fix:
         raise BadInput("--unsafe-fixes only makes sense with --fix. Add --fix, or drop --unsafe-fixes.")
@@ -247,17 +248,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _render(fmt: str, report: Report) -> str:
     if fmt == "json":
-        from sgtools.formats import json_format
+        from sgtools.present import json_format
 
         return json_format.render(report)
     if fmt == "sarif":
-        from sgtools.formats import sarif
+        from sgtools.present import sarif
 
         return sarif.render(report)
     if fmt == "github":
-        from sgtools.formats import github
+        from sgtools.present import github
 
         return github.render(report)
-    from sgtools.formats import text
+    from sgtools.present import text
 
     return text.render(report)

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from sgtools.cli.common import add_root
-from sgtools.errors import BadInput
+from sgtools.core.errors import BadInput
 
 LOG_LEVEL_ENV = "SGTOOLS_LOG_LEVEL"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -48,13 +48,13 @@ def run(args: argparse.Namespace) -> int:
     level = log_level(args)
     # Configured before the SDK is imported, so its own basicConfig call is a no-op and nothing logs to stdout.
     logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from sgtools import server
+    from sgtools.server import app as server
 
     srv = server.build_server(getattr(args, "root", None), read_only=args.read_only)
     if args.transport == "stdio":
         srv.run("stdio")
         return 0
-    from sgtools import server_http
+    from sgtools.server import http as server_http
 
     token = args.token if args.token is not None else os.environ.get(server_http.TOKEN_ENV)
     origins = [*args.allow_origin, *server_http.allowed_origins_from_env()]

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sgtools.errors import BadInput, EngineFailed, NotFound
-from sgtools.languages import canonical
-from sgtools.project import yaml_files
-from sgtools.workspace import RULE_ID, Workspace
+from sgtools.core.errors import BadInput, EngineFailed, NotFound
+from sgtools.core.languages import canonical
+from sgtools.project.config import yaml_files
+from sgtools.project.workspace import RULE_ID, Workspace
 
 INDEX_VERSION = 1
 INDEX_NAME = "index.json"
@@ -150,7 +150,7 @@ def detect_license(directory: Path) -> str | None:
 def _layout(directory: Path) -> tuple[list[Path], list[Path]]:
     """Rule and test directories, lexically under `directory`: from its sgconfig.yml when it has one, else
     `rules/` and `rule-tests/` or `tests/` (this project's and ast-grep-essentials' layouts)."""
-    from sgtools import project
+    from sgtools.project import config as project
 
     rule_dirs: list[Path] = []
     test_dirs: list[Path] = []
@@ -230,7 +230,7 @@ def _tests_by_name(test_files: list[Path]) -> dict[str, list[Path]]:
 
 def _tests_by_id(test_files: list[Path]) -> dict[str, list[Path]]:
     """Fallback for tests not named `<id>-test.yml`: read each file's `id`."""
-    from sgtools import yamlio
+    from sgtools.core import yamlio
 
     out: dict[str, list[Path]] = {}
     for p in test_files:
@@ -252,7 +252,7 @@ def _pick(candidates: list[Path], language: str) -> Path:
 def make_index(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
                source: str | None = None, license: str | None = None, name: str | None = None) -> BuildResult:
     """The index for the rule repository at `directory`, with paths relative to `out`'s directory. Reads only."""
-    from sgtools import yamlio  # the YAML stack is only needed to build, never to read an index
+    from sgtools.core import yamlio  # the YAML stack is only needed to build, never to read an index
 
     # Lexical absolute paths (symlinks kept), so a repository linked beside OUT stays "inside" OUT's directory.
     root = Path(os.path.abspath(os.fspath(directory)))

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from sgtools.languages import canonical
+from sgtools.core.languages import canonical
 
 FORMAT = 2  # bump when the persisted layout, the tokenizer or the scoring inputs change
 FIELD_WEIGHTS = {"id": 3.0, "tags": 3.0, "language": 1.5, "description": 1.5, "message": 1.0}

@@ -13,10 +13,10 @@ from typing import Any
 from sgtools.community import search as search_mod
 from sgtools.community import sources as sources_mod
 from sgtools.community.index import UNKNOWN_LICENSE
-from sgtools.engine import Engine
-from sgtools.errors import BadInput, NotFound, RuleInvalid, SgToolsError
-from sgtools.settings import get_settings
-from sgtools.workspace import Workspace, check_rule_id
+from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
+from sgtools.core.settings import get_settings
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace, check_rule_id
 
 DEFAULT_LIMIT = 10  # results when the caller names no limit; the cap is Settings.hard_max_results
 _CLOSEST = 5
@@ -97,7 +97,7 @@ def _find(sset: sources_mod.SourceSet, rule_id: str) -> tuple[sources_mod.Source
 
 
 def _tests(src: sources_mod.Source, entry: dict[str, Any], warnings: list[str]) -> tuple[list[str], list[str]]:
-    from sgtools import yamlio
+    from sgtools.core import yamlio
 
     try:
         raw = src.read_tests(entry)
@@ -158,8 +158,8 @@ def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[st
     """The rule brought up to the installed ast-grep; the original bytes when nothing needed changing.
     `doc` is the safely loaded (size/depth/alias-checked) document; only a rule that needs changes pays for the
     round-trip load that keeps its comments."""
-    from sgtools import yamlio
     from sgtools.community.migrate import migrate_rule
+    from sgtools.core import yamlio
 
     _migrated, notes = migrate_rule(doc)
     if not notes:
@@ -174,7 +174,8 @@ def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[st
 def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite: bool = False) -> dict[str, Any]:
     """Fetch (digest-checked), migrate, validate and write one community rule with its tests. A local rule with
     the same id is kept unless `overwrite` is true; a refused import writes nothing."""
-    from sgtools import rulestore, yamlio
+    from sgtools.core import yamlio
+    from sgtools.rules import store as rulestore
 
     sset = sources_mod.load_sources()
     src, entry = _find(sset, rule_id)

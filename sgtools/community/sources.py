@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from sgtools.cache import APP_NAME, cache_root
 from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import INDEX_NAME, check_relpath, parse_index
-from sgtools.errors import BadInput, NetworkError, NotFound, SgToolsError, TooLarge
-from sgtools.settings import get_settings
-from sgtools.workspace import Workspace
+from sgtools.core.cache import APP_NAME, cache_root
+from sgtools.core.errors import BadInput, NetworkError, NotFound, SgToolsError, TooLarge
+from sgtools.core.settings import get_settings
+from sgtools.project.workspace import Workspace
 
 SOURCES_ENV = "SGTOOLS_COMMUNITY_SOURCES"
 CONFIG_FILE = "config.toml"

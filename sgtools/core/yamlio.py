@@ -1,0 +1,159 @@
+"""YAML in and out: safe loading with size, depth and alias limits; round-trip dumping that keeps comments.
+
+Rule files come from agents and from remote indexes, so loading guards against YAML bombs (alias
+expansion), deep nesting and huge documents before any of it reaches the rest of the package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # ruamel.yaml costs ~35 ms to import; a scan whose rules are cached never needs it
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+from sgtools.core.cache import JsonCache, json_safe
+from sgtools.core.settings import get_settings
+
+MAX_NODES = 50_000  # scalars + containers after alias expansion; a real rule has a few hundred
+
+
+class YamlError(ValueError):
+    """A YAML problem with a 1-based position when the parser knows one."""
+
+    def __init__(self, problem: str, line: int | None = None, column: int | None = None) -> None:
+        where = f" at line {line}, column {column}" if line is not None else ""
+        super().__init__(f"{problem}{where}")
+        self.problem = problem
+        self.line = line
+        self.column = column
+
+
+def _safe() -> YAML:
+    from ruamel.yaml import YAML
+
+    y = YAML(typ="safe", pure=True)
+    return y
+
+
+def _rt() -> YAML:
+    from ruamel.yaml import YAML
+
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    y.width = 4096  # never re-wrap long patterns or messages
+    y.indent(mapping=2, sequence=2, offset=0)
+    return y
+
+
+def _wrap(exc: YAMLError) -> YamlError:
+    from ruamel.yaml.error import MarkedYAMLError
+
+    if isinstance(exc, MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        return YamlError(str(exc.problem or exc.context or "invalid YAML"), mark.line + 1, mark.column + 1)
+    return YamlError(str(exc).splitlines()[0] if str(exc) else "invalid YAML")
+
+
+def _yaml_error() -> type[YAMLError]:
+    from ruamel.yaml.error import YAMLError
+
+    return YAMLError
+
+
+def _check_text(text: str) -> None:
+    limit = get_settings().max_rule_bytes
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise YamlError(f"the document is {size} bytes, over the {limit}-byte limit")
+    if "\x00" in text:
+        raise YamlError("the document contains NUL bytes; it looks like binary data, not YAML")
+
+
+def check_shape(data: Any) -> None:
+    """Refuse alias bombs and deep nesting by walking with a node budget and a depth cap."""
+    max_depth = get_settings().max_yaml_depth
+    budget = MAX_NODES
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise YamlError(f"the document expands to more than {MAX_NODES} nodes (an alias bomb?)")
+        if depth > max_depth:
+            raise YamlError(f"the document is nested deeper than {max_depth} levels")
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+            stack.extend((k, depth + 1) for k in node if not isinstance(k, str))
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+
+
+def load_all(text: str) -> list[Any]:
+    """Every document in `text`, plain Python data (safe loader)."""
+    _check_text(text)
+    try:
+        docs = list(_safe().load_all(text))
+    except _yaml_error() as exc:
+        raise _wrap(exc) from None
+    except RecursionError:
+        raise YamlError("the document is nested too deeply") from None
+    for doc in docs:
+        check_shape(doc)
+    return docs
+
+
+_parsed = JsonCache("yaml-v1")
+_parsed_lock = threading.Lock()
+
+
+def load_all_cached(data: bytes) -> list[Any]:
+    """`load_all` of UTF-8 bytes, remembered by content digest across processes: parsing YAML in pure Python
+    is the largest fixed cost of a CLI run (~0.5 ms a rule), reading a JSON cache is not."""
+    key = hashlib.sha256(data).hexdigest()
+    with _parsed_lock:
+        hit = _parsed.get("docs", key)
+    if isinstance(hit, list):
+        return hit
+    docs = load_all(data.decode("utf-8"))
+    if json_safe(docs):
+        with _parsed_lock:
+            _parsed.put("docs", key, docs)
+    return docs
+
+
+def load_one(text: str | bytes) -> Any:
+    """The single document of `text`; bytes (a file as read) go through the persistent parse cache."""
+    if not text.strip():
+        return None
+    loaded = load_all_cached(text) if isinstance(text, bytes) else load_all(text)
+    docs = [d for d in loaded if d is not None]
+    if len(docs) > 1:
+        raise YamlError(f"expected one YAML document, found {len(docs)} (separated by `---`)")
+    return docs[0] if docs else None
+
+
+def load_rt(text: str) -> Any:
+    """Round-trip load (comments and key order kept) for files we rewrite."""
+    _check_text(text)
+    try:
+        return _rt().load(text)
+    except _yaml_error() as exc:
+        raise _wrap(exc) from None
+
+
+def dump_rt(data: Any) -> str:
+    buf = io.StringIO()
+    _rt().dump(data, buf)
+    return buf.getvalue()
+
+
+def dump(data: Any) -> str:
+    """Deterministic block-style YAML for data we generate (tests files, migrated rules)."""
+    y = _rt()
+    buf = io.StringIO()
+    y.dump(data, buf)
+    return buf.getvalue()

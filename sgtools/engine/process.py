@@ -1,0 +1,478 @@
+"""The only module that starts a process: finds ast-grep, runs it, parses its output, maps its failures.
+
+Nothing else in the package knows ast-grep's command line, exit codes or stderr texts. Every call passes an
+explicit `-c` so that an `sgconfig.yml` in a parent directory can never change what a call does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import re
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sgtools.core.errors import EngineFailed, Timeout, TooLarge
+from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
+
+BINARY_ENV = "SGTOOLS_AST_GREP"
+BINARY_NAME = "ast-grep"
+# `-c /dev/null` is ast-grep's documented-by-behaviour way to run with no project at all.
+NO_CONFIG = os.devnull
+# Exit codes of `ast-grep scan` that mean "the scan ran": 1 only says error-severity findings exist.
+SCAN_OK = (0, 1)
+TEST_FAILED = 4
+_READ_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    returncode: int
+    stdout: bytes
+    stderr: str
+
+
+@dataclass
+class TestCaseFailure:
+    kind: str  # "noisy" (a valid case matched), "missing" (an invalid case did not), "wrong" (snapshot)
+    rule_id: str
+    code: str
+
+
+@dataclass
+class TestReport:
+    passed: bool
+    summary: str
+    failures: list[TestCaseFailure] = field(default_factory=list)
+    statuses: dict[str, str] = field(default_factory=dict)  # rule id -> ".NM" status string
+    not_found: list[str] = field(default_factory=list)  # test files naming an unknown rule id
+
+
+def find_binary(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
+    """`SGTOOLS_AST_GREP`, else the `ast-grep` beside this interpreter (the wheel's), else PATH. Never `sg`."""
+    env = os.environ if environ is None else environ
+    override = env.get(BINARY_ENV)
+    if override:
+        path = Path(override).expanduser()
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise EngineFailed(
+                f"{BINARY_ENV}={override} is not an executable file. "
+                f"Point it at the ast-grep binary, or unset it to use the one from the ast-grep-cli package."
+            )
+        return path
+    exe = "ast-grep.exe" if os.name == "nt" else BINARY_NAME
+    for scripts in (Path(sys.executable).parent, Path(sys.prefix) / "bin"):
+        candidate = scripts / exe
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which(BINARY_NAME)
+    if found:
+        return Path(found)
+    raise EngineFailed(
+        "The ast-grep binary was not found. Install it with `pip install 'ast-grep-cli>=0.51,<0.52'` "
+        f"or set {BINARY_ENV} to its path."
+    )
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    match = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
+    if not match:
+        raise EngineFailed(f"Could not read the ast-grep version from {text.strip()!r}. Reinstall ast-grep-cli.")
+    return tuple(int(p) for p in match.groups())
+
+
+def stderr_message(stderr: str) -> tuple[str, list[str]]:
+    """ast-grep's `Error:` headline and its `╰▻` cause lines, without help links and backtraces."""
+    headline = ""
+    causes: list[str] = []
+    for raw in stderr.splitlines():
+        line = raw.strip()
+        if line.startswith("Error:") and not headline:
+            headline = line[len("Error:"):].strip()
+        elif line.startswith("╰▻"):
+            causes.append(line[len("╰▻"):].strip())
+        elif (causes and line and not line.startswith(("Help:", "See also:", "✖", "Stack backtrace", "-->", "|"))
+              and not re.match(r"^\d+\s*[:|]", line)):
+            # Continuation of a multi-line cause, e.g. a pattern source quoted over several lines.
+            causes[-1] += " " + line
+    if not headline:
+        headline = next((ln.strip() for ln in stderr.splitlines() if ln.strip()), "no error text")
+    return headline, causes
+
+
+class Engine:
+    """A handle on one ast-grep binary. Cheap to create; the binary is located on first use."""
+
+    def __init__(self, binary: Path | None = None, settings: Settings | None = None) -> None:
+        self._binary = binary
+        self.settings = settings or get_settings()
+
+    @property
+    def binary(self) -> Path:
+        if self._binary is None:
+            self._binary = find_binary()
+        return self._binary
+
+    # ---- process plumbing -------------------------------------------------------------------------
+
+    def run(
+        self,
+        args: Sequence[str],
+        *,
+        cwd: Path,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        max_output: int | None = None,
+    ) -> EngineResult:
+        """Run the binary with an argument list (never a shell), a deadline and an output cap."""
+        limit = self.settings.engine_timeout if timeout is None else timeout
+        cap = self.settings.engine_max_output if max_output is None else max_output
+        argv = [str(self.binary), *args]
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=str(cwd),
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=_CHILD_ENV,
+            )
+        except OSError as exc:
+            raise EngineFailed(
+                f"Could not start ast-grep at {self.binary}: {exc.strerror or exc}. "
+                f"Reinstall ast-grep-cli or set {BINARY_ENV} to a working binary."
+            ) from None
+        out, err, problem = _collect(proc, time.monotonic() + limit, cap, stdin)
+        if problem == "timeout":
+            raise Timeout(
+                f"ast-grep did not finish within {limit:g} s and was stopped. Scan fewer paths, "
+                "simplify the rule, or raise SGTOOLS_ENGINE_TIMEOUT."
+            )
+        if problem == "too-large":
+            raise TooLarge(
+                f"ast-grep produced more than {cap} bytes of output and was stopped. Narrow the paths or "
+                "rules, lower max_results, or raise SGTOOLS_ENGINE_MAX_OUTPUT."
+            )
+        return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))
+
+    def fail(self, result: EngineResult, what: str) -> EngineFailed:
+        headline, causes = stderr_message(result.stderr)
+        detail = headline + ("" if not causes else ": " + "; ".join(causes))
+        return EngineFailed(
+            f"ast-grep could not {what} (exit {result.returncode}): {detail}",
+            exitCode=result.returncode,
+            error=headline,
+            causes=causes,
+        )
+
+    # ---- version ----------------------------------------------------------------------------------
+
+    def version(self) -> str:
+        return _cached_version(str(self.binary), self.settings.version_timeout)
+
+    def check_version(self) -> str:
+        text = self.version()
+        major_minor = parse_version(text)[:2]
+        if major_minor != SUPPORTED_AST_GREP:
+            want = ".".join(map(str, SUPPORTED_AST_GREP))
+            raise EngineFailed(
+                f"ast-grep {text} at {self.binary} is not supported; this version of context-sherpa needs "
+                f"{want}.x. Run `pip install 'ast-grep-cli=={want}.*'` or point {BINARY_ENV} at a {want} binary."
+            )
+        return text
+
+    # ---- scan -------------------------------------------------------------------------------------
+
+    def scan(
+        self,
+        *,
+        config: Path | str,
+        cwd: Path,
+        rule_file: Path | None = None,
+        paths: Iterable[str] = (),
+        stdin: bytes | None = None,
+        extra: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> list[dict[str, Any]]:
+        """`ast-grep scan --json=stream`, parsed. Missing paths and exit codes >= 2 raise."""
+        args = ["scan", "-c", str(config), "--json=stream", *self._language_flags()]
+        if rule_file is not None:
+            args += ["-r", str(rule_file)]
+        if stdin is not None:
+            args.append("--stdin")
+        args += list(extra)
+        path_list = list(paths)
+        if path_list:
+            args += ["--", *path_list]
+        result = self.run(args, cwd=cwd, stdin=stdin, timeout=timeout)
+        if result.returncode not in SCAN_OK:
+            raise self.fail(result, "scan")
+        missing = [ln[len("ERROR: "):] for ln in result.stderr.splitlines() if ln.startswith("ERROR: ")]
+        if missing:
+            raise EngineFailed(f"ast-grep could not read {missing[0]}. Check that the path exists and is readable.")
+        return parse_stream(result.stdout)
+
+    def check_rule(self, rule_file: Path, *, config: Path | str = NO_CONFIG, cwd: Path) -> EngineResult:
+        """Compile one rule file without scanning anything; the caller inspects the result."""
+        args = ["scan", "-c", str(config), "--json=compact", *self._language_flags(), "-r", str(rule_file),
+                "--stdin"]
+        return self.run(args, cwd=cwd, stdin=b"")
+
+    def check_project(self, config: Path, *, cwd: Path) -> EngineResult:
+        """Load every rule of a project (duplicate ids, global utils) by scanning empty input."""
+        args = ["scan", "-c", str(config), "--json=compact", *self._language_flags(), "--inspect", "summary",
+                "--", os.devnull]
+        return self.run(args, cwd=cwd)
+
+    # ---- run (pattern search / rewrite) ------------------------------------------------------------
+
+    def run_pattern(
+        self,
+        pattern: str,
+        language: str,
+        *,
+        cwd: Path,
+        paths: Iterable[str] = (),
+        rewrite: str | None = None,
+        stdin: bytes | None = None,
+        config: Path | str = NO_CONFIG,
+    ) -> list[dict[str, Any]]:
+        # `--pattern=` / `--rewrite=`: as a separate argv item, a value starting with "-" (`-$A`) is a clap error.
+        args = ["run", "-c", str(config), "--json=stream", *self._language_flags(), "-l", language,
+                f"--pattern={pattern}"]
+        if rewrite is not None:
+            args.append(f"--rewrite={rewrite}")
+        if stdin is not None:
+            args.append("--stdin")
+        path_list = list(paths)
+        if path_list:
+            args += ["--", *path_list]
+        result = self.run(args, cwd=cwd, stdin=stdin)
+        if result.returncode not in (0, 1):  # `run` exits 1 when nothing matched
+            raise self.fail(result, "run the pattern")
+        return parse_stream(result.stdout)
+
+    def dump_tree(self, code: str, language: str, fmt: str, *, cwd: Path) -> tuple[str, EngineResult]:
+        """The tree ast-grep prints for `--debug-query`; a multi-node snippet still prints it (exit 8)."""
+        args = ["run", "-c", NO_CONFIG, *self._language_flags(), "-l", language, f"--pattern={code}",
+                f"--debug-query={fmt}", "--stdin"]
+        result = self.run(args, cwd=cwd, stdin=b"")
+        lines = result.stderr.splitlines()
+        start = next((i for i, ln in enumerate(lines) if ln.startswith("Debug ")), None)
+        if start is None:
+            return "", result
+        body: list[str] = []
+        for line in lines[start + 1:]:
+            if line.startswith(("Error:", "Warning:")):
+                break
+            body.append(line)
+        return "\n".join(body).strip("\n"), result
+
+    # ---- test -------------------------------------------------------------------------------------
+
+    def test(self, config: Path, *, cwd: Path, rule_filter: str | None = None,
+             skip_snapshots: bool = True) -> TestReport:
+        args = ["test", "-c", str(config), *self._language_flags()]
+        if skip_snapshots:
+            args.append("--skip-snapshot-tests")
+        if rule_filter:
+            args += ["-f", rule_filter]
+        result = self.run(args, cwd=cwd)
+        if result.returncode not in (0, TEST_FAILED):
+            raise self.fail(result, "run the rule tests")
+        return parse_test_output(result.stdout.decode("utf-8", "replace"), result.returncode == 0)
+
+    def _language_flags(self) -> list[str]:
+        # Custom languages load native code named by the project's own sgconfig; the project is trusted
+        # as far as it is scanned. SGTOOLS_CUSTOM_LANGUAGES=ignore turns that off.
+        return ["--custom-languages", os.environ.get("SGTOOLS_CUSTOM_LANGUAGES", "allow")]
+
+
+def parse_stream(stdout: bytes) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for line in stdout.splitlines():
+        if line.strip():
+            try:
+                items.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise EngineFailed(f"ast-grep printed output that is not JSON: {line[:200]!r}") from None
+    return items
+
+
+_STATUS = re.compile(r"^(PASS|FAIL) (\S+)\s+([.NMWU]*)\s*$")
+_CASE = re.compile(r"^\[(Noisy|Missing|Wrong)\] (.*)$")
+
+
+def parse_test_output(text: str, ok: bool) -> TestReport:
+    """`ast-grep test` has no JSON: read its status lines and case blocks."""
+    report = TestReport(passed=ok, summary="")
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if (m := _STATUS.match(line)) is not None:
+            report.statuses[m.group(2)] = m.group(3)
+        elif line.startswith("Configuration not found! "):
+            report.not_found.append(line.split("! ", 1)[1].strip())
+        elif line.startswith("test result:"):
+            report.summary = line.strip()
+        elif (m := _CASE.match(line)) is not None:
+            kind = m.group(1).lower()
+            rule = re.search(r"(?:rule )?([A-Za-z0-9][A-Za-z0-9._-]*) (?:to report|snapshot)", m.group(2))
+            j = i + 1
+            block: list[str] = []
+            while j < len(lines) and not _CASE.match(lines[j]) and not _STATUS.match(lines[j]):
+                block.append(lines[j])
+                j += 1
+            code = "\n".join(ln[2:] if ln.startswith("  ") else ln for ln in block).strip("\n")
+            report.failures.append(TestCaseFailure(kind, rule.group(1) if rule else "", code))
+            i = j
+            continue
+        i += 1
+    if not report.summary:
+        report.summary = "test result: ok" if ok else "test result: failed"
+    return report
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_version(binary: str, timeout: float) -> str:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, timeout=timeout, check=False,
+                             env=_CHILD_ENV)
+    except subprocess.TimeoutExpired:
+        raise Timeout(f"`{binary} --version` did not answer within {timeout:g} s. Check the binary.") from None
+    except OSError as exc:
+        raise EngineFailed(
+            f"Could not run {binary}: {exc.strerror or exc}. Reinstall ast-grep-cli or set {BINARY_ENV}."
+        ) from None
+    text = out.stdout.decode("utf-8", "replace").strip()
+    if out.returncode != 0 or not text.startswith("ast-grep"):
+        raise EngineFailed(
+            f"{binary} does not look like ast-grep (`--version` printed {text[:80]!r}, exit {out.returncode}). "
+            f"Set {BINARY_ENV} to the ast-grep binary from the ast-grep-cli package."
+        )
+    return text.split()[-1]
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("RUST_BACKTRACE", None)  # keep error texts free of stack traces
+    env["NO_COLOR"] = "1"
+    return env
+
+
+# Built once: copying os.environ on every call is measurable on the snippet-scan hot path.
+_CHILD_ENV = _child_env()
+
+
+def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int,
+             stdin: bytes | None = None) -> tuple[bytes, bytes, str | None]:
+    """Feed stdin and read stdout and stderr in one loop (no writer thread) until exit, killing the process
+    group on timeout or past the output cap."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out = bytearray()
+    err = bytearray()
+    problem: str | None = None
+    pending = memoryview(stdin) if stdin is not None else None
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ, out)
+        sel.register(proc.stderr, selectors.EVENT_READ, err)
+        if proc.stdin is not None:
+            if pending:
+                os.set_blocking(proc.stdin.fileno(), False)
+                sel.register(proc.stdin, selectors.EVENT_WRITE, None)
+            else:
+                proc.stdin.close()
+        while sel.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                problem = "timeout"
+                break
+            for key, _ in sel.select(remaining):
+                if key.data is None:  # stdin is writable
+                    assert pending is not None and proc.stdin is not None
+                    try:
+                        pending = pending[os.write(key.fd, pending[:_READ_CHUNK]):]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # the engine closed its stdin early (BrokenPipe): it has what it needs
+                        pending = pending[len(pending):]
+                    if not pending:
+                        sel.unregister(key.fileobj)
+                        with contextlib.suppress(OSError):
+                            proc.stdin.close()
+                    continue
+                chunk = os.read(key.fd, _READ_CHUNK)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                buf: bytearray = key.data
+                buf += chunk
+                if len(out) > cap:
+                    problem = "too-large"
+                    break
+                if len(err) > cap:
+                    del err[cap:]
+            if problem:
+                break
+    if problem:
+        _kill(proc)
+    else:
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            problem = "timeout"
+    proc.stdout.close()
+    proc.stderr.close()
+    return bytes(out), bytes(err), problem
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    proc.wait()
+
+
+def run_tool(argv: Sequence[str], cwd: Path, timeout: float, *, max_output: int | None = None) -> EngineResult:
+    """Run a helper tool other than ast-grep (git, for `scan --changed-since`), with the same deadline, output cap
+    and process-group kill as the engine, so that process handling stays in this one module."""
+    cap = get_settings().engine_max_output if max_output is None else max_output
+    env = dict(_CHILD_ENV)
+    env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for credentials on a terminal nobody watches
+    try:
+        proc = subprocess.Popen(list(argv), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True, env=env)
+    except OSError as exc:
+        raise EngineFailed(
+            f"Could not start {argv[0]}: {exc.strerror or exc}. Install it or put it on PATH, then retry."
+        ) from None
+    out, err, problem = _collect(proc, time.monotonic() + timeout, cap)
+    if problem == "timeout":
+        raise Timeout(f"{argv[0]} did not finish within {timeout:g} s and was stopped. Retry, or raise the limit.")
+    if problem == "too-large":
+        raise TooLarge(f"{argv[0]} produced more than {cap} bytes of output and was stopped. Narrow the request.")
+    return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))
+
+
+_default: Engine | None = None
+
+
+def default_engine() -> Engine:
+    global _default
+    if _default is None:
+        _default = Engine()
+    return _default

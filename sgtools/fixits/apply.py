@@ -1,0 +1,156 @@
+"""apply_fixes: turn the `fix` fix-its of a path scan into one reviewed, all-or-nothing change.
+
+Only the rules' own fixes are applied (never suppression comments), only verified ones unless the caller
+says `unsafe`, and never two that touch the same bytes: the later one is skipped and reported, because
+its offsets describe a text that the earlier fix has already changed (scan again to pick it up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sgtools.core.errors import BadInput, Conflict
+from sgtools.core.settings import get_settings
+from sgtools.edit.text import Span, apply_edits, match_style, read_source, to_span, write_previewed
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.scan import scanner
+
+NOT_VERIFIED = "not verified (the fixed code did not re-scan cleanly); pass unsafe to apply it anyway"
+OVERLAPS = "overlaps a fix applied before it; run apply_fixes again after this one"
+DUPLICATE = "makes the same edit as a fix applied before it"
+
+
+@dataclass
+class FixPlan:
+    """Which fix-its go in, per file, and which were left out and why."""
+
+    edits: dict[str, list[Span]] = field(default_factory=dict)
+    accepted: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = field(default_factory=list)  # (diag, fixit)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _first_fix(diag: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for fx in diag.get("fixits") or []:
+        if fx.get("kind") == "fix" and fx.get("edits"):
+            return fx  # type: ignore[no-any-return]
+    return None
+
+
+def _skip(diag: Mapping[str, Any], fixit: Mapping[str, Any], reason: str) -> dict[str, Any]:
+    return {
+        "ruleId": diag.get("ruleId"),
+        "file": diag.get("file"),
+        "line": diag.get("line"),
+        "column": diag.get("column"),
+        "title": fixit.get("title"),
+        "reason": reason,
+    }
+
+
+def plan_fixes(diagnostics: Iterable[Mapping[str, Any]], *, unsafe: bool = False) -> FixPlan:
+    """Pick the fixes to apply, in diagnostic order (file, offset, rule): a fix-it goes in whole or not at all."""
+    plan = FixPlan()
+    for diag in diagnostics:
+        fixit = _first_fix(diag)
+        if fixit is None:
+            continue
+        if not fixit.get("verified") and not unsafe:
+            plan.skipped.append(_skip(diag, fixit, NOT_VERIFIED))
+            continue
+        spans: list[tuple[str, Span]] = []
+        for edit in fixit["edits"]:
+            file = edit.get("file") or diag.get("file")
+            if not isinstance(file, str):
+                raise BadInput(f"A fix-it of {diag.get('ruleId')} names no file; only path scans can be fixed.")
+            spans.append((file, to_span(edit)))
+        taken = [(f, s, [k for k in plan.edits.get(f, []) if k.overlaps(s) or k.same_as(s)]) for f, s in spans]
+        clashes = [k for _f, s, hits in taken for k in hits if not k.same_as(s)]
+        if clashes:
+            plan.skipped.append(_skip(diag, fixit, OVERLAPS))
+            continue
+        if all(hits for _f, _s, hits in taken):
+            plan.skipped.append(_skip(diag, fixit, DUPLICATE))
+            continue
+        for f, s, hits in taken:
+            if not hits:
+                plan.edits.setdefault(f, []).append(s)
+        plan.accepted.append((diag, fixit))
+    return plan
+
+
+def _check_unchanged(data: bytes, file: str, diags: Sequence[Mapping[str, Any]]) -> None:
+    """The scan's matched text must still be where the scan saw it, or the fix offsets are stale."""
+    for d in diags:
+        start, end, text = d.get("byteStart"), d.get("byteEnd"), d.get("text")
+        if isinstance(start, int) and isinstance(end, int) and isinstance(text, str) \
+                and data[start:end] != text.encode("utf-8"):
+            raise Conflict(f"{file} changed since it was scanned. Nothing was written; run apply_fixes again.")
+
+
+def fix_diagnostics(
+    ws: Workspace, diagnostics: Sequence[Mapping[str, Any]], *, apply: bool = False, unsafe: bool = False,
+    expected_diff: str | None = None,
+) -> dict[str, Any]:
+    """Apply (or preview) the fixes of already computed diagnostics; `apply_fixes` and `scan --fix` share it."""
+    plan = plan_fixes(diagnostics, unsafe=unsafe)
+    by_file: dict[str, list[Mapping[str, Any]]] = {}
+    for diag, _fixit in plan.accepted:
+        by_file.setdefault(str(diag.get("file")), []).append(diag)
+    texts: dict[str, tuple[str, str]] = {}
+    originals: dict[str, bytes] = {}
+    changed: set[str] = set()
+    for file, spans in sorted(plan.edits.items()):
+        target, data, text = read_source(ws, file)
+        _check_unchanged(data, file, by_file.get(file, []))
+        edits = [{"byteStart": s.start, "byteEnd": s.end, "newText": s.new_text} for s in spans]
+        new_text = match_style(data, text, apply_edits(text, edits))
+        if new_text != text:
+            rel = ws.relative(target)
+            texts[rel] = (text, new_text)
+            originals[rel] = data
+            changed.add(file)
+    applied_count = sum(
+        1 for diag, fixit in plan.accepted
+        if any((e.get("file") or diag.get("file")) in changed for e in fixit["edits"])
+    )
+    diff, written = write_previewed(ws, texts, originals, apply=apply, expected_diff=expected_diff,
+                                    what="The fixes differ from the preview they were")
+    return {
+        "diff": diff,
+        "changedFiles": sorted(texts),
+        "fixesApplied": applied_count,
+        "applied": bool(written),
+        "skipped": plan.skipped,
+    }
+
+
+def apply_fixes(
+    ws: Workspace, engine: Engine, paths: Sequence[str] | None = None, rule_ids: Sequence[str] | None = None,
+    apply: bool = False, *, unsafe: bool = False, expected_diff: str | None = None,
+) -> dict[str, Any]:
+    """`{diff, changedFiles[], fixesApplied, applied, skipped[], ruleErrors[]}`.
+
+    Scans `paths` (default: the whole workspace) with the project's rules (or only `rule_ids`), then applies
+    each diagnostic's `fix` fix-it. Without `apply` nothing is written and `fixesApplied` counts the fixes
+    in the diff. `expected_diff` makes the write conditional on the diff being the one that was reviewed.
+    """
+    if not isinstance(apply, bool) or not isinstance(unsafe, bool):
+        raise BadInput("apply and unsafe must be true or false.")
+    page = get_settings().hard_max_results
+    diagnostics: list[Mapping[str, Any]] = []
+    rule_errors: list[Any] = []
+    offset = 0
+    while True:
+        result = scanner.scan_path(ws, engine, paths=paths, rule_ids=rule_ids, max_results=page, offset=offset)
+        diagnostics += result.get("issues", [])
+        rule_errors = result.get("ruleErrors", [])
+        next_offset = result.get("nextOffset")
+        if not result.get("truncated") or not isinstance(next_offset, int) or next_offset <= offset:
+            break
+        offset = next_offset
+    out = fix_diagnostics(ws, diagnostics, apply=apply, unsafe=unsafe, expected_diff=expected_diff)
+    out["ruleErrors"] = rule_errors
+    return out

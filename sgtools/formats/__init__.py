@@ -1,1 +1,0 @@
-"""Renderers for scan results: text, json, sarif, github."""

@@ -1,0 +1,52 @@
+"""GitHub Actions workflow commands: one annotation per finding, at every severity (ast-grep drops hints).
+
+Escaping follows @actions/core: in the message `%`, CR and LF are percent-encoded; in property values `:` and
+`,` are too, since they separate the properties.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sgtools.present.report import Report
+
+LEVELS = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(level: str, message: str, **props: Any) -> str:
+    fields = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items() if v is not None)
+    return f"::{level}{' ' + fields if fields else ''}::{escape_data(message)}"
+
+
+def annotation(d: dict[str, Any]) -> str:
+    message = str(d.get("message") or d.get("ruleId") or "")
+    if d.get("note"):
+        message += "\n\n" + str(d["note"]).strip()
+    if d.get("url"):
+        message += "\n" + str(d["url"])
+    return command(
+        LEVELS.get(str(d.get("severity")), "notice"),
+        message,
+        file=d.get("file"),
+        line=d.get("line"),
+        col=d.get("column"),
+        endLine=d.get("endLine"),
+        endColumn=d.get("endColumn"),
+        title=d.get("ruleId"),
+    )
+
+
+def render(report: Report) -> str:
+    lines = [annotation(d) for d in report.diagnostics]
+    for err in report.rule_errors:
+        lines.append(command("error", str(err.get("message") or "rule error"), file=err.get("path"),
+                             title=f"sgtools: rule {err.get('ruleId') or err.get('path')} not loaded"))
+    return "".join(line + "\n" for line in lines)

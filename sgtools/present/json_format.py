@@ -1,0 +1,28 @@
+"""Machine output: the scan_path result shape (issues, counts, truncated, ruleErrors) plus what the CLI added.
+
+Named `json_format` so that it never shadows the standard `json` module for tools that put this folder on a path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sgtools.present.report import Report
+
+
+def to_dict(report: Report) -> dict[str, Any]:
+    return {
+        "success": not report.diagnostics,
+        "issues": report.diagnostics,
+        "counts": report.counts,
+        "truncated": report.truncated,
+        "ruleErrors": report.rule_errors,
+        "baselined": len(report.baselined),
+        "baselineFile": report.baseline_file,
+        "fixes": report.fixes,
+        "config": report.config,
+    }
+
+
+def render(report: Report) -> str:
+    return report.dumps(to_dict(report))

@@ -1,0 +1,51 @@
+"""What every renderer gets: the diagnostics of one `sgtools scan` plus the context they are reported in.
+
+The renderers are pure functions of a `Report`, so they can be tested on hand-built diagnostics and the CLI,
+the pre-commit hook and the agent hook all print findings the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sgtools.rules.ruleset import SEVERITIES
+
+__all__ = ["SEVERITIES", "Report"]
+
+
+@dataclass
+class Report:
+    # SPEC Diagnostics, already filtered and sorted by (file, byteStart, ruleId); the CLI adds a `fingerprint`
+    # key (see sgtools.scan.baseline) that SARIF and JSON pass on.
+    diagnostics: list[dict[str, Any]]
+    counts: dict[str, int]
+    root: Path  # the workspace root: files in diagnostics are relative to it
+    rule_errors: list[dict[str, Any]] = field(default_factory=list)
+    # Rule metadata for SARIF's rules array: id, severity, message, note, url, language. Rules that produced
+    # findings but are missing here are derived from their diagnostics.
+    rules: list[dict[str, Any]] = field(default_factory=list)
+    baselined: list[dict[str, Any]] = field(default_factory=list)  # findings hidden by --baseline
+    baseline_file: str | None = None
+    fixes: dict[str, Any] | None = None  # the apply_fixes result when --fix ran
+    truncated: bool = False
+    color: bool = False
+    # Indented JSON / SARIF for a person at a terminal; compact otherwise: json's C encoder only runs without
+    # `indent`, and on a large tree the pure-Python indenting encoder costs as much as ast-grep's own scan.
+    pretty: bool = True
+    config: str | None = None  # which rules ran: a path, or a note such as "bundled community rules"
+    fixable: bool = True  # whether `sgtools scan --fix` can apply the fixes (not for bundled rules)
+    tool_version: str = ""
+
+    def dumps(self, data: Any) -> str:
+        if self.pretty:
+            return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    def files(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for d in self.diagnostics:
+            seen.setdefault(str(d.get("file") or ""), None)
+        return list(seen)

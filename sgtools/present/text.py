@@ -1,0 +1,152 @@
+"""Human output: findings grouped by file, each with its source line and a caret underline, then a summary.
+
+Colour is decided by the caller (a terminal and no NO_COLOR); the renderer only obeys `Report.color`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sgtools.present.report import SEVERITIES, Report
+
+_RESET = "\033[0m"
+_STYLES = {
+    "error": "\033[1;31m",
+    "warning": "\033[1;33m",
+    "info": "\033[1;34m",
+    "hint": "\033[1;36m",
+    "file": "\033[1;4m",
+    "dim": "\033[2m",
+    "ok": "\033[1;32m",
+}
+
+
+class _Painter:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, style: str, text: str) -> str:
+        return f"{_STYLES[style]}{text}{_RESET}" if self.enabled and style in _STYLES and text else text
+
+
+class _Sources:
+    """Source lines, read once per file; a file that cannot be read simply shows no excerpt."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lines: dict[str, list[str] | None] = {}
+
+    def line(self, file: str, number: int) -> str | None:
+        if file not in self._lines:
+            try:
+                text = (self.root / file).read_text(encoding="utf-8", errors="replace")
+                self._lines[file] = text.splitlines()
+            except OSError:
+                self._lines[file] = None
+        lines = self._lines[file]
+        if lines is None or not 1 <= number <= len(lines):
+            return None
+        return lines[number - 1]
+
+
+def excerpt(diag: dict[str, Any], source_line: str | None, paint: _Painter | None = None) -> list[str]:
+    """The first source line of the match and a caret underline, aligned even when the line holds tabs."""
+    if source_line is None:
+        return []
+    paint = paint or _Painter(False)
+    line_no = int(diag.get("line") or 0)
+    col = max(1, int(diag.get("column") or 1))
+    end_line = int(diag.get("endLine") or line_no)
+    end_col = int(diag.get("endColumn") or col + 1)
+    stop = end_col if end_line == line_no else len(source_line) + 1
+    width = max(1, stop - col)
+    prefix = "".join(ch if ch == "\t" else " " for ch in source_line[: col - 1])
+    gutter = " " * len(str(line_no))
+    sev = str(diag.get("severity") or "hint")
+    carets = "^" * width + ("…" if end_line > line_no else "")
+    return [
+        f"  {paint('dim', str(line_no))} {paint('dim', '|')} {source_line.rstrip()}",
+        f"  {gutter} {paint('dim', '|')} {prefix}{paint(sev, carets)}",
+    ]
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {many or word + ('es' if word.endswith(('ch', 'sh', 's', 'x')) else 's')}"
+
+
+def summary(report: Report, paint: _Painter | None = None) -> list[str]:
+    paint = paint or _Painter(False)
+    lines: list[str] = []
+    fixes = report.fixes
+    if fixes is not None:
+        applied = int(fixes.get("fixesApplied") or 0)
+        changed = len(fixes.get("changedFiles") or [])
+        lines.append(f"Applied {plural(applied, 'fix', 'fixes')} in {plural(changed, 'file')}.")
+        skipped = fixes.get("skipped") or []
+        if skipped:
+            lines.append(f"{plural(len(skipped), 'fix', 'fixes')} not applied: " + "; ".join(
+                sorted({str(s.get("reason")) for s in skipped})) + ".")
+    total = sum(report.counts.get(s, 0) for s in SEVERITIES)  # counts cover every finding, shown or not
+    if total:
+        parts = ", ".join(plural(report.counts.get(s, 0), s, "info" if s == "info" else None) for s in SEVERITIES)
+        worst = next((s for s in SEVERITIES if report.counts.get(s)), "hint")
+        where = "" if report.truncated else f" in {plural(len(report.files()), 'file')}"
+        lines.append(paint(worst, f"✖ {plural(total, 'problem')} ({parts}){where}"))
+    else:
+        lines.append(paint("ok", "✔ no problems found"))
+    if report.baselined:
+        where = f" in {report.baseline_file}" if report.baseline_file else ""
+        lines.append(f"{plural(len(report.baselined), 'known finding')} from the baseline{where} not shown.")
+    if report.truncated:
+        lines.append(f"Only the first {len(report.diagnostics)} are shown: raise --max-results to see them all.")
+    if report.rule_errors:
+        lines.append(paint("error", f"{plural(len(report.rule_errors), 'rule file')} could not be used (see stderr)."))
+    return lines
+
+
+def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bool = False,
+                       fixable: bool = True) -> list[str]:
+    """The per-file blocks; also used by the agent hook, which prints no summary."""
+    paint = _Painter(color)
+    sources = _Sources(root)
+    out: list[str] = []
+    current: str | None = None
+    for d in diags:
+        file = str(d.get("file") or "<snippet>")
+        if file != current:
+            if current is not None:
+                out.append("")
+            out.append(paint("file", file))
+            current = file
+        sev = str(d.get("severity") or "hint")
+        where = f"{d.get('line')}:{d.get('column')}"
+        out.append(f"{where:>8}  {paint(sev, f'{sev:<7}')}  {d.get('message') or d.get('ruleId')}  "
+                   f"{paint('dim', '[' + str(d.get('ruleId')) + ']')}")
+        out.extend(excerpt(d, sources.line(file, int(d.get("line") or 0)), paint))
+        if d.get("note"):
+            note_lines = str(d["note"]).strip().splitlines() or [""]
+            out.append(f"  {paint('dim', '=')} note: {note_lines[0]}")
+            out.extend(f"          {ln}" for ln in note_lines[1:])
+        fixes = [f for f in d.get("fixits") or [] if f.get("kind") == "fix"]
+        if fixes:
+            # Unchecked fix-its are verified by --fix itself before it applies them.
+            failed = all(f.get("verification", {}).get("checked", True) and not f.get("verified") for f in fixes)
+            how = "--fix --unsafe-fixes (unverified)" if failed else "--fix"
+            # `--fix` applies a project's own rules; a bundled rule has to be imported first.
+            to_apply = (f"sgtools scan {how}" if fixable
+                        else f"sgtools community import {d.get('ruleId')}, then sgtools scan {how}")
+            out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} [{to_apply}]")
+    return out
+
+
+def render(report: Report) -> str:
+    paint = _Painter(report.color)
+    lines = render_diagnostics(report.diagnostics, report.root, color=report.color, fixable=report.fixable)
+    if lines:
+        lines.append("")
+    lines.extend(summary(report, paint))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,178 @@
+"""`sgconfig.yml`: find it, read it, create it, and name the rule, test and util directories.
+
+The project config is read with a safe YAML loader and cached by mtime; it is only ever written by
+`initialize`, which never overwrites an existing file.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sgtools.core import yamlio
+from sgtools.core.errors import ConfigMissing, RuleInvalid
+from sgtools.project.workspace import Workspace
+
+CONFIG_NAME = "sgconfig.yml"
+DEFAULT_CONFIG = """\
+ruleDirs:
+- rules
+utilDirs:
+- utils
+testConfigs:
+- testDir: rule-tests
+"""
+RULE_SUFFIXES = (".yml", ".yaml")
+
+
+@dataclass(frozen=True)
+class ProjectConfig:
+    """What the tools need from `sgconfig.yml`; directories are absolute, resolved paths."""
+
+    path: Path
+    rule_dirs: tuple[Path, ...]
+    util_dirs: tuple[Path, ...]
+    test_dirs: tuple[Path, ...]
+    snapshot_dirs: tuple[Path, ...]
+    language_globs: dict[str, list[str]] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.path.parent
+
+    def rule_files(self) -> list[Path]:
+        """Every rule file ast-grep would load, sorted; missing directories yield nothing."""
+        return yaml_files(self.rule_dirs)
+
+    def util_files(self) -> list[Path]:
+        return yaml_files(self.util_dirs)
+
+    def test_files(self) -> list[Path]:
+        return yaml_files(self.test_dirs)
+
+    @property
+    def first_rule_dir(self) -> Path:
+        if not self.rule_dirs:
+            raise ConfigMissing(
+                f"{self.path} names no ruleDirs. Add `ruleDirs: [rules]` to it, then retry."
+            )
+        return self.rule_dirs[0]
+
+    @property
+    def first_test_dir(self) -> Path | None:
+        return self.test_dirs[0] if self.test_dirs else None
+
+
+def yaml_files(dirs: Iterable[Path]) -> list[Path]:
+    """The `.yml`/`.yaml` files under `dirs` (snapshots excluded), sorted, each once; missing dirs yield nothing."""
+    files: set[Path] = set()
+    for d in dirs:
+        if d.is_dir():
+            files.update(p for p in d.rglob("*") if p.suffix in RULE_SUFFIXES and p.is_file()
+                         and "__snapshots__" not in p.parts)
+    return sorted(files)
+
+
+def config_path(ws: Workspace) -> Path:
+    return ws.root / CONFIG_NAME
+
+
+def load(ws: Workspace) -> ProjectConfig:
+    """The project config, or `[config-missing]` telling the agent how to create one."""
+    path = config_path(ws)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise ConfigMissing(
+            f"{CONFIG_NAME} not found in {ws.root}. Run the initialize_ast_grep tool (or `sgtools init`) "
+            "first, then retry."
+        ) from None
+    return _load_cached(str(path), st.st_mtime_ns, st.st_size)
+
+
+def try_load(ws: Workspace) -> ProjectConfig | None:
+    try:
+        return load(ws)
+    except ConfigMissing:
+        return None
+
+
+@functools.lru_cache(maxsize=32)
+def _load_cached(path_str: str, _mtime: int, _size: int) -> ProjectConfig:
+    path = Path(path_str)
+    try:
+        data = yamlio.load_one(path.read_bytes())
+    except (yamlio.YamlError, UnicodeDecodeError) as exc:
+        raise RuleInvalid(f"{CONFIG_NAME} is not valid YAML: {exc}. Fix the file, then retry.") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise RuleInvalid(f"{CONFIG_NAME} must be a mapping (keys such as ruleDirs). Fix the file, then retry.")
+    root = path.parent
+
+    def dirs(key: str, sub: str | None = None) -> tuple[Path, ...]:
+        value = data.get(key) or []
+        if not isinstance(value, list):
+            raise RuleInvalid(f"`{key}` in {CONFIG_NAME} must be a list. Fix the file, then retry.")
+        out: list[Path] = []
+        for item in value:
+            entry = item.get(sub) if sub and isinstance(item, dict) else item
+            if isinstance(entry, str):
+                out.append((root / entry).resolve())
+        return tuple(out)
+
+    snapshots: list[Path] = []
+    for item in data.get("testConfigs") or []:
+        if isinstance(item, dict) and isinstance(item.get("testDir"), str):
+            snap = item.get("snapshotDir") or "__snapshots__"
+            snapshots.append((root / item["testDir"] / snap).resolve())
+    globs = data.get("languageGlobs") or {}
+    return ProjectConfig(
+        path=path,
+        rule_dirs=dirs("ruleDirs"),
+        util_dirs=dirs("utilDirs"),
+        test_dirs=dirs("testConfigs", "testDir"),
+        snapshot_dirs=tuple(snapshots),
+        language_globs={str(k): [str(g) for g in (v or [])] for k, v in globs.items()}
+        if isinstance(globs, dict) else {},
+        raw=data,
+    )
+
+
+@dataclass
+class InitResult:
+    created: list[str]
+    existing: list[str]
+
+    @property
+    def message(self) -> str:
+        if not self.created:
+            return "The project was already initialized; nothing was changed."
+        return "Created " + ", ".join(self.created) + "."
+
+
+def initialize(ws: Workspace) -> InitResult:
+    """Create `sgconfig.yml`, `rules/`, `utils/`, `rule-tests/`; never overwrite; fill in missing dirs."""
+    created: list[str] = []
+    existing: list[str] = []
+    with ws.lock():
+        path = config_path(ws)
+        if path.exists():
+            existing.append(CONFIG_NAME)
+        else:
+            ws.write_text(CONFIG_NAME, DEFAULT_CONFIG)
+            created.append(CONFIG_NAME)
+        cfg = load(ws)
+        for d in (*cfg.rule_dirs, *cfg.util_dirs, *cfg.test_dirs):
+            rel = ws.relative(ws.resolve(d))
+            if d.is_dir():
+                if rel not in existing:
+                    existing.append(rel)
+            elif rel not in created:
+                ws.mkdir(d)
+                created.append(rel)
+    return InitResult(created=created, existing=existing)

@@ -1,0 +1,48 @@
+"""What `sgtools doctor` prints and the `server_info` tool returns: versions, root, config, rule health."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from sgtools import __version__
+from sgtools.core.errors import SgToolsError
+from sgtools.core.languages import LANGUAGES
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.rules.ruleset import load_ruleset
+
+
+def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
+                community_sources: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "version": __version__,
+        "python": sys.version.split()[0],
+        "astGrepVersion": None,
+        "astGrepBinary": None,
+        "root": str(ws.root),
+        "config": None,
+        "ruleCount": 0,
+        "ruleErrors": [],
+        "languages": sorted(LANGUAGES),
+        "communitySources": community_sources or [],
+        "readOnly": read_only,
+        "problems": [],
+    }
+    try:
+        info["astGrepBinary"] = str(engine.binary)
+        info["astGrepVersion"] = engine.check_version()
+    except SgToolsError as exc:
+        info["problems"].append(exc.render())
+        return info
+    try:
+        cfg = project.load(ws)
+    except SgToolsError as exc:
+        info["problems"].append(exc.render())
+        return info
+    info["config"] = ws.relative(cfg.path)
+    rules = load_ruleset(ws, cfg, engine)
+    info["ruleCount"] = len(rules.rules)
+    info["ruleErrors"] = rules.error_dicts()
+    return info

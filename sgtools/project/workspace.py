@@ -1,0 +1,194 @@
+"""The workspace root, path confinement, atomic writes and the inter-process write lock.
+
+Every path a tool takes goes through `Workspace.resolve`; every byte a tool writes goes through
+`Workspace.write_text` / `remove` under `Workspace.lock()`. Nothing else in the package writes to disk
+inside a project.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import re
+import stat
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from sgtools.core.errors import BadInput, OutsideWorkspace, Timeout
+from sgtools.core.settings import get_settings
+
+ROOT_ENV = "SGTOOLS_ROOT"
+RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+MAX_NAME_BYTES = 255  # one path component, as on ext4 / APFS / NTFS
+MAX_PATH_BYTES = 4096
+_LOCK_POLL = 0.02
+
+# flock is per open file description; threads of one process share the lock only through this.
+_thread_locks: dict[str, threading.RLock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+def check_rule_id(rule_id: object) -> str:
+    if not isinstance(rule_id, str) or not RULE_ID.match(rule_id) or rule_id in (".", ".."):
+        raise BadInput(
+            f"Rule id {rule_id!r} is not valid: use 1 to 128 letters, digits, '.', '_' or '-', starting with a "
+            "letter or digit (for example `no-eval-python`)."
+        )
+    return rule_id
+
+
+def resolve_root(root: str | os.PathLike[str] | None = None) -> Path:
+    """`--root`, else `SGTOOLS_ROOT`, else the current directory; it must be an existing directory."""
+    raw = root if root is not None else (os.environ.get(ROOT_ENV) or os.getcwd())
+    path = Path(raw).expanduser()
+    try:
+        resolved = path.resolve(strict=True)
+    except (FileNotFoundError, NotADirectoryError):
+        raise BadInput(f"Workspace root {raw} does not exist. Create it or pass an existing --root.") from None
+    if not resolved.is_dir():
+        raise BadInput(f"Workspace root {raw} is not a directory. Pass a directory as --root.")
+    return resolved
+
+
+class Workspace:
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self.root = resolve_root(root)
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r})"
+
+    # ---- confinement ------------------------------------------------------------------------------
+
+    def resolve(self, path: str | os.PathLike[str], *, must_exist: bool = False) -> Path:
+        """A path inside the root, symlinks resolved; anything that leaves the root is refused."""
+        text = os.fspath(path)
+        if not isinstance(text, str) or not text.strip():
+            raise BadInput("An empty path was given. Pass a path relative to the workspace root.")
+        if "\x00" in text:
+            raise BadInput("The path contains a NUL byte. Pass a plain relative path.")
+        if len(text.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+            raise BadInput(f"The path is longer than {MAX_PATH_BYTES} bytes. Pass a shorter path.")
+        for part in Path(text).parts:
+            if len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+                raise BadInput(f"A path component is longer than {MAX_NAME_BYTES} bytes. Pass a shorter name.")
+        candidate = Path(text) if os.path.isabs(text) else self.root / text
+        resolved = candidate.resolve(strict=False)
+        if resolved != self.root and self.root not in resolved.parents:
+            raise OutsideWorkspace(
+                f"{text} is outside the workspace root {self.root}. Pass a path inside the root, or restart "
+                "with --root (or SGTOOLS_ROOT) set to the project you mean."
+            )
+        if resolved.exists():
+            mode = resolved.stat().st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise BadInput(f"{text} is not a regular file or directory. Pass a source file or folder.")
+        elif must_exist:
+            from sgtools.core.errors import NotFound
+
+            raise NotFound(f"{text} does not exist in the workspace. Check the path (relative to {self.root}).")
+        return resolved
+
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        """The `/`-separated path relative to the root that tools return."""
+        p = Path(path)
+        if not p.is_absolute():
+            p = self.root / p
+        try:
+            return p.relative_to(self.root).as_posix() or "."
+        except ValueError:
+            return p.resolve().relative_to(self.root).as_posix() or "."
+
+    # ---- writes -----------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self, timeout: float | None = None) -> Iterator[None]:
+        """Serialise writers across processes (flock on the root directory itself: no lock file to leave
+        behind) and across threads of this process (an RLock, since flock is per open file)."""
+        limit = get_settings().lock_timeout if timeout is None else timeout
+        key = str(self.root)
+        with _thread_locks_guard:
+            tlock = _thread_locks.setdefault(key, threading.RLock())
+        if not tlock.acquire(timeout=limit):
+            raise Timeout(f"Another write to {self.root} is still running. Retry in a moment.")
+        try:
+            fd = os.open(self.root, os.O_RDONLY)
+            try:
+                deadline = time.monotonic() + limit
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except OSError as exc:
+                        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                            raise
+                        if time.monotonic() > deadline:
+                            raise Timeout(
+                                f"Another process holds the write lock on {self.root} for over {limit:g} s. "
+                                "Retry when it has finished."
+                            ) from None
+                        time.sleep(_LOCK_POLL)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        finally:
+            tlock.release()
+
+    def write_text(self, path: str | os.PathLike[str], text: str) -> Path:
+        return self.write_bytes(path, text.encode("utf-8"))
+
+    def write_bytes(self, path: str | os.PathLike[str], data: bytes) -> Path:
+        """Atomic: a temp file beside the target, fsync, rename, fsync the directory. Keeps the mode of a
+        file it replaces. Readers see the old bytes or the new ones, never a mix."""
+        target = self.resolve(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.resolve(target.parent)  # a created parent must still be inside the root
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        _fsync_dir(target.parent)
+        return target
+
+    def mkdir(self, path: str | os.PathLike[str]) -> Path:
+        target = self.resolve(path)
+        target.mkdir(parents=True, exist_ok=True)
+        return target
+
+    def remove(self, path: str | os.PathLike[str]) -> bool:
+        target = self.resolve(path)
+        try:
+            target.unlink()
+        except FileNotFoundError:
+            return False
+        _fsync_dir(target.parent)
+        return True
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

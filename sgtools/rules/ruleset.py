@@ -1,0 +1,210 @@
+"""Load a project's rules one file at a time, so one broken file is reported and never hides the others.
+
+ast-grep aborts a whole scan on a single bad rule or duplicate id. This module finds out which rule
+files are good (one project-wide check when everything is fine, a per-file check otherwise, both cached),
+and hands the scanner, the rule store and `doctor` the same list of good rules and named errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sgtools.core import yamlio
+from sgtools.core.cache import JsonCache
+from sgtools.engine.process import Engine, stderr_message
+from sgtools.project.config import ProjectConfig
+from sgtools.project.workspace import Workspace
+
+SEVERITIES = ("error", "warning", "info", "hint")
+DEFAULT_SEVERITY = "hint"  # what ast-grep assumes when a rule names none
+_CHECK_WORKERS = 4
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule document as ast-grep will see it, plus where it lives."""
+
+    id: str
+    language: str
+    severity: str
+    message: str
+    note: str | None
+    url: str | None
+    path: Path
+    index: int  # position of the document in a multi-document file
+    data: dict[str, Any] = field(hash=False, compare=False)
+
+    @property
+    def has_fix(self) -> bool:
+        return "fix" in self.data
+
+    @property
+    def enabled(self) -> bool:
+        return self.severity != "off"
+
+
+@dataclass(frozen=True)
+class RuleError:
+    path: str  # relative to the workspace root
+    message: str
+    ruleId: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "ruleId": self.ruleId, "message": self.message}
+
+
+@dataclass
+class RuleSet:
+    rules: list[Rule]
+    errors: list[RuleError]
+    all_valid: bool  # the project loads in ast-grep as it is
+
+    def by_id(self) -> dict[str, Rule]:
+        return {r.id: r for r in self.rules}
+
+    def error_dicts(self) -> list[dict[str, Any]]:
+        return [e.to_dict() for e in self.errors]
+
+
+def parse_rule_docs(text: str | bytes, path: Path) -> list[dict[str, Any]]:
+    """The rule documents of one file; raises `yamlio.YamlError` for YAML that is not rules. Bytes (a file as
+    read from disk) go through the persistent parse cache."""
+    loaded = yamlio.load_all_cached(text) if isinstance(text, bytes) else yamlio.load_all(text)
+    docs = [d for d in loaded if d is not None]
+    for d in docs:
+        if not isinstance(d, dict):
+            raise yamlio.YamlError("a rule document must be a mapping with `id`, `language` and `rule`")
+    return docs
+
+
+def rule_from_doc(doc: dict[str, Any], path: Path, index: int) -> Rule:
+    rid = doc.get("id")
+    sev = doc.get("severity", DEFAULT_SEVERITY)
+    return Rule(
+        id=str(rid) if rid is not None else path.stem,
+        language=str(doc.get("language", "")),
+        severity=str(sev) if sev is not None else DEFAULT_SEVERITY,
+        message=str(doc.get("message") or ""),
+        note=str(doc["note"]) if doc.get("note") is not None else None,
+        url=str(doc["url"]) if doc.get("url") is not None else None,
+        path=path,
+        index=index,
+        data=doc,
+    )
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _digest(contents: dict[Path, bytes | None], paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        data = contents.get(p)
+        h.update(str(p).encode() + b"\0" + (data if data is not None else b"\0missing") + b"\0")
+    return h.hexdigest()
+
+
+# Check outcomes by content digest, in memory and on disk, so that a fresh CLI process does not re-check a
+# project it has seen (parsed YAML is cached the same way, by `yamlio.load_all_cached`).
+_cache_lock = threading.Lock()
+_checks = JsonCache("rulechecks-v1")
+
+
+def _engine_salt(engine: Engine) -> str:
+    try:
+        st = engine.binary.stat()
+        return f"{engine.binary}:{st.st_size}:{st.st_mtime_ns}:"
+    except OSError:
+        return f"{engine.binary}:"
+
+
+def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate: bool = True) -> RuleSet:
+    rule_files = cfg.rule_files()
+    util_files = cfg.util_files()
+    contents = {p: _read(p) for p in (cfg.path, *util_files, *rule_files)}  # each file is read once
+    # The engine is part of a check's outcome: another ast-grep build may accept or refuse other rules.
+    salt = _engine_salt(engine)
+    utils_digest = salt + _digest(contents, [cfg.path, *util_files])
+    project_digest = salt + _digest(contents, [cfg.path, *util_files, *rule_files])
+
+    rules: list[Rule] = []
+    errors: list[RuleError] = []
+    per_file: dict[Path, list[Rule]] = {}
+    for path in rule_files:
+        data = contents[path]
+        try:
+            if data is None:
+                raise OSError("the file cannot be read")
+            docs = parse_rule_docs(data, path)
+        except (yamlio.YamlError, UnicodeDecodeError, OSError) as exc:
+            errors.append(RuleError(ws.relative(path), f"cannot be read as YAML: {exc}"))
+            continue
+        per_file[path] = [rule_from_doc(d, path, i) for i, d in enumerate(docs)]
+
+    if not validate:
+        for file_rules in per_file.values():
+            rules.extend(file_rules)
+        return RuleSet(rules, errors, all_valid=not errors)
+
+    with _cache_lock:
+        known = _checks.get("projectOk", project_digest)
+    if not isinstance(known, bool):
+        known = engine.check_project(cfg.path, cwd=ws.root).returncode == 0
+        with _cache_lock:
+            _checks.put("projectOk", project_digest, known)
+    if known and not errors:
+        for file_rules in per_file.values():
+            rules.extend(file_rules)
+        return RuleSet(rules, errors, all_valid=True)
+
+    def check(path: Path) -> str | None:
+        key = hashlib.sha256((utils_digest + _digest(contents, [path])).encode()).hexdigest()
+        with _cache_lock:
+            if _checks.has("fileChecks", key):
+                stored = _checks.get("fileChecks", key)
+                return stored if isinstance(stored, str) else None
+        result = engine.check_rule(path, config=cfg.path, cwd=ws.root)
+        problem = None
+        if result.returncode != 0:
+            headline, causes = stderr_message(result.stderr)
+            problem = "; ".join(causes) if causes else headline
+        with _cache_lock:
+            _checks.put("fileChecks", key, problem)
+        return problem
+
+    paths = list(per_file)
+    from concurrent.futures import ThreadPoolExecutor  # ~7 ms to import; only a project with a broken rule pays
+
+    with ThreadPoolExecutor(max_workers=_CHECK_WORKERS) as pool:
+        problems = dict(zip(paths, pool.map(check, paths), strict=True))
+    seen: dict[str, Path] = {}
+    for path in paths:
+        problem = problems[path]
+        if problem is not None:
+            ids = [r.id for r in per_file[path]]
+            errors.append(RuleError(ws.relative(path), f"rejected by ast-grep: {problem}",
+                                    ids[0] if len(ids) == 1 else None))
+            continue
+        clash = next((r.id for r in per_file[path] if r.id in seen), None)
+        if clash is not None:
+            errors.append(RuleError(ws.relative(path),
+                                    f"duplicate rule id `{clash}`, already defined in {ws.relative(seen[clash])}; "
+                                    "give one of them another id", clash))
+            continue
+        for r in per_file[path]:
+            seen[r.id] = path
+        rules.extend(per_file[path])
+    return RuleSet(rules, errors, all_valid=False)
+
+
+def clear_caches() -> None:
+    with _cache_lock:
+        _checks.reset()

@@ -1,0 +1,191 @@
+"""`test_rule`: try a rule on code and examples before it is saved, and say plainly why it fails.
+
+Writing a rule is trial and error for an agent; this is the loop's fast step. Nothing is written in the
+workspace: the rule goes to a private temp file, code and examples are scanned from temp copies, all with
+`-c <project sgconfig>` when there is one (so global utils resolve) and in isolation when there is not.
+The YAML and engine checks are the rule store's own, so a rule that passes here is accepted there.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sgtools.core import languages, yamlio
+from sgtools.core.errors import BadInput, EngineFailed, RuleInvalid
+from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.rules import store as rulestore
+from sgtools.rules import syntax
+from sgtools.rules.ruleset import rule_from_doc
+from sgtools.scan import scanner
+
+DEFAULT_ID = "test-rule"
+_FILE_NAME = "test-rule.yml"
+
+
+def _check_inputs(rule_yaml: object, code: object, valid: object, invalid: object) -> None:
+    rulestore.check_draft(rule_yaml, valid, invalid)
+    if code is not None:
+        scanner.check_code(code)
+
+
+def _patterns(node: Any) -> list[str]:
+    """Every pattern text in a rule (`pattern: str` and `pattern: {context: str}`), utils included."""
+    found: list[str] = []
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if key == "pattern" and isinstance(value, str):
+                found.append(value)
+            elif key == "pattern" and isinstance(value, Mapping) and isinstance(value.get("context"), str):
+                found.append(str(value["context"]))
+            else:
+                found.extend(_patterns(value))
+    elif isinstance(node, list):
+        for item in node:
+            found.extend(_patterns(item))
+    return found
+
+
+# Patterns that parse, but as something other than what their author meant (the grammar cannot tell them apart
+# without context): (language, root node kind of the pattern) -> what to write instead.
+_MISREAD = {
+    ("go", "type_conversion_expression"):
+        "on its own, `pkg.Func(args)` is ambiguous in Go and parses as a type conversion, so it matches no call. "
+        "Give it context: `pattern: {context: 'func _() { fmt.Println($$$ARGS) }', selector: call_expression}`.",
+}
+
+
+def _pattern_hints(ws: Workspace, engine: Engine, data: Mapping[str, Any], language: str) -> list[str]:
+    """Asked only when something that should match did not: ast-grep accepts a pattern it reads with
+    ERROR nodes (e.g. `def f(:`) and then silently matches nothing."""
+    hints: list[str] = []
+    for pattern in dict.fromkeys(_patterns({k: data.get(k) for k in ("rule", "utils", "constraints")})):
+        try:
+            # The matcher's view shows ERROR nodes; MISSING ones only show in the raw parse, whose other
+            # ERRORs may just be metavariables the raw parse cannot read.
+            tree, _ = engine.dump_tree(pattern, language, "pattern", cwd=ws.root)
+            raw_tree, _ = engine.dump_tree(pattern, language, "cst", cwd=ws.root)
+        except EngineFailed:
+            continue
+        root = tree.strip().split("\n", 1)[0].strip() if tree.strip() else ""
+        misread = _MISREAD.get((language, root))
+        if misread:
+            hints.append(f"The pattern {rulestore.snip(pattern)!r} is read as a {root}: {misread}")
+        nodes = syntax.problem_nodes(tree) + [n for n in syntax.problem_nodes(raw_tree) if n[0] != "ERROR"]
+        if nodes:
+            kinds = ", ".join(sorted({n.split(" ", 1)[0] for n, _ in nodes}))
+            hints.append(f"The pattern {rulestore.snip(pattern)!r} does not parse as complete {language} code "
+                         f"(ast-grep reads it with {kinds} nodes), so it matches nothing. Complete it, or use a "
+                         "pattern object with `context` (complete code) and `selector` (the node kind to match). "
+                         "dump_syntax_tree with format \"pattern\" shows how it is read.")
+    return hints
+
+
+def test_rule(
+    ws: Workspace,
+    engine: Engine,
+    rule_yaml: str,
+    code: str | None = None,
+    language: str | None = None,
+    valid_examples: Sequence[str] | None = None,
+    invalid_examples: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Compile `rule_yaml` with the real binary, run it on `code` (diagnostics with verified fix-its) and on
+    the examples (valid ones must not match, invalid ones must). `success` means no error and no failed
+    example; a rule ast-grep rejects comes back as `success: false` with the cause and a hint, not raised."""
+    _check_inputs(rule_yaml, code, valid_examples, invalid_examples)
+    valid = list(valid_examples or [])
+    invalid = list(invalid_examples or [])
+    result: dict[str, Any] = {"success": False, "errors": [], "matches": [],
+                              "examples": {"passed": 0, "failed": []}, "hints": [], "warnings": []}
+    cfg = project.try_load(ws)
+    config: Path | str = cfg.path if cfg is not None else NO_CONFIG
+    if cfg is None:
+        result["warnings"].append("no sgconfig.yml: the rule runs in isolation, without global utils")
+
+    try:
+        doc = rulestore.parse_one(rule_yaml)
+    except RuleInvalid as exc:
+        result["errors"].append(exc.message)
+        return result
+    if language is not None:
+        wanted = scanner.language_key(str(language), cfg)
+        if wanted is None:
+            raise BadInput(f"Unknown language {language!r}. Use a language ast-grep knows, e.g. python.")
+        if doc.get("language") is None:
+            doc["language"] = str(language)
+        elif scanner.language_key(str(doc["language"]), cfg) != wanted:
+            result["errors"].append(f"The rule says `language: {doc['language']}` but language is {language!r}. "
+                                    "Make them the same, or leave `language` out of one of them.")
+            return result
+    if doc.get("language") is not None and scanner.language_key(str(doc["language"]), cfg) is None:
+        result["errors"].append(f"language: {doc['language']!r} is not a language ast-grep knows here. Use one of "
+                                + ", ".join(sorted(languages.LANGUAGES)) + " (or a customLanguages key).")
+        return result
+    if doc.get("id") is None:
+        doc.insert(0, "id", DEFAULT_ID)
+    if str(doc.get("severity")) == "off":
+        result["warnings"].append("severity: off means the rule never reports; it was tested as `hint`")
+        doc["severity"] = "hint"
+    data: dict[str, Any] = rulestore.plain_data(doc)
+
+    with tempfile.TemporaryDirectory(prefix="rule-", dir=scanner.tmp_root()) as tmp:
+        rule_path = Path(tmp) / _FILE_NAME
+        rule_path.write_text(yamlio.dump_rt(doc), encoding="utf-8")
+        try:
+            rulestore.compile_rule(ws, engine, config, rule_path, rule_yaml, Path(tmp))
+        except RuleInvalid as exc:
+            result["errors"].append(exc.message)
+            return result
+
+    lang = scanner.language_key(str(data.get("language")), cfg)
+    if lang is None:  # the binary accepted it, so this is a custom language we could not resolve
+        result["errors"].append(f"language {data.get('language')!r} is not known to this project.")
+        return result
+    rule = rule_from_doc(data, Path(_FILE_NAME), 0)
+    if (code is not None or valid or invalid) and any(k in data for k in ("files", "ignores")):
+        result["warnings"].append("`files`/`ignores` were not applied here: code and examples have no path "
+                                  "(scan_code with a `path` applies them)")
+    problem = scanner.glob_problem(rule)
+    if problem is not None:
+        result["errors"].append(problem.replace("rejected by ast-grep: ", "", 1))
+        return result
+    rules_path = scanner.rule_file([rule], keep_globs=False, parse_language=lang)
+    file_name = scanner.file_name_for(lang, cfg)
+
+    def run(_lang: str, texts: Sequence[str]) -> list[list[dict[str, Any]]]:
+        return scanner.scan_texts(engine, config, rules_path, file_name, texts)
+
+    if code is not None:
+        result["matches"] = scanner.snippet_diagnostics(engine, config, ws.root, rules_path, file_name, [rule], lang,
+                                                        code)
+
+    missed = False
+    if valid or invalid:
+        outcomes = run(lang, [*valid, *invalid])
+        passed = 0
+        for n, (example, matches) in enumerate(zip([*valid, *invalid], outcomes, strict=True)):
+            hits = [m for m in matches if m.get("ruleId") == rule.id]
+            kind, index = ("valid", n) if n < len(valid) else ("invalid", n - len(valid))
+            if kind == "valid" and hits:
+                lines = sorted({int(m["range"]["start"]["line"]) + 1 for m in hits})
+                result["examples"]["failed"].append({
+                    "kind": kind, "index": index, "code": example, "lines": lines,
+                    "reason": f"valid_examples[{index}] is matched at line(s) {', '.join(map(str, lines))} "
+                              f"(`{rulestore.snip(str(hits[0].get('text', '')))}`)"})
+            elif kind == "invalid" and not hits:
+                missed = True
+                result["examples"]["failed"].append({
+                    "kind": kind, "index": index, "code": example, "lines": [],
+                    "reason": f"invalid_examples[{index}] is not matched: {rulestore.snip(example)}"})
+            else:
+                passed += 1
+        result["examples"]["passed"] = passed
+    if missed or (code is not None and not result["matches"] and not (valid or invalid)):
+        result["hints"].extend(_pattern_hints(ws, engine, data, lang))
+    result["success"] = not result["errors"] and not result["examples"]["failed"]
+    return result

@@ -1,0 +1,92 @@
+"""Adopting rules on an existing code base: record today's findings once, then report only new ones.
+
+A fingerprint is a hash of the rule id, the file, the matched text with its whitespace normalised, and the
+occurrence index of that same text for that rule in that file. It has no line number, so a finding stays
+known when lines are added or removed above it; a second copy of the same offending code is new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sgtools.core.errors import BadInput
+
+BASELINE_VERSION = 1
+_FINGERPRINT_CHARS = 32  # 128 bits of sha256: collisions are not a practical concern for one repository
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def fingerprint(rule_id: str, file: str, text: str, occurrence: int) -> str:
+    key = "\0".join((rule_id, file, normalise(text), str(occurrence)))
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:_FINGERPRINT_CHARS]
+
+
+def fingerprints(diags: list[dict[str, Any]]) -> list[str]:
+    """One fingerprint per diagnostic, in order; occurrences are counted in (file, byteStart) order."""
+    order = sorted(range(len(diags)), key=lambda i: (str(diags[i].get("file")), diags[i].get("byteStart") or 0, i))
+    seen: Counter[tuple[str, str, str]] = Counter()
+    out = [""] * len(diags)
+    for i in order:
+        d = diags[i]
+        key = (str(d.get("ruleId")), str(d.get("file")), normalise(str(d.get("text") or "")))
+        out[i] = fingerprint(key[0], key[1], key[2], seen[key])
+        seen[key] += 1
+    return out
+
+
+def with_fingerprints(diags: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Copies of the diagnostics with a `fingerprint` key (SARIF partialFingerprints, JSON output)."""
+    return [{**d, "fingerprint": fp} for d, fp in zip(diags, fingerprints(diags), strict=True)]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    known: frozenset[str]
+    path: str
+
+    def split(self, diags: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(new findings, known findings) for diagnostics that carry a `fingerprint`."""
+        new = [d for d in diags if d.get("fingerprint") not in self.known]
+        old = [d for d in diags if d.get("fingerprint") in self.known]
+        return new, old
+
+
+def of(diags: list[dict[str, Any]], path: str) -> Baseline:
+    """The baseline that `dumps(diags)` records, without reading the file back."""
+    return Baseline(known=frozenset(str(d["fingerprint"]) for d in diags), path=path)
+
+
+def dumps(diags: list[dict[str, Any]]) -> str:
+    """The baseline file: sorted and line-stable, so it reviews well in a diff."""
+    entries = sorted(
+        ({"fingerprint": d["fingerprint"], "ruleId": d.get("ruleId"), "file": d.get("file"),
+          "line": d.get("line"), "text": normalise(str(d.get("text") or ""))[:200]} for d in diags),
+        key=lambda e: (str(e["file"]), int(e["line"] or 0), str(e["ruleId"]), str(e["fingerprint"])),
+    )
+    doc = {"version": BASELINE_VERSION, "tool": "sgtools", "findings": entries}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def load(path: Path, shown_as: str | None = None) -> Baseline:
+    name = shown_as or str(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput(f"The baseline {name} does not exist. Create it with `sgtools scan --write-baseline "
+                       f"{name}`, then retry.") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput(f"The baseline {name} cannot be read ({exc}). Write it again with --write-baseline.") from None
+    findings = doc.get("findings") if isinstance(doc, dict) else None
+    if not isinstance(doc, dict) or doc.get("version") != BASELINE_VERSION or not isinstance(findings, list):
+        raise BadInput(f"{name} is not an sgtools baseline (version {BASELINE_VERSION}). Write it again with "
+                       "--write-baseline.")
+    known = frozenset(str(e["fingerprint"]) for e in findings if isinstance(e, dict) and "fingerprint" in e)
+    return Baseline(known=known, path=name)

@@ -1,0 +1,108 @@
+"""Whole-project scans for CI, pre-commit and agent hooks: which rules run, and every finding, page by page.
+
+`sgtools scan` and `sgtools hook claude` share this, so a project without `sgconfig.yml` gets the same bundled
+community rules from both, and both see the same findings as the `scan_path` tool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sgtools.community.bundled import bundled_dir
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.config import ProjectConfig
+from sgtools.project.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class RuleSource:
+    config: ProjectConfig  # the project's own sgconfig.yml, or the bundled index's
+    description: str  # for humans and the JSON `config` field
+    bundled: bool = False
+    rule_count: int = 0
+
+    @property
+    def scan_config(self) -> ProjectConfig | None:
+        """What `scan_path(config=...)` takes: None means the workspace's own sgconfig.yml."""
+        return self.config if self.bundled else None
+
+
+def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
+    """The project's rules; without an `sgconfig.yml`, the bundled community rules (zero configuration)."""
+    own = project.try_load(ws)
+    if own is not None:
+        return RuleSource(own, ws.relative(own.path))
+    from sgtools.scan.scanner import cached_ruleset  # the scan reuses this load and its validation
+
+    cfg = project.load(Workspace(bundled_dir()))
+    count = sum(r.enabled for r in cached_ruleset(ws, cfg, engine).rules)
+    return RuleSource(cfg, "bundled community rules", bundled=True, rule_count=count)
+
+
+def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dict[str, Any]]:
+    """id, severity, message, note, url and language of every rule that can run (SARIF's rules array)."""
+    from sgtools.scan.scanner import cached_ruleset  # the set the scan itself just loaded: no second YAML parse
+
+    ruleset = cached_ruleset(ws, source.config, engine)
+    return [{"id": r.id, "severity": r.severity, "message": r.message, "note": r.note, "url": r.url,
+             "language": r.language} for r in ruleset.rules if r.enabled]
+
+
+@dataclass
+class Findings:
+    issues: list[dict[str, Any]] = field(default_factory=list)
+    rule_errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+def batches(paths: list[str], limit: int) -> list[list[str]]:
+    """Split a long file list so no ast-grep command line grows past `limit` bytes of paths (Linux caps the
+    whole argv at about 2 MiB; a shard of a big repository names tens of thousands of files)."""
+    out: list[list[str]] = [[]]
+    size = 0
+    for p in paths:
+        cost = len(p.encode("utf-8", "surrogateescape")) + 1
+        if out[-1] and size + cost > limit:
+            out.append([])
+            size = 0
+        out[-1].append(p)
+        size += cost
+    return out
+
+
+def path_groups(engine: Engine, paths: list[str] | None) -> list[list[str] | None]:
+    """The engine calls a scan of `paths` takes: one over the whole workspace (None), else one per batch."""
+    return [None] if paths is None else [*batches(paths, engine.settings.scan_batch_bytes)]
+
+
+def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
+            min_severity: str | None = None, rule_ids: list[str] | None = None,
+            verify_fixits: bool = True) -> Findings:
+    """Every finding, following `nextOffset` through the pages of `scan_path`. All of them, always: a CI gate
+    must not pass because the finding that fails it lay beyond a display limit. `verify_fixits=False` skips the
+    re-scans that check fix-its, for output that never shows them."""
+    from sgtools.scan.diagnostics import sort_key
+    from sgtools.scan.scanner import scan_path  # the scanner pulls in fix-it verification; load it only to scan
+
+    found = Findings()
+    if paths is not None and not paths:
+        return found  # nothing changed / nothing in this shard: an empty list must not mean "everything"
+    groups = path_groups(engine, paths)
+    for group in groups:
+        offset = 0
+        while True:
+            result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
+                               max_results=engine.settings.hard_max_results, offset=offset,
+                               config=source.scan_config, verify_fixits=verify_fixits)
+            if not found.rule_errors:
+                found.rule_errors = list(result.get("ruleErrors") or [])
+            found.issues.extend(result.get("issues") or [])
+            raw_next = result.get("nextOffset")
+            next_offset = int(raw_next) if raw_next is not None else None
+            if next_offset is None or next_offset <= offset:
+                break
+            offset = next_offset
+    if len(groups) > 1:
+        found.issues.sort(key=sort_key)
+    return found

@@ -1,0 +1,139 @@
+"""Raw ast-grep matches -> SPEC Diagnostics: positions, messages, related spans and fix-its, in a stable order.
+
+ast-grep's JSON is close to what agents need but not quite: lines are 0-based, output order is hash order,
+`url` is never printed, every match repeats itself as a "primary" label, and fixes come as byte offsets.
+This module is the one place that turns that into the public shape, so path scans, snippet scans, rule
+tests and the CLI formats all report the same positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import sgtools.fixits.verify as fixits_mod
+from sgtools.core import languages
+from sgtools.core.errors import BadInput
+from sgtools.edit.text import LineIndex, position
+from sgtools.rules.ruleset import Rule
+
+SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3}
+SEVERITIES: tuple[str, ...] = tuple(SEVERITY_ORDER)
+
+
+def _range(raw_range: Mapping[str, Any]) -> dict[str, int]:
+    offsets = raw_range["byteOffset"]
+    return {**position(raw_range), "byteStart": int(offsets["start"]), "byteEnd": int(offsets["end"])}
+
+
+def normalize_file(name: str | None) -> str | None:
+    """`./src/a.py` or `src\\a.py` as the workspace-relative `/` path the SPEC returns."""
+    if name is None:
+        return None
+    text = name.replace("\\", "/")
+    while text.startswith("./"):
+        text = text[2:]
+    return text
+
+
+def _labels(raw: Mapping[str, Any], match: Mapping[str, int]) -> list[dict[str, Any]]:
+    """Related spans. The primary label ast-grep adds to every match only repeats it, so it goes, unless the
+    rule gave it a message or it covers some other span; duplicates (ast-grep repeats sub-matches) go too."""
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for label in raw.get("labels") or []:
+        if not isinstance(label, Mapping) or "range" not in label:
+            continue
+        span = _range(label["range"])
+        message = label.get("message")
+        style = str(label.get("style") or "secondary")
+        same = span["byteStart"] == match["byteStart"] and span["byteEnd"] == match["byteEnd"]
+        if style == "primary" and not message and same:
+            continue
+        key = (style, message, span["byteStart"], span["byteEnd"])
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({"message": message, "style": style, "text": label.get("text"), **span})
+    out.sort(key=lambda lb: (lb["byteStart"], lb["byteEnd"], lb["style"]))
+    return out
+
+
+def sort_key(diag: Mapping[str, Any]) -> tuple[str, int, str, int]:
+    return (diag.get("file") or "", int(diag["byteStart"]), str(diag["ruleId"]), int(diag["byteEnd"]))
+
+
+def to_diagnostics(
+    raw_matches: Iterable[Mapping[str, Any]],
+    *,
+    text_by_file: Mapping[str, str],
+    rules_by_id: Mapping[str, Rule],
+    file_override: str | None = None,
+    with_fixits: bool = True,
+) -> list[dict[str, Any]]:
+    """SPEC Diagnostics, sorted by (file, byteStart, ruleId).
+
+    `text_by_file` maps ast-grep's `file` field (as printed) to the scanned text; it is needed for fix-it
+    positions. `file_override` names the file for snippet scans (ast-grep prints `STDIN`); pass None with
+    snippet scans that have no virtual path. Fix-its come back unverified: `fixits.verify_fixits` checks them.
+    """
+    out: list[dict[str, Any]] = []
+    indexes: dict[str, LineIndex] = {}
+    for raw in raw_matches:
+        raw_file = str(raw.get("file", ""))
+        file = file_override if file_override is not None or raw_file == "STDIN" else normalize_file(raw_file)
+        rule_id = str(raw.get("ruleId", ""))
+        rule = rules_by_id.get(rule_id)
+        span = _range(raw["range"])
+        diag: dict[str, Any] = {
+            "ruleId": rule_id,
+            "severity": str(raw.get("severity") or (rule.severity if rule else "hint")),
+            "message": str(raw.get("message") or ""),
+            "note": raw.get("note") if raw.get("note") is not None else (rule.note if rule else None),
+            "url": rule.url if rule else None,
+            "file": file,
+            **span,
+            "text": str(raw.get("text", "")),
+            "labels": _labels(raw, span),
+            "fixits": [],
+        }
+        text = text_by_file.get(raw_file)
+        if with_fixits and text is not None:
+            index = indexes.get(raw_file)
+            if index is None:
+                index = indexes[raw_file] = LineIndex(text.encode("utf-8"))
+            language = languages.canonical(str(raw.get("language", ""))) or str(raw.get("language", "")).lower()
+            diag["fixits"] = fixits_mod.build_fixits(raw, diag, text, index, language)
+        out.append(diag)
+    out.sort(key=sort_key)
+    if with_fixits:
+        fixits_mod.mark_conflicts(out)
+    return out
+
+
+def counts(diags: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    result = dict.fromkeys(SEVERITIES, 0)
+    for d in diags:
+        sev = str(d.get("severity"))
+        if sev in result:
+            result[sev] += 1
+    return result
+
+
+def check_severity(min_severity: str | None) -> str | None:
+    """A caller's `min_severity`, checked; None keeps everything."""
+    if min_severity is None:
+        return None
+    value = str(min_severity).strip().lower()
+    if value not in SEVERITY_ORDER:
+        raise BadInput(f"min_severity {min_severity!r} is not one of {', '.join(SEVERITIES)}. Pass one of those.")
+    return value
+
+
+def filter_severity(diags: Sequence[dict[str, Any]], min_severity: str | None) -> list[dict[str, Any]]:
+    """Keep diagnostics at or above `min_severity` (`error` is the highest, `hint` the lowest)."""
+    level = check_severity(min_severity)
+    if level is None:
+        return list(diags)
+    limit = SEVERITY_ORDER[level]
+    return [d for d in diags if SEVERITY_ORDER.get(str(d.get("severity")), len(SEVERITY_ORDER)) <= limit]
