@@ -329,7 +329,7 @@ def _community_sources() -> list[dict[str, Any]] | None:
 
 
 def _server_info(app: App, args: dict[str, Any]) -> dict[str, Any]:
-    info = _service("info")
+    info = _service("project.doctor")
     try:
         sources = _community_sources()
     except SgToolsError as exc:
@@ -776,7 +776,7 @@ class SgToolsServer(MCPServer[Any]):
             return listed
         app = self.app
         try:
-            data = await anyio.to_thread.run_sync(lambda: _service("rulestore").list_rules(app.ws, app.engine))
+            data = await anyio.to_thread.run_sync(lambda: _service("rules.store").list_rules(app.ws, app.engine))
         except SgToolsError as exc:  # no project yet, no binary...: the static resources are still useful
             log.info("rules not listed as resources: %s", exc.render())
             return listed
@@ -849,7 +849,7 @@ def _add_resources(server: SgToolsServer, app: App) -> None:
                      mime_type="application/yaml")
     async def rule_file(rule_id: str) -> str:
         def read() -> str:
-            data = _service("rulestore").explain_rule(app.ws, app.engine, rule_id)
+            data = _service("rules.store").explain_rule(app.ws, app.engine, rule_id)
             return str(data["yaml"])
         return await _read_in_thread(read)
 
