@@ -18,7 +18,7 @@ from sgtools.core.errors import BadInput, ConfigMissing, Conflict, NotFound, SgT
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from tests.conftest import CORPUS, snapshot_tree
+from tests.conftest import CORPUS, needs_corpus, snapshot_tree
 
 # Essentials rules that may be refused, and why: each has a real mistake in a util (a misspelt key, a misplaced
 # `position`) that our rule schema refuses unless the migrator repairs it. A refusal for any other reason, or of
@@ -109,6 +109,7 @@ def test_cli_search_show_import(initialized: Workspace, capsys: pytest.CaptureFi
     assert json.loads(capsys.readouterr().out)["sources"][-1]["kind"] == "bundled"
 
 
+@needs_corpus
 @pytest.mark.timeout(900)  # 184 imports, each parsing big YAML in pure Python: about 2.5 min on 2 cores
 def test_every_essentials_rule_imports_into_a_fresh_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             engine: Engine) -> None:

@@ -13,7 +13,7 @@ import pytest
 from sgtools.cli import main
 from sgtools.community.index import build_index, make_index, parse_index, render_index, validate_index
 from sgtools.core.errors import BadInput
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, needs_corpus
 
 RULE = """\
 id: {id}
@@ -119,6 +119,7 @@ def test_build_index_skips_what_cannot_be_an_entry(repo: Path) -> None:
     assert result["ruleCount"] == 2
 
 
+@needs_corpus
 def test_build_index_over_ast_grep_essentials_in_place(tmp_path: Path) -> None:
     """The essentials layout: rules/<lang>/security/*.yml, tests/<lang>/<id>-test.yml, Apache-2.0 LICENSE.
     The corpus is read in place through a symlink beside the index, so every path stays inside its directory."""

@@ -21,7 +21,7 @@ from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 from sgtools.scan import scanner
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, needs_corpus
 
 migrate = pytest.importorskip("sgtools.community.migrate", reason="migrate_rule is needed to load the corpus")
 
@@ -34,7 +34,7 @@ WORKERS = 4
 # "<rule id>/<valid|invalid>/<index>". None are known today: the corpus passes completely.
 KNOWN_EXCEPTIONS: dict[str, str] = {}
 
-pytestmark = pytest.mark.skipif(not (CORPUS / "rules").is_dir(), reason="ast-grep-essentials corpus not present")
+pytestmark = needs_corpus
 
 
 def _project(root: Path) -> tuple[Workspace, dict[str, str]]:

@@ -19,9 +19,9 @@ from sgtools.core.errors import RuleInvalid
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules import store as rulestore
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, needs_corpus
 
-pytestmark = pytest.mark.skipif(not (CORPUS / "rules").is_dir(), reason="the shared corpus is not present")
+pytestmark = needs_corpus
 
 RULE_FILES = sorted(CORPUS.glob("rules/**/*.yml"))
 
