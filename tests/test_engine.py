@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sgtools.core.errors import EngineFailed, Timeout, TooLarge
-from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
+from sgtools.core.settings import SUPPORTED_AST_GREP, get_settings
 from sgtools.engine.process import NO_CONFIG, Engine, find_binary, parse_test_output, parse_version
 
 RULE = "id: no-eval\nlanguage: python\nseverity: error\nmessage: eval of $X\nrule: {pattern: eval($X)}\n"
@@ -144,13 +144,6 @@ def test_oversized_output_is_capped_with_a_clear_error(tmp_path: Path) -> None:
     engine = Engine(settings=replace(get_settings(), engine_max_output=10_000))
     with pytest.raises(TooLarge, match="SGTOOLS_ENGINE_MAX_OUTPUT"):
         engine.scan(config=NO_CONFIG, cwd=tmp_path, rule_file=_rule(tmp_path), paths=["many.py"])
-
-
-def test_settings_read_from_environment() -> None:
-    s = Settings.from_env({"SGTOOLS_ENGINE_TIMEOUT": "2.5", "SGTOOLS_MAX_CODE_BYTES": "10"})
-    assert s.engine_timeout == 2.5 and s.max_code_bytes == 10
-    with pytest.raises(ValueError, match="SGTOOLS_ENGINE_TIMEOUT"):
-        Settings.from_env({"SGTOOLS_ENGINE_TIMEOUT": "soon"})
 
 
 def test_rule_tests_are_parsed(engine: Engine, tmp_path: Path) -> None:

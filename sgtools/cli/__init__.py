@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 
 from sgtools import __version__
-from sgtools.core.errors import SgToolsError
-
-# Exit codes (SPEC): 0 clean, 1 findings at or above --fail-on, 2 usage / configuration / engine error.
-EXIT_OK = 0
-EXIT_FINDINGS = 1
-EXIT_ERROR = 2
+from sgtools.cli.error_handler import run_guarded
+from sgtools.cli.exit_codes import EXIT_ERROR
+from sgtools.core.settings import get_settings
 
 # Modules under sgtools.cli that register subcommands, in help order.
 COMMAND_MODULES = ("init", "scan", "rule", "explain", "community", "serve", "doctor", "hook")
@@ -62,16 +58,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR
-    try:
+
+    def command() -> int:
+        get_settings()  # every SGTOOLS_* setting checked before any work: a bad one is one [bad-input] line
         return int(args.func(args) or 0)
-    except SgToolsError as exc:
-        print(exc.render(), file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # `sgtools ... | head`: the reader left early; that is not an error of ours
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+
+    return run_guarded(command)
 
 
 def serve_main() -> int:

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from sgtools.cli.exit_codes import EXIT_ERROR
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 
@@ -24,7 +25,7 @@ def needs_subcommand(parser: argparse.ArgumentParser) -> None:
 
     def usage(_args: argparse.Namespace) -> int:
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_ERROR
 
     parser.set_defaults(func=usage)
 

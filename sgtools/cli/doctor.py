@@ -4,6 +4,7 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
+from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
 from sgtools.project.doctor import server_info
 
 
@@ -29,4 +30,4 @@ def run(args: argparse.Namespace) -> int:
         for problem in info["problems"]:
             print(f"problem        {problem}")
     bad = bool(info["ruleErrors"]) or (info["astGrepVersion"] is None)
-    return 2 if bad else 0
+    return EXIT_ERROR if bad else EXIT_OK

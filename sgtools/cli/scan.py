@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sgtools.cli.common import add_root, engine, workspace
+from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from sgtools.core.errors import BadInput
 from sgtools.rules.ruleset import SEVERITIES
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from sgtools.scan.collect import RuleSource
 
 FORMATS = ("text", "json", "sarif", "github")
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 def register(subs: Any) -> None:

@@ -1,18 +1,40 @@
 """Limits and defaults in one place, each overridable by an `SGTOOLS_*` environment variable.
 
 Every timeout, size cap and result cap the package enforces is named here, so an operator can tune them
-and a reader can find them without hunting for magic numbers.
+and a reader can find them without hunting for magic numbers. Every value is checked against its type and
+bounds when the settings are built (the CLI and the MCP server build them at start-up), so a typo such as
+`SGTOOLS_ENGINE_TIMEOUT=abc` is one `[bad-input]` line, not a traceback deep inside a scan.
 """
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
 from sgtools.core.errors import BadInput
 
 # The ast-grep minor version this package is written and tested against.
 SUPPORTED_AST_GREP = (0, 51)
+
+ENV_PREFIX = "SGTOOLS_"
+DAY = 86_400.0
+MAX_ARG_STRLEN = 128 * 1024 - 1  # Linux: the longest single argv string a process may receive
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What a setting accepts: its unit for messages, its lowest value (exclusive unless `zero_ok`), its highest."""
+
+    unit: str = ""  # "seconds", "bytes" or "" for a count
+    zero_ok: bool = False
+    high: float | None = None
+
+
+SECONDS = Bounds("seconds", high=DAY)
+BYTES = Bounds("bytes")
+COUNT = Bounds()
 
 
 @dataclass(frozen=True)
@@ -37,7 +59,7 @@ class Settings:
     git_timeout: float = 60.0  # seconds for one git call (`scan --changed-since`, `--shard`)
     progress_delay: float = 1.0  # seconds a terminal scan runs before it shows progress on stderr
     scan_batch_bytes: int = 256 * 1024  # path bytes per ast-grep call when a scan names many files (--shard)
-    max_arg_bytes: int = 128 * 1024 - 1  # one argv string (pattern, rewrite, dumped code): Linux MAX_ARG_STRLEN
+    max_arg_bytes: int = MAX_ARG_STRLEN  # one argv string (pattern, rewrite, dumped code): Linux MAX_ARG_STRLEN
     rule_check_workers: int = 4  # parallel ast-grep calls when checking a rule's examples
     max_reported_problems: int = 20  # structural problems listed in one rule-invalid message
     fixit_verify_max: int = 1000  # fix-its re-scanned to verify them, per scan call
@@ -45,38 +67,114 @@ class Settings:
     fixit_missing_check_max: int = 64  # fix-its whose edited text is also checked for MISSING tokens, per scan
     verify_workers: int = 4  # parallel ast-grep calls for those MISSING-token checks
 
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            problem = _problem(f.name, getattr(self, f.name))
+            if problem:
+                raise BadInput(f"Settings.{f.name} must be {problem}, got {getattr(self, f.name)!r}.")
+        if self.default_max_results > self.hard_max_results:
+            raise BadInput(
+                f"{ENV_PREFIX}DEFAULT_MAX_RESULTS ({self.default_max_results}) must not exceed "
+                f"{ENV_PREFIX}HARD_MAX_RESULTS ({self.hard_max_results}). Lower the first or raise the second.")
+
     @classmethod
-    def from_env(cls, environ: os._Environ[str] | dict[str, str] | None = None) -> Settings:
-        """Read `SGTOOLS_<FIELD>` overrides; a bad value is an error, not silently ignored."""
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read `SGTOOLS_<FIELD>` overrides; a bad value is a `[bad-input]` error naming the variable, never
+        silently ignored or replaced by the default."""
         env = os.environ if environ is None else environ
         values: dict[str, float | int] = {}
         for f in fields(cls):
-            raw = env.get(f"SGTOOLS_{f.name.upper()}")
+            name = env_name(f.name)
+            raw = env.get(name)
             if raw is None:
                 continue
-            kind = float if f.type in ("float", float) else int
-            try:
-                values[f.name] = kind(raw)
-            except ValueError:
-                raise ValueError(f"SGTOOLS_{f.name.upper()}={raw!r} is not a valid {kind.__name__}") from None
+            value = _parse(f.name, raw)
+            problem = _problem(f.name, value)
+            if problem or isinstance(value, str):
+                raise BadInput(f"{name} must be {problem}, got {raw!r}. Fix or unset it "
+                               f"(default: {getattr(cls, f.name)}).")
+            values[f.name] = value
         return cls(**values)  # type: ignore[arg-type]
+
+
+# Settings whose bounds differ from the default for their type (float: SECONDS, int: COUNT or BYTES by name).
+_BOUNDS: dict[str, Bounds] = {
+    "cache_ttl": Bounds("seconds", zero_ok=True, high=365 * DAY),  # 0: always revalidate
+    "progress_delay": Bounds("seconds", zero_ok=True, high=DAY),  # 0: show progress at once
+    "path_scan_timeout": Bounds("seconds", high=7 * DAY),
+    "max_arg_bytes": Bounds("bytes", high=MAX_ARG_STRLEN),  # more would fail in execve, not in our checks
+    "max_yaml_depth": Bounds(high=10_000),
+    "rule_check_workers": Bounds(high=64),
+    "verify_workers": Bounds(high=64),
+}
+
+
+def env_name(field_name: str) -> str:
+    return f"{ENV_PREFIX}{field_name.upper()}"
+
+
+def bounds(field_name: str) -> Bounds:
+    if field_name in _BOUNDS:
+        return _BOUNDS[field_name]
+    if _is_float(field_name):
+        return SECONDS
+    return BYTES if field_name.endswith("_bytes") or field_name.endswith("_output") else COUNT
+
+
+def _is_float(field_name: str) -> bool:
+    kind = next(f.type for f in fields(Settings) if f.name == field_name)
+    return kind in ("float", float)
+
+
+def _requirement(b: Bounds, is_float: bool) -> str:
+    noun = "number" if is_float else "whole number"
+    unit = f" of {b.unit}" if b.unit else ""
+    return f"a {noun}{unit}, 0 or more" if b.zero_ok else f"a positive {noun}{unit}"
+
+
+def _parse(field_name: str, raw: str) -> float | int | str:
+    """The value as its field's type, or the raw text when it does not parse (then `_problem` refuses it)."""
+    try:
+        return float(raw) if _is_float(field_name) else int(raw.strip())
+    except ValueError:
+        return raw
+
+
+def _problem(field_name: str, value: object) -> str | None:
+    """What the setting must be, when `value` breaks its type or bounds; None when it is acceptable."""
+    b = bounds(field_name)
+    is_float = _is_float(field_name)
+    wanted = _requirement(b, is_float)
+    numeric = (float, int) if is_float else (int,)
+    if isinstance(value, bool) or not isinstance(value, numeric):
+        return wanted
+    if is_float and not math.isfinite(value):
+        return wanted
+    if value < 0 or (value == 0 and not b.zero_ok):
+        return wanted
+    if b.high is not None and value > b.high:
+        high = int(b.high) if float(b.high).is_integer() else b.high
+        return f"at most {high}" + (f" {b.unit}" if b.unit else "")
+    return None
 
 
 _current: Settings | None = None
 
 
 def get_settings() -> Settings:
+    """The process's settings from the environment, built once. Adapters (CLI, MCP server) call this at start-up
+    and hand the result to services through `Workspace.settings` / `Engine.settings`."""
     global _current
     if _current is None:
         _current = Settings.from_env()
     return _current
 
 
-def requested_results(max_results: object) -> int:
+def requested_results(max_results: object, settings: Settings | None = None) -> int:
     """A caller's `max_results`, checked, or the default when absent. Callers apply the hard maximum their own
     way (a scan clamps to it, a structural search refuses more)."""
     if max_results is None:
-        return get_settings().default_max_results
+        return (settings or get_settings()).default_max_results
     if not isinstance(max_results, int) or isinstance(max_results, bool) or max_results < 1:
         raise BadInput(f"max_results must be a positive integer, not {max_results!r}.")
     return max_results
