@@ -16,7 +16,7 @@ from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from sgtools.scan import scanner
+from sgtools.scan import globs, scanner
 from tests.conftest import snapshot_tree
 
 NO_EVAL = """id: no-eval
@@ -323,9 +323,9 @@ def test_rule_globs_match_like_ast_grep(initialized: Workspace, engine: Engine) 
 
 
 def test_glob_regex_rejects_what_globset_rejects() -> None:
-    assert scanner.glob_regex("src/[a") is None
-    assert scanner.glob_regex("{a,b") is None
-    assert scanner.glob_match("a\\*b", "a*b") and not scanner.glob_match("a\\*b", "axb")
+    assert globs.compile_glob("src/[a") is None
+    assert globs.compile_glob("{a,b") is None
+    assert globs.glob_match("a\\*b", "a*b") and not globs.glob_match("a\\*b", "axb")
 
 
 def test_nothing_checked_is_said(proj: Workspace, engine: Engine) -> None:
@@ -358,7 +358,7 @@ def test_invalid_glob_is_a_rule_error_not_a_failed_scan(proj: Workspace, engine:
     assert (err["path"], err["ruleId"]) == ("rules/bad-glob.yml", "bad-glob") and "src/[a" in err["message"]
     assert scanner.scan_code(proj, engine, "eval(x)\n", path="src/a.py")["ruleErrors"] == [err]
     for glob in ("a{b", "a}b", "[z-a]", "x\\"):
-        assert scanner.glob_regex(glob) is None, glob
+        assert globs.compile_glob(glob) is None, glob
 
 
 def test_file_changed_after_the_scan_gets_no_fixits(proj: Workspace, engine: Engine,

@@ -34,135 +34,12 @@ from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
 from sgtools.rules.ruleset import Rule, RuleError, RuleSet, load_ruleset
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, normalize_file, to_diagnostics
+from sgtools.scan.globs import compile_glob, glob_match
 
 _GLOB_KEYS = ("files", "ignores")
 
 
-# ---- globs: ast-grep matches `files`, `ignores` and `languageGlobs` with the globset crate -----------------
-
-
-def _class(glob: str, i: int) -> tuple[str, int]:
-    """A `[...]` class starting at glob[i] == '[' -> (regex class, index after it)."""
-    j = i + 1
-    negate = j < len(glob) and glob[j] in "!^"
-    if negate:
-        j += 1
-    items: list[str] = []
-    first = True
-    while j < len(glob) and (glob[j] != "]" or first):
-        first = False
-        ch = glob[j]
-        if j + 2 < len(glob) and glob[j + 1] == "-" and glob[j + 2] != "]":
-            items.append(f"{re.escape(ch)}-{re.escape(glob[j + 2])}")
-            j += 3
-            continue
-        items.append(re.escape(ch))
-        j += 1
-    if j >= len(glob):
-        raise ValueError(f"unclosed character class in glob {glob!r}")
-    return ("[^" if negate else "[") + "".join(items) + "]", j + 1
-
-
-def _alternatives(glob: str, i: int) -> tuple[list[str], int]:
-    """`{a,b{c,d}}` starting at glob[i] == '{' -> (top-level alternatives, index after the closing brace)."""
-    depth = 0
-    parts: list[str] = []
-    current: list[str] = []
-    j = i
-    while j < len(glob):
-        ch = glob[j]
-        if ch == "\\" and j + 1 < len(glob):
-            current.append(glob[j:j + 2])
-            j += 2
-            continue
-        if ch == "{":
-            depth += 1
-            if depth > 1:
-                current.append(ch)
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                parts.append("".join(current))
-                return parts, j + 1
-            current.append(ch)
-        elif ch == "," and depth == 1:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-        j += 1
-    raise ValueError(f"unclosed alternation in glob {glob!r}")
-
-
-def _glob_body(glob: str) -> str:
-    """globset semantics with its defaults (literal_separator off, so `*` and `?` also match `/`):
-    `**/` at the start matches any leading directories or none, `/**` at the end anything below,
-    `/**/` in the middle one or more separators; `{a,b}` alternates; `\\` escapes."""
-    out: list[str] = []
-    i = 0
-    n = len(glob)
-    while i < n:
-        ch = glob[i]
-        if ch == "\\":
-            if i + 1 >= n:
-                raise ValueError(f"dangling escape in glob {glob!r}")
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        elif ch == "*":
-            if i + 1 < n and glob[i + 1] == "*":
-                at_start = i == 0
-                after_sep = i > 0 and glob[i - 1] == "/"
-                nxt = glob[i + 2] if i + 2 < n else ""
-                if at_start and nxt == "/":
-                    out.append("(?:/?|.*/)")
-                    i += 3
-                    continue
-                if after_sep and nxt == "/":
-                    out[-1:] = ["(?:/|/.*/)"]
-                    i += 3
-                    continue
-                if after_sep and nxt == "":
-                    out[-1:] = ["/.*"]
-                    i += 2
-                    continue
-                out.append(".*")
-                i += 2
-                continue
-            out.append(".*")
-            i += 1
-        elif ch == "?":
-            out.append(".")
-            i += 1
-        elif ch == "[":
-            cls, i = _class(glob, i)
-            out.append(cls)
-        elif ch == "{":
-            alts, i = _alternatives(glob, i)
-            out.append("(?:" + "|".join(_glob_body(a) for a in alts) + ")")
-        elif ch == "}":
-            raise ValueError(f"unopened alternation in glob {glob!r}")
-        else:
-            out.append(re.escape(ch))
-            i += 1
-    return "".join(out)
-
-
-_glob_cache: dict[str, re.Pattern[str] | None] = {}
-
-
-def glob_regex(glob: str) -> re.Pattern[str] | None:
-    """The compiled matcher of one glob, or None when globset would reject it (ast-grep then rejects the rule)."""
-    if glob not in _glob_cache:
-        try:
-            _glob_cache[glob] = re.compile(r"(?s:" + _glob_body(glob) + r")\Z")
-        except (ValueError, re.error):
-            _glob_cache[glob] = None
-    return _glob_cache[glob]
-
-
-def glob_match(glob: str, path: str) -> bool:
-    rx = glob_regex(glob)
-    return rx is not None and rx.match(path) is not None
+# ---- globs: ast-grep matches `files`, `ignores` and `languageGlobs` with the globset crate (see scan/globs) ---
 
 
 def _glob_list(value: Any) -> list[str]:
@@ -309,7 +186,7 @@ def cached_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine) -> RuleSet
 def glob_problem(rule: Rule) -> str | None:
     for key in _GLOB_KEYS:
         for glob in _glob_list(rule.data.get(key)):
-            if glob_regex(glob) is None:
+            if compile_glob(glob) is None:
                 return (f"rejected by ast-grep: `{key}` holds {glob!r}, which is not a valid glob; ast-grep refuses "
                         "the whole project over it (exit 9). Fix or remove that glob.")
     return None
