@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bin.synthetic_index import synthetic_index
 from sgtools.community import search, service, sources
 from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import build_index
@@ -195,25 +196,27 @@ def test_search_index_persists_and_rebuilds_only_when_a_source_changes(tmp_path:
     assert service.search_community_rules("okapi")["matches"][0]["id"] == "zebra-python"
 
 
-def test_p95_under_10ms_over_1000_rules() -> None:
-    index_doc = search.synthetic_index(1000)
+def test_search_over_1000_rules_finds_every_query_and_survives_a_reload() -> None:
+    """Scale without a stopwatch: over 1000 rules every query (typos and stems included) finds the rule it names,
+    and the index reloaded from its JSON (as from the cache dir) ranks exactly as the one just built. Latency is
+    measured by the benchmark (bin/bench B3, p95 budget 10 ms), not asserted here, where load would make it flaky."""
+    index_doc = synthetic_index(1000)
     built = search.SearchIndex.build(index_doc["rules"], "bench")
-    index = search.SearchIndex(json.loads(built.to_json()))  # as loaded from the cache dir
-    queries = ["sql injection", "hardcoded pasword", "python secret", "weak hash md5", "injections in go",
-               "tls verification disabled", "unused variabel", "deprecated api call java", "xss",
-               "command injection shell", "path traversal user input", "random token generator", "sqli",
-               "debug mode production config", "print logging statement"]
-    for q in queries:
-        assert index.search(q), q
-    timings: list[float] = []
-    for i in range(300):
-        start = time.perf_counter()
-        index.search(queries[i % len(queries)], language="python" if i % 4 == 0 else None,
-                     tags=["security"] if i % 5 == 0 else ())
-        timings.append(time.perf_counter() - start)
-    timings.sort()
-    p95 = timings[int(len(timings) * 0.95)]
-    assert p95 < 0.010, f"p95 {p95 * 1000:.2f} ms"
+    index = search.SearchIndex(json.loads(built.to_json()))
+    expected = {"sql injection": "sql-injection", "hardcoded pasword": "hardcoded-password",
+                "weak hash md5": "weak-hash", "tls verification disabled": "tls-verify-off",
+                "unused variabel": "unused-variable",
+                "command injection shell": "command-injection", "path traversal user input": "path-traversal",
+                "random token generator": "insecure-random", "debug mode production config": "debug-enabled",
+                "print logging statement": "no-print", "deprecated api call java": "deprecated-api"}
+    for query, slug in expected.items():
+        hits = index.search(query)
+        assert hits and hits[0][0]["id"].startswith(slug + "-"), (query, hits[:3])
+        assert hits == built.search(query)
+    python_only = index.search("sql injection", language="python")
+    assert python_only and all(doc["language"] == "python" for doc, _ in python_only)
+    secure = index.search("xss", tags=["security"])
+    assert secure and all("security" in doc["tags"] for doc, _ in secure)
 
 
 def test_search_path_imports_stay_light(tmp_path: Path) -> None:

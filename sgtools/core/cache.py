@@ -73,10 +73,6 @@ class JsonCache:
                     os.unlink(tmp)
                 raise
 
-    def reset(self) -> None:
-        """Forget what this process remembered (the files stay): the next lookup reads them again."""
-        self._memory.clear()
-
 
 def json_safe(value: Any) -> bool:
     """Whether `value` survives a JSON round trip unchanged (YAML can hold int keys, dates, ...)."""

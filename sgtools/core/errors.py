@@ -65,9 +65,3 @@ class ReadOnly(SgToolsError):
 
 class BadInput(SgToolsError):
     code = "bad-input"
-
-
-ERROR_CODES = (
-    "config-missing", "rule-invalid", "not-found", "conflict", "outside-workspace", "too-large",
-    "timeout", "engine-failed", "network", "read-only", "bad-input",
-)

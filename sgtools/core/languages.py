@@ -65,12 +65,6 @@ def from_path(path: str) -> str | None:
     return _EXTENSIONS.get(suffix)
 
 
-def extension(language: str) -> str:
-    """A file extension that ast-grep maps to `language` (for naming a virtual file)."""
-    canon = require(language)
-    return LANGUAGES[canon][1][0] if canon != "bash" else "sh"
-
-
 def line_comment(language: str) -> str | None:
     canon = canonical(language)
     return LANGUAGES[canon][2] if canon else None

@@ -466,13 +466,3 @@ def run_tool(argv: Sequence[str], cwd: Path, timeout: float, *, max_output: int 
     if problem == "too-large":
         raise TooLarge(f"{argv[0]} produced more than {cap} bytes of output and was stopped. Narrow the request.")
     return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))
-
-
-_default: Engine | None = None
-
-
-def default_engine() -> Engine:
-    global _default
-    if _default is None:
-        _default = Engine()
-    return _default

@@ -203,8 +203,3 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
             seen[r.id] = path
         rules.extend(per_file[path])
     return RuleSet(rules, errors, all_valid=False)
-
-
-def clear_caches() -> None:
-    with _cache_lock:
-        _checks.reset()
