@@ -32,7 +32,7 @@ YAML_SUFFIXES = (".yml", ".yaml")
 DEFAULT_SEVERITY = "hint"  # what ast-grep assumes when a rule names none
 UNKNOWN_LICENSE = "NOASSERTION"  # SPDX's word for "nobody said"
 # A path segment: plain characters only, never starting with '.', so '.', '..' and hidden names are impossible.
-_SEGMENT = re.compile(r"^[A-Za-z0-9_@+-][A-Za-z0-9._@+-]*$")
+_SEGMENT = re.compile(r"[A-Za-z0-9_@+-][A-Za-z0-9._@+-]*")
 _CWE = re.compile(r"\bCWE[-_ ]?(\d{1,5})\b", re.IGNORECASE)
 _CWE_TITLE = re.compile(r"\[CWE[-_ ]?(\d{1,5})\]\s*:?\s*([^\[\n]{3,120})", re.IGNORECASE)
 _DESCRIPTION_CHARS = 300
@@ -61,7 +61,7 @@ def check_relpath(path: object, where: str, what: str = "path") -> str:
     if not isinstance(path, str) or not path or len(path) > 1024:
         raise BadInput(f"The community index {where} has an empty or oversized `{what}`. Fix or remove that source.")
     parts = path.split("/")
-    if path.startswith("/") or "\\" in path or ":" in path or not all(_SEGMENT.match(p) for p in parts):
+    if path.startswith("/") or "\\" in path or ":" in path or not all(_SEGMENT.fullmatch(p) for p in parts):
         raise BadInput(
             f"The community index {where} has `{what}: {path[:200]!r}`, which is absolute, contains `..` or other "
             "characters that could leave the index's location. Refused: fix or remove that source."
@@ -98,8 +98,8 @@ def validate_index(data: Any, where: str, *, schema: bool = True) -> dict[str, A
     seen: set[str] = set()
     for entry in data["rules"]:
         rid = entry["id"]
-        if not RULE_ID.match(rid) or rid in seen:
-            problem = "is not a valid rule id" if not RULE_ID.match(rid) else "appears twice"
+        if not RULE_ID.fullmatch(rid) or rid in seen:
+            problem = "is not a valid rule id" if not RULE_ID.fullmatch(rid) else "appears twice"
             raise BadInput(f"The community index {where}: rule id {rid[:200]!r} {problem}. Refused that source.")
         seen.add(rid)
         check_relpath(entry["path"], where)
@@ -296,7 +296,7 @@ def make_index(directory: str | os.PathLike[str], out: str | os.PathLike[str] | 
             continue
         doc: dict[str, Any] = docs[0]
         rid = doc.get("id", path.stem)
-        if not isinstance(rid, str) or not RULE_ID.match(rid):
+        if not isinstance(rid, str) or not RULE_ID.fullmatch(rid):
             skip(path, f"rule id {rid!r} is not valid")
             continue
         if rid in entries:

@@ -75,7 +75,7 @@ SYNONYMS_RAW: dict[str, str] = {
     "perf": "performance",
 }
 _TOKEN = re.compile(r"[a-z0-9]+")
-_CWE = re.compile(r"^cwe(\d+)$")
+_CWE = re.compile(r"cwe(\d+)")
 _VOWELS = set("aeiouy")
 _TYPO_MIN = 4  # tokens shorter than this are never corrected: too many near neighbours
 _TYPO_MAX = 24  # nor longer ones: no real word is that long, and the neighbourhood grows with the square
@@ -88,7 +88,7 @@ _PREFIX_MIN = 4
 def words(text: str) -> list[str]:
     out: list[str] = []
     for w in _TOKEN.findall(text.lower()):
-        m = _CWE.match(w)
+        m = _CWE.fullmatch(w)
         out.extend(("cwe", m.group(1)) if m else (w,))
     return out
 

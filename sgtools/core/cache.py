@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 APP_NAME = "context-sherpa"
-_KEY = re.compile(r"^[A-Za-z0-9_-]{1,100}$")  # other keys are hashed into a file name
+_KEY = re.compile(r"[A-Za-z0-9_-]{1,100}")  # other keys are hashed into a file name
 _MISSING = object()
 
 
@@ -36,7 +36,7 @@ class JsonCache:
         self._memory: dict[tuple[str, str], Any] = {}
 
     def _path(self, table: str, key: str) -> Path:
-        name = key if _KEY.match(key) else hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+        name = key if _KEY.fullmatch(key) else hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
         return cache_root() / self.name / table / f"{name}.json"
 
     def _lookup(self, table: str, key: str) -> Any:

@@ -23,7 +23,7 @@ from sgtools.core.errors import BadInput, OutsideWorkspace, Timeout
 from sgtools.core.settings import get_settings
 
 ROOT_ENV = "SGTOOLS_ROOT"
-RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+RULE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # always fullmatch: `$` passes "id\n"
 MAX_NAME_BYTES = 255  # one path component, as on ext4 / APFS / NTFS
 MAX_PATH_BYTES = 4096
 _LOCK_POLL = 0.02
@@ -34,7 +34,7 @@ _thread_locks_guard = threading.Lock()
 
 
 def check_rule_id(rule_id: object) -> str:
-    if not isinstance(rule_id, str) or not RULE_ID.match(rule_id) or rule_id in (".", ".."):
+    if not isinstance(rule_id, str) or not RULE_ID.fullmatch(rule_id) or rule_id in (".", ".."):
         raise BadInput(
             f"Rule id {rule_id!r} is not valid: use 1 to 128 letters, digits, '.', '_' or '-', starting with a "
             "letter or digit (for example `no-eval-python`)."
