@@ -9,11 +9,14 @@ from typing import Any
 
 from sgtools.cli.exit_codes import EXIT_ERROR
 from sgtools.engine.process import Engine
+from sgtools.project.discover import default_root
 from sgtools.project.workspace import Workspace
 
 
-def add_root(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--root", help="workspace root (default: $SGTOOLS_ROOT or the current directory)")
+def add_root(parser: argparse.ArgumentParser, *, discover: bool = True) -> None:
+    parser.add_argument("--root", help="workspace root (default: $SGTOOLS_ROOT, else the nearest folder above "
+                        "holding sgconfig.yml, up to the repository root, else the current directory)" if discover
+                        else "workspace root (default: $SGTOOLS_ROOT or the current directory)")
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +34,11 @@ def needs_subcommand(parser: argparse.ArgumentParser) -> None:
 
 
 def workspace(args: argparse.Namespace) -> Workspace:
-    return Workspace(getattr(args, "root", None))
+    """The project the command works on: `--root`, `SGTOOLS_ROOT`, or the one found above the current directory
+    (as ast-grep finds it); `args.subfolder` is set to where it was run from when that is below the root."""
+    root, subfolder = default_root(getattr(args, "root", None))
+    args.subfolder = subfolder
+    return Workspace(root)
 
 
 def engine() -> Engine:

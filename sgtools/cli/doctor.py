@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
+from sgtools.project.discover import find_config_dir
 from sgtools.project.doctor import server_info
 
 
@@ -15,19 +17,34 @@ def register(subs: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _config_line(info: dict[str, Any], root: Path, subfolder: Path | None) -> str:
+    """Which sgconfig.yml the commands use, by its full path; without one, what runs instead and what to do."""
+    if info["config"]:
+        found = f" (found above {subfolder})" if subfolder is not None else ""
+        return f"{root / info['config']}{found}"
+    above = find_config_dir(root.parent) if root.parent != root else None
+    if above is not None:  # --root named a folder inside a project: never suggest a second config
+        return (f"none in {root}; the project above uses {above / 'sgconfig.yml'}: run from there, or pass "
+                f"--root {above}")
+    return "none: scans use the bundled community rules (run `sgtools init` to set up your own)"
+
+
 def run(args: argparse.Namespace) -> int:
-    info = server_info(workspace(args), engine())
+    ws = workspace(args)
+    info = server_info(ws, engine())
+    # A missing sgconfig.yml is not a fault of the installation: the config line says what runs instead.
+    problems = [p for p in info["problems"] if not p.startswith("[config-missing]")]
     if args.json:
         print_json(info)
     else:
         print(f"context-sherpa {info['version']} (Python {info['python']})")
         print(f"ast-grep       {info['astGrepVersion'] or 'unavailable'} {info['astGrepBinary'] or ''}".rstrip())
         print(f"root           {info['root']}")
-        print(f"config         {info['config'] or 'none (run `sgtools init`)'}")
+        print(f"config         {_config_line(info, ws.root, args.subfolder)}")
         print(f"rules          {info['ruleCount']} loaded, {len(info['ruleErrors'])} with errors")
         for err in info["ruleErrors"]:
             print(f"  ✗ {err['path']}: {err['message']}")
-        for problem in info["problems"]:
+        for problem in problems:
             print(f"problem        {problem}")
-    bad = bool(info["ruleErrors"]) or (info["astGrepVersion"] is None)
+    bad = bool(info["ruleErrors"]) or info["astGrepVersion"] is None or bool(problems)
     return EXIT_ERROR if bad else EXIT_OK

@@ -134,6 +134,8 @@ def _select_paths(args: argparse.Namespace, ws: Workspace,
     from sgtools.scan import changes
 
     requested = [ws.relative(ws.resolve(_locate(p, ws), must_exist=True)) for p in args.paths]
+    if not requested and getattr(args, "subfolder", None) is not None:
+        requested = [ws.relative(args.subfolder)]  # run in src/ of a project: scan src/, as ast-grep does
     changed = None
     pool: list[str] | None = requested or None
     if args.changed_since is not None:

@@ -22,7 +22,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 def register(subs: Any) -> None:
     p: argparse.ArgumentParser = subs.add_parser(
         "serve", help="run the MCP server (stdio by default; --transport http serves /mcp on 127.0.0.1)")
-    add_root(p)
+    add_root(p, discover=False)
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio", help="default: stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
