@@ -20,20 +20,24 @@ from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.present.text import plural
 from sgtools.project.workspace import Workspace
+from sgtools.present import results
 from sgtools.server import app as server
+from sgtools.server import arguments, resources, runner
+from sgtools.server.schemas import input_schemas
+from sgtools.server.spec import App, Call, ToolSpec
 
 
-def _app(ws: Workspace, *, read_only: bool = False, **limits: Any) -> server.App:
-    return server.App(ws=ws, engine=Engine(), settings=replace(Settings(), **limits), read_only=read_only)
+def _app(ws: Workspace, *, read_only: bool = False, **limits: Any) -> App:
+    return App(ws=ws, engine=Engine(), settings=replace(Settings(), **limits), read_only=read_only)
 
 
-def _spec(call: server.Call, **kw: Any) -> server.ToolSpec:
+def _spec(call: Call, **kw: Any) -> ToolSpec:
     base = server.tool_specs()["server_info"]
     return replace(base, **{"call": call, "render": lambda d: f"rendered {sorted(d)}", **kw})
 
 
-def _run(app: server.App, spec: server.ToolSpec, args: Any, schema: dict[str, Any] | None = None) -> Any:
-    return anyio.run(server.run_tool, app, spec, schema or {"type": "object", "properties": {}}, args)
+def _run(app: App, spec: ToolSpec, args: Any, schema: dict[str, Any] | None = None) -> Any:
+    return anyio.run(runner.run_tool, app, spec, schema or {"type": "object", "properties": {}}, args)
 
 
 def _text(result: Any) -> str:
@@ -41,10 +45,10 @@ def _text(result: Any) -> str:
 
 
 def test_unexpected_exception_is_engine_failed_and_logged(ws: Workspace, caplog: pytest.LogCaptureFixture) -> None:
-    def crash(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+    def crash(app: App, args: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError("internal detail\nsecond line")
 
-    with caplog.at_level(logging.ERROR, logger="sgtools.server.app"):
+    with caplog.at_level(logging.ERROR, logger="sgtools.server"):
         result = _run(_app(ws), _spec(crash), {})
     assert result.is_error
     body = _text(result)
@@ -56,7 +60,7 @@ def test_unexpected_exception_is_engine_failed_and_logged(ws: Workspace, caplog:
 def test_sgtools_error_is_rendered_with_its_code(ws: Workspace) -> None:
     from sgtools.core.errors import Conflict
 
-    def conflict(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+    def conflict(app: App, args: dict[str, Any]) -> dict[str, Any]:
         raise Conflict("Rule x exists. Pass overwrite=true to replace it.")
 
     result = _run(_app(ws), _spec(conflict), {})
@@ -66,7 +70,7 @@ def test_sgtools_error_is_rendered_with_its_code(ws: Workspace) -> None:
 def test_deadline_gives_timeout_promptly(ws: Workspace) -> None:
     release = threading.Event()
 
-    def hang(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+    def hang(app: App, args: dict[str, Any]) -> dict[str, Any]:
         release.wait(10)
         return {}
 
@@ -81,14 +85,14 @@ def test_deadline_gives_timeout_promptly(ws: Workspace) -> None:
 def test_cancellation_returns_at_once(ws: Workspace) -> None:
     release = threading.Event()
 
-    def hang(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+    def hang(app: App, args: dict[str, Any]) -> dict[str, Any]:
         release.wait(10)
         return {}
 
     async def main() -> float:
         started = time.monotonic()
         with anyio.move_on_after(0.2):
-            await server.run_tool(_app(ws), _spec(hang), {"type": "object"}, {})
+            await runner.run_tool(_app(ws), _spec(hang), {"type": "object"}, {})
         return time.monotonic() - started
 
     elapsed = anyio.run(main)
@@ -97,7 +101,7 @@ def test_cancellation_returns_at_once(ws: Workspace) -> None:
 
 
 def test_large_strings_are_cut_and_flagged(ws: Workspace) -> None:
-    def big(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+    def big(app: App, args: dict[str, Any]) -> dict[str, Any]:
         return {"tree": "y" * 5000, "small": "ok", "items": [{"text": "z" * 5000}]}
 
     spec = _spec(big, render=lambda d: str(d["tree"]))
@@ -110,19 +114,19 @@ def test_large_strings_are_cut_and_flagged(ws: Workspace) -> None:
 
 
 def test_coercion_of_what_agents_send() -> None:
-    schema = server._input_schemas(Settings())["scan_path"]
-    assert server._coerce(schema, {"paths": '["a", "b"]', "max_results": "7", "offset": 2.0, "rule_ids": None}) == \
+    schema = input_schemas(Settings())["scan_path"]
+    assert arguments._coerce(schema, {"paths": '["a", "b"]', "max_results": "7", "offset": 2.0, "rule_ids": None}) == \
         {"paths": ["a", "b"], "max_results": 7, "offset": 2}
-    assert server._coerce(schema, {"paths": "src/app.py"}) == {"paths": ["src/app.py"]}
-    search = server._input_schemas(Settings())["search_community_rules"]
-    assert server._coerce(search, {"query": "x", "tags": ["a", "b"]}) == {"query": "x", "tags": "a,b"}
-    fixes = server._input_schemas(Settings())["apply_fixes"]
-    assert server._coerce(fixes, {"apply": "true"}) == {"apply": True}
+    assert arguments._coerce(schema, {"paths": "src/app.py"}) == {"paths": ["src/app.py"]}
+    search = input_schemas(Settings())["search_community_rules"]
+    assert arguments._coerce(search, {"query": "x", "tags": ["a", "b"]}) == {"query": "x", "tags": "a,b"}
+    fixes = input_schemas(Settings())["apply_fixes"]
+    assert arguments._coerce(fixes, {"apply": "true"}) == {"apply": True}
 
 
 def test_bad_arguments_name_the_problem_and_the_parameters(ws: Workspace) -> None:
     spec = server.tool_specs()["scan_code"]
-    schema = server._input_schemas(Settings())["scan_code"]
+    schema = input_schemas(Settings())["scan_code"]
     result = _run(_app(ws), spec, {"cod": "x"}, schema)
     body = _text(result)
     assert body.startswith("[bad-input] Invalid arguments for scan_code:")
@@ -146,7 +150,7 @@ def test_each_tool_builds_its_validator_once_not_per_call(ws: Workspace, monkeyp
 
     monkeypatch.setattr(jsonschema, "Draft202012Validator", counting)
     app = _app(ws)
-    schema = server._input_schemas(app.settings)["scan_code"]
+    schema = input_schemas(app.settings)["scan_code"]
     tool = server._make_tool(app, server.tool_specs()["scan_code"], schema)
     assert len(built) == 1
     ctx = SimpleNamespace(request_context=SimpleNamespace(params={"arguments": {"cod": "x"}}))
@@ -159,7 +163,7 @@ def test_each_tool_builds_its_validator_once_not_per_call(ws: Workspace, monkeyp
 def test_oversized_input_is_too_large_without_echoing_it(ws: Workspace) -> None:
     settings = replace(Settings(), max_code_bytes=100)
     spec = server.tool_specs()["scan_code"]
-    schema = server._input_schemas(settings)["scan_code"]
+    schema = input_schemas(settings)["scan_code"]
     result = _run(_app(ws, max_code_bytes=100), spec, {"code": "q" * 500, "language": "python"}, schema)
     body = _text(result)
     assert body.startswith("[too-large] `code` has more than 100 characters") and "qqqq" not in body
@@ -168,13 +172,13 @@ def test_oversized_input_is_too_large_without_echoing_it(ws: Workspace) -> None:
 def test_read_only_refuses_writes_before_running_anything(ws: Workspace) -> None:
     ran: list[str] = []
 
-    def record(app: server.App, args: dict[str, Any]) -> dict[str, Any]:
+    def record(app: App, args: dict[str, Any]) -> dict[str, Any]:
         ran.append("x")
         return {}
 
     app = _app(ws, read_only=True)
     apply_spec = replace(server.tool_specs()["apply_fixes"], call=record)
-    schema = server._input_schemas(Settings())["apply_fixes"]
+    schema = input_schemas(Settings())["apply_fixes"]
     assert _text(_run(app, apply_spec, {"apply": True}, schema)).startswith("[read-only] apply_fixes with apply=true")
     assert not _run(app, apply_spec, {"apply": False}, schema).is_error
     init_spec = replace(server.tool_specs()["initialize_ast_grep"], call=record)
@@ -182,11 +186,12 @@ def test_read_only_refuses_writes_before_running_anything(ws: Workspace) -> None
     assert ran == ["x"]
 
 
-def test_missing_service_is_engine_failed_not_available() -> None:
-    from sgtools.core.errors import EngineFailed
-
-    with pytest.raises(EngineFailed, match="not available in this build"):
-        server._service("no_such_service_module")
+def test_server_info_reaches_its_services(ws: Workspace) -> None:
+    """The tool table calls services as typed functions: a moved or renamed service breaks mypy and this call,
+    not a string lookup at run time (server_info once answered [engine-failed] after a rename)."""
+    result = _run(_app(ws), server.tool_specs()["server_info"], {})
+    assert not result.is_error, _text(result)
+    assert result.structured_content["root"] == str(ws.root)
 
 
 def test_annotations_follow_the_mode() -> None:
@@ -199,26 +204,26 @@ def test_annotations_follow_the_mode() -> None:
 
 
 def test_guide_ships_with_the_package() -> None:
-    text = server.guide_text()
+    text = resources.guide_text()
     assert text.startswith("# Writing ast-grep rules") and "test_rule" in text
-    assert (Path(server.__file__).parent / server.GUIDE_FILE).is_file()
+    assert (Path(resources.__file__).parent / resources.GUIDE_FILE).is_file()
 
 
 def test_text_renderings_are_short_and_say_what_to_do() -> None:
     assert plural(0, "match") == "0 matches" and plural(1, "issue") == "1 issue" and plural(2, "fix") == "2 fixes"
     issue = {"ruleId": "no-eval", "severity": "error", "message": "avoid eval", "file": "a.js", "line": 2,
              "column": 5, "fixits": [{"kind": "fix", "verified": True, "title": "Replace with JSON.parse(x)"}]}
-    scan = server._render_scan({"issues": [issue] * 30, "counts": {"error": 30}, "truncated": True,
+    scan = results.render_scan({"issues": [issue] * 30, "counts": {"error": 30}, "truncated": True,
                                 "nextOffset": 30, "ruleErrors": [{"path": "rules/bad.yml", "message": "broken"}]})
     lines = scan.splitlines()
     assert lines[0] == "30 issues (30 error)."
     assert lines[1] == "a.js:2:5: error[no-eval] avoid eval [fix: verified] Replace with JSON.parse(x)"
     assert "... and 10 more (see the structured result)" in lines
     assert "call again with offset=30" in scan and "rules/bad.yml: broken" in scan
-    assert server._render_scan({"issues": [], "counts": {}}) == "No issues found."
+    assert results.render_scan({"issues": [], "counts": {}}) == "No issues found."
     failed = [{"reason": "invalid_examples[0] is not matched"}]
-    tested = server._render_test({"success": False, "errors": [], "matches": [],
+    tested = results.render_test({"success": False, "errors": [], "matches": [],
                                   "examples": {"passed": 1, "failed": failed}})
     assert "failed: invalid_examples[0] is not matched" in tested and "0 matches in `code`." in tested
-    dry = server._render_diff({"diff": "--- a\n+++ b\n", "changedFiles": ["a.js"], "applied": False})
+    dry = results.render_diff({"diff": "--- a\n+++ b\n", "changedFiles": ["a.js"], "applied": False})
     assert dry.startswith("Would change (dry run; call again with apply=true to write): a.js")

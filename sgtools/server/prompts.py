@@ -1,0 +1,46 @@
+"""The MCP prompts: turn review feedback into a tested rule, and review code against the project's rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+
+def add_prompts(server: MCPServer[Any]) -> None:
+    @server.prompt(name="rule_from_feedback", title="Turn this feedback into a rule",
+                   description="Turn review feedback (a mistake that should never come back) into a tested rule.")
+    def rule_from_feedback(feedback: str, language: str = "", example: str = "") -> str:
+        lang = f" The code is {language}." if language else ""
+        sample = f"\n\nAn example of the code the feedback is about:\n```\n{example}\n```" if example else ""
+        return (
+            f"Turn this feedback into an ast-grep rule for this project.{lang}\n\nFeedback: {feedback}{sample}\n\n"
+            "Steps:\n"
+            "1. Read the resource sgtools://guide/writing-rules if you have not yet.\n"
+            "2. Write one or more snippets that SHOULD be flagged and some that should NOT.\n"
+            "3. Call dump_syntax_tree on a flagged snippet to see node kinds; draft the rule YAML with a clear "
+            "`message`, a `severity`, a `note` explaining the fix, and a `fix` if the change is mechanical.\n"
+            "4. Call test_rule with the draft, `invalid_examples` (must match) and `valid_examples` (must not); "
+            "iterate until success is true.\n"
+            "5. Save it with add_or_update_rule (same examples). If it answers [config-missing], call "
+            "initialize_ast_grep first.\n"
+            "6. Call scan_path to see where the rule fires in the existing code and report what you found."
+        )
+
+    @server.prompt(name="review_code", title="Review this code against the project's rules",
+                   description="Check code against the project's rules and explain each finding and its fix.")
+    def review_code(code: str = "", path: str = "", language: str = "") -> str:
+        if code:
+            target = f"this code{f' (virtual path {path})' if path else ''}:\n```{language}\n{code}\n```"
+            how = "Call scan_code with it" + (f" and language={language}" if language else "") + \
+                (f" and path={path}" if path else "") + "."
+        else:
+            target = f"the files at `{path}`" if path else "the whole workspace"
+            how = "Call scan_path" + (f" with paths=[{path!r}]" if path else "") + "."
+        return (
+            f"Review {target}\n\n{how} For each issue, quote the rule id and message, say why it matters "
+            "(explain_rule has the rule's note and url) and propose the change; prefer fix-its marked verified. "
+            "If there are findings with fixes, offer apply_fixes (dry run first, show the diff). Mention any "
+            "ruleErrors: they mean some rules did not run. If the scan answers [config-missing], the project "
+            "has no rules yet: say so, and offer to create rules from the review."
+        )

@@ -1,0 +1,232 @@
+"""The tool table: for each SPEC tool its description, annotations, service call and text rendering.
+
+Each call is a thin typed wrapper that imports its service on first use, so `tools/list` is answered without
+locating ast-grep or loading the community index. Add a tool here (and its schemas in `schemas.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sgtools.core.errors import SgToolsError
+from sgtools.present import results as render
+from sgtools.server.spec import App, ToolSpec
+
+
+def _initialize(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.project.config import initialize
+
+    done = initialize(app.ws)
+    return {"success": True, "message": done.message, "created": done.created, "existing": done.existing}
+
+
+def _scan_code(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.scan.scanner import scan_code
+
+    return scan_code(app.ws, app.engine, **args)
+
+
+def _scan_path(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.scan.scanner import scan_path
+
+    return scan_path(app.ws, app.engine, **args)
+
+
+def _add_or_update_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.rules.store import add_or_update_rule
+
+    return add_or_update_rule(app.ws, app.engine, **args)
+
+
+def _remove_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.rules.store import remove_rule
+
+    return remove_rule(app.ws, app.engine, **args)
+
+
+def _list_rules(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.rules.store import list_rules
+
+    return list_rules(app.ws, app.engine, **args)
+
+
+def _explain_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.rules.store import explain_rule
+
+    return explain_rule(app.ws, app.engine, **args)
+
+
+def _test_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.rules.testing import test_rule
+
+    return test_rule(app.ws, app.engine, **args)
+
+
+def _dump_syntax_tree(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.rules.syntax import dump_syntax_tree
+
+    return dump_syntax_tree(app.ws, app.engine, **args)
+
+
+def _find_code(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.edit.structural import find_code
+
+    return find_code(app.ws, app.engine, **args)
+
+
+def _rewrite_code(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.edit.structural import rewrite_code
+
+    return rewrite_code(app.ws, app.engine, **args)
+
+
+def _apply_fixes(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.fixits.apply import apply_fixes
+
+    return apply_fixes(app.ws, app.engine, **args)
+
+
+def _search_community_rules(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.community.service import search_community_rules
+
+    return search_community_rules(**args)
+
+
+def _get_community_rule_details(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.community.service import get_community_rule_details
+
+    return get_community_rule_details(**args)
+
+
+def _import_community_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.community.service import import_community_rule
+
+    return import_community_rule(app.ws, app.engine, **args)
+
+
+def _server_info(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.community.service import community_sources
+    from sgtools.project.doctor import server_info
+
+    try:
+        sources = community_sources()
+    except SgToolsError as exc:  # a broken sources config must not hide the rest of the report
+        sources = [{"error": exc.render()}]
+    return server_info(app.ws, app.engine, read_only=app.read_only, community_sources=sources)
+
+
+_AFTER_ERROR = "On an error, the text starts with a [code] and says what to do next."
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "initialize_ast_grep", "Initialize ast-grep project",
+        "Create the project's ast-grep setup in the workspace root: sgconfig.yml, rules/, utils/ and rule-tests/. "
+        "Call it once when another tool answers [config-missing]. Safe to repeat: existing files are never "
+        "overwritten, missing directories are added. Returns what was created and what already existed.",
+        _initialize, render.render_init, read_only=False, idempotent=True, write_only=True),
+    ToolSpec(
+        "scan_code", "Scan a code snippet",
+        "Check a snippet of code (for example code you are about to write) against the project's rules, "
+        "without touching disk. Give `language`, or a virtual `path` such as src/app.py (it also selects the "
+        "rules whose files/ignores globs apply). Returns `issues` (Diagnostics with 1-based positions, and "
+        "fix-its: `verified` means the fix was applied and re-scanned), `counts` by severity and `ruleErrors` "
+        "for broken rule files. Findings are data, not errors: `success` is false when anything was found. "
+        "Apply a verified fix-it's edits, then scan again. " + _AFTER_ERROR,
+        _scan_code, render.render_scan),
+    ToolSpec(
+        "scan_path", "Scan files",
+        "Scan files or directories in the workspace (default: all of it) with the project's rules. Paths are "
+        "relative to the root. Filter with `rule_ids` and `min_severity`; page with `max_results` and "
+        "`offset` (`nextOffset` is the next page, null at the end). Returns the same Diagnostics as scan_code. "
+        "To fix what it finds, call apply_fixes (dry run first). " + _AFTER_ERROR,
+        _scan_path, render.render_scan),
+    ToolSpec(
+        "add_or_update_rule", "Add or update a rule",
+        "Save an ast-grep rule as rules/<rule_id>.yml (replacing a rule with that id). The YAML is checked by "
+        "ast-grep first; with `invalid_examples` (code the rule must match) and `valid_examples` (code it must "
+        "not match) a test file rule-tests/<rule_id>-test.yml is written and run, and a failing example refuses "
+        "the whole change. Nothing is written when a check fails. Draft with test_rule first. Needs an "
+        "initialized project ([config-missing]: call initialize_ast_grep). " + _AFTER_ERROR,
+        _add_or_update_rule, render.render_message,
+        read_only=False, destructive=True, idempotent=True, write_only=True),
+    ToolSpec(
+        "remove_rule", "Remove a rule",
+        "Delete rules/<rule_id>.yml and its test file. Returns the removed paths; [not-found] if no such rule "
+        "(list_rules shows the ids). " + _AFTER_ERROR,
+        _remove_rule, render.render_message,
+        read_only=False, destructive=True, idempotent=True, write_only=True),
+    ToolSpec(
+        "list_rules", "List rules",
+        "List the project's rules (optionally for one `language`): id, language, severity, message, file, "
+        "whether it has a fix and tests. Broken rule files are listed in `ruleErrors`. Use explain_rule for one "
+        "rule's YAML. " + _AFTER_ERROR,
+        _list_rules, render.render_rules),
+    ToolSpec(
+        "explain_rule", "Explain a rule",
+        "Everything about one project rule: message, note, url, fix, the YAML, its file and its test examples. "
+        "Use it before editing a rule with add_or_update_rule. " + _AFTER_ERROR,
+        _explain_rule, render.render_explain),
+    ToolSpec(
+        "test_rule", "Test a draft rule",
+        "Try a draft rule without saving anything: ast-grep checks the YAML (`errors` say what is wrong and "
+        "where), runs it on `code` (the `matches`), and checks `invalid_examples` (must match) and "
+        "`valid_examples` (must not match). Iterate until `success` is true, then save it with "
+        "add_or_update_rule using the same examples. dump_syntax_tree shows the node kinds to match. "
+        + _AFTER_ERROR,
+        _test_rule, render.render_test),
+    ToolSpec(
+        "dump_syntax_tree", "Show the syntax tree",
+        "Parse code with ast-grep's tree-sitter grammar and return the tree as text: `cst` (every node), `ast` "
+        "(named nodes) or `pattern` (how ast-grep reads the code as a pattern). Use it to find node kinds "
+        "(`kind:` rules) and to see why a pattern does or does not match. " + _AFTER_ERROR,
+        _dump_syntax_tree, render.render_tree),
+    ToolSpec(
+        "find_code", "Find code by pattern",
+        "Search the workspace with an ast-grep pattern (structural, not text: `$X` matches one node, `$$$X` "
+        "any number). Returns matches with 1-based positions, text and captured metavariables. Good for "
+        "checking a pattern against real code before writing a rule. " + _AFTER_ERROR,
+        _find_code, render.render_find),
+    ToolSpec(
+        "rewrite_code", "Rewrite code by pattern",
+        "Structural search and replace: every match of `pattern` becomes `rewrite` (metavariables carry over). "
+        "By default a dry run that returns a unified `diff` and the `changes`; with apply=true the files are "
+        "written atomically (all or nothing). Review the diff before applying. " + _AFTER_ERROR,
+        _rewrite_code, render.render_diff,
+        read_only=False, destructive=True, idempotent=False, writes_when_applied=True),
+    ToolSpec(
+        "apply_fixes", "Apply rule fixes",
+        "Apply the `fix` of the project's rules to files (optionally only some `paths` / `rule_ids`). By default "
+        "a dry run returning the unified `diff`; with apply=true the files are written atomically. Only fixes "
+        "that verify (re-scan is clean and the code still parses) are applied. Scan again afterwards. "
+        + _AFTER_ERROR,
+        _apply_fixes, render.render_diff,
+        read_only=False, destructive=True, idempotent=False, writes_when_applied=True),
+    ToolSpec(
+        "search_community_rules", "Search community rules",
+        "Search the community rule catalogues (the bundled one and any configured remote sources) by words, "
+        "optionally filtered by `language` and comma-separated `tags`. Returns ranked `matches` and a readable "
+        "`results` text. Next: get_community_rule_details to read one, import_community_rule to add it. "
+        + _AFTER_ERROR,
+        _search_community_rules, render.render_search, open_world=True),
+    ToolSpec(
+        "get_community_rule_details", "Show a community rule",
+        "The full community rule: YAML, description, tags, test examples, license, source and digest. Read it "
+        "before importing. " + _AFTER_ERROR,
+        _get_community_rule_details, render.render_details, open_world=True),
+    ToolSpec(
+        "import_community_rule", "Import a community rule",
+        "Copy a community rule (after checking its digest) into rules/<rule_id>.yml with its tests, adapted to "
+        "the installed ast-grep. Refuses with [conflict] if the project already has that id unless "
+        "overwrite=true. Needs an initialized project. scan_code / scan_path use it right away. "
+        + _AFTER_ERROR,
+        _import_community_rule, render.render_message,
+        read_only=False, destructive=True, idempotent=True, open_world=True, write_only=True),
+    ToolSpec(
+        "server_info", "Server info",
+        "Versions of context-sherpa and ast-grep, the workspace root, the config file, the rule count, broken "
+        "rule files, supported languages, community sources (remote ones configured by the user are checked, "
+        "so it may reach the network), and whether the server is read-only. Call it first to see what state "
+        "the project is in; `problems` lists what is broken and how to fix it.",
+        _server_info, render.render_info, open_world=True),
+)
+
