@@ -18,9 +18,9 @@ import pytest
 
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
+from sgtools.present import results
 from sgtools.present.text import plural
 from sgtools.project.workspace import Workspace
-from sgtools.present import results
 from sgtools.server import app as server
 from sgtools.server import arguments, resources, runner
 from sgtools.server.schemas import input_schemas
