@@ -315,18 +315,30 @@ def test_fix_matches_apply_fixes(sample: Path, tmp_path: Path) -> None:
     assert "logging.info(\"evaluating\", expr)" in (sample / "python" / "calc.py").read_text(encoding="utf-8")
 
 
-def test_unverified_fixes_need_unsafe_fixes(sample: Path) -> None:
-    # The fixed code still triggers the rule, so verification fails and plain --fix must leave it alone.
+def test_unverified_fixes_are_never_applied(sample: Path) -> None:
+    # The fixed code still triggers the rule, so verification fails: neither --fix nor --unsafe-fixes applies it.
     (sample / "rules" / "assert-note.yml").write_text(
         "id: assert-note\nlanguage: python\nseverity: warning\nmessage: assert\nrule:\n  pattern: assert $X\n"
         "fix: assert ($X)\n", encoding="utf-8")
     target = sample / "python" / "checks.py"
     target.write_text("assert ready\n", encoding="utf-8")
+    for flags in (("--fix",), ("--fix", "--unsafe-fixes")):
+        proc = sgtools(sample, "scan", *flags, "python/checks.py")
+        assert target.read_text(encoding="utf-8") == "assert ready\n"
+        assert "Applied 0 fixes in 0 files." in proc.stdout and "1 fix not applied:" in proc.stdout
+
+
+def test_unsafe_fixes_need_the_flag(sample: Path) -> None:
+    (sample / "rules" / "check-call.yml").write_text(
+        "id: check-call\nlanguage: python\nseverity: warning\nmessage: check\nrule:\n  pattern: check($X)\n"
+        "fix: verify($X)\nmetadata:\n  fixSafety: unsafe\n", encoding="utf-8")
+    target = sample / "python" / "checks.py"
+    target.write_text("check(ready)\n", encoding="utf-8")
     proc = sgtools(sample, "scan", "--fix", "python/checks.py")
-    assert target.read_text(encoding="utf-8") == "assert ready\n"
-    assert "Applied 0 fixes in 0 files." in proc.stdout and "1 fix not applied:" in proc.stdout
+    assert target.read_text(encoding="utf-8") == "check(ready)\n"
+    assert "1 fix not applied:" in proc.stdout and "unsafe" in proc.stdout
     proc = sgtools(sample, "scan", "--fix", "--unsafe-fixes", "python/checks.py")
-    assert target.read_text(encoding="utf-8") == "assert (ready)\n"
+    assert target.read_text(encoding="utf-8") == "verify(ready)\n"
     assert "Applied 1 fix in 1 file." in proc.stdout
 
 

@@ -40,7 +40,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                   {"matches", "truncated"}),
     "rewrite_code": ({"pattern", "rewrite", "language"}, {"paths", "apply"}, (False, True, False, False),
                      {"diff", "changes", "applied"}),
-    "apply_fixes": (set(), {"paths", "rule_ids", "apply"}, (False, True, False, False),
+    "apply_fixes": (set(), {"paths", "rule_ids", "apply", "include_unsafe"}, (False, True, False, False),
                     {"diff", "changedFiles", "fixesApplied", "applied"}),
     "search_community_rules": ({"query"}, {"language", "tags", "limit"}, (True, False, True, True),
                                {"success", "results", "matches"}),

@@ -47,6 +47,8 @@ def test_every_bundled_rule_follows_the_layout() -> None:
             problems.append(f"{path.name}: metadata.description and metadata.tags are required")
         if doc.get("severity") not in ("error", "warning", "info", "hint"):
             problems.append(f"{path.name}: severity {doc.get('severity')!r}")
+        if "fix" in doc and meta.get("fixSafety") not in ("safe", "unsafe"):
+            problems.append(f"{path.name}: a rule with a fix declares metadata.fixSafety: safe or unsafe")
         if not (ROOT / "rule-tests" / f"{rid}-test.yml").is_file():
             problems.append(f"{path.name}: no rule-tests/{rid}-test.yml")
     assert not problems, "\n".join(problems)

@@ -13,8 +13,9 @@ from sgtools.core.errors import ConfigMissing, Conflict, OutsideWorkspace, TooLa
 from sgtools.core.settings import Settings
 from sgtools.edit.text import LineIndex, combined_diff
 from sgtools.engine.process import Engine
-from sgtools.fixits.apply import DUPLICATE, NOT_VERIFIED, OVERLAPS, apply_fixes, fix_diagnostics, plan_fixes
+from sgtools.fixits.apply import DUPLICATE, NOT_VERIFIED, OVERLAPS, UNSAFE, apply_fixes, fix_diagnostics, plan_fixes
 from sgtools.project.workspace import Workspace
+from sgtools.scan import scanner
 from tests.conftest import snapshot_tree
 
 
@@ -26,7 +27,7 @@ def put(ws: Workspace, rel: str, data: str | bytes) -> Path:
 
 
 def diag(ws: Workspace, file: str, old: str, new: str | None, *, rule: str = "r", verified: bool = True,
-         nth: int = 0, extra_edits: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+         nth: int = 0, extra_edits: list[dict[str, Any]] | None = None, safety: str = "safe") -> dict[str, Any]:
     """A Diagnostic for the `nth` occurrence of `old` in the file, with a fix replacing it by `new`."""
     data = (ws.root / file).read_bytes()
     start = -1
@@ -43,7 +44,7 @@ def diag(ws: Workspace, file: str, old: str, new: str | None, *, rule: str = "r"
     if new is not None:
         edits = [{"file": file, **pos, "byteStart": start, "byteEnd": end, "newText": new}, *(extra_edits or [])]
         fixits.insert(0, {"title": f"Replace with {new}", "kind": "fix", "confidence": 0.9 if verified else 0.2,
-                          "verified": verified, "edits": edits})
+                          "verified": verified, "safety": safety, "edits": edits})
     return {"ruleId": rule, "severity": "warning", "message": "m", "note": None, "url": None, "file": file,
             **pos, "byteStart": start, "byteEnd": end, "text": old, "labels": [], "fixits": fixits}
 
@@ -77,14 +78,25 @@ def test_preview_writes_nothing_and_apply_writes_exactly_the_diff(proj: Workspac
     assert combined_diff({p: (before[p].decode(), after[p].decode()) for p in changed}) == preview["diff"]
 
 
-def test_unverified_fixes_need_unsafe(proj: Workspace) -> None:
+def test_unverified_fixes_are_never_applied(proj: Workspace) -> None:
     diags = [diag(proj, "src/a.py", "x == None", "x is None", verified=False, rule="eq-none")]
+    for include_unsafe in (False, True):
+        out = fix_diagnostics(proj, diags, apply=True, include_unsafe=include_unsafe)
+        assert out["applied"] is False and out["diff"] == "" and out["fixesApplied"] == 0
+        assert out["skipped"] == [{"ruleId": "eq-none", "file": "src/a.py", "line": 1, "column": 1,
+                                   "title": "Replace with x is None", "reason": NOT_VERIFIED}]
+    assert (proj.root / "src/a.py").read_text().startswith("x == None\n")
+
+
+@pytest.mark.parametrize("safety", ["unsafe", None])  # a fix-it with no class at all counts as unsafe
+def test_unsafe_fixes_need_include_unsafe(proj: Workspace, safety: str | None) -> None:
+    diags = [diag(proj, "src/a.py", "x == None", "x is None", rule="eq-none", safety=str(safety))]
+    if safety is None:
+        del diags[0]["fixits"][0]["safety"]
     out = fix_diagnostics(proj, diags, apply=True)
-    assert out["applied"] is False and out["diff"] == "" and out["fixesApplied"] == 0
-    assert out["skipped"] == [{"ruleId": "eq-none", "file": "src/a.py", "line": 1, "column": 1,
-                               "title": "Replace with x is None", "reason": NOT_VERIFIED}]
-    out = fix_diagnostics(proj, diags, apply=True, unsafe=True)
-    assert out["applied"] is True and out["fixesApplied"] == 1
+    assert out["fixesApplied"] == 0 and [s["reason"] for s in out["skipped"]] == [UNSAFE]
+    out = fix_diagnostics(proj, diags, apply=True, include_unsafe=True)
+    assert out["applied"] is True and out["fixesApplied"] == 1 and out["skipped"] == []
     assert (proj.root / "src/a.py").read_text().startswith("x is None\n")
 
 
@@ -216,10 +228,23 @@ def test_apply_fixes_narrowed_by_paths_and_rule_ids(scanned: Workspace, engine: 
     assert (scanned.root / "src/m.py").read_text().startswith("if a == None")
 
 
-def test_apply_fixes_unsafe_applies_unverified_fixes(scanned: Workspace, engine: Engine) -> None:
-    out = apply_fixes(scanned, engine, rule_ids=["bad-fix"], apply=True, unsafe=True)
-    assert out["fixesApplied"] == 1 and out["skipped"] == []
-    assert (scanned.root / "src/n.py").read_text() == "wrap(wrap(1))\nexec(code\n"
+def test_apply_fixes_never_applies_unverified_fixes(scanned: Workspace, engine: Engine) -> None:
+    out = apply_fixes(scanned, engine, rule_ids=["bad-fix"], apply=True, include_unsafe=True)
+    assert out["fixesApplied"] == 0 and [s["reason"] for s in out["skipped"]] == [NOT_VERIFIED]
+    assert (scanned.root / "src/n.py").read_text() == "wrap(wrap(1))\nexec(code)\n"
+
+
+def test_apply_fixes_applies_unsafe_rules_only_when_asked(scanned: Workspace, engine: Engine) -> None:
+    put(scanned, "rules/wrap.yml", RULES["wrap"] + "metadata:\n  fixSafety: unsafe\n")
+    found = scanner.scan_path(scanned, engine, paths=["src/n.py"], rule_ids=["wrap"])["issues"]
+    assert {fx["safety"] for d in found for fx in d["fixits"] if fx["kind"] == "fix"} == {"unsafe"}
+    assert {fx["safety"] for d in found for fx in d["fixits"] if fx["kind"] == "suppress"} == {"safe"}
+    out = apply_fixes(scanned, engine, rule_ids=["wrap"], apply=True)
+    assert out["fixesApplied"] == 0 and UNSAFE in [s["reason"] for s in out["skipped"]]
+    assert (scanned.root / "src/n.py").read_text() == "wrap(wrap(1))\nexec(code)\n"
+    out = apply_fixes(scanned, engine, rule_ids=["wrap"], apply=True, include_unsafe=True)
+    assert out["fixesApplied"] == 1
+    assert (scanned.root / "src/n.py").read_text() == "wrap(w(1))\nexec(code)\n"
 
 
 @pytest.mark.parametrize("bad", ["../x", "/etc", "link"])

@@ -25,8 +25,8 @@ def diag(**over: Any) -> dict[str, Any]:
 
 
 FIX = {"title": "Replace with ast.literal_eval(expr)", "kind": "fix", "confidence": 0.95, "verified": True,
-       "edits": [{"file": "src/calc.py", "line": 2, "column": 7, "endLine": 2, "endColumn": 17, "byteStart": 16,
-                  "byteEnd": 26, "newText": "ast.literal_eval(expr)"}]}
+       "safety": "safe", "edits": [{"file": "src/calc.py", "line": 2, "column": 7, "endLine": 2, "endColumn": 17,
+                                    "byteStart": 16, "byteEnd": 26, "newText": "ast.literal_eval(expr)"}]}
 
 
 @pytest.fixture
@@ -72,6 +72,17 @@ def test_text_groups_by_file_with_source_line_and_carets(root: Path) -> None:
     assert "fix: Replace with ast.literal_eval(expr) [sgtools scan --fix]" in out
     assert "\033[" not in out
     assert lines[-1] == "✖ 4 problems (1 error, 1 warning, 1 info, 1 hint) in 2 files"
+
+
+@pytest.mark.parametrize(("change", "hint"), [
+    ({"safety": "unsafe"}, "[sgtools scan --fix --unsafe-fixes (unsafe: may change behaviour)]"),
+    ({"safety": None}, "[sgtools scan --fix --unsafe-fixes (unsafe: may change behaviour)]"),
+    ({"verified": False, "verification": {"checked": True}}, "[failed verification: not applied by --fix"),
+])
+def test_text_says_how_a_fix_would_be_applied(root: Path, change: dict[str, Any], hint: str) -> None:
+    fix = {**FIX, **change}
+    report = Report(diagnostics=[diag(fixits=[fix])], counts={"error": 1}, root=root)
+    assert hint in text.render(report)
 
 
 def test_text_colour_only_when_asked(root: Path) -> None:
@@ -213,7 +224,7 @@ def test_text_points_bundled_fixes_at_an_import_first() -> None:
     diag = {"ruleId": "no-eval-python", "severity": "warning", "message": "m", "file": "a.py", "line": 1,
             "column": 1, "endLine": 1, "endColumn": 5, "byteStart": 0, "byteEnd": 4, "text": "eval",
             "labels": [], "fixits": [{"title": "Replace", "kind": "fix", "verified": True, "confidence": 0.9,
-                                      "edits": []}]}
+                                      "safety": "safe", "edits": []}]}
     own = "\n".join(text.render_diagnostics([diag], Path("/nonexistent")))
     bundled = "\n".join(text.render_diagnostics([diag], Path("/nonexistent"), fixable=False))
     assert "[sgtools scan --fix]" in own

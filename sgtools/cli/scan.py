@@ -51,8 +51,10 @@ def register(subs: Any) -> None:
     p.add_argument("--rule", action="append", dest="rule_ids", metavar="ID", help="run only this rule (repeatable)")
     p.add_argument("--max-results", type=int, metavar="N",
                    help="show at most N findings (default: all); the exit code still counts every finding")
-    p.add_argument("--fix", action="store_true", help="apply verified fixes first, then report what remains")
-    p.add_argument("--unsafe-fixes", action="store_true", help="with --fix, also apply fixes that failed verification")
+    p.add_argument("--fix", action="store_true",
+                   help="apply verified safe fixes first, then report what remains (unverified fixes never)")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix, also apply verified fixes that the rule declares unsafe (may change behaviour)")
     p.add_argument("--changed-since", metavar="REF", help="only files and lines changed since the git revision REF")
     p.add_argument("--baseline", metavar="FILE", help="report only findings that are not in this baseline file")
     p.add_argument("--write-baseline", metavar="FILE",
@@ -151,7 +153,7 @@ def _select_paths(args: argparse.Namespace, ws: Workspace,
 
 
 def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str] | None,
-         unsafe: bool) -> dict[str, Any]:
+         include_unsafe: bool) -> dict[str, Any]:
     """`apply_fixes`, once per batch of a long file list (as `collect` scans it), results merged."""
     from sgtools.fixits.apply import apply_fixes
     from sgtools.scan.collect import path_groups
@@ -159,7 +161,7 @@ def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str
     merged: dict[str, Any] = {"diff": "", "changedFiles": [], "fixesApplied": 0, "applied": False, "skipped": [],
                               "ruleErrors": []}
     for group in path_groups(eng, paths):
-        part = apply_fixes(ws, eng, paths=group, rule_ids=rule_ids, apply=True, unsafe=unsafe)
+        part = apply_fixes(ws, eng, paths=group, rule_ids=rule_ids, apply=True, include_unsafe=include_unsafe)
         merged["diff"] += part.get("diff") or ""
         merged["changedFiles"] = sorted({*merged["changedFiles"], *(part.get("changedFiles") or [])})
         merged["fixesApplied"] += int(part.get("fixesApplied") or 0)

@@ -16,6 +16,7 @@ from sgtools.community.index import UNKNOWN_LICENSE
 from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
+from sgtools.fixits import safety
 from sgtools.project.workspace import Workspace, check_rule_id
 
 DEFAULT_LIMIT = 10  # results when the caller names no limit; the cap is Settings.hard_max_results
@@ -194,7 +195,7 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite
     yaml_text, notes = _migrate(text, declared, rule_id)
     label = _source_label(src, entry)
     metadata = {"source": label, "sha256": entry["sha256"], "communityId": rule_id,
-                "license": entry.get("license") or UNKNOWN_LICENSE}
+                "license": entry.get("license") or UNKNOWN_LICENSE, **safety.for_import(declared)}
     written = rulestore.add_or_update_rule(
         ws, engine, rule_id, yaml_text, valid if (valid or invalid) else None, invalid if (valid or invalid) else None,
         metadata=metadata, overwrite=overwrite,

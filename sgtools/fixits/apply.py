@@ -1,8 +1,9 @@
 """apply_fixes: turn the `fix` fix-its of a path scan into one reviewed, all-or-nothing change.
 
-Only the rules' own fixes are applied (never suppression comments), only verified ones unless the caller
-says `unsafe`, and never two that touch the same bytes: the later one is skipped and reported, because
-its offsets describe a text that the earlier fix has already changed (scan again to pick it up).
+Only the rules' own fixes are applied (never suppression comments), only verified ones (never an unverified
+one), only `safe` ones unless the caller says `include_unsafe` (fixits/safety.py), and never two that touch
+the same bytes: the later one is skipped and reported, because its offsets describe a text that the earlier
+fix has already changed (scan again to pick it up).
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ from sgtools.core.errors import BadInput, Conflict
 from sgtools.core.settings import get_settings
 from sgtools.edit.text import Span, apply_edits, match_style, read_source, to_span, write_previewed
 from sgtools.engine.process import Engine
+from sgtools.fixits.safety import SAFE
 from sgtools.project.workspace import Workspace
 from sgtools.scan import scanner
 
-NOT_VERIFIED = "not verified (the fixed code did not re-scan cleanly); pass unsafe to apply it anyway"
+NOT_VERIFIED = ("not verified (the fixed code did not re-scan cleanly), so it is never applied; "
+                "review it and edit by hand, or fix the rule")
+UNSAFE = ("the rule declares this fix unsafe (it may change behaviour); review it, then pass include_unsafe "
+          "(--unsafe-fixes) to apply it")
 OVERLAPS = "overlaps a fix applied before it; run apply_fixes again after this one"
 DUPLICATE = "makes the same edit as a fix applied before it"
 
@@ -50,15 +55,26 @@ def _skip(diag: Mapping[str, Any], fixit: Mapping[str, Any], reason: str) -> dic
     }
 
 
-def plan_fixes(diagnostics: Iterable[Mapping[str, Any]], *, unsafe: bool = False) -> FixPlan:
+def _refusal(fixit: Mapping[str, Any], include_unsafe: bool) -> str | None:
+    """Why a fix-it must not be applied, or None: unverified never, `unsafe` (or unclassified) only if asked."""
+    if not fixit.get("verified"):
+        reason = (fixit.get("verification") or {}).get("reason")
+        return NOT_VERIFIED if not reason else f"not verified ({reason}), so it is never applied"
+    if fixit.get("safety") != SAFE and not include_unsafe:
+        return UNSAFE
+    return None
+
+
+def plan_fixes(diagnostics: Iterable[Mapping[str, Any]], *, include_unsafe: bool = False) -> FixPlan:
     """Pick the fixes to apply, in diagnostic order (file, offset, rule): a fix-it goes in whole or not at all."""
     plan = FixPlan()
     for diag in diagnostics:
         fixit = _first_fix(diag)
         if fixit is None:
             continue
-        if not fixit.get("verified") and not unsafe:
-            plan.skipped.append(_skip(diag, fixit, NOT_VERIFIED))
+        refusal = _refusal(fixit, include_unsafe)
+        if refusal is not None:
+            plan.skipped.append(_skip(diag, fixit, refusal))
             continue
         spans: list[tuple[str, Span]] = []
         for edit in fixit["edits"]:
@@ -91,11 +107,11 @@ def _check_unchanged(data: bytes, file: str, diags: Sequence[Mapping[str, Any]])
 
 
 def fix_diagnostics(
-    ws: Workspace, diagnostics: Sequence[Mapping[str, Any]], *, apply: bool = False, unsafe: bool = False,
+    ws: Workspace, diagnostics: Sequence[Mapping[str, Any]], *, apply: bool = False, include_unsafe: bool = False,
     expected_diff: str | None = None,
 ) -> dict[str, Any]:
     """Apply (or preview) the fixes of already computed diagnostics; `apply_fixes` and `scan --fix` share it."""
-    plan = plan_fixes(diagnostics, unsafe=unsafe)
+    plan = plan_fixes(diagnostics, include_unsafe=include_unsafe)
     by_file: dict[str, list[Mapping[str, Any]]] = {}
     for diag, _fixit in plan.accepted:
         by_file.setdefault(str(diag.get("file")), []).append(diag)
@@ -129,16 +145,17 @@ def fix_diagnostics(
 
 def apply_fixes(
     ws: Workspace, engine: Engine, paths: Sequence[str] | None = None, rule_ids: Sequence[str] | None = None,
-    apply: bool = False, *, unsafe: bool = False, expected_diff: str | None = None,
+    apply: bool = False, *, include_unsafe: bool = False, expected_diff: str | None = None,
 ) -> dict[str, Any]:
     """`{diff, changedFiles[], fixesApplied, applied, skipped[], ruleErrors[]}`.
 
     Scans `paths` (default: the whole workspace) with the project's rules (or only `rule_ids`), then applies
-    each diagnostic's `fix` fix-it. Without `apply` nothing is written and `fixesApplied` counts the fixes
-    in the diff. `expected_diff` makes the write conditional on the diff being the one that was reviewed.
+    each diagnostic's verified `fix` fix-it that is `safe` (and `unsafe` ones with `include_unsafe`). Without
+    `apply` nothing is written and `fixesApplied` counts the fixes in the diff. `expected_diff` makes the write
+    conditional on the diff being the one that was reviewed.
     """
-    if not isinstance(apply, bool) or not isinstance(unsafe, bool):
-        raise BadInput("apply and unsafe must be true or false.")
+    if not isinstance(apply, bool) or not isinstance(include_unsafe, bool):
+        raise BadInput("apply and include_unsafe must be true or false.")
     page = get_settings().hard_max_results
     diagnostics: list[Mapping[str, Any]] = []
     rule_errors: list[Any] = []
@@ -151,6 +168,6 @@ def apply_fixes(
         if not result.get("truncated") or not isinstance(next_offset, int) or next_offset <= offset:
             break
         offset = next_offset
-    out = fix_diagnostics(ws, diagnostics, apply=apply, unsafe=unsafe, expected_diff=expected_diff)
+    out = fix_diagnostics(ws, diagnostics, apply=apply, include_unsafe=include_unsafe, expected_diff=expected_diff)
     out["ruleErrors"] = rule_errors
     return out

@@ -108,6 +108,16 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
     return lines
 
 
+def _how_to_apply(fix: dict[str, Any], rule_id: str, fixable: bool) -> str:
+    """The command that would apply this fix-it, or why none would. Unchecked fix-its are verified by --fix
+    itself before it applies them; one that failed verification is never applied."""
+    if fix.get("verification", {}).get("checked", True) and not fix.get("verified"):
+        return "failed verification: not applied by --fix; edit by hand"
+    how = "--fix" if fix.get("safety") == "safe" else "--fix --unsafe-fixes (unsafe: may change behaviour)"
+    # `--fix` applies a project's own rules; a bundled rule has to be imported first.
+    return f"sgtools scan {how}" if fixable else f"sgtools community import {rule_id}, then sgtools scan {how}"
+
+
 def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bool = False,
                        fixable: bool = True) -> list[str]:
     """The per-file blocks; also used by the agent hook, which prints no summary."""
@@ -133,13 +143,8 @@ def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bo
             out.extend(f"          {ln}" for ln in note_lines[1:])
         fixes = [f for f in d.get("fixits") or [] if f.get("kind") == "fix"]
         if fixes:
-            # Unchecked fix-its are verified by --fix itself before it applies them.
-            failed = all(f.get("verification", {}).get("checked", True) and not f.get("verified") for f in fixes)
-            how = "--fix --unsafe-fixes (unverified)" if failed else "--fix"
-            # `--fix` applies a project's own rules; a bundled rule has to be imported first.
-            to_apply = (f"sgtools scan {how}" if fixable
-                        else f"sgtools community import {d.get('ruleId')}, then sgtools scan {how}")
-            out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} [{to_apply}]")
+            out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} "
+                       f"[{_how_to_apply(fixes[0], str(d.get('ruleId')), fixable)}]")
     return out
 
 

@@ -15,6 +15,7 @@ import sgtools.fixits.verify as fixits_mod
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
 from sgtools.edit.text import LineIndex, position
+from sgtools.fixits import safety
 from sgtools.rules.ruleset import Rule
 
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3}
@@ -104,6 +105,7 @@ def to_diagnostics(
                 index = indexes[raw_file] = LineIndex(text.encode("utf-8"))
             language = languages.canonical(str(raw.get("language", ""))) or str(raw.get("language", "")).lower()
             diag["fixits"] = fixits_mod.build_fixits(raw, diag, text, index, language)
+            safety.mark(diag["fixits"], rule.data if rule else None)
         out.append(diag)
     out.sort(key=sort_key)
     if with_fixits:

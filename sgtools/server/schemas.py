@@ -120,7 +120,10 @@ def input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
             "rewrite": _str("the replacement, using the pattern's metavariables, e.g. `$A is None`", s.max_arg_bytes),
             "language": language, "paths": paths, "apply": apply,
         }, ("pattern", "rewrite", "language"), closed=True),
-        "apply_fixes": _obj({"paths": paths, "rule_ids": rule_ids, "apply": apply}, closed=True),
+        "apply_fixes": _obj({"paths": paths, "rule_ids": rule_ids, "apply": apply, "include_unsafe": {
+            "type": "boolean", "default": False,
+            "description": "also apply verified fixes whose rule declares them unsafe (they may change behaviour)"}},
+            closed=True),
         "search_community_rules": _obj({
             "query": _str("words describing the problem, e.g. `unchecked error` or `eval`", short),
             "language": language,

@@ -197,7 +197,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "apply_fixes", "Apply rule fixes",
         "Apply the `fix` of the project's rules to files (optionally only some `paths` / `rule_ids`). By default "
         "a dry run returning the unified `diff`; with apply=true the files are written atomically. Only fixes "
-        "that verify (re-scan is clean and the code still parses) are applied. Scan again afterwards. "
+        "that verify (re-scan is clean and the code still parses) and are `safe` (keep behaviour) are applied; "
+        "include_unsafe=true adds verified `unsafe` ones. Scan again afterwards. "
         + _AFTER_ERROR,
         _apply_fixes, render.render_diff,
         read_only=False, destructive=True, idempotent=False, writes_when_applied=True),

@@ -1,0 +1,94 @@
+"""Fix safety as data: the class a rule declares reaches every fix-it, imports without one count as unsafe, and
+the two bundled fixes found wrong on real code (ripgrep's `is_empty`, ansible's own YAML loader) are fixed at
+the rule: neither yields a `safe` wrong fix any more."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sgtools.community import service
+from sgtools.core import yamlio
+from sgtools.engine.process import Engine
+from sgtools.fixits import safety
+from sgtools.fixits.apply import apply_fixes
+from sgtools.project.workspace import Workspace
+from sgtools.scan import scanner
+
+
+def put(ws: Workspace, rel: str, text: str) -> Path:
+    p = ws.root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def fixes(result: dict[str, Any]) -> list[tuple[int, str, str, bool]]:
+    return [(d["line"], fx["edits"][0]["newText"], fx["safety"], fx["verified"])
+            for d in result["issues"] for fx in d["fixits"] if fx["kind"] == "fix"]
+
+
+@pytest.mark.parametrize(("meta", "expected"), [
+    ({}, "safe"),  # the project's own rule: its author wrote the fix for this code base
+    ({"fixSafety": "unsafe"}, "unsafe"),
+    ({"fixSafety": "Safe"}, "safe"),
+    ({"communityId": "x"}, "unsafe"),  # imported, nobody here judged it
+    ({"communityId": "x", "fixSafety": "safe"}, "safe"),
+    ({"fixSafety": "maybe"}, "unsafe"),  # declared but not valid: the safe side
+])
+def test_rule_fix_safety(meta: dict[str, Any], expected: str) -> None:
+    assert safety.rule_fix_safety({"id": "r", "fix": "x", "metadata": meta}) == expected
+    assert (safety.problem({"metadata": meta}) is None) == (meta.get("fixSafety") != "maybe")
+
+
+def test_an_imported_rule_without_a_class_is_stamped_unsafe(initialized: Workspace, engine: Engine,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgtools.community import service as svc
+
+    real = svc._rule_text
+
+    def undeclared(src: Any, entry: Any) -> str:  # the bundled rules all declare one; a remote rule may not
+        return str(real(src, entry)).replace("  fixSafety: safe\n", "")
+
+    monkeypatch.setattr(svc, "_rule_text", undeclared)
+    monkeypatch.setattr(svc, "_tests", lambda src, entry, warnings: ([], []))
+    out = service.import_community_rule(initialized, engine, "iter-nth-zero-rust")
+    doc = yamlio.load_one((initialized.root / out["path"]).read_text())
+    assert doc["metadata"]["fixSafety"] == "unsafe"
+
+
+def test_len_zero_never_fires_inside_is_empty(initialized: Workspace, engine: Engine) -> None:
+    service.import_community_rule(initialized, engine, "len-zero-is-empty-rust")
+    put(initialized, "src/lib.rs", (
+        "impl Stack {\n"
+        "    pub fn is_empty(&self) -> bool {\n"
+        "        self.len() == 0\n"  # clippy's len_zero skips this body: the fix would recurse forever
+        "    }\n"
+        "    pub fn ready(&self) -> bool {\n"
+        "        self.items.len() != 0\n"
+        "    }\n"
+        "}\n"))
+    got = fixes(scanner.scan_path(initialized, engine, paths=["src"]))
+    assert got == [(6, "!self.items.is_empty()", "unsafe", True)]
+
+
+def test_yaml_load_keeps_safe_and_custom_loaders(initialized: Workspace, engine: Engine) -> None:
+    service.import_community_rule(initialized, engine, "yaml-unsafe-load-python")
+    put(initialized, "src/conf.py", (
+        "import yaml\n"
+        "a = yaml.load_all(s, Loader=AnsibleLoader)\n"  # the caller's own loader: not ours to drop
+        "b = yaml.load(s, Loader=yaml.SafeLoader)\n"
+        "c = yaml.load(s, yaml.CSafeLoader)\n"
+        "d = yaml.load(s, Loader=yaml.UnsafeLoader)\n"
+        "e = yaml.load(s)\n"
+        "f = yaml.load_all(s, yaml.FullLoader)\n"))
+    got = fixes(scanner.scan_path(initialized, engine, paths=["src"]))
+    assert got == [(5, "yaml.safe_load(s)", "unsafe", True), (6, "yaml.safe_load(s)", "unsafe", True),
+                   (7, "yaml.safe_load_all(s)", "unsafe", True)]
+    # neither a plain --fix nor apply_fixes touches an unsafe fix; include_unsafe does
+    assert apply_fixes(initialized, engine, apply=True)["fixesApplied"] == 0
+    assert apply_fixes(initialized, engine, apply=True, include_unsafe=True)["fixesApplied"] == 3
+    text = (initialized.root / "src/conf.py").read_text()
+    assert "Loader=AnsibleLoader" in text and "yaml.CSafeLoader" in text and "UnsafeLoader" not in text
