@@ -1,0 +1,91 @@
+"""Rule analysis: does a rule really fire? Findings with a stable code, a severity, the rule path, a cause
+and, where one was found and verified with the real ast-grep, a full repaired rule YAML.
+
+    analyse_rule(ws, engine, rule_doc_or_yaml, examples=None) -> list[Finding]
+    analyse_rules(ws, engine, [rule docs], config=...) -> list[list[Finding]]
+
+Results are cached by rule content (and engine version), so re-analysing an unchanged project costs one
+small cache read per rule. Workspace checks (globs, tsx files) are not cached: they depend on the files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypedDict
+
+from sgtools.core import languages, yamlio
+from sgtools.core.cache import JsonCache
+from sgtools.core.errors import SgToolsError
+from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.project.workspace import Workspace
+from sgtools.rules.analysis import findings as F
+from sgtools.rules.analysis.findings import Finding, at_least, never_fires
+from sgtools.rules.analysis.globs import workspace_findings
+from sgtools.rules.analysis.service import Item, analyse_items
+
+__all__ = ["Examples", "Finding", "analyse_rule", "analyse_rules", "at_least", "never_fires"]
+
+_CACHE_VERSION = "1"
+_cache = JsonCache("analysis")
+
+
+class Examples(TypedDict, total=False):
+    valid: list[str]
+    invalid: list[str]
+
+
+def _doc(rule: Mapping[str, Any] | str) -> dict[str, Any]:
+    if isinstance(rule, str):
+        loaded = yamlio.load_all(rule)
+        docs = [d for d in loaded if d is not None]
+        if len(docs) != 1 or not isinstance(docs[0], dict):
+            raise ValueError("analyse_rule takes one rule document")
+        rule = docs[0]
+    plain: dict[str, Any] = json.loads(json.dumps(dict(rule), default=str))
+    return plain
+
+
+def _key(engine: Engine, item: Item, config: Path | str) -> str:
+    payload = json.dumps([_CACHE_VERSION, engine.version(), str(config), item.language, item.doc,
+                          item.valid, item.invalid], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def analyse_rules(ws: Workspace | None, engine: Engine, rules: Sequence[Mapping[str, Any] | str], *,
+                  examples: Sequence[Examples | None] | None = None, config: Path | str = NO_CONFIG,
+                  ) -> list[list[Finding]]:
+    """Findings per rule, in order; rules in custom languages get none (ast-grep's grammar is not ours to
+    probe). An engine failure gives one `not-analysed` info finding instead of raising."""
+    docs = [_doc(r) for r in rules]
+    exs = list(examples or [None] * len(docs))
+    items = [Item(d, languages.canonical(str(d.get("language", ""))),
+                  list((e or {}).get("valid") or []), list((e or {}).get("invalid") or []))
+             for d, e in zip(docs, exs, strict=True)]
+    keys = [_key(engine, it, config) for it in items]
+    results: list[list[Finding] | None] = [_cache.get("findings", k) for k in keys]
+    todo = [n for n, r in enumerate(results) if r is None]
+    if todo:
+        cwd = ws.root if ws is not None else Path.cwd()
+        try:
+            fresh = analyse_items(engine, [items[n] for n in todo], config=config, cwd=cwd)
+        except SgToolsError as exc:
+            fresh = [[F.finding(F.NOT_ANALYSED, F.INFO, "rule", f"the rule could not be analysed: {exc}")]
+                     for _ in todo]
+        for n, found in zip(todo, fresh, strict=True):
+            results[n] = found
+            if not any(f["code"] == F.NOT_ANALYSED for f in found):
+                _cache.put("findings", keys[n], found)
+    out: list[list[Finding]] = [[Finding(**f) for f in r or []] for r in results]  # copies: the cache keeps its own
+    if ws is not None:
+        for n, d in enumerate(docs):
+            out[n] += workspace_findings(ws, d, config)
+    return [F.sort_findings(found) for found in out]
+
+
+def analyse_rule(ws: Workspace | None, engine: Engine, rule: Mapping[str, Any] | str,
+                 examples: Examples | None = None, *, config: Path | str = NO_CONFIG) -> list[Finding]:
+    """Findings for one rule (a document or its YAML), checked against `examples` when given."""
+    return analyse_rules(ws, engine, [rule], examples=[examples], config=config)[0]

@@ -1,0 +1,93 @@
+"""The rule analyser (sgtools.rules.analysis) with the real ast-grep: self-match, causes, verified repairs."""
+
+from __future__ import annotations
+
+import time
+
+from sgtools.core import yamlio
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.rules.analysis import analyse_rule, analyse_rules, never_fires
+from sgtools.rules.analysis.runner import Batch, run
+
+GO_PRINTLN = "id: no-println\nlanguage: go\nrule:\n  pattern: fmt.Println($$$ARGS)\n"
+
+
+def _codes(found: list[dict]) -> list[tuple[str, str]]:
+    return [(f["code"], f["severity"]) for f in found]
+
+
+def _fires(engine: Engine, rule_yaml: str, language_ext: str, code: str) -> bool:
+    batch = Batch()
+    batch.add_rule("r", yamlio.load_all(rule_yaml)[0])
+    name = batch.add_file("code", language_ext, code)
+    return run(engine, batch).fired("r", name)
+
+
+def test_go_call_read_as_type_conversion_never_fires_and_gets_a_verified_repair(engine: Engine, ws: Workspace) -> None:
+    found = analyse_rule(ws, engine, GO_PRINTLN)
+    assert _codes(found) == [("pattern-never-matches", "error")]
+    assert never_fires(found)
+    assert "type_conversion_expression" in found[0]["message"] and "call_expression" in found[0]["message"]
+    assert found[0]["path"] == "rule.pattern"
+    repair = found[0]["repair"]
+    # The repair is real: plain ast-grep reports a call with it, and did not with the draft.
+    code = 'package main\n\nfunc main() {\n\tfmt.Println("x")\n}\n'
+    assert _fires(engine, repair, "go", code)
+    assert not _fires(engine, GO_PRINTLN, "go", code)
+
+
+def test_same_cause_for_any_go_package_call_no_api_special_case(engine: Engine, ws: Workspace) -> None:
+    found = analyse_rule(ws, engine, "id: x\nlanguage: go\nrule:\n  pattern: os.Exit($CODE)\n")
+    assert _codes(found) == [("pattern-never-matches", "error")]
+    assert "os.Exit($CODE)" in found[0]["repair"] and "fmt" not in found[0]["repair"]
+
+
+def test_correct_patterns_have_no_findings(engine: Engine, ws: Workspace) -> None:
+    rules = [
+        "id: a\nlanguage: python\nrule:\n  pattern: print($$$A)\n",
+        "id: b\nlanguage: golang\nrule:\n  pattern: $X == nil\n",
+        "id: c\nlanguage: java\nrule:\n  pattern: System.out.println($A)\n",
+        "id: d\nlanguage: javascript\nrule:\n  pattern: console.log($$$)\n",
+        "id: e\nlanguage: go\nrule:\n  pattern:\n    context: 'func _() { fmt.Println($$$A) }'\n    selector: call_expression\n",
+    ]
+    assert analyse_rules(ws, engine, rules) == [[], [], [], [], []]
+
+
+def test_misread_fragment_is_a_warning_with_a_context_repair(engine: Engine, ws: Workspace) -> None:
+    found = analyse_rule(ws, engine, "id: x\nlanguage: javascript\nrule:\n  pattern: 'password: $VALUE'\n")
+    assert _codes(found) == [("pattern-misread", "warning")]
+    assert "labeled_statement" in found[0]["message"] and "pair" in found[0]["message"]
+    assert _fires(engine, found[0]["repair"], "javascript", 'const c = {password: "hunter2"};\n')
+
+
+def test_examples_drive_the_repair_stop_by_end(engine: Engine, ws: Workspace) -> None:
+    draft = ("id: x\nlanguage: python\nrule:\n  kind: function_definition\n  has:\n    pattern: eval($$$)\n")
+    found = analyse_rule(ws, engine, draft, {"invalid": ["def f(x):\n    return eval(x)\n"],
+                                             "valid": ["def f(x):\n    return x\n"]})
+    assert ("example-not-matched", "error") in _codes(found)
+    assert "stopBy: end" in found[0]["repair"]
+
+
+def test_unknown_kind_gets_the_nearest_real_kind(engine: Engine, ws: Workspace) -> None:
+    found = analyse_rule(ws, engine, "id: x\nlanguage: go\nrule:\n  kind: go_stmt\n",
+                         {"invalid": ["package main\nfunc f() {\n\tgo run()\n}\n"]})
+    assert _codes(found)[0] == ("unknown-kind", "error")
+    assert "go_statement" in found[0]["message"]
+    assert "kind: go_statement" in found[0]["repair"]
+
+
+def test_javascript_rule_with_typescript_syntax_gets_the_typescript_grammar(engine: Engine, ws: Workspace) -> None:
+    found = analyse_rule(ws, engine, "id: x\nlanguage: javascript\nrule:\n  pattern: $E as any\n")
+    assert found[0]["code"] == "wrong-language"
+    assert "language: typescript" in found[0]["repair"]
+
+
+def test_analysis_is_cached_by_rule_content(engine: Engine, ws: Workspace) -> None:
+    rules = [f"id: r{n}\nlanguage: python\nrule:\n  pattern: print{n}($$$A)\n" for n in range(20)]
+    analyse_rules(ws, engine, rules)
+    start = time.perf_counter()
+    analyse_rules(ws, engine, rules)
+    warm = time.perf_counter() - start
+    print(f"\nanalysis of 20 rules, warm: {warm * 1000:.1f} ms")
+    assert warm < 0.05
