@@ -49,7 +49,8 @@ def test_correct_patterns_have_no_findings(engine: Engine, ws: Workspace) -> Non
         "id: b\nlanguage: golang\nrule:\n  pattern: $X == nil\n",
         "id: c\nlanguage: java\nrule:\n  pattern: System.out.println($A)\n",
         "id: d\nlanguage: javascript\nrule:\n  pattern: console.log($$$)\n",
-        "id: e\nlanguage: go\nrule:\n  pattern:\n    context: 'func _() { fmt.Println($$$A) }'\n    selector: call_expression\n",
+        "id: e\nlanguage: go\nrule:\n  pattern:\n    context: 'func _() { fmt.Println($$$A) }'\n"
+        "    selector: call_expression\n",
     ]
     assert analyse_rules(ws, engine, rules) == [[], [], [], [], []]
 
