@@ -11,6 +11,7 @@ from typing import Any
 
 from sgtools.core import languages
 from sgtools.project.workspace import Workspace
+from sgtools.scan.globs import glob_match
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.analysis.repairs import to_yaml
@@ -42,7 +43,6 @@ def workspace_findings(ws: Workspace, doc: Mapping[str, Any], config: Path | str
     has_globs = bool(doc.get("files") or doc.get("ignores"))
     if lang is None or not (has_globs or lang == "typescript"):
         return []
-    from sgtools.scan.scanner import glob_match  # the scanner's own glob semantics (and no import cycle)
 
     base = Path(config).parent if str(config) != os.devnull else ws.root
     files = _files(base)

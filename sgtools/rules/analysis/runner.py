@@ -42,7 +42,8 @@ class Batch:
         return rule_id
 
     def add_file(self, stem: str, language: str, text: str) -> str:
-        name = f"{stem}.{languages.extension(language)}"
+        exts = languages.LANGUAGES[language][1]
+        name = f"{stem}.{'sh' if language == 'bash' else exts[0]}"
         self.files[name] = text
         return name
 
