@@ -75,10 +75,10 @@ def test_upper_bounds() -> None:
         Settings.from_env({"SGTOOLS_ENGINE_TIMEOUT": "86401"})
 
 
-def test_the_default_cap_cannot_exceed_the_hard_cap() -> None:
-    with pytest.raises(BadInput, match=r"SGTOOLS_DEFAULT_MAX_RESULTS .* must not exceed SGTOOLS_HARD_MAX_RESULTS"):
-        Settings.from_env({"SGTOOLS_DEFAULT_MAX_RESULTS": "20", "SGTOOLS_HARD_MAX_RESULTS": "10"})
-    assert Settings.from_env({"SGTOOLS_DEFAULT_MAX_RESULTS": "10", "SGTOOLS_HARD_MAX_RESULTS": "10"})
+def test_lowering_only_the_hard_cap_lowers_the_default() -> None:
+    s = Settings.from_env({"SGTOOLS_HARD_MAX_RESULTS": "10"})
+    assert s.default_max_results == 500 and requested_results(None, s) == 10
+    assert requested_results(None, Settings()) == 500
 
 
 def test_settings_built_in_code_are_checked_too() -> None:

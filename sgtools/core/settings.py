@@ -72,10 +72,6 @@ class Settings:
             problem = _problem(f.name, getattr(self, f.name))
             if problem:
                 raise BadInput(f"Settings.{f.name} must be {problem}, got {getattr(self, f.name)!r}.")
-        if self.default_max_results > self.hard_max_results:
-            raise BadInput(
-                f"{ENV_PREFIX}DEFAULT_MAX_RESULTS ({self.default_max_results}) must not exceed "
-                f"{ENV_PREFIX}HARD_MAX_RESULTS ({self.hard_max_results}). Lower the first or raise the second.")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -174,7 +170,8 @@ def requested_results(max_results: object, settings: Settings | None = None) -> 
     """A caller's `max_results`, checked, or the default when absent. Callers apply the hard maximum their own
     way (a scan clamps to it, a structural search refuses more)."""
     if max_results is None:
-        return (settings or get_settings()).default_max_results
+        s = settings or get_settings()
+        return min(s.default_max_results, s.hard_max_results)  # lowering only the hard cap lowers the default too
     if not isinstance(max_results, int) or isinstance(max_results, bool) or max_results < 1:
         raise BadInput(f"max_results must be a positive integer, not {max_results!r}.")
     return max_results
