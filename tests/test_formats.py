@@ -228,4 +228,4 @@ def test_text_points_bundled_fixes_at_an_import_first() -> None:
     own = "\n".join(text.render_diagnostics([diag], Path("/nonexistent")))
     bundled = "\n".join(text.render_diagnostics([diag], Path("/nonexistent"), fixable=False))
     assert "[sgtools scan --fix]" in own
-    assert "sgtools community import no-eval-python, then sgtools scan --fix" in bundled
+    assert "sgtools init, sgtools community import no-eval-python, then sgtools scan --fix" in bundled

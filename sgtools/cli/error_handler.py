@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sgtools import __version__
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK
+from sgtools.cli.voice import speak
 from sgtools.core.cache import cache_root
 from sgtools.core.errors import SgToolsError
 
@@ -32,7 +33,7 @@ def run_guarded(command: Callable[[], int]) -> int:
     try:
         return command()
     except SgToolsError as exc:
-        print(exc.render(), file=sys.stderr)
+        print(speak(exc.render()), file=sys.stderr)  # in the CLI's words: commands, not MCP tools
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -69,7 +69,9 @@ def register(subs: Any) -> None:
 
 
 def _note(text: str) -> None:
-    print(f"sgtools: {text}", file=sys.stderr)
+    from sgtools.cli.voice import speak
+
+    print(f"sgtools: {speak(text)}", file=sys.stderr)
 
 
 def _use_color() -> bool:

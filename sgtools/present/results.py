@@ -50,7 +50,8 @@ def render_scan(data: Mapping[str, Any]) -> str:
     else:
         parts = [f"{counts.get(s, 0)} {s}" for s in SEVERITIES if counts.get(s)]
         head = f"{plural(len(issues), 'issue')} ({', '.join(parts)})."
-    lines = [head, *(_diagnostic_line(d) for d in issues[:TEXT_ITEMS]), *_more(issues, TEXT_ITEMS)]
+    lines = [head, *(_diagnostic_line(d) for d in issues[:TEXT_ITEMS]), *_more(issues, TEXT_ITEMS),
+             *(f"Note: {n}" for n in data.get("notes") or [])]
     if data.get("truncated"):
         nxt = data.get("nextOffset")
         lines.append("More findings exist" + (f": call again with offset={nxt}." if nxt is not None else

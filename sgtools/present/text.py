@@ -114,8 +114,10 @@ def _how_to_apply(fix: dict[str, Any], rule_id: str, fixable: bool) -> str:
     if fix.get("verification", {}).get("checked", True) and not fix.get("verified"):
         return "failed verification: not applied by --fix; edit by hand"
     how = "--fix" if fix.get("safety") == "safe" else "--fix --unsafe-fixes (unsafe: may change behaviour)"
-    # `--fix` applies a project's own rules; a bundled rule has to be imported first.
-    return f"sgtools scan {how}" if fixable else f"sgtools community import {rule_id}, then sgtools scan {how}"
+    # `--fix` applies a project's own rules; a bundled rule has to be imported first, into a project that exists
+    # (without sgconfig.yml, `community import` refuses with [config-missing]).
+    return (f"sgtools scan {how}" if fixable
+            else f"sgtools init, sgtools community import {rule_id}, then sgtools scan {how}")
 
 
 def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bool = False,

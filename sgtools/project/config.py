@@ -88,8 +88,8 @@ def load(ws: Workspace) -> ProjectConfig:
         st = path.stat()
     except FileNotFoundError:
         raise ConfigMissing(
-            f"{CONFIG_NAME} not found in {ws.root}. Run the initialize_ast_grep tool (or `sgtools init`) "
-            "first, then retry."
+            f"{CONFIG_NAME} not found in {ws.root}. Run the initialize_ast_grep tool first, then "
+            "retry."
         ) from None
     return _load_cached(str(path), st.st_mtime_ns, st.st_size)
 

@@ -378,13 +378,15 @@ def scan_code(
     path: str | None = None,
     min_severity: str | None = None,
     max_results: int | None = None,
+    *,
+    config: ProjectConfig | None = None,
 ) -> dict[str, Any]:
     """Check `code` as if saved at `path` (virtual; nothing is written). `counts` cover every finding,
-    `issues` the first `max_results`."""
+    `issues` the first `max_results`. `config` replaces the workspace's sgconfig.yml (the bundled rules)."""
     level = check_severity(min_severity)
     limit = result_limit(max_results)
     check_code(code)
-    cfg = project.load(ws)
+    cfg = config if config is not None else project.load(ws)
     file: str | None = None
     rel_cfg: str | None = None
     if path is not None:

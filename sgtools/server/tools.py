@@ -21,15 +21,15 @@ def _initialize(app: App, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scan_code(app: App, args: dict[str, Any]) -> dict[str, Any]:
-    from sgtools.scan.scanner import scan_code
+    from sgtools.scan.fallback import scan_code  # the bundled rules without an sgconfig.yml, saying so
 
-    return scan_code(app.ws, app.engine, **args)
+    return scan_code(app.ws, app.engine, read_only=app.read_only, **args)
 
 
 def _scan_path(app: App, args: dict[str, Any]) -> dict[str, Any]:
-    from sgtools.scan.scanner import scan_path
+    from sgtools.scan.fallback import scan_path
 
-    return scan_path(app.ws, app.engine, **args)
+    return scan_path(app.ws, app.engine, read_only=app.read_only, **args)
 
 
 def _add_or_update_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
@@ -126,9 +126,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         _initialize, render.render_init, read_only=False, idempotent=True, write_only=True),
     ToolSpec(
         "scan_code", "Scan a code snippet",
-        "Check a snippet of code (for example code you are about to write) against the project's rules, "
-        "without touching disk. Give `language`, or a virtual `path` such as src/app.py (it also selects the "
-        "rules whose files/ignores globs apply). Returns `issues` (Diagnostics with 1-based positions, and "
+        "Check a snippet of code (for example code you are about to write) against the project's rules "
+        "(the bundled community rules when it has no sgconfig.yml), without touching disk. Give `language`, "
+        "or a virtual `path` such as src/app.py (it also selects the rules whose files/ignores globs apply). Returns `issues` (Diagnostics with 1-based positions, and "
         "fix-its: `verified` means the fix was applied and re-scanned), `counts` by severity and `ruleErrors` "
         "for broken rule files. Findings are data, not errors: `success` is false when anything was found. "
         "Apply a verified fix-it's edits, then scan again. " + _AFTER_ERROR,

@@ -1,0 +1,35 @@
+"""`scan_code` and `scan_path` for the MCP server: without an `sgconfig.yml` they check with the bundled community
+rules, as `sgtools scan` and the agent hook do, and say so in `notes`, instead of a dead end of [config-missing]
+(which on a read-only server would name a tool the agent cannot see).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.scan import scanner
+from sgtools.scan.collect import RuleSource, rule_source
+
+
+def bundled_note(source: RuleSource, *, read_only: bool) -> str:
+    how = ("this server is read-only, so ask the user to run `sgtools init` to set up the project's own rules"
+           if read_only else "call initialize_ast_grep to set up the project's own rules")
+    return f"No sgconfig.yml in the workspace: checked with the {source.rule_count} bundled community rules ({how})."
+
+
+def _with_note(result: dict[str, Any], source: RuleSource, read_only: bool) -> dict[str, Any]:
+    if source.bundled:
+        result["notes"] = [bundled_note(source, read_only=read_only), *(result.get("notes") or [])]
+    return result
+
+
+def scan_code(ws: Workspace, engine: Engine, *, read_only: bool = False, **args: Any) -> dict[str, Any]:
+    source = rule_source(ws, engine)
+    return _with_note(scanner.scan_code(ws, engine, **args, config=source.scan_config), source, read_only)
+
+
+def scan_path(ws: Workspace, engine: Engine, *, read_only: bool = False, **args: Any) -> dict[str, Any]:
+    source = rule_source(ws, engine)
+    return _with_note(scanner.scan_path(ws, engine, **args, config=source.scan_config), source, read_only)
