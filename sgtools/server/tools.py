@@ -128,8 +128,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "scan_code", "Scan a code snippet",
         "Check a snippet of code (for example code you are about to write) against the project's rules "
         "(the bundled community rules when it has no sgconfig.yml), without touching disk. Give `language`, "
-        "or a virtual `path` such as src/app.py (it also selects the rules whose files/ignores globs apply). Returns `issues` (Diagnostics with 1-based positions, and "
-        "fix-its: `verified` means the fix was applied and re-scanned), `counts` by severity and `ruleErrors` "
+        "or a virtual `path` such as src/app.py (it also selects the rules whose files/ignores globs apply). "
+        "Returns `issues` (Diagnostics with 1-based positions, and fix-its: `verified` means the fix was "
+        "applied and re-scanned), `counts` by severity and `ruleErrors` "
         "for broken rule files. Findings are data, not errors: `success` is false when anything was found. "
         "Apply a verified fix-it's edits, then scan again. " + _AFTER_ERROR,
         _scan_code, render.render_scan),
