@@ -1,4 +1,4 @@
-"""`sgtools rule list|show|add|remove|test`: the rule store from a terminal, printing the services' dicts."""
+"""`sgtools rule list|show|add|remove|test|suggest`: the rule store from a terminal, printing the services' dicts."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sgtools.cli import rule_suggest
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings
@@ -49,6 +50,8 @@ def register(subs: Any) -> None:
     test.add_argument("--valid", action="append", metavar="CODE", help="code the rule must not match (repeatable)")
     test.add_argument("--invalid", action="append", metavar="CODE", help="code the rule must match (repeatable)")
     _common(test, run_test)
+
+    rule_suggest.register(rule_subs)
 
 
 def _common(p: argparse.ArgumentParser, func: Any) -> None:

@@ -66,6 +66,7 @@ class Settings:
     fixit_verify_max_bytes: int = 32 * 1024 * 1024  # edited text written for that verification, per scan call
     fixit_missing_check_max: int = 64  # fix-its whose edited text is also checked for MISSING tokens, per scan
     verify_workers: int = 4  # parallel ast-grep calls for those MISSING-token checks
+    suggest_max_candidates: int = 10  # the most candidate rules one suggest_rule call may ask for
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -1,0 +1,56 @@
+"""`sgtools rule suggest`: verified rules from code that must and must not be flagged (the suggest_rule twin)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
+
+# Exit codes: 0 at least one verified rule, 1 none could separate the examples (the reason is printed).
+EXIT_NONE = 1
+
+
+def register(rule_subs: Any) -> None:
+    p: argparse.ArgumentParser = rule_subs.add_parser(
+        "suggest", help="propose verified rules from examples of code to flag and code to leave alone",
+        description="Generalise what the --invalid examples share into ast-grep rules, check each with ast-grep "
+        "against every example, and print the verified ones best first (with the examples they were checked "
+        "on). Exit 0 when a rule was found, 1 when none separates the examples (the reason is printed), "
+        "2 on bad input.")
+    p.add_argument("--language", "-l", required=True, help="the examples' language")
+    p.add_argument("--invalid", action="append", required=True, metavar="CODE",
+                   help="code the rule must flag (repeatable; at least one)")
+    p.add_argument("--valid", action="append", metavar="CODE", help="code the rule must not flag (repeatable)")
+    p.add_argument("--fix", action="append", nargs=2, metavar=("BEFORE", "AFTER"),
+                   help="a before/after pair to infer the rule's fix from (repeatable)")
+    p.add_argument("--id", dest="rule_id", help="the rule id (default: derived from the pattern)")
+    p.add_argument("--message", help="the rule's message")
+    p.add_argument("--severity", choices=("error", "warning", "info", "hint"), help="default: warning")
+    p.add_argument("--path", help="a virtual file path for the examples (e.g. app.tsx)")
+    p.add_argument("--max-candidates", type=int, default=None, metavar="N", help="how many rules to print (3)")
+    add_root(p)
+    add_json(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from sgtools.rules.suggest.service import suggest_rule
+
+    result = suggest_rule(
+        workspace(args), engine(), args.language, args.invalid, args.valid, path=args.path, message=args.message,
+        severity=args.severity, rule_id=args.rule_id,
+        fix_examples=[{"before": b, "after": a} for b, a in args.fix or []], max_candidates=args.max_candidates)
+    if args.json:
+        print_json(result)
+    else:
+        for n, cand in enumerate(result["candidates"], 1):
+            print(f"# {n}. {cand['rule_id']} ({cand['form']})")
+            print(f"# {cand['why']}")
+            print(cand["yaml"].rstrip("\n"))
+            print("---" if n < len(result["candidates"]) else "")
+        for warning in result["warnings"]:
+            print(f"warning: {warning}")
+        if not result["success"]:
+            print(f"No rule found: {result.get('explanation', '')}")
+    return 0 if result["success"] else EXIT_NONE

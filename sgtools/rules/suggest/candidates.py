@@ -1,0 +1,211 @@
+"""Candidate rules from the invalid examples' trees, in the forms ast-grep offers, each with a sort key.
+
+Roots are the nodes of the shortest invalid example that every other invalid example has a node of the same kind
+for; each root is generalised at every relaxation level and written as a bare pattern, a pattern with `kind`
+or `regex` constraints, a `context`/`selector` pattern (when the bare text is misread) or `kind` + `has`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sgtools.rules.suggest.generalise import LEVELS, Generalised, Hole, generalise
+from sgtools.rules.suggest.tree import Example, Node
+
+_CALLEE_ROLES = ("function", "callee", "constructor", "object", "operand", "receiver")
+MAX_ROOT_CHARS = 2000  # a root longer than this is a whole program, not a construct to flag
+MIN_KEPT = 1.0  # a pattern must keep at least one meaningful literal token (a name, keyword or literal)
+PIN_MIN = 3  # common prefix/suffix length for a `regex` pin
+_NO_ROOT = ("ERROR", "MISSING", "comment")
+# Lists and blocks are parts of a construct, not constructs: a rule on them says nothing about the code.
+_PART_SUFFIXES = ("arguments", "argument_list", "parameters", "parameter_list", "block", "body", "statement_list",
+                  "statement_block", "compound_statement")
+# Forms, in order of preference (simplest first).
+PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, EXCLUDE, INSIDE = range(8)
+FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
+              CONTEXT: "pattern with context/selector", CONTEXT_TYPED: "context/selector + kind constraints",
+              KIND_HAS: "kind + has", EXCLUDE: "pattern + not", INSIDE: "pattern + inside/not inside"}
+
+
+@dataclass
+class Candidate:
+    body: dict[str, Any]  # `rule` and maybe `constraints`
+    gen: Generalised
+    form: int
+    root_index: int  # which root (for one candidate per root)
+    note: str = ""
+
+    @property
+    def leaf(self) -> bool:
+        return not self.gen.root.children or self.gen.root.atomic
+
+    def key(self) -> tuple[Any, ...]:
+        level_rank = LEVELS.index(self.gen.level)
+        return (self.leaf, _effective_size(self.gen.root), self.form >= CONTEXT, level_rank, self.form, -self.gen.kept,
+                len(str(self.body)))
+
+
+def _effective_size(node: Node) -> float:
+    """A callee or receiver ranks as its call: `console.log($$$ARGS)` says more than `console.log`."""
+    climbed = node
+    while climbed.parent is not None and climbed.parent.parent is not None and (
+            climbed.role in _CALLEE_ROLES or (climbed.parent.named_children()[:1] == [climbed] and any(
+                c in climbed.parent.kind for c in ("call", "invocation", "member", "selector", "field_access")))):
+        climbed = climbed.parent
+    return climbed.size() + (0.5 if climbed is not node else 0.0)
+
+
+def _tokens(node: Node) -> Counter[str]:
+    return Counter(n.text for n in node.walk() if n.atomic)
+
+
+def _partner(node: Node, pool: list[tuple[Node, Counter[str]]], tokens: Counter[str]) -> Node | None:
+    best: tuple[float, Node] | None = None
+    for other, other_tokens in pool:
+        if other.kind != node.kind:
+            continue
+        score = sum((tokens & other_tokens).values()) - 0.01 * abs(len(other.text) - len(node.text))
+        if best is None or score > best[0]:
+            best = (score, other)
+    return best[1] if best else None
+
+
+def roots(invalid: Sequence[Example]) -> Iterator[list[Node]]:
+    """Groups of nodes, one per invalid example, that may share a pattern; from the shortest example."""
+    order = sorted(invalid, key=lambda e: (len(e.code), e.index))
+    pivot, others = order[0], order[1:]
+    pools = [[(n, _tokens(n)) for n in e.nodes() if n.named] for e in others]
+    for node in pivot.nodes():
+        if (node is pivot.root or not node.named or node.kind in _NO_ROOT or len(node.text) > MAX_ROOT_CHARS
+                or not node.text.strip() or node.kind.endswith(_PART_SUFFIXES)):
+            continue
+        tokens = _tokens(node)
+        group = [node]
+        for pool in pools:
+            mate = _partner(node, pool, tokens)
+            if mate is None:
+                break
+            group.append(mate)
+        else:
+            yield group
+
+
+def generalisations(invalid: Sequence[Example]) -> list[Generalised]:
+    """Distinct patterns over all roots and levels; for one text, the deepest root (its kind is the selector)."""
+    seen: dict[str, Generalised] = {}
+    for group in roots(invalid):
+        for level in LEVELS:
+            gen = generalise(group, level)
+            if gen is None or gen.kept < MIN_KEPT or not gen.pattern.strip():
+                continue
+            known = seen.get(gen.pattern)
+            if known is None or (gen.root is not known.root and gen.root in known.root.walk()):
+                seen[gen.pattern] = gen
+    return list(seen.values())
+
+
+def _kind_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
+    return {h.name: {"kind": next(iter(h.kinds))} for h in holes if not h.multi and len(h.kinds) == 1}
+
+
+def _pin(texts: Sequence[str]) -> str | None:
+    if len(set(texts)) < 2:
+        return None
+    prefix = _common(texts)
+    suffix = _common([t[::-1] for t in texts])[::-1]
+    best = max((f"^{re.escape(prefix)}", prefix), (f"{re.escape(suffix)}$", suffix), key=lambda p: len(p[1]))
+    return best[0] if len(re.sub(r"\W", "", best[1])) >= PIN_MIN else None
+
+
+def _common(texts: Sequence[str]) -> str:
+    first = texts[0]
+    n = 0
+    while n < len(first) and all(len(t) > n and t[n] == first[n] for t in texts):
+        n += 1
+    return first[:n]
+
+
+def _regex_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for h in holes:
+        pin = None if h.multi or h.relaxed else _pin(h.texts)
+        if pin is not None:
+            out[h.name] = {"regex": pin}
+    return out
+
+
+def plain_forms(gens: Sequence[Generalised]) -> list[Candidate]:
+    out: list[Candidate] = []
+    for i, gen in enumerate(gens):
+        out.append(Candidate({"rule": {"pattern": gen.pattern}}, gen, PLAIN, i))
+        typed = _kind_constraints(gen.holes)
+        if typed:
+            out.append(Candidate({"rule": {"pattern": gen.pattern}, "constraints": typed}, gen, TYPED, i))
+        pinned = _regex_constraints(gen.holes)
+        if pinned:
+            out.append(Candidate({"rule": {"pattern": gen.pattern}, "constraints": pinned}, gen, PINNED, i))
+    return out
+
+
+def _context(gen: Generalised, example: Example) -> str | None:
+    """The example around the root (only the top-level items holding it, and a package line), generalised;
+    None when an earlier node of the same kind would be picked by the selector instead."""
+    top = next((c for c in example.root.children if c.start <= gen.root.start and gen.root.end <= c.end), None)
+    if top is None:
+        return None
+    for node in top.walk():
+        if node is gen.root:
+            break
+        if node.kind == gen.root.kind:
+            return None
+    keep = [c for c in example.root.children if c is top or ("package" in c.kind and c.end <= top.start)]
+    data = gen.in_place(example.code).encode("utf-8")
+    shift = len(data) - len(example.code.encode("utf-8"))
+    parts = []
+    for c in keep:
+        end = c.end + (shift if c is top else 0)
+        parts.append(data[c.start:end].decode("utf-8", "replace"))
+    return "\n".join(parts)
+
+
+def context_forms(gens: Sequence[Generalised], pivot: Example, indexes: Sequence[int]) -> list[Candidate]:
+    out: list[Candidate] = []
+    for i in indexes:
+        gen = gens[i]
+        context = _context(gen, pivot)
+        if context is None:
+            continue
+        pattern = {"context": context, "selector": gen.root.kind}
+        out.append(Candidate({"rule": {"pattern": pattern}}, gen, CONTEXT, i))
+        typed = _kind_constraints(gen.holes)
+        if typed:
+            out.append(Candidate({"rule": {"pattern": pattern}, "constraints": typed}, gen, CONTEXT_TYPED, i))
+    return out
+
+
+def kind_has_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[Candidate]:
+    """`kind` of the root plus `has` for its literal names: order-free, for what no pattern form could say."""
+    out: list[Candidate] = []
+    for i in indexes:
+        gen = gens[i]
+        leaves = _kept_leaves(gen)[:3]
+        if not leaves:
+            continue
+        has = [{"has": {"kind": n.kind, "regex": f"^{re.escape(n.text)}$", "stopBy": "end"}} for n in leaves]
+        out.append(Candidate({"rule": {"all": [{"kind": gen.root.kind}, *has]}}, gen, KIND_HAS, i))
+    return out
+
+
+def _kept_leaves(gen: Generalised) -> list[Node]:
+    covered = [(s, e) for s, e, _t in gen.edits]
+    leaves = []
+    for node in gen.root.walk():
+        if node.named and node.atomic and node is not gen.root and "\n" not in node.text and not any(
+                s <= node.start and node.end <= e for s, e in covered):
+            leaves.append(node)
+    leaves.sort(key=lambda n: (n.kind.endswith("identifier") is False, n.start))
+    return [n for n in leaves if n.text.strip()]

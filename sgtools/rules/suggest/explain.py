@@ -1,0 +1,97 @@
+"""Separating near misses with `not`/`inside`, and saying why no rule could separate the examples."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.rules import store as rulestore
+from sgtools.rules.suggest.candidates import EXCLUDE, INSIDE, Candidate
+from sgtools.rules.suggest.tree import Example
+from sgtools.rules.suggest.verify import Outcome
+
+_MAX_NOT = 3  # literal exclusions a `not` clause may list before it is just a list of the valid examples
+
+
+def _normal(code: str) -> str:
+    return re.sub(r"\s+", " ", code).strip()
+
+
+def identical(invalid: Sequence[str], valid: Sequence[str]) -> str | None:
+    """An invalid and a valid example with the same code (up to whitespace) cannot be told apart."""
+    for i, code in enumerate(invalid):
+        for j, other in enumerate(valid):
+            if _normal(code) == _normal(other):
+                return (f"invalid_examples[{i}] and valid_examples[{j}] are the same code (`{rulestore.snip(code)}`), "
+                        "so they have the same syntax tree and no rule can flag one and not the other. Remove one "
+                        "of them, or make the valid example show what is different about correct code.")
+    return None
+
+
+def _ancestor_kinds(example: Example, match: dict[str, Any]) -> set[str]:
+    offsets = match.get("range", {}).get("byteOffset", {})
+    node = example.covering(int(offsets.get("start", 0)), int(offsets.get("end", 0)))
+    return {a.kind for a in node.ancestors()} if node is not None else set()
+
+
+def _inside(cand: Candidate, outcome: Outcome, invalid: Sequence[Example], valid: Sequence[Example]) -> list[
+        Candidate]:
+    n = len(invalid)
+    bad = [set.intersection(*(_ancestor_kinds(e, m) for m in outcome.hits[i])) for i, e in enumerate(invalid)]
+    good = [_ancestor_kinds(e, m) for j, e in enumerate(valid) for m in outcome.hits[n + j]]
+    if not bad or not good:
+        return []
+    bad_all, bad_any = set.intersection(*bad), set.union(*bad)
+    good_all, good_any = set.intersection(*good), set.union(*good)
+    out = []
+    for kind in sorted(bad_all - good_any):
+        rule = {"all": [cand.body["rule"], {"inside": {"kind": kind, "stopBy": "end"}}]}
+        out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
+                             f"only inside a `{kind}`, which the valid examples' matches are not in"))
+    for kind in sorted(good_all - bad_any):
+        rule = {"all": [cand.body["rule"], {"not": {"inside": {"kind": kind, "stopBy": "end"}}}]}
+        out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
+                             f"not inside a `{kind}`, where the valid examples' matches are"))
+    return out[:2]
+
+
+def exclusions(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+               valid: Sequence[Example]) -> list[Candidate]:
+    """For candidates that also flag valid code: exclude those exact constructs, or constrain the context."""
+    n = len(invalid)
+    out: list[Candidate] = []
+    for cand, outcome in misses:
+        texts = list(dict.fromkeys(str(m.get("text", "")) for hits in outcome.hits[n:] for m in hits))
+        if texts and len(texts) <= _MAX_NOT and all(t.strip() for t in texts):
+            rule = {"all": [cand.body["rule"], {"not": {"any": [{"pattern": t} for t in texts]}}]}
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, EXCLUDE, cand.root_index,
+                                 "`not` excludes the construct the valid examples use"))
+        out.extend(_inside(cand, outcome, invalid, valid))
+    return out
+
+
+def why_none(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], valid: Sequence[str],
+             had_roots: bool) -> str:
+    """Which example could not be separated, and why."""
+    n = len(invalid)
+    if not had_roots:
+        return ("The invalid examples share no construct ast-grep could match: no node kind appears, with some "
+                "code in common, in all of them. Split them into separate requests (one rule per problem), or "
+                "give examples that show the same mistake.")
+    covering = sorted(((c, o) for c, o in tried if not o.refused and all(o.hits[i] for i in range(n))),
+                      key=lambda co: co[0].key())
+    if not covering:
+        return ("No candidate matched every invalid example: what they share could not be written as one "
+                "pattern that ast-grep reads the same way in each. Split them into separate requests, or make "
+                "the examples show the same construct.")
+    cand, outcome = covering[0]
+    flagged = [j for j in range(len(valid)) if outcome.hits[n + j]]
+    always = [j for j in range(len(valid)) if all(o.hits[n + j] for _c, o in covering)]
+    j = (always or flagged)[0]
+    text = str(outcome.hits[n + j][0].get("text", ""))
+    return (f"valid_examples[{j}] cannot be separated from the invalid examples: every candidate that flags all "
+            f"invalid examples also flags it (the closest, `{rulestore.snip(cand.gen.pattern)}`, matches "
+            f"`{rulestore.snip(text)}` there), and no `not`, `inside` or constraint tried told them apart. The "
+            "difference may be outside the code shown (types, imports, runtime values): add the code that makes "
+            "it different to the examples, or drop that valid example.")

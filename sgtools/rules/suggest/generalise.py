@@ -1,0 +1,257 @@
+"""Anti-unification: one node per invalid example -> one ast-grep pattern with metavariables where they differ.
+
+What all examples share stays literal; what differs becomes `$A` (one node) or `$$$ARGS` (a run of list items).
+A relaxation `level` also abstracts leaves that look incidental even when the examples agree on them
+(1: values passed as arguments, 2: every value position), so one example can still give a general rule.
+Callees, attribute and method names, receivers, types, keywords and booleans always stay literal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sgtools.rules.suggest.tree import Node
+
+# Fields whose identifier names what is done, not what it is done to.
+_SIGNIFICANT_FIELDS = frozenset({
+    "function", "attribute", "property", "field", "name", "method", "type", "module", "scope", "constructor",
+    "decorator", "key", "label", "tag", "operator", "path", "macro", "object", "operand", "receiver",
+    "superclass", "interfaces", "return_type", "module_name",
+})
+_DECLARATIVE = ("import", "decorator", "annotation", "attribute_item", "use_declaration", "package", "namespace",
+                "include", "require", "using")
+_ACCESS = ("member", "field_expression", "field_access", "selector", "attribute", "navigation", "scoped")
+_CALLS = ("call", "invocation", "method_invocation")
+_IDENT_KINDS = frozenset({"identifier", "simple_identifier", "name", "variable_name", "word", "constant"})
+_NOT_VALUE_IDENT = ("type_", "field_", "property_", "package_", "namespace_", "scoped_", "shorthand_",
+                    "statement_", "label_")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OPEN, _CLOSE = ("(", "[", "{", "<"), (")", "]", "}", ">")
+LEVELS = (2, 1, 0)  # most relaxed first
+_SLOT = "\x02"
+
+
+@dataclass(frozen=True)
+class Hole:
+    name: str
+    multi: bool
+    kinds: frozenset[str]  # kinds of the generalised nodes (one kind: a `kind` constraint can pin it)
+    texts: tuple[str, ...]  # their texts, one per example (a common prefix can pin it with `regex`)
+    relaxed: bool  # abstracted by the relaxation, not because the examples differ there
+
+
+@dataclass
+class Generalised:
+    root: Node
+    pattern: str
+    holes: list[Hole]
+    level: int
+    kept: float  # how much literal, meaningful code the pattern keeps (specificity)
+    edits: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def in_place(self, code: str) -> str:
+        """`code` (the pivot example) with this node replaced by its generalised text."""
+        data = code.encode("utf-8")
+        return (data[:self.root.start].decode("utf-8") + _apply(self.root, self.edits, dedent=False)
+                + data[self.root.end:].decode("utf-8"))
+
+
+def is_value_leaf(node: Node) -> bool:
+    if not node.named or not node.atomic:
+        return False
+    kind = node.kind
+    ident = kind in _IDENT_KINDS or (kind.endswith("identifier") and not kind.startswith(_NOT_VALUE_IDENT))
+    return ident or ("string" in kind and "content" not in kind)
+
+
+def incidental(node: Node, level: int) -> bool:
+    """A leaf that names data rather than the operation: abstracted at relaxation `level`."""
+    if level == 0 or not is_value_leaf(node) or node.role in _SIGNIFICANT_FIELDS:
+        return False
+    parent = node.parent
+    if parent is None:
+        return False
+    if any(any(d in a.kind for d in _DECLARATIVE) for a in node.ancestors()):
+        return False
+    first = next(iter(parent.named_children()), None) is node
+    if first and any(a in parent.kind for a in (*_ACCESS, *_CALLS)):
+        return False  # a receiver or a callee
+    in_args = any("argument" in a.kind for a in (parent, parent.parent) if a is not None)
+    return in_args if level == 1 else True
+
+
+def _listlike(node: Node) -> bool:
+    kids = node.children
+    bracketed = len(kids) >= 2 and kids[0].text in _OPEN and kids[-1].text in _CLOSE
+    return bracketed or any(p in node.kind for p in ("list", "arguments", "parameters", "block", "body"))
+
+
+def _leaf_weight(node: Node) -> float:
+    if not node.named:
+        return 1.0 if _WORD.fullmatch(node.text) else 0.0
+    # An assignment's target often names the concern (`password = ...`); other data counts for less.
+    return 0.4 if is_value_leaf(node) and incidental(node, 2) and node.role != "left" else 1.0
+
+
+def _weight(node: Node) -> float:
+    if node.atomic:
+        return _leaf_weight(node)
+    return sum(_weight(c) for c in node.children)
+
+
+class _Builder:
+    def __init__(self, root: Node, level: int) -> None:
+        self.root = root
+        self.level = level
+        self.edits: list[tuple[int, int, str]] = []
+        self.holes: list[tuple[list[Node], bool, bool]] = []  # generalised nodes, multi, relaxed
+        self.kept = 0.0
+
+    def _state(self) -> tuple[int, int, float]:
+        return len(self.edits), len(self.holes), self.kept
+
+    def _restore(self, state: tuple[int, int, float]) -> None:
+        del self.edits[state[0]:]
+        del self.holes[state[1]:]
+        self.kept = state[2]
+
+    def _new_hole(self, group: list[Node], multi: bool, relaxed: bool) -> str:
+        self.holes.append((group, multi, relaxed))
+        return f"\x00{len(self.holes) - 1}\x00"
+
+    def single(self, group: list[Node], relaxed: bool = False) -> None:
+        self.edits.append((group[0].start, group[0].end, self._new_hole(group, False, relaxed)))
+
+    def many(self, group: list[Node], relaxed: bool = False) -> bool:
+        """A run of list items: keep the items every example has (in order), `$$$` for the runs between them."""
+        pivot = group[0]
+        kids = pivot.children
+        if not (len(kids) >= 2 and kids[0].text in _OPEN and kids[-1].text in _CLOSE):
+            if not pivot.named:
+                return False
+            self.edits.append((pivot.start, pivot.end, self._new_hole(group, True, relaxed)))
+            return True
+        items = [n.named_children() for n in group]
+        anchors = [] if relaxed or not any(c.text == "," for c in kids) else _usable(_anchors(items), items)
+        parts: list[str] = []
+        previous = [-1] * len(items)
+        for anchor in [*anchors, [len(i) for i in items]]:
+            gap = [n for k, i in enumerate(items) for n in i[previous[k] + 1:anchor[k]]]
+            if gap:
+                parts.append(self._new_hole(gap, True, relaxed))
+            if anchor[0] < len(items[0]):
+                parts.append(items[0][anchor[0]].text)
+                self.kept += _weight(items[0][anchor[0]])
+            previous = anchor
+        self.edits.append((kids[0].end, kids[-1].start, ", ".join(parts)))
+        return True
+
+    def gen(self, group: list[Node]) -> bool:
+        pivot = group[0]
+        if pivot is not self.root and incidental(pivot, self.level):
+            self.single(group, relaxed=all(n.text == pivot.text for n in group))
+            return True
+        if (self.level and "argument" in pivot.kind and _listlike(pivot) and pivot.named_children()
+                and all(incidental(c, self.level) for c in pivot.named_children())
+                and len({len(n.named_children()) for n in group}) >= 1):
+            return self.many(group, relaxed=True)
+        if all(n.text == pivot.text for n in group) and (
+                self.level == 0 or not any(incidental(d, self.level) for d in pivot.walk())):
+            self.kept += _weight(pivot)
+            return True
+        if pivot.atomic or any(n.kind != pivot.kind for n in group):
+            return False
+        if any(len(n.children) != len(pivot.children) for n in group):
+            return _listlike(pivot) and self.many(group)
+        for i, child in enumerate(pivot.children):
+            sub = [n.children[i] for n in group]
+            state = self._state()
+            if self.gen(sub):
+                continue
+            self._restore(state)
+            if not child.named:
+                return False
+            if _listlike(child) and not child.atomic:
+                if not self.many(sub):
+                    return False
+            else:
+                self.single(sub)
+        return True
+
+    def finish(self) -> Generalised:
+        names: dict[tuple[bool, tuple[str, ...]], str] = {}
+        holes: list[Hole] = []
+        markers: list[str] = []
+        singles = iter("ABCDEFGHJKLMNPQRSTUVWXYZ")
+        for group, multi, relaxed in self.holes:
+            key = (multi, tuple(n.text for n in group))
+            if key not in names:
+                names[key] = _multi_name(group[0], sum(1 for k in names if k[0])) if multi else next(singles, "Z")
+                holes.append(Hole(names[key], multi, frozenset(n.kind for n in group), key[1], relaxed))
+            markers.append(("$$$" if multi else "$") + names[key])
+        edits = sorted((s, e, re.sub("\x00(\\d+)\x00", lambda m: markers[int(m.group(1))], t))
+                       for s, e, t in self.edits)
+        return Generalised(self.root, _apply(self.root, edits, dedent=True), holes, self.level, self.kept, edits)
+
+
+def _usable(anchors: list[list[int]], items: list[list[Node]]) -> list[list[int]]:
+    """Drop anchors after which some lists have items and others none: ast-grep's `x, $$$B` needs one item."""
+    while anchors:
+        ends = [*anchors, [len(i) for i in items]]
+        mixed = next((k for k in range(1, len(ends)) if len({ends[k][e] - ends[k - 1][e] - 1 > 0
+                                                               for e in range(len(items))}) > 1), None)
+        if mixed is None:
+            return anchors
+        del anchors[mixed - 1]
+    return anchors
+
+
+def _anchors(items: list[list[Node]]) -> list[list[int]]:
+    """Positions of the items every list has, in the same order (greedy on the first list)."""
+    anchors: list[list[int]] = []
+    pos = [0] * len(items)
+    for j, item in enumerate(items[0]):
+        found = [j]
+        for k in range(1, len(items)):
+            hit = next((p for p in range(pos[k], len(items[k])) if items[k][p].text == item.text), None)
+            if hit is None:
+                break
+            found.append(hit)
+        else:
+            anchors.append(found)
+            pos = [p + 1 for p in found]
+    return anchors
+
+
+def _multi_name(node: Node, index: int) -> str:
+    parent = node.parent.kind if node.parent is not None else ""
+    base = "ARGS" if "argument" in node.kind or "argument" in parent else \
+        "PARAMS" if "parameter" in node.kind or "parameter" in parent else \
+        "BODY" if any(p in node.kind for p in ("block", "body")) else "ITEMS"
+    return base if index == 0 else f"{base}{index + 1}"
+
+
+def _apply(root: Node, edits: Sequence[tuple[int, int, str]], *, dedent: bool) -> str:
+    data = root.text.encode("utf-8")
+    out = bytearray()
+    pos = 0
+    for start, end, text in sorted(edits):
+        out += data[pos:start - root.start] + text.encode("utf-8")
+        pos = end - root.start
+    out += data[pos:]
+    text = out.decode("utf-8", "replace")
+    if dedent and root.column and "\n" in text:
+        first, *rest = text.split("\n")
+        pad = re.compile(rf"^[ \t]{{0,{root.column}}}")
+        text = "\n".join([first, *(pad.sub("", line) for line in rest)])
+    return text
+
+
+def generalise(group: list[Node], level: int) -> Generalised | None:
+    """The pattern that matches every node of `group` (one per invalid example); None if they cannot share one."""
+    builder = _Builder(group[0], level)
+    if any(n.kind != group[0].kind for n in group) or not builder.gen(group):
+        return None
+    return builder.finish()

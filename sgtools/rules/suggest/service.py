@@ -1,0 +1,234 @@
+"""`suggest_rule`: rules proposed from code that must be flagged and code that must not, each one proven.
+
+Flow: read every example's tree as ast-grep parses it; generalise what the invalid examples share into
+candidate rules (bare patterns first, then constraints, context/selector, `not`/`inside`, kind + has); scan all
+candidates over all examples in one ast-grep call per stage; keep only those that flag every invalid example and
+no valid one; rank them (smallest construct, most general, simplest form); infer a `fix` from before/after pairs
+and verify it by applying it. Nothing unverified is returned; when nothing passes, the answer says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NotRequired, TypedDict
+
+from sgtools.core import languages
+from sgtools.core.errors import BadInput
+from sgtools.core.settings import get_settings
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import RULE_ID, Workspace
+from sgtools.rules import syntax
+from sgtools.rules.suggest import candidates as cands
+from sgtools.rules.suggest import explain, fixes, render
+from sgtools.rules.suggest.tree import Example, read_examples
+from sgtools.rules.suggest.verify import Outcome, run_rules
+from sgtools.scan import scanner
+
+SEVERITIES = ("error", "warning", "info", "hint")
+_CONTEXT_ROOTS = 60  # roots tried in context/selector form when their bare pattern is misread
+_REPAIR_ROOTS = 12  # near misses given `not`/`inside` clauses, and roots tried as kind + has
+
+
+class FixExample(TypedDict):
+    before: str
+    after: str
+
+
+class Checked(TypedDict):
+    invalid: list[str]
+    valid: list[str]
+
+
+class SuggestedRule(TypedDict):
+    yaml: str
+    rule_id: str
+    why: str
+    checked: Checked
+    form: str
+    fix: NotRequired[str]
+    fixChecked: NotRequired[list[FixExample]]
+
+
+class SuggestResult(TypedDict):
+    success: bool
+    candidates: list[SuggestedRule]
+    explanation: NotRequired[str]
+    warnings: list[str]
+
+
+def _texts(value: object, what: str, *, required: bool) -> list[str]:
+    if value is None:
+        value = []
+    if not isinstance(value, list | tuple):
+        raise BadInput(f"{what} must be a list of code strings, not {type(value).__name__}.")
+    if required and not value:
+        raise BadInput(f"{what} is empty. Give at least one piece of code the rule must flag.")
+    limit = get_settings().max_examples
+    if len(value) > limit:
+        raise BadInput(f"{what} has {len(value)} items; at most {limit} are accepted. Keep the telling ones.")
+    return [syntax.check_code_arg(v, f"item {i} of {what}") for i, v in enumerate(value)]
+
+
+def _fix_pairs(value: object) -> list[FixExample]:
+    if value is None:
+        return []
+    if not isinstance(value, list | tuple):
+        raise BadInput("fix_examples must be a list of {before, after} objects.")
+    pairs: list[FixExample] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping) or not isinstance(item.get("before"), str) or not isinstance(
+                item.get("after"), str):
+            raise BadInput(f"fix_examples[{i}] must be an object with `before` and `after` code strings.")
+        pairs.append({"before": syntax.check_code_arg(item["before"], f"fix_examples[{i}].before"),
+                      "after": syntax.check_code_arg(item["after"], f"fix_examples[{i}].after", allow_blank=True)})
+    return pairs
+
+
+def _file_name(language: str, path: object) -> str:
+    if path is None or path == "":
+        return scanner.file_name_for(language, None)
+    if not isinstance(path, str) or "\x00" in path:
+        raise BadInput("path must be a file path such as src/app.tsx.")
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if languages.from_path(name) != language:
+        raise BadInput(f"path {path!r} is not a {language} file name. Give a path with a {language} extension "
+                       f"(e.g. x.{languages.extension(language)}), or leave path out.")
+    return name
+
+
+def _options(severity: object, rule_id: object, message: object, max_candidates: object) -> tuple[str, str | None,
+                                                                                                 str | None, int]:
+    sev = "warning" if severity is None else str(severity).lower()
+    if sev not in SEVERITIES:
+        raise BadInput(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}.")
+    if rule_id is not None and (not isinstance(rule_id, str) or not RULE_ID.match(rule_id)):
+        raise BadInput(f"rule_id {rule_id!r} is not a valid id: letters, digits, '.', '_' and '-', up to 128.")
+    if message is not None and not isinstance(message, str):
+        raise BadInput("message must be text.")
+    cap = get_settings().suggest_max_candidates
+    count = 3 if max_candidates is None else max_candidates
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= cap:
+        raise BadInput(f"max_candidates must be a whole number from 1 to {cap}, not {max_candidates!r}.")
+    return sev, rule_id, message, count
+
+
+def _verified(outcome: Outcome, n_invalid: int) -> bool:
+    return not outcome.refused and all(outcome.hits[i] for i in range(n_invalid)) and not any(
+        outcome.hits[n_invalid:])
+
+
+class _Search:
+    """One request's state: the examples, the candidates tried and what the engine said about each."""
+
+    def __init__(self, engine: Engine, language: str, file_name: str, invalid: list[Example],
+                 valid: list[str]) -> None:
+        self.engine, self.language, self.file_name = engine, language, file_name
+        self.invalid, self.valid = invalid, valid
+        self.texts = [e.code for e in invalid] + valid
+        self.tried: list[tuple[cands.Candidate, Outcome]] = []
+
+    def run(self, batch: Sequence[cands.Candidate]) -> None:
+        fresh = [c for c in batch if not any(c.body == t.body for t, _ in self.tried)]
+        outcomes = run_rules(self.engine, self.language, self.file_name, [c.body for c in fresh], self.texts)
+        self.tried.extend(zip(fresh, outcomes, strict=True))
+
+    def passing(self) -> list[cands.Candidate]:
+        n = len(self.invalid)
+        return sorted((c for c, o in self.tried if _verified(o, n)), key=lambda c: c.key())
+
+    def near_misses(self) -> list[tuple[cands.Candidate, Outcome]]:
+        n = len(self.invalid)
+        found = [(c, o) for c, o in self.tried if not o.refused and all(o.hits[i] for i in range(n))
+                 and any(o.hits[n:])]
+        return sorted(found, key=lambda co: co[0].key())
+
+
+def _search(search: _Search, gens: list[cands.Generalised], pivot: Example, want: int,
+            ws: Workspace) -> None:
+    search.run(cands.plain_forms(gens))
+    pivot_at = search.invalid.index(pivot)
+    matched_self = {c.root_index for c, o in search.tried if o.hits[pivot_at]}
+    misread = [i for i in sorted(range(len(gens)), key=lambda i: gens[i].root.size()) if i not in matched_self]
+    search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]))
+    if len({c.root_index for c in search.passing() if not c.leaf}) >= want:
+        return
+    misses = search.near_misses()[:_REPAIR_ROOTS]
+    valid_trees = read_examples(search.engine, ws.root, search.language, search.valid) if misses else []
+    extra = explain.exclusions(misses, search.invalid, valid_trees)
+    passed_roots = {c.root_index for c in search.passing()}
+    unsolved = [i for i in sorted(range(len(gens)), key=lambda i: gens[i].root.size()) if i not in passed_roots]
+    extra += cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
+    search.run(extra)
+
+
+def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
+    """The best candidate per root; a bare leaf (one name or literal) only when no construct passed."""
+    chosen: list[cands.Candidate] = []
+    roots: set[int] = set()
+    constructs = [c for c in passing if not c.leaf]
+    for cand in constructs or passing:
+        if cand.root_index in roots:
+            continue
+        roots.add(cand.root_index)
+        chosen.append(cand)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def suggest_rule(
+    ws: Workspace,
+    engine: Engine,
+    language: str,
+    invalid_examples: Sequence[str],
+    valid_examples: Sequence[str] | None = None,
+    path: str | None = None,
+    message: str | None = None,
+    severity: str | None = None,
+    rule_id: str | None = None,
+    fix_examples: Sequence[Mapping[str, str]] | None = None,
+    max_candidates: int | None = None,
+) -> SuggestResult:
+    """Verified rules that flag every invalid example and no valid one, best first; `explanation` if none."""
+    lang = languages.require(language)
+    invalid = _texts(invalid_examples, "invalid_examples", required=True)
+    valid = _texts(valid_examples, "valid_examples", required=False)
+    pairs = _fix_pairs(fix_examples)
+    sev, given_id, given_message, count = _options(severity, rule_id, message, max_candidates)
+    file_name = _file_name(lang, path)
+    result: SuggestResult = {"success": False, "candidates": [], "warnings": []}
+
+    # A fix example's `before` is code the rule must flag: it is checked like the invalid examples.
+    invalid += [p["before"] for p in pairs if p["before"] not in invalid]
+    same = explain.identical(invalid, valid)
+    if same is not None:
+        result["explanation"] = same
+        return result
+    trees = read_examples(engine, ws.root, lang, invalid)
+    gens = cands.generalisations(trees)
+    pivot = min(trees, key=lambda e: (len(e.code), e.index))
+    search = _Search(engine, lang, file_name, trees, valid)
+    if gens:
+        _search(search, gens, pivot, count, ws)
+    chosen = _pick(search.passing(), count)
+    if not chosen:
+        result["explanation"] = explain.why_none(search.tried, trees, valid, bool(gens))
+        return result
+    for cand in chosen:
+        rid = given_id or render.default_id(cand)
+        doc = render.rule_doc(rid, lang, sev, given_message or render.default_message(cand), cand.body)
+        item: SuggestedRule = {"yaml": "", "rule_id": rid, "why": render.why(cand, len(invalid), len(valid)),
+                               "checked": {"invalid": invalid, "valid": valid}, "form": cands.FORM_NAMES[cand.form]}
+        if pairs:
+            fix, note = fixes.infer(engine, lang, file_name, cand, pairs)
+            if fix is not None:
+                doc["fix"] = fix
+                item["fix"] = fix
+                item["fixChecked"] = pairs
+            if note:
+                result["warnings"].append(f"{rid}: {note}")
+        item["yaml"] = render.dump(doc)
+        result["candidates"].append(item)
+    result["success"] = True
+    return result
+

@@ -1,0 +1,129 @@
+"""Example code as ast-grep parses it: the CST dump read back into nodes with byte ranges and text.
+
+Candidates are built from these trees, so they come from ast-grep's own parser (the `--debug-query=cst` dump),
+never from a second parser that could disagree with it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sgtools.engine.process import Engine
+from sgtools.rules import syntax
+
+_LINE = re.compile(r"^( *)(?:([A-Za-z_][A-Za-z0-9_]*): )?(.+?) \((\d+),(\d+)\)-\((\d+),(\d+)\)$")
+# Kinds whose inside is a token to the matcher (quotes and content): compared and generalised as a whole.
+_ATOMIC_PARTS = ("string", "char", "comment", "regex", "heredoc", "template")
+
+
+@dataclass(eq=False)
+class Node:
+    kind: str
+    start: int  # UTF-8 byte offsets into the example, end exclusive
+    end: int
+    text: str
+    role: str | None = None  # the field name in the parent (`function`, `arguments`, ...)
+    parent: Node | None = None
+    children: list[Node] = field(default_factory=list)
+    column: int = 0  # byte column of the start, to re-indent multi-line text
+
+    @property
+    def named(self) -> bool:
+        # The dump does not mark anonymous tokens; they are the ones whose kind is their own text (`(`, `def`).
+        return bool(self.children) or self.kind != self.text
+
+    @property
+    def atomic(self) -> bool:
+        """A node compared by its text only: a leaf, or a literal whose parts are not separate nodes to the eye."""
+        if not self.children:
+            return True
+        return any(part in self.kind for part in _ATOMIC_PARTS) or self.kind.endswith("literal")
+
+    def walk(self) -> Iterator[Node]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def size(self) -> int:
+        return sum(1 for _ in self.walk())
+
+    def named_children(self) -> list[Node]:
+        return [c for c in self.children if c.named]
+
+    def ancestors(self) -> Iterator[Node]:
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+
+@dataclass
+class Example:
+    """One example's text and tree (the root is the language's file node)."""
+
+    code: str
+    root: Node
+    index: int
+
+    def nodes(self) -> list[Node]:
+        return list(self.root.walk())
+
+    def covering(self, start: int, end: int) -> Node | None:
+        """The deepest named node spanning exactly [start, end), else the smallest one containing it."""
+        best: Node | None = None
+        for node in self.root.walk():
+            if node.start <= start and end <= node.end and node.named and (
+                    best is None or node.end - node.start <= best.end - best.start):
+                best = node
+        return best
+
+
+def parse_dump(code: str, dump: str) -> Node | None:
+    """Read a `--debug-query=cst` dump of `code` into nodes; None when the dump is empty."""
+    data = code.encode("utf-8")
+    line_starts = [0]
+    for i, byte in enumerate(data):
+        if byte == 0x0A:
+            line_starts.append(i + 1)
+
+    def offset(row: int, col: int) -> int:
+        return min(len(data), (line_starts[row] if row < len(line_starts) else len(data)) + col)
+
+    root: Node | None = None
+    stack: list[tuple[int, Node]] = []
+    for raw in dump.splitlines():
+        m = _LINE.match(raw)
+        if m is None:
+            continue
+        depth = len(m.group(1)) // 2
+        r1, c1, r2, c2 = (int(m.group(i)) for i in range(4, 8))
+        start, end = offset(r1, c1), offset(r2, c2)
+        node = Node(kind=m.group(3), start=start, end=end, text=data[start:end].decode("utf-8", "replace"),
+                    role=m.group(2), column=c1)
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if stack:
+            node.parent = stack[-1][1]
+            stack[-1][1].children.append(node)
+        elif root is None:
+            root = node
+        else:
+            continue
+        stack.append((depth, node))
+    return root
+
+
+def read_examples(engine: Engine, cwd: Path, language: str, texts: Sequence[str]) -> list[Example]:
+    """Each text's tree, as ast-grep parses it."""
+    examples: list[Example] = []
+    for i, text in enumerate(texts):
+        syntax.check_code_arg(text, "example")
+        dump, result = engine.dump_tree(text, language, "cst", cwd=cwd)
+        root = parse_dump(text, dump)
+        if root is None:
+            raise engine.fail(result, f"parse example {i + 1} as {language}")
+        examples.append(Example(text, root, i))
+    return examples

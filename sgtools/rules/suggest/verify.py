@@ -1,0 +1,84 @@
+"""Verification: every candidate rule scanned over every example in one ast-grep call.
+
+All candidates go into one multi-document rule file with ids `c0`, `c1`, ...; the examples are temp files.
+A rule ast-grep refuses (a pattern that is not one node, say) fails the whole call, so a refused batch is split
+in halves until the refused rules are found and dropped: a bad candidate costs a few calls, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sgtools.core.errors import EngineFailed
+from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.scan import scanner
+
+# ast-grep's exit code for a rule it cannot parse (pattern, kind, regex, YAML).
+_RULE_REFUSED = 8
+
+
+@dataclass
+class Outcome:
+    """Which examples one rule matched: per example, the matches' byte ranges and texts (and fixes)."""
+
+    refused: bool = False
+    hits: list[list[dict[str, Any]]] = field(default_factory=list)
+
+    def matched(self, index: int) -> bool:
+        return bool(self.hits[index])
+
+
+def _doc(rule_id: str, language: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": rule_id, "language": language, "severity": "hint", **body}
+
+
+def _run(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping[str, Any]], ids: Sequence[int],
+         texts: Sequence[str]) -> dict[int, list[list[dict[str, Any]]]]:
+    docs = [scanner.yaml_doc(_doc(f"c{i}", language, bodies[i])) for i in ids]
+    fd, name = tempfile.mkstemp(prefix="suggest-", suffix=".yml", dir=scanner.tmp_root())
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("\n---\n".join(docs) + "\n")
+        per_text = scanner.scan_texts(engine, NO_CONFIG, Path(name), file_name, texts)
+    finally:
+        Path(name).unlink(missing_ok=True)
+    out: dict[int, list[list[dict[str, Any]]]] = {i: [[] for _ in texts] for i in ids}
+    for t, matches in enumerate(per_text):
+        for m in matches:
+            rid = str(m.get("ruleId", ""))
+            if rid.startswith("c") and rid[1:].isdigit() and int(rid[1:]) in out:
+                out[int(rid[1:])][t].append(m)
+    return out
+
+
+def _batch(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping[str, Any]], ids: list[int],
+           texts: Sequence[str], out: dict[int, Outcome]) -> None:
+    try:
+        found = _run(engine, language, file_name, bodies, ids, texts)
+    except EngineFailed as exc:
+        if exc.details.get("exitCode") != _RULE_REFUSED:
+            raise
+        if len(ids) == 1:
+            out[ids[0]] = Outcome(refused=True, hits=[[] for _ in texts])
+            return
+        half = len(ids) // 2
+        _batch(engine, language, file_name, bodies, ids[:half], texts, out)
+        _batch(engine, language, file_name, bodies, ids[half:], texts, out)
+        return
+    for i, hits in found.items():
+        out[i] = Outcome(hits=hits)
+
+
+def run_rules(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping[str, Any]],
+              texts: Sequence[str]) -> list[Outcome]:
+    """Each rule body (`rule`, `constraints`, `fix`, ...) scanned over `texts`; one Outcome per body, in order."""
+    if not bodies:
+        return []
+    out: dict[int, Outcome] = {}
+    _batch(engine, language, file_name, bodies, list(range(len(bodies))), texts, out)
+    return [out[i] for i in range(len(bodies))]
