@@ -34,6 +34,8 @@ VALID: dict[str, dict[str, Any]] = {
     "list_rules": {},
     "explain_rule": {"rule_id": "no-eval"},
     "test_rule": {"rule_yaml": ALERT_RULE, "code": "alert('hi')\n", "invalid_examples": ["alert(2)"]},
+    "suggest_rule": {"language": "javascript", "invalid_examples": ["eval(a)", "eval(b + c)"],
+                     "valid_examples": ["JSON.parse(a)"]},
     "dump_syntax_tree": {"code": "eval(x)", "language": "javascript"},
     "find_code": {"pattern": "eval($X)", "language": "javascript"},
     "rewrite_code": {"pattern": "eval($X)", "rewrite": "JSON.parse($X)", "language": "javascript"},
@@ -64,6 +66,11 @@ BAD: dict[str, list[tuple[Any, str | tuple[str, ...] | None]]] = {
     "list_rules": [({"language": 3}, "bad-input"), ({"lang": "python"}, "bad-input")],
     "explain_rule": [({"rule_id": "no-such-rule"}, "not-found"), ({}, "bad-input")],
     "test_rule": [({}, "bad-input"), ({"rule_yaml": ["not", "text"]}, "bad-input")],
+    "suggest_rule": [({"language": "python", "invalid_examples": []}, "bad-input"),
+                     ({"language": "klingon", "invalid_examples": ["x"]}, "bad-input"),
+                     ({"language": "python", "invalid_examples": ["x"], "max_candidates": 0}, "bad-input"),
+                     ({"language": "python", "invalid_examples": ["x"], "fix_examples": [{"before": "x"}]},
+                      "bad-input")],
     "dump_syntax_tree": [({"code": "x", "language": "klingon"}, "bad-input"),
                          ({"code": "x", "language": "python", "format": "xml"}, "bad-input")],
     "find_code": [({"pattern": "eval($X)"}, "bad-input"),
@@ -88,13 +95,14 @@ def _prepare(root: Path) -> None:
 
 
 def test_every_tool_is_covered() -> None:
-    assert set(VALID) == set(BAD) == set(SERVICE) and len(VALID) == 16
+    assert set(VALID) == set(BAD) == set(SERVICE) and len(VALID) == 17
 
 
 SERVICE = {"scan_code": "sgtools.scan.scanner", "scan_path": "sgtools.scan.scanner",
            "add_or_update_rule": "sgtools.rules.store", "remove_rule": "sgtools.rules.store",
            "list_rules": "sgtools.rules.store", "explain_rule": "sgtools.rules.store",
-           "test_rule": "sgtools.rules.testing", "dump_syntax_tree": "sgtools.rules.syntax",
+           "test_rule": "sgtools.rules.testing", "suggest_rule": "sgtools.rules.suggest.service",
+           "dump_syntax_tree": "sgtools.rules.syntax",
            "find_code": "sgtools.edit.structural",
            "rewrite_code": "sgtools.edit.structural", "apply_fixes": "sgtools.fixits.apply",
            "search_community_rules": "sgtools.community.service",

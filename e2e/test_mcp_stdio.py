@@ -94,7 +94,7 @@ async def test_stdout_carries_only_protocol_messages(root: Path, server_env: dic
     assert all(r.get("jsonrpc") == "2.0" for r in replies)
     by_id = {r["id"]: r for r in replies if "id" in r}
     assert set(by_id) == {1, 2, 3, 4, 5}
-    assert len(by_id[2]["result"]["tools"]) == 16
+    assert len(by_id[2]["result"]["tools"]) == 17
     bad = by_id[3]["result"]
     assert bad["isError"] is True and bad["content"][0]["text"].startswith("[bad-input]")
     missing = by_id[4]["result"]
@@ -226,7 +226,7 @@ async def test_tool_timeout_comes_from_settings(root: Path, server_env: dict[str
     async with stdio_client(root, impatient_env) as client:
         body = await fails(client, "scan_path", {}, "timeout")
         assert "SGTOOLS_TOOL_TIMEOUT" in body
-        assert len((await client.list_tools()).tools) == 16  # still serving
+        assert len((await client.list_tools()).tools) == 17  # still serving
 
 
 async def test_log_level_flag_beats_env(root: Path, server_env: dict[str, str]) -> None:

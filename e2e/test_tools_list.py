@@ -35,6 +35,9 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                       "source"}),
     "test_rule": ({"rule_yaml"}, {"code", "language", "valid_examples", "invalid_examples"},
                   (True, False, True, False), {"success", "errors", "matches", "examples"}),
+    "suggest_rule": ({"language", "invalid_examples"}, {"valid_examples", "path", "message", "severity", "rule_id",
+                                                          "fix_examples", "max_candidates"},
+                     (True, False, True, False), {"success", "candidates", "explanation"}),
     "dump_syntax_tree": ({"code", "language"}, {"format"}, (True, False, True, False), {"tree"}),
     "find_code": ({"pattern", "language"}, {"paths", "max_results"}, (True, False, True, False),
                   {"matches", "truncated"}),
@@ -119,13 +122,13 @@ anyio.run(main)
     env = {**server_env, "SGTOOLS_AST_GREP": "/nonexistent/ast-grep"}
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split(maxsplit=1) == ["16", "[]\n"] or proc.stdout.strip() == "16 []", proc.stdout
+    assert proc.stdout.split(maxsplit=1) == ["17", "[]\n"] or proc.stdout.strip() == "17 []", proc.stdout
 
 
 async def test_without_the_binary_tools_answer_engine_failed(root: Path, server_env: dict[str, str]) -> None:
     env = {**server_env, "SGTOOLS_AST_GREP": "/nonexistent/ast-grep"}
     async with stdio_client(root, env) as client:
-        assert len((await client.list_tools()).tools) == 16
+        assert len((await client.list_tools()).tools) == 17
         result = await client.call_tool("dump_syntax_tree", {"code": "x", "language": "python"})
         assert result.is_error
         body = result.content[0].text if result.content and hasattr(result.content[0], "text") else ""

@@ -104,6 +104,17 @@ def render_test(data: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def render_suggest(data: Mapping[str, Any]) -> str:
+    cands = data.get("candidates") or []
+    if not cands:
+        return f"No rule found. {data.get('explanation', '')}".strip()
+    lines = [f"{plural(len(cands), 'verified rule')}, best first:"]
+    for n, cand in enumerate(cands, 1):
+        lines += [f"--- {n}. {cand.get('rule_id')}: {cand.get('why')}", str(cand.get("yaml", "")).rstrip("\n")]
+    lines.extend(f"warning: {w}" for w in (data.get("warnings") or [])[:TEXT_ITEMS])
+    return "\n".join(lines)
+
+
 def render_tree(data: Mapping[str, Any]) -> str:
     return str(data.get("tree", ""))
 

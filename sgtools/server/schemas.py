@@ -105,6 +105,23 @@ def input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
             "rule_yaml": rule_yaml, "code": _str("optional code to run the rule on", s.max_code_bytes),
             "language": language, "valid_examples": valid, "invalid_examples": invalid,
         }, ("rule_yaml",), closed=True),
+        "suggest_rule": _obj({
+            "language": language,
+            "invalid_examples": {**_str_list("code the rule MUST flag (at least one; the more varied, the more "
+                                             "general the rule)", s.max_examples, s.max_arg_bytes), "minItems": 1},
+            "valid_examples": _str_list("code the rule must NOT flag (near misses make the rule precise)",
+                                        s.max_examples, s.max_arg_bytes),
+            "path": _str("virtual file path of the examples, e.g. src/app.tsx (picks tsx over typescript)", 4096),
+            "message": _str("the rule's message (default: derived from the pattern)", short),
+            "severity": {"type": "string", "enum": list(SEVERITIES), "description": "default warning"},
+            "rule_id": rule_id,
+            "fix_examples": {"type": "array", "maxItems": s.max_examples,
+                             "description": "before/after pairs: a `fix` template is inferred and verified",
+                             "items": _obj({"before": _str("code before the fix", s.max_arg_bytes),
+                                            "after": _str("the same code fixed", s.max_arg_bytes)},
+                                           ("before", "after"), closed=True)},
+            "max_candidates": _int("at most this many rules (default 3)", 1, s.suggest_max_candidates),
+        }, ("language", "invalid_examples"), closed=True),
         "dump_syntax_tree": _obj({
             "code": _str("the code (or pattern) to parse", s.max_arg_bytes), "language": language,
             "format": {"type": "string", "enum": ["cst", "ast", "pattern"], "default": "cst",
@@ -166,6 +183,10 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "test_rule": _obj({"success": {"type": "boolean"}, "errors": {"type": "array"}, "matches": DIAGNOSTICS,
                        "examples": _obj({"passed": {"type": "integer"}, "failed": {"type": "array"}})},
                       ("success", "errors", "matches", "examples")),
+    "suggest_rule": _obj({"success": {"type": "boolean"}, "candidates": {"type": "array", "items": _obj({
+        "yaml": {"type": "string"}, "rule_id": {"type": "string"}, "why": {"type": "string"},
+        "checked": _obj({"invalid": STR_LIST, "valid": STR_LIST}, ("invalid", "valid"))},
+        ("yaml", "rule_id", "why", "checked"))}, "explanation": {"type": "string"}}, ("success", "candidates")),
     "dump_syntax_tree": _obj({"tree": {"type": "string"}}, ("tree",)),
     "find_code": _obj({"matches": {"type": "array", "items": _obj(
         {"file": NULLABLE_STR, **POSITION, "text": {"type": "string"}, "metaVariables": {"type": "object"}},

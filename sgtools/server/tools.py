@@ -62,6 +62,13 @@ def _test_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
     return test_rule(app.ws, app.engine, **args)
 
 
+def _suggest_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+    from sgtools.rules.suggest.service import SuggestArgs, suggest_rule
+
+    typed: SuggestArgs = args  # type: ignore[assignment]  # checked against the published schema
+    return dict(suggest_rule(app.ws, app.engine, **typed))
+
+
 def _dump_syntax_tree(app: App, args: dict[str, Any]) -> dict[str, Any]:
     from sgtools.rules.syntax import dump_syntax_tree
 
@@ -175,6 +182,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         "add_or_update_rule using the same examples. dump_syntax_tree shows the node kinds to match. "
         + _AFTER_ERROR,
         _test_rule, render.render_test),
+    ToolSpec(
+        "suggest_rule", "Suggest a rule from examples",
+        "Write the rule for you: give `invalid_examples` (code that must be flagged) and `valid_examples` (code "
+        "that must not), and get ast-grep rules generalised from their syntax trees, best first, each verified "
+        "by ast-grep to flag every invalid example and no valid one (`checked` lists them). Optional "
+        "`fix_examples` ({before, after}) add a verified `fix`. Review the YAML, then save it with "
+        "add_or_update_rule and the same examples. When no rule separates the examples, `explanation` says "
+        "which example and why. Writes nothing. " + _AFTER_ERROR,
+        _suggest_rule, render.render_suggest),
     ToolSpec(
         "dump_syntax_tree", "Show the syntax tree",
         "Parse code with ast-grep's tree-sitter grammar and return the tree as text: `cst` (every node), `ast` "

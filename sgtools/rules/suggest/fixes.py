@@ -14,15 +14,8 @@ from typing import Any
 from sgtools.core.errors import SgToolsError
 from sgtools.edit.text import apply_edits
 from sgtools.engine.process import Engine
-from sgtools.rules.suggest.candidates import Candidate
+from sgtools.rules.suggest.candidates import Candidate, FixPair
 from sgtools.rules.suggest.verify import run_rules
-
-
-def _common_prefix(a: bytes, b: bytes) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 def _captures(match: Mapping[str, Any], before: bytes) -> list[tuple[str, str]]:
@@ -44,20 +37,17 @@ def _template(before: str, after: str, match: Mapping[str, Any]) -> str | None:
     b, a = before.encode("utf-8"), after.encode("utf-8")
     start = int(match["range"]["byteOffset"]["start"])
     end = int(match["range"]["byteOffset"]["end"])
-    prefix = _common_prefix(b, a)
-    suffix = _common_prefix(b[::-1], a[::-1])
-    suffix = min(suffix, len(b) - prefix, len(a) - prefix)
-    if prefix < start or len(b) - suffix > end:
-        # the edit reaches outside the flagged span, unless the span's own text accounts for it
-        if not (a[:start] == b[:start] and a[len(a) - (len(b) - end):] == b[end:]):
-            return None
-    new = a[start:len(a) - (len(b) - end)].decode("utf-8", "replace")
+    tail = len(b) - end
+    if not (a.startswith(b[:start]) and a.endswith(b[end:]) and len(a) >= start + tail):
+        return None  # the edit reaches outside the flagged span
+    new = a[start:len(a) - tail].decode("utf-8", "replace")
     slots: list[str] = []
     for text, meta in _captures(match, b):
         pattern = (r"(?<![\w$])" if re.match(r"\w", text) else "") + re.escape(text) + (
             r"(?!\w)" if re.search(r"\w$", text) else "")
+        slot = f"\x00{len(slots)}\x00"
         slots.append(meta)
-        new = re.sub(pattern, lambda _m, i=len(slots) - 1: f"\x00{i}\x00", new)
+        new = re.sub(pattern, slot.replace("\\", "\\\\"), new)
     return re.sub("\x00(\\d+)\x00", lambda m: slots[int(m.group(1))], new)
 
 
@@ -73,7 +63,7 @@ def _applied(before: str, hits: Sequence[Mapping[str, Any]]) -> str | None:
 
 
 def _works(engine: Engine, language: str, file_name: str, body: dict[str, Any], fix: str,
-           pairs: Sequence[Mapping[str, str]]) -> bool:
+           pairs: Sequence[FixPair]) -> bool:
     befores = [p["before"] for p in pairs]
     outcome = run_rules(engine, language, file_name, [{**body, "fix": fix}], befores)[0]
     if outcome.refused:
@@ -87,7 +77,7 @@ def _works(engine: Engine, language: str, file_name: str, body: dict[str, Any], 
 
 
 def infer(engine: Engine, language: str, file_name: str, cand: Candidate,
-          pairs: Sequence[Mapping[str, str]]) -> tuple[str | None, str | None]:
+          pairs: Sequence[FixPair]) -> tuple[str | None, str | None]:
     """(verified fix template, None) or (None, why no fix was inferred)."""
     scan = run_rules(engine, language, file_name, [cand.body], [p["before"] for p in pairs])[0]
     if scan.refused:

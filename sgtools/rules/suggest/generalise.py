@@ -31,6 +31,7 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPEN, _CLOSE = ("(", "[", "{", "<"), (")", "]", "}", ">")
 LEVELS = (2, 1, 0)  # most relaxed first
 _SLOT = "\x02"
+_PUNCT = frozenset("()[]{},;.:'\"`@#$") | {"::", "->", "=>", "?."}
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,9 @@ def _listlike(node: Node) -> bool:
 
 
 def _leaf_weight(node: Node) -> float:
-    if not node.named:
-        return 1.0 if _WORD.fullmatch(node.text) else 0.0
+    if not node.named:  # keywords and operators (`==` vs `===`) carry meaning; brackets and separators don't
+        text = node.text.strip()
+        return 1.0 if _WORD.fullmatch(text) else 0.0 if not text or text in _PUNCT else 0.5 if text == "=" else 1.0
     # An assignment's target often names the concern (`password = ...`); other data counts for less.
     return 0.4 if is_value_leaf(node) and incidental(node, 2) and node.role != "left" else 1.0
 

@@ -10,7 +10,7 @@ and verify it by applying it. Nothing unverified is returned; when nothing passe
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
@@ -20,6 +20,7 @@ from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import syntax
 from sgtools.rules.suggest import candidates as cands
 from sgtools.rules.suggest import explain, fixes, render
+from sgtools.rules.suggest.generalise import Generalised
 from sgtools.rules.suggest.tree import Example, read_examples
 from sgtools.rules.suggest.verify import Outcome, run_rules
 from sgtools.scan import scanner
@@ -29,14 +30,26 @@ _CONTEXT_ROOTS = 60  # roots tried in context/selector form when their bare patt
 _REPAIR_ROOTS = 12  # near misses given `not`/`inside` clauses, and roots tried as kind + has
 
 
-class FixExample(TypedDict):
-    before: str
-    after: str
+FixExample = cands.FixPair
 
 
 class Checked(TypedDict):
     invalid: list[str]
     valid: list[str]
+
+
+class SuggestArgs(TypedDict, total=False):
+    """The suggest_rule tool's input (language and invalid_examples are required by its schema)."""
+
+    language: str
+    invalid_examples: list[str]
+    valid_examples: list[str]
+    path: str
+    message: str
+    severity: str
+    rule_id: str
+    fix_examples: list[FixExample]
+    max_candidates: int
 
 
 class SuggestedRule(TypedDict):
@@ -92,7 +105,7 @@ def _file_name(language: str, path: object) -> str:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     if languages.from_path(name) != language:
         raise BadInput(f"path {path!r} is not a {language} file name. Give a path with a {language} extension "
-                       f"(e.g. x.{languages.extension(language)}), or leave path out.")
+                       f"(e.g. x{languages.LANGUAGES[language][1][0]}), or leave path out.")
     return name
 
 
@@ -101,7 +114,7 @@ def _options(severity: object, rule_id: object, message: object, max_candidates:
     sev = "warning" if severity is None else str(severity).lower()
     if sev not in SEVERITIES:
         raise BadInput(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}.")
-    if rule_id is not None and (not isinstance(rule_id, str) or not RULE_ID.match(rule_id)):
+    if rule_id is not None and (not isinstance(rule_id, str) or not RULE_ID.fullmatch(rule_id)):
         raise BadInput(f"rule_id {rule_id!r} is not a valid id: letters, digits, '.', '_' and '-', up to 128.")
     if message is not None and not isinstance(message, str):
         raise BadInput("message must be text.")
@@ -143,7 +156,7 @@ class _Search:
         return sorted(found, key=lambda co: co[0].key())
 
 
-def _search(search: _Search, gens: list[cands.Generalised], pivot: Example, want: int,
+def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             ws: Workspace) -> None:
     search.run(cands.plain_forms(gens))
     pivot_at = search.invalid.index(pivot)
@@ -186,7 +199,7 @@ def suggest_rule(
     message: str | None = None,
     severity: str | None = None,
     rule_id: str | None = None,
-    fix_examples: Sequence[Mapping[str, str]] | None = None,
+    fix_examples: Sequence[FixExample] | None = None,
     max_candidates: int | None = None,
 ) -> SuggestResult:
     """Verified rules that flag every invalid example and no valid one, best first; `explanation` if none."""

@@ -1,0 +1,37 @@
+"""suggest_rule over a real MCP stdio session: the rule it returns is saved with add_or_update_rule and fires."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from e2e.conftest import ok, stdio_client, text
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_suggest_then_save_the_rule(root: Path, server_env: dict[str, str]) -> None:
+    invalid = ["const cfg = eval(input);", "eval(readFile(path) + suffix)"]
+    valid = ["const cfg = JSON.parse(input);", "evaluate(x)"]
+    async with stdio_client(root, server_env) as client:
+        got = await ok(client, "suggest_rule", {
+            "language": "javascript", "invalid_examples": invalid, "valid_examples": valid,
+            "rule_id": "no-eval", "fix_examples": [{"before": "eval(data)", "after": "JSON.parse(data)"}]})
+        assert got["success"] is True and got["candidates"], got
+        best = got["candidates"][0]
+        assert best["rule_id"] == "no-eval" and "pattern: eval($$$ARGS)" in best["yaml"], best["yaml"]
+        assert "fix: JSON.parse($$$ARGS)" in best["yaml"]
+        assert best["checked"]["valid"] == valid and set(invalid) <= set(best["checked"]["invalid"])
+        await ok(client, "initialize_ast_grep")
+        saved = await ok(client, "add_or_update_rule", {
+            "rule_id": "no-eval", "rule_yaml": best["yaml"], "invalid_examples": best["checked"]["invalid"],
+            "valid_examples": best["checked"]["valid"]})
+        assert saved["success"] is True, saved
+        scan = await ok(client, "scan_code", {"code": "x = eval(y)\n", "language": "javascript"})
+        assert [i["ruleId"] for i in scan["issues"]] == ["no-eval"]
+        none = await client.call_tool("suggest_rule", {"language": "python", "invalid_examples": ["x = 1"],
+                                                        "valid_examples": ["x  =  1"]})
+        assert not none.is_error and none.structured_content is not None
+        assert none.structured_content["success"] is False and none.structured_content["candidates"] == []
+        assert "same code" in none.structured_content["explanation"] and "No rule found" in text(none)
