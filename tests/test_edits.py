@@ -192,7 +192,7 @@ def test_write_files_refuses_non_utf8_missing_and_huge_files(ws: Workspace, monk
     with pytest.raises(BadInput, match="not a regular file"):
         write_files(ws, {"ok.py": "OK\n", "adir": "x\n"})
     (ws.root / "adir").rmdir()
-    monkeypatch.setattr(edits, "get_settings", lambda: Settings(max_file_bytes=10))
+    monkeypatch.setattr(ws, "settings", Settings(max_file_bytes=10))
     put(ws, "big.py", b"x" * 11)
     before = snapshot_tree(ws.root)
     with pytest.raises(TooLarge, match=r"big\.py"):

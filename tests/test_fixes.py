@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from sgtools.core import settings
 from sgtools.core.errors import ConfigMissing, Conflict, OutsideWorkspace, TooLarge
 from sgtools.core.settings import Settings
 from sgtools.edit.text import LineIndex, combined_diff
@@ -159,7 +158,7 @@ def test_a_fix_editing_a_file_outside_the_root_is_refused(proj: Workspace, tmp_p
 def test_a_huge_file_is_refused(proj: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     put(proj, "src/big.py", "x == None\n" + "# pad\n" * 100)
     diags = [diag(proj, "src/a.py", "x == None", "x is None"), diag(proj, "src/big.py", "x == None", "x is None")]
-    monkeypatch.setattr(settings, "_current", Settings(max_file_bytes=100))
+    monkeypatch.setattr(proj, "settings", Settings(max_file_bytes=100))
     before = snapshot_tree(proj.root)
     with pytest.raises(TooLarge, match=r"src/big\.py"):
         fix_diagnostics(proj, diags, apply=True)

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from sgtools.core import settings
 from sgtools.core.errors import BadInput, Conflict, NotFound, OutsideWorkspace, TooLarge
 from sgtools.core.settings import Settings
 from sgtools.edit.structural import find_code, meta_variables, rewrite_code
@@ -231,7 +230,7 @@ def test_a_file_over_the_size_limit_is_refused(
     proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     put(proj, "src/big.py", "print(0)\n" + "x = 1\n" * 100)
-    monkeypatch.setattr(settings, "_current", Settings(max_file_bytes=200))
+    monkeypatch.setattr(proj, "settings", Settings(max_file_bytes=200))
     before = snapshot_tree(proj.root)
     with pytest.raises(TooLarge, match=r"src/big\.py"):
         rewrite_code(proj, engine, "print($A)", "log($A)", "python", apply=True)

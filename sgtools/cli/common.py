@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from sgtools.cli.exit_codes import EXIT_ERROR
+from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
 from sgtools.project.discover import default_root
 from sgtools.project.workspace import Workspace
@@ -38,11 +39,11 @@ def workspace(args: argparse.Namespace) -> Workspace:
     (as ast-grep finds it); `args.subfolder` is set to where it was run from when that is below the root."""
     root, subfolder = default_root(getattr(args, "root", None))
     args.subfolder = subfolder
-    return Workspace(root)
+    return Workspace(root, get_settings())
 
 
 def engine() -> Engine:
-    return Engine()
+    return Engine(settings=get_settings())
 
 
 def print_json(data: Any) -> None:

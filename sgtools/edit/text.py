@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sgtools.core.errors import BadInput, Conflict, EngineFailed, NotFound, SgToolsError, TooLarge
-from sgtools.core.settings import get_settings
 from sgtools.project.workspace import Workspace
 
 OverlapPolicy = Literal["error", "skip"]
@@ -238,7 +237,7 @@ def read_source(ws: Workspace, path: str | Path) -> tuple[Path, bytes, str]:
     target = ws.resolve(path, must_exist=True)
     if not target.is_file():
         raise BadInput(f"{path} is not a file. Pass a source file.")
-    limit = get_settings().max_file_bytes
+    limit = ws.settings.max_file_bytes
     size = target.stat().st_size
     if size > limit:
         raise TooLarge(
@@ -290,7 +289,7 @@ def write_files(
     """
     if not changes:
         return []
-    limit = get_settings().max_file_bytes
+    limit = ws.settings.max_file_bytes
     resolved: dict[Path, str] = {}
     for key, text in changes.items():
         if not isinstance(text, str):

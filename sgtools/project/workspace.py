@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from sgtools.core.errors import BadInput, OutsideWorkspace, Timeout
-from sgtools.core.settings import get_settings
+from sgtools.core.settings import Settings, get_settings
 
 ROOT_ENV = "SGTOOLS_ROOT"
 RULE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # always fullmatch: `$` passes "id\n"
@@ -56,8 +56,12 @@ def resolve_root(root: str | os.PathLike[str] | None = None) -> Path:
 
 
 class Workspace:
-    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+    """A project root and the settings the adapter validated at start-up: services read limits from
+    `ws.settings` (or `engine.settings`), never from the process-wide `get_settings()`."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, settings: Settings | None = None) -> None:
         self.root = resolve_root(root)
+        self.settings = settings if settings is not None else get_settings()
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -109,7 +113,7 @@ class Workspace:
     def lock(self, timeout: float | None = None) -> Iterator[None]:
         """Serialise writers across processes (flock on the root directory itself: no lock file to leave
         behind) and across threads of this process (an RLock, since flock is per open file)."""
-        limit = get_settings().lock_timeout if timeout is None else timeout
+        limit = self.settings.lock_timeout if timeout is None else timeout
         key = str(self.root)
         with _thread_locks_guard:
             tlock = _thread_locks.setdefault(key, threading.RLock())

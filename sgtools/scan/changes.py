@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core.errors import BadInput, EngineFailed
-from sgtools.core.settings import get_settings
 from sgtools.engine.process import EngineResult, run_tool
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
@@ -47,7 +46,7 @@ class Changes:
 
 
 def git(ws: Workspace, *args: str) -> EngineResult:
-    return run_tool(["git", "-c", "core.quotepath=off", *args], ws.root, get_settings().git_timeout)
+    return run_tool(["git", "-c", "core.quotepath=off", *args], ws.root, ws.settings.git_timeout)
 
 
 def _check(result: EngineResult, what: str) -> str:

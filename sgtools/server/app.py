@@ -95,7 +95,8 @@ def tool_specs() -> dict[str, ToolSpec]:
 def build_server(root: str | None = None, *, read_only: bool = False, settings: Settings | None = None,
                  engine: Engine | None = None) -> SgToolsServer:
     """The whole MCP surface for one workspace. Cheap: nothing here runs ast-grep or reads the index."""
-    app = App(ws=Workspace(root), engine=engine or Engine(), settings=settings or get_settings(),
+    settings = settings or get_settings()  # validated once, at start-up; services read it from ws / engine
+    app = App(ws=Workspace(root, settings), engine=engine or Engine(settings=settings), settings=settings,
               read_only=read_only)
     schemas = input_schemas(app.settings)
     tools = [_make_tool(app, spec, schemas[spec.name]) for spec in TOOLS]
