@@ -17,7 +17,7 @@ from e2e.conftest import requires_service
 
 SAMPLE = Path(__file__).resolve().parent / "sample_repo"
 
-pytestmark = requires_service("sgtools.scan.scanner")
+pytestmark = requires_service("sgtools.scan.paths")
 
 
 @pytest.fixture

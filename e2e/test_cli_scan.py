@@ -29,7 +29,7 @@ EXPECTED = {
     ("python/calc.py", 8, "no-eval"),
 }
 
-pytestmark = requires_service("sgtools.scan.scanner", "sgtools.fixits.apply")
+pytestmark = requires_service("sgtools.scan.paths", "sgtools.fixits.apply")
 
 
 def sgtools(cwd: Path, *args: str, env: dict[str, str] | None = None,
@@ -296,7 +296,7 @@ def test_fix_matches_apply_fixes(sample: Path, tmp_path: Path) -> None:
     from sgtools.engine.process import Engine
     from sgtools.fixits.apply import apply_fixes
     from sgtools.project.workspace import Workspace
-    from sgtools.scan.scanner import scan_path
+    from sgtools.scan.paths import scan_path
 
     twin = tmp_path / "twin"
     shutil.copytree(sample, twin)

@@ -15,7 +15,7 @@ from sgtools.engine.process import Engine
 
 REPO = Path(__file__).resolve().parent.parent
 
-pytestmark = requires_service("sgtools.scan.scanner")
+pytestmark = requires_service("sgtools.scan.paths")
 
 # path -> the rules that must fire there (an empty set: none may)
 PROBES = {
@@ -53,7 +53,7 @@ def test_rules_honour_their_file_scopes(tmp_path: Path) -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(code, encoding="utf-8")
     from sgtools.project.workspace import Workspace
-    from sgtools.scan.scanner import scan_path
+    from sgtools.scan.paths import scan_path
 
     result = scan_path(Workspace(tmp_path), Engine())
     assert result["ruleErrors"] == []

@@ -98,9 +98,9 @@ def test_every_tool_is_covered() -> None:
     assert set(VALID) == set(BAD) == set(SERVICE) and len(VALID) == 17
 
 
-SERVICE = {"scan_code": "sgtools.scan.scanner", "scan_path": "sgtools.scan.scanner",
+SERVICE = {"scan_code": "sgtools.scan.snippet", "scan_path": "sgtools.scan.paths",
            "add_or_update_rule": "sgtools.rules.store", "remove_rule": "sgtools.rules.store",
-           "list_rules": "sgtools.rules.store", "explain_rule": "sgtools.rules.store",
+           "list_rules": "sgtools.rules.listing", "explain_rule": "sgtools.rules.listing",
            "test_rule": "sgtools.rules.testing", "suggest_rule": "sgtools.rules.suggest.service",
            "dump_syntax_tree": "sgtools.rules.syntax",
            "find_code": "sgtools.edit.structural",

@@ -54,7 +54,7 @@ async def _round(client: Client, session: int, n: int, calls: list[str]) -> None
         calls.extend(["add", "scan", "explain", "list", "find"])
 
 
-@requires_service("sgtools.rules.store", "sgtools.scan.scanner", "sgtools.edit.structural")
+@requires_service("sgtools.rules.store", "sgtools.scan.snippet", "sgtools.edit.structural")
 async def test_four_sessions_two_hundred_calls(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     with http_server(root, server_env, log=tmp_path / "server.log") as server:
         async with http_client(server.url) as setup:

@@ -25,7 +25,7 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@requires_service("sgtools.rules.store", "sgtools.scan.scanner", "sgtools.community.service")
+@requires_service("sgtools.rules.store", "sgtools.scan.snippet", "sgtools.community.service")
 async def test_whole_story_over_http(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     with http_server(root, server_env, log=tmp_path / "server.log") as server:
         async with http_client(server.url) as client:

@@ -36,7 +36,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@requires_service("sgtools.rules.store", "sgtools.scan.scanner", "sgtools.community.service")
+@requires_service("sgtools.rules.store", "sgtools.scan.snippet", "sgtools.community.service")
 async def test_whole_story_over_stdio(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
         await whole_story(client, root)

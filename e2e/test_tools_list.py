@@ -113,7 +113,8 @@ async def main():
     async with Client(server) as client:
         tools = (await client.list_tools()).tools
     services = sorted(m for m in sys.modules if m.startswith(("sgtools.community.service", "sgtools.community.search",
-                      "sgtools.community.sources", "sgtools.scan.scanner", "sgtools.rules.store",
+                      "sgtools.community.sources", "sgtools.scan.snippet", "sgtools.scan.paths", "sgtools.rules.store",
+                      "sgtools.rules.listing", "sgtools.rules.validate",
                       "sgtools.fixits.apply")))
     print(len(tools), services)
 

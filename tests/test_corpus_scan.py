@@ -20,7 +20,7 @@ from sgtools.edit.text import apply_edits
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from sgtools.scan import scanner
+from sgtools.scan import rulefiles, snippet
 from tests.conftest import CORPUS, needs_corpus
 
 migrate = pytest.importorskip("sgtools.community.migrate", reason="migrate_rule is needed to load the corpus")
@@ -70,7 +70,7 @@ def _cases() -> list[tuple[str, str, int, str]]:
 
 def test_essentials_corpus_through_scan_code(tmp_path: Path, engine: Engine) -> None:
     ws, languages = _project(tmp_path / "essentials")
-    ruleset = scanner.cached_ruleset(ws, project.load(ws), engine)
+    ruleset = rulefiles.cached_ruleset(ws, project.load(ws), engine)
     assert ruleset.errors == [], ruleset.error_dicts()[:5]
     assert len(ruleset.rules) == EXPECTED_RULES
 
@@ -83,7 +83,7 @@ def test_essentials_corpus_through_scan_code(tmp_path: Path, engine: Engine) -> 
         key = f"{rule_id}/{kind}/{index}"
         if rule_id not in languages:
             return key, "no rule with this id in the corpus", None
-        result = scanner.scan_code(ws, engine, code, language=languages[rule_id])
+        result = snippet.scan_code(ws, engine, code, language=languages[rule_id])
         hit = any(d["ruleId"] == rule_id for d in result["issues"])
         if kind == "invalid" and not hit:
             return key, "invalid case not reported", result
@@ -126,7 +126,7 @@ def test_essentials_corpus_through_scan_code(tmp_path: Path, engine: Engine) -> 
         new = apply_edits(code, fx["edits"])
         edit = fx["edits"][0]
         lo, hi = edit["byteStart"], edit["byteStart"] + len(edit["newText"].encode("utf-8"))
-        again = scanner.scan_code(ws, engine, new, language=language)["issues"]
+        again = snippet.scan_code(ws, engine, new, language=language)["issues"]
         left = [x for x in again if x["ruleId"] == d["ruleId"] and x["byteStart"] <= hi and x["byteEnd"] >= lo]
         return None if not left else f"{d['ruleId']} {fx['kind']} still reported after applying it"
 

@@ -18,7 +18,7 @@ from sgtools.core import yamlio
 from sgtools.core.errors import RuleInvalid
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules import store as rulestore
+from sgtools.rules import listing, schema, store, validate
 from tests.conftest import CORPUS, needs_corpus
 
 pytestmark = needs_corpus
@@ -100,7 +100,7 @@ def test_as_written_every_rule_is_refused_naming_the_cause(initialized: Workspac
     counts = {"refused": 0, "unknown key": 0, "reserved util id": 0, "misspelt key": 0, "misplaced key": 0}
     for rid, text, _ in corpus_rules():
         with pytest.raises(RuleInvalid) as info:
-            rulestore.validate_rule(initialized, engine, rid, text)
+            validate.validate_rule(initialized, engine, rid, text)
         message = info.value.message
         counts["refused"] += 1
         assert "ast-grep-essentials: unknown key" in message, (rid, message)
@@ -157,7 +157,7 @@ def test_after_migration_every_rule_validates_with_its_own_examples(initialized:
         dropped = {n.split("`")[1].rsplit(".", 1)[1] for n in notes if n.startswith("removed `")}
         assert dropped == IGNORED_KEYS.get(rid, set()), (rid, notes)
         cases = examples[rid]
-        result = rulestore.validate_rule(initialized, engine, rid, yamlio.dump_rt(doc), cases["valid"],
+        result = validate.validate_rule(initialized, engine, rid, yamlio.dump_rt(doc), cases["valid"],
                                          cases["invalid"])
         assert result["valid"] is True
         assert result["rule"]["id"] == rid
@@ -172,7 +172,7 @@ def test_after_migration_every_rule_validates_with_its_own_examples(initialized:
     # The README's 221 + 482 cases, less 4 that repeat a case of the same rule (the second C test file).
     assert counts["examples checked"] == 221 + 482 - 4
     assert list(scratch.iterdir()) == []
-    assert rulestore.list_rules(initialized, engine)["rules"] == []  # validation wrote nothing
+    assert listing.list_rules(initialized, engine)["rules"] == []  # validation wrote nothing
 
 
 UPSTREAM_SCHEMA = CORPUS.parent.parent / "schemas" / "rule.json"
@@ -187,9 +187,9 @@ def test_our_schema_against_the_upstream_one() -> None:
     for rid, text, _ in corpus_rules():
         as_written = yamlio.load_one(text)
         migrated, _notes = migrate_rule(as_written)
-        assert rulestore.schema_problems(migrated) == [], rid
+        assert schema.schema_problems(migrated) == [], rid
         assert list(upstream.iter_errors(migrated)) == [], rid
-        if rulestore.schema_problems(as_written) and not list(upstream.iter_errors(as_written)):
+        if schema.schema_problems(as_written) and not list(upstream.iter_errors(as_written)):
             stricter += 1  # upstream accepts `ast-grep-essentials: true`; ast-grep 0.51 does not
     assert stricter == 184
 
@@ -204,15 +204,15 @@ def test_migrated_rules_written_into_one_project_load_and_pass(initialized: Work
     for rid, text, path in chosen:
         doc, _ = migrate_rule(yamlio.load_rt(text))
         cases = examples[rid]
-        written = rulestore.add_or_update_rule(
+        written = store.add_or_update_rule(
             initialized, engine, rid, yamlio.dump_rt(doc), cases["valid"], cases["invalid"],
             metadata={"source": "ast-grep-essentials", "upstreamPath": path.relative_to(CORPUS).as_posix()})
         assert written["created"] and written["testResult"]["passed"], (rid, written["testResult"])
-    listed = rulestore.list_rules(initialized, engine)
+    listed = listing.list_rules(initialized, engine)
     assert listed["ruleErrors"] == [] and len(listed["rules"]) == len(chosen) >= 46
     assert all(r["hasTests"] for r in listed["rules"])
     cfg_path = initialized.root / "sgconfig.yml"
     assert engine.check_project(cfg_path, cwd=initialized.root).returncode == 0
     report = engine.test(cfg_path, cwd=initialized.root)
     assert report.passed and len(report.statuses) == len(chosen), report.summary
-    assert rulestore.explain_rule(initialized, engine, "use-of-rc2-java")["source"] == "ast-grep-essentials"
+    assert listing.explain_rule(initialized, engine, "use-of-rc2-java")["source"] == "ast-grep-essentials"

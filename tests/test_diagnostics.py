@@ -9,7 +9,7 @@ import pytest
 from sgtools.core.errors import BadInput
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan import diagnostics, scanner
+from sgtools.scan import diagnostics, snippet
 
 CALL_RULE = """id: call
 language: python
@@ -77,7 +77,7 @@ def position(d: dict[str, Any]) -> dict[str, int]:
     "# ünïcödé comment\n\n\tt = '😀'\n\tm('中文', t)\n",
 ])
 def test_positions_are_code_points_and_bytes(proj: Workspace, engine: Engine, text: str) -> None:
-    res = scanner.scan_code(proj, engine, text, language="python", path="pkg/mod.py")
+    res = snippet.scan_code(proj, engine, text, language="python", path="pkg/mod.py")
     calls = [d for d in res["issues"] if d["ruleId"] == "call"]
     assert calls
     data = text.encode("utf-8")
@@ -91,13 +91,13 @@ def test_positions_are_code_points_and_bytes(proj: Workspace, engine: Engine, te
 
 def test_crlf_positions_do_not_count_carriage_returns(proj: Workspace, engine: Engine) -> None:
     text = "a = 1\r\nf(a)\r\n"
-    [d] = [d for d in scanner.scan_code(proj, engine, text, language="python")["issues"] if d["ruleId"] == "call"]
+    [d] = [d for d in snippet.scan_code(proj, engine, text, language="python")["issues"] if d["ruleId"] == "call"]
     assert position(d) == {"line": 2, "column": 1, "endLine": 2, "endColumn": 5, "byteStart": 7, "byteEnd": 11}
 
 
 def test_labels_keep_messages_and_secondary_spans(proj: Workspace, engine: Engine) -> None:
     text = "def f():\n    return eval(s)\n"
-    res = scanner.scan_code(proj, engine, text, language="python")
+    res = snippet.scan_code(proj, engine, text, language="python")
     labelled = next(d for d in res["issues"] if d["ruleId"] == "labelled")
     assert [(lb["style"], lb["message"], lb["text"]) for lb in labelled["labels"]] == [
         ("primary", "the function $F", "eval"),  # ast-grep does not interpolate label messages
@@ -125,8 +125,8 @@ def test_order_is_file_offset_rule() -> None:
     assert [(d["file"], d["byteStart"], d["ruleId"]) for d in out] == [
         ("a.py", 0, "r3"), ("a.py", 5, "r1"), ("a.py", 5, "r2"), ("b.py", 0, "r1")]
     assert all(d["labels"] == [] and d["url"] is None for d in out)
-    snippet = diagnostics.to_diagnostics([{**matches[0], "file": "STDIN"}], text_by_file={}, rules_by_id={})
-    assert snippet[0]["file"] is None
+    from_snippet = diagnostics.to_diagnostics([{**matches[0], "file": "STDIN"}], text_by_file={}, rules_by_id={})
+    assert from_snippet[0]["file"] is None
 
 
 def test_counts_and_severity_filter() -> None:

@@ -15,7 +15,7 @@ from sgtools.engine.process import Engine
 from sgtools.fixits import safety
 from sgtools.fixits.apply import apply_fixes
 from sgtools.project.workspace import Workspace
-from sgtools.scan import scanner
+from sgtools.scan import paths
 
 
 def put(ws: Workspace, rel: str, text: str) -> Path:
@@ -70,7 +70,7 @@ def test_len_zero_never_fires_inside_is_empty(initialized: Workspace, engine: En
         "        self.items.len() != 0\n"
         "    }\n"
         "}\n"))
-    got = fixes(scanner.scan_path(initialized, engine, paths=["src"]))
+    got = fixes(paths.scan_path(initialized, engine, paths=["src"]))
     assert got == [(6, "!self.items.is_empty()", "unsafe", True)]
 
 
@@ -84,7 +84,7 @@ def test_yaml_load_keeps_safe_and_custom_loaders(initialized: Workspace, engine:
         "d = yaml.load(s, Loader=yaml.UnsafeLoader)\n"
         "e = yaml.load(s)\n"
         "f = yaml.load_all(s, yaml.FullLoader)\n"))
-    got = fixes(scanner.scan_path(initialized, engine, paths=["src"]))
+    got = fixes(paths.scan_path(initialized, engine, paths=["src"]))
     assert got == [(5, "yaml.safe_load(s)", "unsafe", True), (6, "yaml.safe_load(s)", "unsafe", True),
                    (7, "yaml.safe_load_all(s)", "unsafe", True)]
     # neither a plain --fix nor apply_fixes touches an unsafe fix; include_unsafe does

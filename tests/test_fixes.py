@@ -14,7 +14,7 @@ from sgtools.edit.text import LineIndex, combined_diff
 from sgtools.engine.process import Engine
 from sgtools.fixits.apply import DUPLICATE, NOT_VERIFIED, OVERLAPS, UNSAFE, apply_fixes, fix_diagnostics, plan_fixes
 from sgtools.project.workspace import Workspace
-from sgtools.scan import scanner
+from sgtools.scan import paths
 from tests.conftest import snapshot_tree
 
 
@@ -235,7 +235,7 @@ def test_apply_fixes_never_applies_unverified_fixes(scanned: Workspace, engine: 
 
 def test_apply_fixes_applies_unsafe_rules_only_when_asked(scanned: Workspace, engine: Engine) -> None:
     put(scanned, "rules/wrap.yml", RULES["wrap"] + "metadata:\n  fixSafety: unsafe\n")
-    found = scanner.scan_path(scanned, engine, paths=["src/n.py"], rule_ids=["wrap"])["issues"]
+    found = paths.scan_path(scanned, engine, paths=["src/n.py"], rule_ids=["wrap"])["issues"]
     assert {fx["safety"] for d in found for fx in d["fixits"] if fx["kind"] == "fix"} == {"unsafe"}
     assert {fx["safety"] for d in found for fx in d["fixits"] if fx["kind"] == "suppress"} == {"safe"}
     out = apply_fixes(scanned, engine, rule_ids=["wrap"], apply=True)

@@ -12,7 +12,7 @@ from sgtools.core.settings import Settings
 from sgtools.edit.text import apply_edits
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan import scanner
+from sgtools.scan import paths, snippet
 
 RULES = {
     "py-eval": "language: python\nseverity: error\nrule: {pattern: eval($X)}\nfix: ast.literal_eval($X)\n",
@@ -62,14 +62,14 @@ def still_reported(ws: Workspace, engine: Engine, language: str, diag: dict[str,
     new = apply_edits(text, fx["edits"])
     edit = fx["edits"][0]
     lo, hi = edit["byteStart"], edit["byteStart"] + len(edit["newText"].encode("utf-8"))
-    again = scanner.scan_code(ws, engine, new, language=language)["issues"]
+    again = snippet.scan_code(ws, engine, new, language=language)["issues"]
     return any(d["ruleId"] == diag["ruleId"] and d["byteStart"] <= hi and d["byteEnd"] >= lo for d in again)
 
 
 @pytest.mark.parametrize(("language", "code"), SAMPLES, ids=[s[0] for s in SAMPLES])
 def test_every_verified_fixit_removes_its_diagnostic(proj: Workspace, engine: Engine, language: str,
                                                      code: str) -> None:
-    res = scanner.scan_code(proj, engine, code, language=language)
+    res = snippet.scan_code(proj, engine, code, language=language)
     checked = 0
     for d in res["issues"]:
         for fx in d["fixits"]:
@@ -81,7 +81,7 @@ def test_every_verified_fixit_removes_its_diagnostic(proj: Workspace, engine: En
 
 
 def test_broken_fix_is_unverified_with_low_confidence(proj: Workspace, engine: Engine) -> None:
-    res = scanner.scan_code(proj, engine, "foo(1)\n", language="python")
+    res = snippet.scan_code(proj, engine, "foo(1)\n", language="python")
     [fx] = fixits_of(res, "py-bad-fix", "fix")
     assert fx["verified"] is False and fx["confidence"] <= 0.2
     v = fx["verification"]
@@ -89,14 +89,14 @@ def test_broken_fix_is_unverified_with_low_confidence(proj: Workspace, engine: E
 
 
 def test_fix_that_refires_is_unverified(proj: Workspace, engine: Engine) -> None:
-    res = scanner.scan_code(proj, engine, "wrap(1)\n", language="python")
+    res = snippet.scan_code(proj, engine, "wrap(1)\n", language="python")
     [fx] = fixits_of(res, "py-refires", "fix")
     assert fx["verified"] is False and fx["verification"]["stillFires"] is True
     assert fx["confidence"] < 0.5
 
 
 def test_confidence_is_computed_not_constant(proj: Workspace, engine: Engine) -> None:
-    res = scanner.scan_code(proj, engine, "eval(a)\nprint(b)\nold_api(c)\n", language="python")
+    res = snippet.scan_code(proj, engine, "eval(a)\nprint(b)\nold_api(c)\n", language="python")
     clean = fixits_of(res, "py-eval", "fix")[0]
     deletion = fixits_of(res, "py-print", "fix")[0]
     noisy = fixits_of(res, "py-old-api", "fix")[0]  # its fix triggers py-new-api
@@ -111,7 +111,7 @@ def test_confidence_is_computed_not_constant(proj: Workspace, engine: Engine) ->
 
 
 def test_overlapping_fixes_are_marked(proj: Workspace, engine: Engine) -> None:
-    res = scanner.scan_code(proj, engine, "y = eval(s)\n", language="python")
+    res = snippet.scan_code(proj, engine, "y = eval(s)\n", language="python")
     inner = fixits_of(res, "py-eval", "fix")[0]
     outer = fixits_of(res, "py-assign-eval", "fix")[0]
     assert inner["conflictsWith"] == [{"ruleId": "py-assign-eval", "line": 1, "column": 1}]
@@ -129,37 +129,37 @@ def test_overlapping_fixes_are_marked(proj: Workspace, engine: Engine) -> None:
 ])
 def test_suppress_comment_syntax(proj: Workspace, engine: Engine, language: str, code: str, rule: str,
                                  expected: str) -> None:
-    res = scanner.scan_code(proj, engine, code, language=language)
+    res = snippet.scan_code(proj, engine, code, language=language)
     [fx] = fixits_of(res, rule, "suppress")
     [edit] = fx["edits"]
     assert edit["newText"] == expected
     assert edit["byteStart"] == edit["byteEnd"] and edit["column"] == 1
     assert fx["verified"] is True
     new = apply_edits(code, fx["edits"])
-    assert rule not in [d["ruleId"] for d in scanner.scan_code(proj, engine, new, language=language)["issues"]]
+    assert rule not in [d["ruleId"] for d in snippet.scan_code(proj, engine, new, language=language)["issues"]]
 
 
 def test_no_suppress_where_comments_do_not_work(proj: Workspace, engine: Engine) -> None:
-    res = scanner.scan_code(proj, engine, "{\n  \"secret\": 1\n}\n", language="json")
+    res = snippet.scan_code(proj, engine, "{\n  \"secret\": 1\n}\n", language="json")
     assert [d["ruleId"] for d in res["issues"]] == ["json-key"]
     assert res["issues"][0]["fixits"] == []
 
 
 def test_existing_ignore_comment_is_extended(proj: Workspace, engine: Engine) -> None:
     code = "# ast-grep-ignore: py-eval\nprint(eval(s))\n"
-    res = scanner.scan_code(proj, engine, code, language="python")
+    res = snippet.scan_code(proj, engine, code, language="python")
     assert [d["ruleId"] for d in res["issues"]] == ["py-print"]
     [fx] = fixits_of(res, "py-print", "suppress")
     assert fx["edits"][0]["newText"] == "# ast-grep-ignore: py-eval, py-print"
     assert (fx["edits"][0]["byteStart"], fx["edits"][0]["byteEnd"]) == (0, 26)
     assert fx["verified"] is True
     new = apply_edits(code, fx["edits"])
-    assert scanner.scan_code(proj, engine, new, language="python")["issues"] == []
+    assert snippet.scan_code(proj, engine, new, language="python")["issues"] == []
 
 
 def test_fix_edit_positions_on_multibyte_text(proj: Workspace, engine: Engine) -> None:
     code = "s = 'ñ😀日本'; t = eval(s)\n"
-    res = scanner.scan_code(proj, engine, code, language="python")
+    res = snippet.scan_code(proj, engine, code, language="python")
     [fx] = fixits_of(res, "py-eval", "fix")
     [edit] = fx["edits"]
     start = code.index("eval")
@@ -178,9 +178,9 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
         return real_run(self, args, **kw)
 
     code = "eval(a)\nprint(b)\nx = eval(c)\nprint(d, e)\n"
-    scanner.scan_code(proj, engine, code, language="python")  # warm the rule-set cache
+    snippet.scan_code(proj, engine, code, language="python")  # warm the rule-set cache
     monkeypatch.setattr(Engine, "run", counting_run)
-    res = scanner.scan_code(proj, engine, code, language="python")
+    res = snippet.scan_code(proj, engine, code, language="python")
     fixes = sum(1 for d in res["issues"] for f in d["fixits"] if f["kind"] == "fix")
     assert sum(len(d["fixits"]) for d in res["issues"]) >= 8
     assert all(f["verified"] for d in res["issues"] for f in d["fixits"])
@@ -192,13 +192,13 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
     # Bad fixes are judged alone, in the same call. A suppress comment that cannot work (its line starts
     # inside a string) spoils the combined copy of suppressions: they are re-checked one by one, one more call.
     calls.clear()
-    res = scanner.scan_code(proj, engine, code + "foo(z)\nwrap(w)\n", language="python")
+    res = snippet.scan_code(proj, engine, code + "foo(z)\nwrap(w)\n", language="python")
     assert len([c for c in calls if c[0] == "scan"]) == 2
     verified = {(d["ruleId"], f["kind"]): f["verified"] for d in res["issues"] for f in d["fixits"]}
     assert verified[("py-bad-fix", "fix")] is False and verified[("py-refires", "fix")] is False
     assert verified[("py-eval", "fix")] is True and verified[("py-print", "suppress")] is True
     calls.clear()
-    res = scanner.scan_code(proj, engine, code + 'x = """doc\n""" + eval(q)\n', language="python")
+    res = snippet.scan_code(proj, engine, code + 'x = """doc\n""" + eval(q)\n', language="python")
     assert len([c for c in calls if c[0] == "scan"]) == 3
     suppress = {d["line"]: f["verified"] for d in res["issues"] for f in d["fixits"] if f["kind"] == "suppress"}
     assert suppress == {1: True, 2: True, 3: True, 4: True, 6: False}
@@ -206,13 +206,13 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
     for rel, text in (("a.py", code), ("b.py", code), ("c.js", "var q = 2;\n")):
         (proj.root / rel).write_text(text)
     calls.clear()
-    scanner.scan_path(proj, engine)
+    paths.scan_path(proj, engine)
     assert len([c for c in calls if c[0] == "scan"]) == 3  # the scan, then one verification call per language
 
 
 def test_verification_cap(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sgtools.fixits.verify.get_settings", lambda: Settings(fixit_verify_max=1))
-    res = scanner.scan_code(proj, engine, "eval(a)\n", language="python")
+    res = snippet.scan_code(proj, engine, "eval(a)\n", language="python")
     first, second = res["issues"][0]["fixits"]
     assert first["verification"]["checked"] is True
     assert second["verification"] == {"checked": False, "reason": "verification limit reached"}
@@ -222,7 +222,7 @@ def test_verification_cap(proj: Workspace, engine: Engine, monkeypatch: pytest.M
 def test_fix_fixits_are_verified_before_suppress_ones(proj: Workspace, engine: Engine,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sgtools.fixits.verify.get_settings", lambda: Settings(fixit_verify_max=2))
-    res = scanner.scan_code(proj, engine, "eval(a)\nprint(b)\n", language="python")
+    res = snippet.scan_code(proj, engine, "eval(a)\nprint(b)\n", language="python")
     checked = {(d["ruleId"], f["kind"]): f["verification"]["checked"] for d in res["issues"] for f in d["fixits"]}
     assert checked == {("py-eval", "fix"): True, ("py-print", "fix"): True,
                        ("py-eval", "suppress"): False, ("py-print", "suppress"): False}
@@ -230,7 +230,7 @@ def test_fix_fixits_are_verified_before_suppress_ones(proj: Workspace, engine: E
 
 def test_path_scan_can_skip_verification(proj: Workspace, engine: Engine) -> None:
     (proj.root / "a.py").write_text("eval(a)\n")
-    res = scanner.scan_path(proj, engine, verify_fixits=False)
+    res = paths.scan_path(proj, engine, verify_fixits=False)
     [d] = res["issues"]
     assert [f["verification"] for f in d["fixits"]] == [{"checked": False, "reason": "verification not requested"}] * 2
     assert not any(f["verified"] for f in d["fixits"])
@@ -244,7 +244,7 @@ def test_path_scan_can_skip_verification(proj: Workspace, engine: Engine) -> Non
 def test_fix_leaving_missing_tokens_is_unverified(initialized: Workspace, engine: Engine, language: str,
                                                   rule: str, code: str) -> None:
     (initialized.root / "rules" / "r.yml").write_text(f"id: r\nlanguage: {language}\nseverity: info\n{rule}\n")
-    res = scanner.scan_code(initialized, engine, code, language=language)
+    res = snippet.scan_code(initialized, engine, code, language=language)
     [fx] = fixits_of(res, "r", "fix")
     v = fx["verification"]
     assert v["parseErrorsAfter"] == v["parseErrorsBefore"] == 0  # the ERROR count alone would pass it
@@ -258,8 +258,8 @@ def test_failed_verification_scan_keeps_the_findings(proj: Workspace, engine: En
     def boom(*_a: Any, **_k: Any) -> Any:
         raise Timeout("ast-grep did not finish")
 
-    monkeypatch.setattr(scanner, "scan_texts", boom)
-    res = scanner.scan_code(proj, engine, "eval(a)\n", language="python")
+    monkeypatch.setattr(snippet, "scan_texts", boom)
+    res = snippet.scan_code(proj, engine, "eval(a)\n", language="python")
     assert [d["ruleId"] for d in res["issues"]] == ["py-eval"]
     for fx in res["issues"][0]["fixits"]:
         assert fx["verified"] is False and fx["verification"]["checked"] is False
@@ -268,7 +268,7 @@ def test_failed_verification_scan_keeps_the_findings(proj: Workspace, engine: En
 
 def test_suppress_goes_after_a_byte_order_mark(proj: Workspace, engine: Engine) -> None:
     code = "\ufeffprint(1)\n"
-    res = scanner.scan_code(proj, engine, code, language="python")
+    res = snippet.scan_code(proj, engine, code, language="python")
     [fx] = fixits_of(res, "py-print", "suppress")
     assert fx["edits"][0]["byteStart"] == 3 and fx["verified"] is True
     assert apply_edits(code, fx["edits"]) == "\ufeff# ast-grep-ignore: py-print\nprint(1)\n"

@@ -7,9 +7,10 @@ import re
 import time
 from pathlib import Path
 
+from sgtools.core import globs
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan import globs, scanner
+from sgtools.scan import snippet
 from tests.faults import report
 
 PATHOLOGICAL = "*a*a*a*a*a*a*a*a*a*a*a*a*a*ab"
@@ -150,8 +151,8 @@ def test_a_rule_with_a_pathological_glob_does_not_wedge_a_scan(initialized: Work
         f"id: slow\nlanguage: python\nseverity: error\nfiles: ['{PATHOLOGICAL}']\nrule: {{pattern: eval($X)}}\n")
     path = "a" * 60 + "/" + "a" * 200 + ".py"
     start = time.perf_counter()
-    res = scanner.scan_code(initialized, engine, "eval(x)\n", path=path)
+    res = snippet.scan_code(initialized, engine, "eval(x)\n", path=path)
     assert time.perf_counter() - start < 10
     assert res["issues"] == []  # the path does not end in `b`: the rule does not apply
-    res = scanner.scan_code(initialized, engine, "eval(x)\n", path="a" * 60 + "ab", language="python")
+    res = snippet.scan_code(initialized, engine, "eval(x)\n", path="a" * 60 + "ab", language="python")
     assert [d["ruleId"] for d in res["issues"]] == ["slow"]  # it ends in `ab`: the rule applies

@@ -15,7 +15,7 @@ from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules import store as rulestore
+from sgtools.rules import store, validate
 from tests.conftest import snapshot_tree
 
 GOOD = "language: python\nseverity: warning\nmessage: no print\nrule:\n  pattern: print($A)\n"
@@ -29,7 +29,7 @@ def _bomb(levels: int = 6) -> str:
 
 
 def _existing(ws: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(ws, engine, "no-print", GOOD)
+    store.add_or_update_rule(ws, engine, "no-print", GOOD)
 
 
 def _two_files_same_id(ws: Workspace, engine: Engine) -> None:
@@ -174,7 +174,7 @@ def test_bad_input_is_refused_and_nothing_changes(case: Case, initialized: Works
         case.setup(initialized, engine)
     before = snapshot_tree(tmp_path)
     with pytest.raises(SgToolsError) as info:
-        rulestore.add_or_update_rule(initialized, engine, case.rule_id, case.rule_yaml, **case.kwargs)
+        store.add_or_update_rule(initialized, engine, case.rule_id, case.rule_yaml, **case.kwargs)
     assert info.value.code == case.code, info.value.render()
     assert case.needle in info.value.message, info.value.render()
     assert snapshot_tree(tmp_path) == before
@@ -192,11 +192,11 @@ def test_validate_rule_refuses_the_same_way(case: Case, initialized: Workspace, 
     """`validate_rule` (used by the community importer) makes the same checks as the write path."""
     kwargs = {k: v for k, v in case.kwargs.items() if k in ("valid_examples", "invalid_examples")}
     with pytest.raises(SgToolsError) as info:
-        rulestore.validate_rule(initialized, engine, case.rule_id, case.rule_yaml, **kwargs)
+        validate.validate_rule(initialized, engine, case.rule_id, case.rule_yaml, **kwargs)
     assert info.value.code == case.code and case.needle in info.value.message
 
 
 def test_the_good_rule_of_the_catalogue_is_accepted(initialized: Workspace, engine: Engine) -> None:
     """Guards the catalogue itself: its cases fail because of what each changes, not because GOOD is bad."""
-    result = rulestore.add_or_update_rule(initialized, engine, "no-print", GOOD, ["x = 1"], ["print(2)"])
+    result = store.add_or_update_rule(initialized, engine, "no-print", GOOD, ["x = 1"], ["print(2)"])
     assert result["success"] and result["testResult"]["passed"]

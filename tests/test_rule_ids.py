@@ -10,7 +10,7 @@ from sgtools.community.index import check_relpath, validate_index
 from sgtools.core.errors import BadInput
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace, check_rule_id
-from sgtools.rules import store
+from sgtools.rules import listing, store, validate
 from tests.conftest import snapshot_tree
 from tests.test_community_index import _good_index
 
@@ -26,11 +26,11 @@ def test_every_entry_refuses_an_id_with_a_newline(initialized: Workspace, engine
     with pytest.raises(BadInput, match="is not valid"):
         store.add_or_update_rule(initialized, engine, rule_id, RULE)
     with pytest.raises(BadInput, match="is not valid"):
-        store.validate_rule(initialized, engine, rule_id, RULE)
+        validate.validate_rule(initialized, engine, rule_id, RULE)
     with pytest.raises(BadInput, match="is not valid"):
         store.remove_rule(initialized, engine, rule_id)
     with pytest.raises(BadInput, match="is not valid"):
-        store.explain_rule(initialized, engine, rule_id)
+        listing.explain_rule(initialized, engine, rule_id)
     with pytest.raises(BadInput, match="is not valid"):
         service.import_community_rule(initialized, engine, rule_id)
     assert snapshot_tree(initialized.root) == before

@@ -17,7 +17,7 @@ from sgtools.core.errors import ConfigMissing, Conflict, NotFound, RuleInvalid
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from sgtools.rules import store as rulestore
+from sgtools.rules import listing, locate, store, validate
 from tests.conftest import REPO, snapshot_tree
 
 NO_PRINT = """\
@@ -49,7 +49,7 @@ def proj(initialized: Workspace) -> Workspace:
 def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> None:
     assert ids_found(engine, proj) == set()
 
-    added = rulestore.add_or_update_rule(proj, engine, "no-print", NO_PRINT, ["logger.info(1)"], ["print(1)"])
+    added = store.add_or_update_rule(proj, engine, "no-print", NO_PRINT, ["logger.info(1)"], ["print(1)"])
     assert added["success"] and added["created"]
     assert added["path"] == "rules/no-print.yml"
     assert added["testPath"] == "rule-tests/no-print-test.yml"
@@ -60,19 +60,19 @@ def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> N
     assert yamlio.load_one((proj.root / "rule-tests/no-print-test.yml").read_text()) == {
         "id": "no-print", "valid": ["logger.info(1)"], "invalid": ["print(1)"]}
 
-    listed = rulestore.list_rules(proj, engine)
+    listed = listing.list_rules(proj, engine)
     assert listed == {"rules": [{"id": "no-print", "language": "python", "severity": "warning",
                                  "message": "print of $A", "path": "rules/no-print.yml", "hasFix": True,
                                  "hasTests": True}], "ruleErrors": []}
 
-    info = rulestore.explain_rule(proj, engine, "no-print")
+    info = listing.explain_rule(proj, engine, "no-print")
     assert info["fix"] == "logger.info($A)" and info["source"] == "project"
     assert info["examples"] == {"valid": ["logger.info(1)"], "invalid": ["print(1)"]}
     assert info["yaml"] == text
 
     # Update: a second rule in the same id, now about eval, keeping a comment written in the new YAML.
     updated_yaml = "language: python\nseverity: error  # eval is never needed here\nrule:\n  pattern: eval($X)\n"
-    updated = rulestore.add_or_update_rule(proj, engine, "no-print", updated_yaml)
+    updated = store.add_or_update_rule(proj, engine, "no-print", updated_yaml)
     assert updated["success"] and not updated["created"]
     assert "# eval is never needed here" in (proj.root / "rules/no-print.yml").read_text()
     # Without new examples the old tests stay and now fail: the result says so instead of hiding it.
@@ -82,23 +82,23 @@ def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> N
     hits = engine.scan(config=cfg.path, cwd=proj.root, paths=["src/app.py"])
     assert [h["text"] for h in hits] == ["eval('1 + 1')"]
 
-    removed = rulestore.remove_rule(proj, engine, "no-print")
+    removed = store.remove_rule(proj, engine, "no-print")
     assert sorted(removed["removed"]) == ["rule-tests/no-print-test.yml", "rules/no-print.yml"]
     assert ids_found(engine, proj) == set()
-    assert rulestore.list_rules(proj, engine)["rules"] == []
+    assert listing.list_rules(proj, engine)["rules"] == []
 
 
 def test_canonical_yaml_is_idempotent(initialized: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
     first = (initialized.root / "rules/no-print.yml").read_bytes()
     assert yamlio.dump_rt(yamlio.load_rt(first.decode())).encode() == first
-    rulestore.add_or_update_rule(initialized, engine, "no-print", first.decode())
+    store.add_or_update_rule(initialized, engine, "no-print", first.decode())
     assert (initialized.root / "rules/no-print.yml").read_bytes() == first
 
 
 def test_examples_are_written_and_tested_by_ast_grep(initialized: Workspace, engine: Engine) -> None:
     multi = "def f():\n    print(1)\n"
-    result = rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, ["x = 1"], [multi, "print(2)"])
+    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, ["x = 1"], [multi, "print(2)"])
     assert result["testResult"]["passed"]
     data = yamlio.load_one((initialized.root / "rule-tests/no-print-test.yml").read_text())
     assert data["invalid"] == [multi, "print(2)"]
@@ -106,37 +106,37 @@ def test_examples_are_written_and_tested_by_ast_grep(initialized: Workspace, eng
 
 def test_config_missing_names_the_init_tool(ws: Workspace, engine: Engine) -> None:
     with pytest.raises(ConfigMissing, match="initialize_ast_grep"):
-        rulestore.add_or_update_rule(ws, engine, "no-print", NO_PRINT)
+        store.add_or_update_rule(ws, engine, "no-print", NO_PRINT)
     assert list(ws.root.iterdir()) == []
 
 
 def test_validate_rule_writes_nothing_and_normalises(initialized: Workspace, engine: Engine) -> None:
     before = snapshot_tree(initialized.root)
-    result = rulestore.validate_rule(initialized, engine, "no-print", NO_PRINT, ["x"], ["print(1)"])
+    result = validate.validate_rule(initialized, engine, "no-print", NO_PRINT, ["x"], ["print(1)"])
     assert result["valid"] is True
     assert result["rule"]["id"] == "no-print" and result["rule"]["rule"] == {"pattern": "print($A)"}
     assert snapshot_tree(initialized.root) == before
 
 
 def test_validate_rule_without_project_checks_in_isolation(ws: Workspace, engine: Engine) -> None:
-    result = rulestore.validate_rule(ws, engine, "no-print", NO_PRINT)
+    result = validate.validate_rule(ws, engine, "no-print", NO_PRINT)
     assert result["valid"] and any("no sgconfig.yml" in w for w in result["warnings"])
     assert list(ws.root.iterdir()) == []
 
 
 def test_overwrite_false_conflicts(initialized: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
     before = snapshot_tree(initialized.root)
     with pytest.raises(Conflict, match="overwrite"):
-        rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, overwrite=False)
+        store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, overwrite=False)
     assert snapshot_tree(initialized.root) == before
 
 
 def test_metadata_is_merged_and_reported_as_source(initialized: Workspace, engine: Engine) -> None:
     yaml_text = NO_PRINT + "metadata:\n  category: style\n"
-    rulestore.add_or_update_rule(initialized, engine, "no-print", yaml_text,
+    store.add_or_update_rule(initialized, engine, "no-print", yaml_text,
                                  metadata={"source": "community:test", "sha256": "abc"})
-    info = rulestore.explain_rule(initialized, engine, "no-print")
+    info = listing.explain_rule(initialized, engine, "no-print")
     assert info["source"] == "community:test"
     assert info["metadata"] == {"category": "style", "source": "community:test", "sha256": "abc"}
     # ast-grep accepts the merged metadata (it reports it with --include-metadata).
@@ -150,7 +150,7 @@ def test_rule_in_another_file_is_updated_where_it_lives(initialized: Workspace, 
     sub = initialized.root / "rules" / "python"
     sub.mkdir()
     (sub / "legacy-name.yml").write_text("id: no-print\nlanguage: python\nrule: {pattern: print($A)}\n")
-    result = rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
     assert result["path"] == "rules/python/legacy-name.yml" and not result["created"]
     assert not (initialized.root / "rules/no-print.yml").exists()
     assert "severity: warning" in (sub / "legacy-name.yml").read_text()
@@ -163,16 +163,16 @@ def test_multi_document_file_edits_touch_only_that_document(initialized: Workspa
         "---\n# the second rule\nid: second\nlanguage: python\nrule: {pattern: eval($A)}\n"
         "---\nid: third\nlanguage: python\nrule: {pattern: exec($A)}\n"
     )
-    rulestore.add_or_update_rule(initialized, engine, "second", "language: python\nseverity: error\n"
+    store.add_or_update_rule(initialized, engine, "second", "language: python\nseverity: error\n"
                                  "rule: {pattern: eval($A)}\n")
     text = multi.read_text()
     assert text.startswith("# bundle header\nid: first\n")
     assert "id: second\nlanguage: python\nseverity: error\n" in text and text.endswith("rule: {pattern: exec($A)}\n")
-    assert [r["id"] for r in rulestore.list_rules(initialized, engine)["rules"]] == ["first", "second", "third"]
-    assert rulestore.explain_rule(initialized, engine, "third")["yaml"] == (
+    assert [r["id"] for r in listing.list_rules(initialized, engine)["rules"]] == ["first", "second", "third"]
+    assert listing.explain_rule(initialized, engine, "third")["yaml"] == (
         "id: third\nlanguage: python\nrule: {pattern: exec($A)}\n")
 
-    result = rulestore.remove_rule(initialized, engine, "second")
+    result = store.remove_rule(initialized, engine, "second")
     assert result["removed"] == ["rules/bundle.yml"]
     assert multi.read_text() == ("# bundle header\nid: first\nlanguage: python\nrule: {pattern: print($A)}\n"
                                  "---\nid: third\nlanguage: python\nrule: {pattern: exec($A)}\n")
@@ -181,7 +181,7 @@ def test_multi_document_file_edits_touch_only_that_document(initialized: Workspa
 
 
 def test_remove_takes_tests_and_snapshots_from_every_test_dir(initialized: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, ["x"], ["print(1)"])
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, ["x"], ["print(1)"])
     snaps = initialized.root / "rule-tests" / "__snapshots__"
     snaps.mkdir()
     (snaps / "no-print-snapshot.yml").write_text("id: no-print\nsnapshots: {}\n")
@@ -189,30 +189,30 @@ def test_remove_takes_tests_and_snapshots_from_every_test_dir(initialized: Works
     (initialized.root / "rule-tests" / "other-test.yml").write_text("id: other\nvalid: [y]\ninvalid: []\n")
     (initialized.root / "rule-tests" / "sub").mkdir()
     (initialized.root / "rule-tests" / "sub" / "x.yml").write_text("id: no-print\nvalid: [1]\ninvalid: []\n")
-    result = rulestore.remove_rule(initialized, engine, "no-print")
+    result = store.remove_rule(initialized, engine, "no-print")
     assert sorted(result["removed"]) == ["rule-tests/__snapshots__/no-print-snapshot.yml", "rule-tests/extra.yml",
                                          "rule-tests/no-print-test.yml", "rule-tests/sub/x.yml", "rules/no-print.yml"]
     assert (initialized.root / "rule-tests" / "other-test.yml").exists()
 
 
 def test_remove_unknown_names_closest_ids(initialized: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
     before = snapshot_tree(initialized.root)
     with pytest.raises(NotFound, match="Did you mean no-print"):
-        rulestore.remove_rule(initialized, engine, "no-prnt")
+        store.remove_rule(initialized, engine, "no-prnt")
     with pytest.raises(NotFound, match="Did you mean no-print"):
-        rulestore.explain_rule(initialized, engine, "no-prints")
+        listing.explain_rule(initialized, engine, "no-prints")
     assert snapshot_tree(initialized.root) == before
 
 
 def test_broken_rule_file_elsewhere_is_reported_not_hiding_others(initialized: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
     (initialized.root / "rules" / "broken.yml").write_text("id: broken\nlanguage: python\nrule: {patern: x}\n")
-    listed = rulestore.list_rules(initialized, engine)
+    listed = listing.list_rules(initialized, engine)
     assert [r["id"] for r in listed["rules"]] == ["no-print"]
     assert [e["path"] for e in listed["ruleErrors"]] == ["rules/broken.yml"]
     # Adding another good rule still works; `ast-grep test` cannot run with the broken file, and says so.
-    added = rulestore.add_or_update_rule(initialized, engine, "no-eval", "language: python\nrule: {pattern: eval($X)}",
+    added = store.add_or_update_rule(initialized, engine, "no-eval", "language: python\nrule: {pattern: eval($X)}",
                                          ["x"], ["eval(1)"])
     assert added["success"] and added["testResult"]["passed"] is False
     assert "could not run" in added["testResult"]["summary"]
@@ -222,27 +222,18 @@ def test_global_util_resolves_through_the_project(initialized: Workspace, engine
     (initialized.root / "utils" / "is-print.yml").write_text("id: is-print\nlanguage: python\n"
                                                              "rule: {pattern: print($$$)}\n")
     rule = "language: python\nseverity: error\nrule: {matches: is-print}\n"
-    result = rulestore.add_or_update_rule(initialized, engine, "uses-util", rule, ["log(1)"], ["print(1)"])
+    result = store.add_or_update_rule(initialized, engine, "uses-util", rule, ["log(1)"], ["print(1)"])
     assert result["testResult"]["passed"]
     with pytest.raises(RuleInvalid, match="is-print2"):
-        rulestore.validate_rule(initialized, engine, "uses-util2", "language: python\nrule: {matches: is-print2}\n")
+        validate.validate_rule(initialized, engine, "uses-util2", "language: python\nrule: {matches: is-print2}\n")
 
 
 def test_language_list_filter_accepts_aliases(initialized: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
-    rulestore.add_or_update_rule(initialized, engine, "no-var",
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-var",
                                  "language: JavaScript\nrule: {kind: variable_declaration}")
-    assert [r["id"] for r in rulestore.list_rules(initialized, engine, "py")["rules"]] == ["no-print"]
-    assert [r["id"] for r in rulestore.list_rules(initialized, engine, "js")["rules"]] == ["no-var"]
-
-
-def test_custom_language_names_from_sgconfig_pass_the_language_check(initialized: Workspace) -> None:
-    cfg_path = initialized.root / "sgconfig.yml"
-    cfg_path.write_text(cfg_path.read_text() + "customLanguages:\n  ada:\n    libraryPath: ada.so\n"
-                        "    extensions: [adb]\n")
-    cfg = project.load(initialized)
-    assert rulestore._language_key(cfg, "ada") == "custom:ada"
-    assert rulestore._language_key(cfg, "cobol") is None
+    assert [r["id"] for r in listing.list_rules(initialized, engine, "py")["rules"]] == ["no-print"]
+    assert [r["id"] for r in listing.list_rules(initialized, engine, "js")["rules"]] == ["no-var"]
 
 
 # ---- the command line -------------------------------------------------------------------------------
@@ -258,9 +249,9 @@ def test_cli_json_is_the_service_dict(proj: Workspace, engine: Engine, tmp_path:
     added = json.loads(capsys.readouterr().out)
     assert added["path"] == "rules/no-print.yml" and added["testResult"]["passed"]
     assert cli_main(["rule", "list", "--root", root, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == rulestore.list_rules(proj, engine)
+    assert json.loads(capsys.readouterr().out) == listing.list_rules(proj, engine)
     assert cli_main(["rule", "show", "no-print", "--root", root, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == rulestore.explain_rule(proj, engine, "no-print")
+    assert json.loads(capsys.readouterr().out) == listing.explain_rule(proj, engine, "no-print")
     assert cli_main(["explain", "no-print", "--root", root]) == 0
     assert "print of $A" in capsys.readouterr().out
     assert cli_main(["rule", "add", "no-print", "--file", str(rule_file), "--no-overwrite", "--root", root]) == 2
@@ -287,7 +278,7 @@ def test_cli_rule_test_calls_authoring(initialized: Workspace, tmp_path: Path,
 
 def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine: Engine, tmp_path: Path) -> None:
     for i in range(6):
-        rulestore.add_or_update_rule(initialized, engine, f"old-{i}",
+        store.add_or_update_rule(initialized, engine, f"old-{i}",
                                      f"language: python\nrule: {{pattern: old{i}($A)}}", ["x"], [f"old{i}(1)"])
     rule_dir = tmp_path / "incoming"
     rule_dir.mkdir()
@@ -306,7 +297,7 @@ def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine:
         out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err.decode()
         assert json.loads(out)["success"]
-    rules = rulestore.list_rules(initialized, engine)
+    rules = listing.list_rules(initialized, engine)
     assert rules["ruleErrors"] == []
     assert sorted(r["id"] for r in rules["rules"]) == sorted(f"new-{i}" for i in range(14))
     assert all(r["hasTests"] for r in rules["rules"])
@@ -322,7 +313,7 @@ def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine:
 
 def test_severity_off_is_accepted_with_a_warning(initialized: Workspace, engine: Engine) -> None:
     """ast-grep 0.51 matches an `off` rule given with -r, but neither `scan` nor `test` runs it in a project."""
-    result = rulestore.add_or_update_rule(initialized, engine, "quiet", NO_PRINT.replace("warning", "off"),
+    result = store.add_or_update_rule(initialized, engine, "quiet", NO_PRINT.replace("warning", "off"),
                                           ["x"], ["print(1)"])
     assert any("severity is `off`" in w for w in result["warnings"])
     assert result["testResult"]["summary"].startswith("test result: ok. 0 passed")
@@ -345,26 +336,26 @@ def test_a_validation_costs_a_few_engine_calls(initialized: Workspace) -> None:
         rule = f"id: r{i}\nlanguage: python\nrule: {{pattern: f{i}()}}\n"
         (initialized.root / "rules" / f"r{i}.yml").write_text(rule)
     counting = CountingEngine()
-    rulestore.validate_rule(initialized, counting, "no-print", NO_PRINT)
+    validate.validate_rule(initialized, counting, "no-print", NO_PRINT)
     assert counting.calls == ["scan"]  # compile once
     counting.calls.clear()
-    rulestore.add_or_update_rule(initialized, counting, "no-print", NO_PRINT, ["x"], ["print(1)"])
+    store.add_or_update_rule(initialized, counting, "no-print", NO_PRINT, ["x"], ["print(1)"])
     assert counting.calls == ["scan", "scan", "scan", "test"]  # compile, two examples, then `ast-grep test`
 
 
 def test_empty_example_lists_write_no_test_file(initialized: Workspace, engine: Engine) -> None:
-    result = rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, [], [])
+    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, [], [])
     assert result["testPath"] is None and result["testResult"] is None
     assert list((initialized.root / "rule-tests").iterdir()) == []
 
 
 def test_remove_keeps_other_tests_in_a_shared_test_file(initialized: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
-    rulestore.add_or_update_rule(initialized, engine, "no-eval", "language: python\nrule: {pattern: eval($X)}\n")
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-eval", "language: python\nrule: {pattern: eval($X)}\n")
     shared = initialized.root / "rule-tests" / "all-test.yml"
     shared.write_text("id: no-print\nvalid: [x]\ninvalid: ['print(1)']\n---\nid: no-eval\nvalid: [x]\n"
                       "invalid: ['eval(1)']\n")
-    assert rulestore.remove_rule(initialized, engine, "no-print")["removed"] == ["rules/no-print.yml",
+    assert store.remove_rule(initialized, engine, "no-print")["removed"] == ["rules/no-print.yml",
                                                                               "rule-tests/all-test.yml"]
     assert shared.read_text() == "id: no-eval\nvalid: [x]\ninvalid: ['eval(1)']\n"
     report = engine.test(project.load(initialized).path, cwd=initialized.root)
@@ -373,9 +364,9 @@ def test_remove_keeps_other_tests_in_a_shared_test_file(initialized: Workspace, 
 
 def test_unicode_rule_and_examples(proj: Workspace, engine: Engine) -> None:
     rule = "language: python\nseverity: info\nmessage: 'Ausgabe über print() 😀'\nrule: {pattern: print($A)}\n"
-    result = rulestore.add_or_update_rule(proj, engine, "no-print", rule, ["x = 'héllo'"], ["print('héllo😀')"])
+    result = store.add_or_update_rule(proj, engine, "no-print", rule, ["x = 'héllo'"], ["print('héllo😀')"])
     assert result["testResult"]["passed"]
-    assert rulestore.explain_rule(proj, engine, "no-print")["message"] == "Ausgabe über print() 😀"
+    assert listing.explain_rule(proj, engine, "no-print")["message"] == "Ausgabe über print() 😀"
     assert yamlio.load_one((proj.root / "rule-tests/no-print-test.yml").read_text(encoding="utf-8"))["invalid"] == [
         "print('héllo😀')"]
     assert ids_found(engine, proj) == {"no-print"}
@@ -385,25 +376,25 @@ def test_in_place_edit_of_same_size_is_seen_at_once(initialized: Workspace, engi
     """The id cache is keyed by content: an editor's in-place save within one mtime tick still counts."""
     path = initialized.root / "rules" / "hand.yml"
     path.write_text("id: aaaa\nlanguage: python\nrule: {pattern: print($A)}\n")
-    assert rulestore.explain_rule(initialized, engine, "aaaa")["path"] == "rules/hand.yml"
+    assert listing.explain_rule(initialized, engine, "aaaa")["path"] == "rules/hand.yml"
     with path.open("r+") as fh:  # same inode, same size
         fh.write("id: bbbb")
-    assert rulestore.explain_rule(initialized, engine, "bbbb")["path"] == "rules/hand.yml"
+    assert listing.explain_rule(initialized, engine, "bbbb")["path"] == "rules/hand.yml"
     with pytest.raises(NotFound):
-        rulestore.remove_rule(initialized, engine, "aaaa")
+        store.remove_rule(initialized, engine, "aaaa")
 
 
 def test_remove_takes_an_unreadable_test_file_named_after_the_rule(initialized: Workspace, engine: Engine) -> None:
-    rulestore.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
     broken = initialized.root / "rule-tests" / "no-print-test.yml"
     broken.write_text("id: no-print\nvalid: [unclosed\n")
-    assert sorted(rulestore.remove_rule(initialized, engine, "no-print")["removed"]) == [
+    assert sorted(store.remove_rule(initialized, engine, "no-print")["removed"]) == [
         "rule-tests/no-print-test.yml", "rules/no-print.yml"]
 
 
 def test_a_written_rule_and_its_tests_are_primed_under_the_key_the_next_lookup_uses(proj: Workspace,
                                                                                     engine: Engine) -> None:
-    rulestore.add_or_update_rule(proj, engine, "no-print", NO_PRINT, ["logger.info(1)"], ["print(1)"])
+    store.add_or_update_rule(proj, engine, "no-print", NO_PRINT, ["logger.info(1)"], ["print(1)"])
     rule_path, test_path = proj.root / "rules/no-print.yml", proj.root / "rule-tests/no-print-test.yml"
-    assert rulestore._ids_cache[rulestore._content_key("rules", rule_path, rule_path.read_bytes())] == ["no-print"]
-    assert rulestore._ids_cache[rulestore._content_key("tests", test_path, test_path.read_bytes())] == ["no-print"]
+    assert locate._ids_cache[locate._content_key("rules", rule_path, rule_path.read_bytes())] == ["no-print"]
+    assert locate._ids_cache[locate._content_key("tests", test_path, test_path.read_bytes())] == ["no-print"]

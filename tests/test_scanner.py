@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 
 from sgtools.core.errors import BadInput, ConfigMissing, NotFound, OutsideWorkspace, TooLarge
+from sgtools.core.globs import compile_glob, glob_match
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from sgtools.scan import globs, scanner
+from sgtools.rules.ruleset import rule_applies
+from sgtools.scan import paths, rulefiles, snippet
 from tests.conftest import snapshot_tree
 
 NO_EVAL = """id: no-eval
@@ -89,7 +91,7 @@ def ids(result: dict[str, Any]) -> list[str]:
 
 def test_scan_code_reports_structured_diagnostics(proj: Workspace, engine: Engine) -> None:
     code = "x = eval(data)\nprint(x)\nexit(1)\n"
-    res = scanner.scan_code(proj, engine, code, language="python")
+    res = snippet.scan_code(proj, engine, code, language="python")
     assert res["success"] is False
     assert ids(res) == ["no-eval", "no-print", "uses-util"]  # sorted by position
     assert res["counts"] == {"error": 1, "warning": 1, "info": 0, "hint": 1}
@@ -106,102 +108,102 @@ def test_scan_code_reports_structured_diagnostics(proj: Workspace, engine: Engin
 
 
 def test_scan_code_clean_snippet_and_min_severity(proj: Workspace, engine: Engine) -> None:
-    assert scanner.scan_code(proj, engine, "x = 1\n", language="py")["success"] is True
-    res = scanner.scan_code(proj, engine, "print(eval(a))\n", language="python", min_severity="error")
+    assert snippet.scan_code(proj, engine, "x = 1\n", language="py")["success"] is True
+    res = snippet.scan_code(proj, engine, "print(eval(a))\n", language="python", min_severity="error")
     assert ids(res) == ["no-eval"]
     assert res["counts"]["warning"] == 0
     with pytest.raises(BadInput):
-        scanner.scan_code(proj, engine, "x", language="python", min_severity="fatal")
+        snippet.scan_code(proj, engine, "x", language="python", min_severity="fatal")
 
 
 def test_scan_code_language_aliases_and_inference(proj: Workspace, engine: Engine) -> None:
     js = "console.log(1)\n"
     for lang in ("js", "JavaScript", "jsx", "javascript"):
-        assert ids(scanner.scan_code(proj, engine, js, language=lang)) == ["no-console"]
-    assert ids(scanner.scan_code(proj, engine, js, path="web/app.mjs")) == ["no-console"]
-    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", path="tool.py")) == ["no-eval"]
+        assert ids(snippet.scan_code(proj, engine, js, language=lang)) == ["no-console"]
+    assert ids(snippet.scan_code(proj, engine, js, path="web/app.mjs")) == ["no-console"]
+    assert ids(snippet.scan_code(proj, engine, "eval(x)\n", path="tool.py")) == ["no-eval"]
     with pytest.raises(BadInput, match="language"):
-        scanner.scan_code(proj, engine, js)
+        snippet.scan_code(proj, engine, js)
     with pytest.raises(BadInput, match="Unknown language"):
-        scanner.scan_code(proj, engine, js, language="cobol")
+        snippet.scan_code(proj, engine, js, language="cobol")
     with pytest.raises(BadInput, match="language"):
-        scanner.scan_code(proj, engine, js, path="notes.unknownext")
+        snippet.scan_code(proj, engine, js, path="notes.unknownext")
 
 
 def test_scan_code_language_globs(proj: Workspace, engine: Engine) -> None:
     cfg = proj.root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "languageGlobs:\n  python: ['*.pyw', 'SConstruct']\n")
-    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", path="gui/app.pyw")) == ["no-eval"]
-    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", path="build/SConstruct")) == ["no-eval"]
+    assert ids(snippet.scan_code(proj, engine, "eval(x)\n", path="gui/app.pyw")) == ["no-eval"]
+    assert ids(snippet.scan_code(proj, engine, "eval(x)\n", path="build/SConstruct")) == ["no-eval"]
 
 
 def test_scan_code_files_and_ignores_follow_the_virtual_path(proj: Workspace, engine: Engine) -> None:
     code = "todo()\n"
-    assert ids(scanner.scan_code(proj, engine, code, path="src/a.py")) == ["src-only"]
-    assert ids(scanner.scan_code(proj, engine, code, path="src/deep/er/a.py")) == ["src-only"]
-    assert ids(scanner.scan_code(proj, engine, code, path="src/vendor/a.py")) == []  # ignores
-    assert ids(scanner.scan_code(proj, engine, code, path="tests/a.py")) == []  # not in files
+    assert ids(snippet.scan_code(proj, engine, code, path="src/a.py")) == ["src-only"]
+    assert ids(snippet.scan_code(proj, engine, code, path="src/deep/er/a.py")) == ["src-only"]
+    assert ids(snippet.scan_code(proj, engine, code, path="src/vendor/a.py")) == []  # ignores
+    assert ids(snippet.scan_code(proj, engine, code, path="tests/a.py")) == []  # not in files
     # No path: a files-scoped rule is not known to apply to an anonymous snippet, and the result says so.
-    res = scanner.scan_code(proj, engine, code, language="python")
+    res = snippet.scan_code(proj, engine, code, language="python")
     assert ids(res) == []
     assert "src-only" in res["notes"][0] and "path" in res["notes"][0]
-    assert "notes" not in scanner.scan_code(proj, engine, code, path="src/a.py")
+    assert "notes" not in snippet.scan_code(proj, engine, code, path="src/a.py")
 
 
 def test_scan_code_global_utils_resolve(proj: Workspace, engine: Engine) -> None:
-    res = scanner.scan_code(proj, engine, "exit(2)\n", language="python")
+    res = snippet.scan_code(proj, engine, "exit(2)\n", language="python")
     assert ids(res) == ["uses-util"]
 
 
 def test_scan_code_honours_ignore_comments(proj: Workspace, engine: Engine) -> None:
     code = "# ast-grep-ignore: no-print\nprint(1)\nprint(2)  # ast-grep-ignore\nprint(3)\n"
-    res = scanner.scan_code(proj, engine, code, language="python")
+    res = snippet.scan_code(proj, engine, code, language="python")
     assert [(d["ruleId"], d["line"]) for d in res["issues"]] == [("no-print", 4)]
 
 
 def test_scan_code_writes_nothing_in_the_workspace(proj: Workspace, engine: Engine) -> None:
     before = snapshot_tree(proj.root)
-    scanner.scan_code(proj, engine, "eval(x)\nprint(1)\n", path="src/new_file.py")
+    snippet.scan_code(proj, engine, "eval(x)\nprint(1)\n", path="src/new_file.py")
     assert snapshot_tree(proj.root) == before
     assert not (proj.root / "src" / "new_file.py").exists()
 
 
 def test_scan_code_input_limits(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(BadInput, match="NUL"):
-        scanner.scan_code(proj, engine, "a\x00b", language="python")
+        snippet.scan_code(proj, engine, "a\x00b", language="python")
     with pytest.raises(BadInput):
-        scanner.scan_code(proj, engine, b"eval(x)", language="python")  # type: ignore[arg-type]
+        snippet.scan_code(proj, engine, b"eval(x)", language="python")  # type: ignore[arg-type]
     with pytest.raises(BadInput):
-        scanner.scan_code(proj, engine, "x = '\udcff'", language="python")
-    monkeypatch.setattr("sgtools.scan.scanner.get_settings", lambda: Settings(max_code_bytes=10))
+        snippet.scan_code(proj, engine, "x = '\udcff'", language="python")
+    monkeypatch.setattr("sgtools.scan.snippet.get_settings", lambda: Settings(max_code_bytes=10))
     with pytest.raises(TooLarge):
-        scanner.scan_code(proj, engine, "x = 1234567890\n", language="python")
+        snippet.scan_code(proj, engine, "x = 1234567890\n", language="python")
 
 
 def test_scan_code_needs_a_project(ws: Workspace, engine: Engine) -> None:
     with pytest.raises(ConfigMissing, match="initialize_ast_grep"):
-        scanner.scan_code(ws, engine, "eval(x)", language="python")
+        snippet.scan_code(ws, engine, "eval(x)", language="python")
 
 
 def test_scan_code_path_must_stay_inside(proj: Workspace, engine: Engine) -> None:
     with pytest.raises(OutsideWorkspace):
-        scanner.scan_code(proj, engine, "eval(x)", path="../elsewhere.py")
+        snippet.scan_code(proj, engine, "eval(x)", path="../elsewhere.py")
 
 
 def test_scan_code_max_results_truncates_but_counts_all(proj: Workspace, engine: Engine) -> None:
     code = "".join(f"print({i})\n" for i in range(7))
-    res = scanner.scan_code(proj, engine, code, language="python", max_results=3)
+    res = snippet.scan_code(proj, engine, code, language="python", max_results=3)
     assert len(res["issues"]) == 3 and res["truncated"] is True
     assert res["counts"]["warning"] == 7
     assert [d["line"] for d in res["issues"]] == [1, 2, 3]
     with pytest.raises(BadInput):
-        scanner.scan_code(proj, engine, code, language="python", max_results=0)
+        snippet.scan_code(proj, engine, code, language="python", max_results=0)
 
 
 def test_broken_rule_file_is_reported_and_others_still_run(proj: Workspace, engine: Engine) -> None:
     write(proj.root, "rules/broken.yml", "id: broken\nlanguage: python\nrule: {pattern: 'a +'}\n")
     write(proj.root, "rules/broken-yaml.yml", "id: [unclosed\n")
-    res = scanner.scan_code(proj, engine, "eval(x)\n", language="python")
+    res = snippet.scan_code(proj, engine, "eval(x)\n", language="python")
     assert ids(res) == ["no-eval"]
     broken = sorted(e["path"] for e in res["ruleErrors"])
     assert broken == ["rules/broken-yaml.yml", "rules/broken.yml"]
@@ -209,18 +211,18 @@ def test_broken_rule_file_is_reported_and_others_still_run(proj: Workspace, engi
     write(proj.root, "src/a.py", "todo()\n")
     write(proj.root, "src/vendor/b.py", "todo()\n")
     write(proj.root, "tests/c.py", "todo()\neval(x)\n")
-    path_res = scanner.scan_path(proj, engine)
+    path_res = paths.scan_path(proj, engine)
     assert sorted(e["path"] for e in path_res["ruleErrors"]) == broken
     assert [(d["file"], d["ruleId"]) for d in path_res["issues"]] == [("src/a.py", "src-only"),
                                                                        ("tests/c.py", "no-eval")]
 
 
 def test_rule_cache_sees_edits(proj: Workspace, engine: Engine) -> None:
-    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", language="python")) == ["no-eval"]
+    assert ids(snippet.scan_code(proj, engine, "eval(x)\n", language="python")) == ["no-eval"]
     write(proj.root, "rules/no-eval.yml", NO_EVAL.replace("severity: error", "severity: off"))
-    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", language="python")) == []
+    assert ids(snippet.scan_code(proj, engine, "eval(x)\n", language="python")) == []
     write(proj.root, "rules/no-eval.yml", NO_EVAL)
-    assert ids(scanner.scan_code(proj, engine, "eval(x)\n", language="python")) == ["no-eval"]
+    assert ids(snippet.scan_code(proj, engine, "eval(x)\n", language="python")) == ["no-eval"]
 
 
 # ---- scan_path ------------------------------------------------------------------------------------------------
@@ -234,7 +236,7 @@ def test_scan_path_whole_workspace_honours_gitignore_and_globs(proj: Workspace, 
     write(root, "build/gen.py", "eval(y)\n")
     write(root, ".gitignore", "build/\n")
     (root / ".git").mkdir()  # ast-grep reads .gitignore inside a git work tree
-    res = scanner.scan_path(proj, engine)
+    res = paths.scan_path(proj, engine)
     got = [(d["file"], d["ruleId"]) for d in res["issues"]]
     assert got == [("src/a.py", "src-only"), ("src/a.py", "no-eval")]
     assert res["nextOffset"] is None and res["truncated"] is False
@@ -244,27 +246,27 @@ def test_scan_path_paths_rule_ids_and_pagination(proj: Workspace, engine: Engine
     root = proj.root
     write(root, "a.py", "".join(f"print({i})\n" for i in range(5)) + "eval(z)\n")
     write(root, "b/c.py", "print('c')\n")
-    res = scanner.scan_path(proj, engine, paths=["b"])
+    res = paths.scan_path(proj, engine, paths=["b"])
     assert [d["file"] for d in res["issues"]] == ["b/c.py"]
-    res = scanner.scan_path(proj, engine, paths=["b", "b/c.py", "./b", str(root / "b" / "c.py")])
+    res = paths.scan_path(proj, engine, paths=["b", "b/c.py", "./b", str(root / "b" / "c.py")])
     assert [d["file"] for d in res["issues"]] == ["b/c.py"]  # overlapping paths: reported once
-    res = scanner.scan_path(proj, engine, rule_ids=["no-eval"])
+    res = paths.scan_path(proj, engine, rule_ids=["no-eval"])
     assert ids(res) == ["no-eval"]
     pages: list[dict[str, Any]] = []
     offset: int | None = 0
     while offset is not None:
-        page = scanner.scan_path(proj, engine, max_results=2, offset=offset)
+        page = paths.scan_path(proj, engine, max_results=2, offset=offset)
         pages.extend(page["issues"])
         assert page["counts"]["warning"] == 6
         offset = page["nextOffset"]
-    full = scanner.scan_path(proj, engine)["issues"]
+    full = paths.scan_path(proj, engine)["issues"]
     assert pages == full and len(full) == 7
     with pytest.raises(NotFound):
-        scanner.scan_path(proj, engine, rule_ids=["nope"])
+        paths.scan_path(proj, engine, rule_ids=["nope"])
     with pytest.raises(NotFound):
-        scanner.scan_path(proj, engine, paths=["missing.py"])
+        paths.scan_path(proj, engine, paths=["missing.py"])
     with pytest.raises(OutsideWorkspace):
-        scanner.scan_path(proj, engine, paths=["/etc"])
+        paths.scan_path(proj, engine, paths=["/etc"])
 
 
 def test_scan_path_with_another_config(proj: Workspace, engine: Engine, tmp_path: Path) -> None:
@@ -273,7 +275,7 @@ def test_scan_path_with_another_config(proj: Workspace, engine: Engine, tmp_path
     write(other, "rules/no-exec.yml", "id: no-exec\nlanguage: python\nseverity: error\nrule: {pattern: exec($A)}\n")
     write(proj.root, "a.py", "exec(s)\neval(s)\n")
     cfg = project.load(Workspace(other))
-    res = scanner.scan_path(proj, engine, config=cfg)
+    res = paths.scan_path(proj, engine, config=cfg)
     assert [(d["file"], d["ruleId"]) for d in res["issues"]] == [("a.py", "no-exec")]
 
 
@@ -290,13 +292,13 @@ TRICKY = (
 
 @pytest.mark.parametrize("rel", ["src/pkg/mod.py", "tests/mod.py", "src/vendor/mod.py"])
 def test_snippet_and_file_scans_agree(proj: Workspace, engine: Engine, rel: str) -> None:
-    snippet = scanner.scan_code(proj, engine, TRICKY, path=rel)
+    from_snippet = snippet.scan_code(proj, engine, TRICKY, path=rel)
     write(proj.root, rel, TRICKY)
-    on_disk = scanner.scan_path(proj, engine, paths=[rel])
-    assert json.dumps(snippet["issues"], sort_keys=True) == json.dumps(on_disk["issues"], sort_keys=True)
-    assert snippet["counts"] == on_disk["counts"]
-    assert ("src-only" in ids(snippet)) == (rel == "src/pkg/mod.py")
-    assert all(d["file"] == rel for d in snippet["issues"])
+    on_disk = paths.scan_path(proj, engine, paths=[rel])
+    assert json.dumps(from_snippet["issues"], sort_keys=True) == json.dumps(on_disk["issues"], sort_keys=True)
+    assert from_snippet["counts"] == on_disk["counts"]
+    assert ("src-only" in ids(from_snippet)) == (rel == "src/pkg/mod.py")
+    assert all(d["file"] == rel for d in from_snippet["issues"])
 
 
 # ---- glob semantics match ast-grep ----------------------------------------------------------------------------
@@ -314,37 +316,37 @@ def test_rule_globs_match_like_ast_grep(initialized: Workspace, engine: Engine) 
                                        "rule: {pattern: hit()}\n")
     for f in FILES:
         write(root, f, "hit()\n")
-    actual = {(d["ruleId"], d["file"]) for d in scanner.scan_path(initialized, engine, max_results=1000)["issues"]}
-    rules = {r.id: r for r in scanner.cached_ruleset(initialized, project.load(initialized), engine).rules}
-    predicted = {(f"g{i}", f) for i in range(len(GLOBS)) for f in FILES if scanner.rule_applies(rules[f"g{i}"], f)}
+    actual = {(d["ruleId"], d["file"]) for d in paths.scan_path(initialized, engine, max_results=1000)["issues"]}
+    rules = {r.id: r for r in rulefiles.cached_ruleset(initialized, project.load(initialized), engine).rules}
+    predicted = {(f"g{i}", f) for i in range(len(GLOBS)) for f in FILES if rule_applies(rules[f"g{i}"], f)}
     assert predicted == actual
     assert ("g0", "src/sub/a.py") in actual  # `*` crosses `/` in globset's default mode
     assert not any(r == "g12" for r, _ in actual)  # `./src/*.py` never matches
 
 
 def test_glob_regex_rejects_what_globset_rejects() -> None:
-    assert globs.compile_glob("src/[a") is None
-    assert globs.compile_glob("{a,b") is None
-    assert globs.glob_match("a\\*b", "a*b") and not globs.glob_match("a\\*b", "axb")
+    assert compile_glob("src/[a") is None
+    assert compile_glob("{a,b") is None
+    assert glob_match("a\\*b", "a*b") and not glob_match("a\\*b", "axb")
 
 
 def test_nothing_checked_is_said(proj: Workspace, engine: Engine) -> None:
     shutil.rmtree(proj.root / "utils")  # sgconfig names it: ast-grep now refuses every rule
-    res = scanner.scan_code(proj, engine, "eval(x)\n", language="python")
+    res = snippet.scan_code(proj, engine, "eval(x)\n", language="python")
     assert res["issues"] == [] and len(res["ruleErrors"]) == 5
     assert "nothing was checked" in res["notes"][-1]
-    assert "nothing was checked" in scanner.scan_path(proj, engine)["notes"][-1]
+    assert "nothing was checked" in paths.scan_path(proj, engine)["notes"][-1]
 
 
 def test_snippet_and_file_agree_under_language_globs(proj: Workspace, engine: Engine) -> None:
     cfg = proj.root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "languageGlobs:\n  python: ['*.pyw']\n")
     text = "x = eval('ü')\r\nprint(x)\r\n"
-    snippet = scanner.scan_code(proj, engine, text, path="gui/app.pyw")
+    from_snippet = snippet.scan_code(proj, engine, text, path="gui/app.pyw")
     write(proj.root, "gui/app.pyw", text)
-    on_disk = scanner.scan_path(proj, engine, paths=["gui"])
-    assert ids(snippet) == ["no-eval", "no-print"]
-    assert json.dumps(snippet["issues"], sort_keys=True) == json.dumps(on_disk["issues"], sort_keys=True)
+    on_disk = paths.scan_path(proj, engine, paths=["gui"])
+    assert ids(from_snippet) == ["no-eval", "no-print"]
+    assert json.dumps(from_snippet["issues"], sort_keys=True) == json.dumps(on_disk["issues"], sort_keys=True)
 
 
 def test_invalid_glob_is_a_rule_error_not_a_failed_scan(proj: Workspace, engine: Engine) -> None:
@@ -352,13 +354,13 @@ def test_invalid_glob_is_a_rule_error_not_a_failed_scan(proj: Workspace, engine:
     write(proj.root, "rules/bad-glob.yml", "id: bad-glob\nlanguage: python\nfiles: ['src/[a']\n"
                                             "rule: {pattern: eval($X)}\n")
     write(proj.root, "src/a.py", "eval(x)\n")
-    res = scanner.scan_path(proj, engine)
+    res = paths.scan_path(proj, engine)
     assert ids(res) == ["no-eval"]
     [err] = res["ruleErrors"]
     assert (err["path"], err["ruleId"]) == ("rules/bad-glob.yml", "bad-glob") and "src/[a" in err["message"]
-    assert scanner.scan_code(proj, engine, "eval(x)\n", path="src/a.py")["ruleErrors"] == [err]
+    assert snippet.scan_code(proj, engine, "eval(x)\n", path="src/a.py")["ruleErrors"] == [err]
     for glob in ("a{b", "a}b", "[z-a]", "x\\"):
-        assert globs.compile_glob(glob) is None, glob
+        assert compile_glob(glob) is None, glob
 
 
 def test_file_changed_after_the_scan_gets_no_fixits(proj: Workspace, engine: Engine,
@@ -373,7 +375,7 @@ def test_file_changed_after_the_scan_gets_no_fixits(proj: Workspace, engine: Eng
         return out
 
     monkeypatch.setattr(Engine, "scan", scan_then_edit)
-    res = scanner.scan_path(proj, engine, paths=["a.py"])
+    res = paths.scan_path(proj, engine, paths=["a.py"])
     [d] = res["issues"]
     assert (d["ruleId"], d["line"]) == ("no-eval", 1) and d["fixits"] == []
 
@@ -396,13 +398,13 @@ def test_snippet_scan_overhead_is_small_next_to_the_engine(initialized: Workspac
             spent.append(time.perf_counter() - t)
 
     code = "import os\nx = os.getcwd()\n" * 20
-    scanner.scan_code(initialized, engine, code, language="python")  # fill the caches
+    snippet.scan_code(initialized, engine, code, language="python")  # fill the caches
     monkeypatch.setattr(Engine, "run", timed_run)
     overheads = []
     for _ in range(15):
         spent.clear()
         t = time.perf_counter()
-        res = scanner.scan_code(initialized, engine, code, language="python")
+        res = snippet.scan_code(initialized, engine, code, language="python")
         overheads.append(time.perf_counter() - t - sum(spent))
         assert res["success"] and len(spent) == 1  # one engine call per clean snippet
     assert statistics.median(overheads) < 0.005, overheads

@@ -11,7 +11,8 @@ from sgtools.cli import rule_suggest
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings
-from sgtools.rules import store as rulestore
+from sgtools.rules.listing import explain_rule, list_rules
+from sgtools.rules.store import add_or_update_rule, remove_rule
 
 
 def register(subs: Any) -> None:
@@ -74,7 +75,7 @@ def read_rule_file(name: str) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    result = rulestore.list_rules(workspace(args), engine(), args.language)
+    result = list_rules(workspace(args), engine(), args.language)
     if args.json:
         print_json(result)
         return 0
@@ -109,7 +110,7 @@ def print_explanation(info: dict[str, Any]) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    info = rulestore.explain_rule(workspace(args), engine(), args.rule_id)
+    info = explain_rule(workspace(args), engine(), args.rule_id)
     if args.json:
         print_json(info)
     else:
@@ -118,7 +119,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    result = rulestore.add_or_update_rule(
+    result = add_or_update_rule(
         workspace(args), engine(), args.rule_id, read_rule_file(args.file), args.valid, args.invalid,
         overwrite=not args.no_overwrite,
     )
@@ -131,7 +132,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
-    result = rulestore.remove_rule(workspace(args), engine(), args.rule_id)
+    result = remove_rule(workspace(args), engine(), args.rule_id)
     if args.json:
         print_json(result)
     else:

@@ -13,13 +13,13 @@ import re
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
+from sgtools.rules.schema import RESERVED_UTIL_CHARS
+
 # The top-level keys ast-grep 0.51.1 lists in its `unknown field` error.
 RULE_KEYS = frozenset({
     "id", "language", "rule", "constraints", "utils", "transform", "fix", "rewriters", "message", "note",
     "severity", "labels", "files", "ignores", "url", "metadata",
 })
-# Characters ast-grep 0.51 reserves in util ids ("Utility id ... contains reserved characters").
-RESERVED_UTIL_CHARS = frozenset("(),=")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 # Keys whose values are rule objects that may contain `matches:` references.
 _RULE_HOLDERS = ("rule", "constraints", "utils", "fix")

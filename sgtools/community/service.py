@@ -176,7 +176,7 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite
     """Fetch (digest-checked), migrate, validate and write one community rule with its tests. A local rule with
     the same id is kept unless `overwrite` is true; a refused import writes nothing."""
     from sgtools.core import yamlio
-    from sgtools.rules import store as rulestore
+    from sgtools.rules.store import add_or_update_rule
 
     sset = sources_mod.load_sources()
     src, entry = _find(sset, rule_id)
@@ -196,7 +196,7 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite
     label = _source_label(src, entry)
     metadata = {"source": label, "sha256": entry["sha256"], "communityId": rule_id,
                 "license": entry.get("license") or UNKNOWN_LICENSE, **safety.for_import(declared)}
-    written = rulestore.add_or_update_rule(
+    written = add_or_update_rule(
         ws, engine, rule_id, yaml_text, valid if (valid or invalid) else None, invalid if (valid or invalid) else None,
         metadata=metadata, overwrite=overwrite,
     )

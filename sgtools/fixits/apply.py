@@ -18,7 +18,7 @@ from sgtools.edit.text import Span, apply_edits, match_style, read_source, to_sp
 from sgtools.engine.process import Engine
 from sgtools.fixits.safety import SAFE
 from sgtools.project.workspace import Workspace
-from sgtools.scan import scanner
+from sgtools.scan.paths import scan_path
 
 NOT_VERIFIED = ("not verified (the fixed code did not re-scan cleanly), so it is never applied; "
                 "review it and edit by hand, or fix the rule")
@@ -161,7 +161,7 @@ def apply_fixes(
     rule_errors: list[Any] = []
     offset = 0
     while True:
-        result = scanner.scan_path(ws, engine, paths=paths, rule_ids=rule_ids, max_results=page, offset=offset)
+        result = scan_path(ws, engine, paths=paths, rule_ids=rule_ids, max_results=page, offset=offset)
         diagnostics += result.get("issues", [])
         rule_errors = result.get("ruleErrors", [])
         next_offset = result.get("nextOffset")

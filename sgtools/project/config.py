@@ -44,6 +44,13 @@ class ProjectConfig:
     def root(self) -> Path:
         return self.path.parent
 
+    def relative(self, path: Path) -> str | None:
+        """`path` relative to the sgconfig directory, as ast-grep matches rule globs; None when outside it."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
     def rule_files(self) -> list[Path]:
         """Every rule file ast-grep would load, sorted; missing directories yield nothing."""
         return yaml_files(self.rule_dirs)

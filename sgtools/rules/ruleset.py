@@ -15,6 +15,7 @@ from typing import Any
 
 from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
+from sgtools.core.globs import compile_glob, glob_list, glob_match
 from sgtools.engine.process import Engine, stderr_message
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
@@ -22,6 +23,7 @@ from sgtools.project.workspace import Workspace
 SEVERITIES = ("error", "warning", "info", "hint")
 DEFAULT_SEVERITY = "hint"  # what ast-grep assumes when a rule names none
 _CHECK_WORKERS = 4
+GLOB_KEYS = ("files", "ignores")
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,31 @@ def rule_from_doc(doc: dict[str, Any], path: Path, index: int) -> Rule:
         index=index,
         data=doc,
     )
+
+
+def rule_applies(rule: Rule, rel_path: str | None) -> bool:
+    """Would ast-grep run `rule` on the file at `rel_path` (relative to the sgconfig directory)?
+    With no path (an anonymous snippet), rules limited to some `files` are left out: nothing says the
+    snippet belongs there."""
+    files = rule.data.get("files")
+    ignores = rule.data.get("ignores")
+    if rel_path is None:
+        return files is None
+    if ignores is not None and any(glob_match(g, rel_path) for g in glob_list(ignores)):
+        return False
+    if files is not None:
+        return any(glob_match(g, rel_path) for g in glob_list(files))
+    return True
+
+
+def glob_problem(rule: Rule) -> str | None:
+    """Why ast-grep would refuse the project over this rule's `files`/`ignores` globs, or None."""
+    for key in GLOB_KEYS:
+        for glob in glob_list(rule.data.get(key)):
+            if compile_glob(glob) is None:
+                return (f"rejected by ast-grep: `{key}` holds {glob!r}, which is not a valid glob; ast-grep refuses "
+                        "the whole project over it (exit 9). Fix or remove that glob.")
+    return None
 
 
 def _read(path: Path) -> bytes | None:

@@ -17,20 +17,22 @@ from sgtools.core import languages, yamlio
 from sgtools.core.errors import BadInput, EngineFailed, RuleInvalid
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project import config as project
+from sgtools.project.languages import file_name_for, language_key
 from sgtools.project.workspace import Workspace
-from sgtools.rules import store as rulestore
 from sgtools.rules import syntax
-from sgtools.rules.ruleset import rule_from_doc
-from sgtools.scan import scanner
+from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data, snip
+from sgtools.rules.ruleset import glob_problem, rule_from_doc
+from sgtools.scan.rulefiles import rule_file, scan_texts, tmp_root
+from sgtools.scan.snippet import check_code, snippet_diagnostics
 
 DEFAULT_ID = "test-rule"
 _FILE_NAME = "test-rule.yml"
 
 
 def _check_inputs(rule_yaml: object, code: object, valid: object, invalid: object) -> None:
-    rulestore.check_draft(rule_yaml, valid, invalid)
+    check_draft(rule_yaml, valid, invalid)
     if code is not None:
-        scanner.check_code(code)
+        check_code(code)
 
 
 def _patterns(node: Any) -> list[str]:
@@ -74,11 +76,11 @@ def _pattern_hints(ws: Workspace, engine: Engine, data: Mapping[str, Any], langu
         root = tree.strip().split("\n", 1)[0].strip() if tree.strip() else ""
         misread = _MISREAD.get((language, root))
         if misread:
-            hints.append(f"The pattern {rulestore.snip(pattern)!r} is read as a {root}: {misread}")
+            hints.append(f"The pattern {snip(pattern)!r} is read as a {root}: {misread}")
         nodes = syntax.problem_nodes(tree) + [n for n in syntax.problem_nodes(raw_tree) if n[0] != "ERROR"]
         if nodes:
             kinds = ", ".join(sorted({n.split(" ", 1)[0] for n, _ in nodes}))
-            hints.append(f"The pattern {rulestore.snip(pattern)!r} does not parse as complete {language} code "
+            hints.append(f"The pattern {snip(pattern)!r} does not parse as complete {language} code "
                          f"(ast-grep reads it with {kinds} nodes), so it matches nothing. Complete it, or use a "
                          "pattern object with `context` (complete code) and `selector` (the node kind to match). "
                          "dump_syntax_tree with format \"pattern\" shows how it is read.")
@@ -108,21 +110,21 @@ def test_rule(
         result["warnings"].append("no sgconfig.yml: the rule runs in isolation, without global utils")
 
     try:
-        doc = rulestore.parse_one(rule_yaml)
+        doc = parse_one(rule_yaml)
     except RuleInvalid as exc:
         result["errors"].append(exc.message)
         return result
     if language is not None:
-        wanted = scanner.language_key(str(language), cfg)
+        wanted = language_key(str(language), cfg)
         if wanted is None:
             raise BadInput(f"Unknown language {language!r}. Use a language ast-grep knows, e.g. python.")
         if doc.get("language") is None:
             doc["language"] = str(language)
-        elif scanner.language_key(str(doc["language"]), cfg) != wanted:
+        elif language_key(str(doc["language"]), cfg) != wanted:
             result["errors"].append(f"The rule says `language: {doc['language']}` but language is {language!r}. "
                                     "Make them the same, or leave `language` out of one of them.")
             return result
-    if doc.get("language") is not None and scanner.language_key(str(doc["language"]), cfg) is None:
+    if doc.get("language") is not None and language_key(str(doc["language"]), cfg) is None:
         result["errors"].append(f"language: {doc['language']!r} is not a language ast-grep knows here. Use one of "
                                 + ", ".join(sorted(languages.LANGUAGES)) + " (or a customLanguages key).")
         return result
@@ -131,18 +133,18 @@ def test_rule(
     if str(doc.get("severity")) == "off":
         result["warnings"].append("severity: off means the rule never reports; it was tested as `hint`")
         doc["severity"] = "hint"
-    data: dict[str, Any] = rulestore.plain_data(doc)
+    data: dict[str, Any] = plain_data(doc)
 
-    with tempfile.TemporaryDirectory(prefix="rule-", dir=scanner.tmp_root()) as tmp:
+    with tempfile.TemporaryDirectory(prefix="rule-", dir=tmp_root()) as tmp:
         rule_path = Path(tmp) / _FILE_NAME
         rule_path.write_text(yamlio.dump_rt(doc), encoding="utf-8")
         try:
-            rulestore.compile_rule(ws, engine, config, rule_path, rule_yaml, Path(tmp))
+            compile_rule(ws, engine, config, rule_path, rule_yaml, Path(tmp))
         except RuleInvalid as exc:
             result["errors"].append(exc.message)
             return result
 
-    lang = scanner.language_key(str(data.get("language")), cfg)
+    lang = language_key(str(data.get("language")), cfg)
     if lang is None:  # the binary accepted it, so this is a custom language we could not resolve
         result["errors"].append(f"language {data.get('language')!r} is not known to this project.")
         return result
@@ -150,18 +152,18 @@ def test_rule(
     if (code is not None or valid or invalid) and any(k in data for k in ("files", "ignores")):
         result["warnings"].append("`files`/`ignores` were not applied here: code and examples have no path "
                                   "(scan_code with a `path` applies them)")
-    problem = scanner.glob_problem(rule)
+    problem = glob_problem(rule)
     if problem is not None:
         result["errors"].append(problem.replace("rejected by ast-grep: ", "", 1))
         return result
-    rules_path = scanner.rule_file([rule], keep_globs=False, parse_language=lang)
-    file_name = scanner.file_name_for(lang, cfg)
+    rules_path = rule_file([rule], keep_globs=False, parse_language=lang)
+    file_name = file_name_for(lang, cfg)
 
     def run(_lang: str, texts: Sequence[str]) -> list[list[dict[str, Any]]]:
-        return scanner.scan_texts(engine, config, rules_path, file_name, texts)
+        return scan_texts(engine, config, rules_path, file_name, texts)
 
     if code is not None:
-        result["matches"] = scanner.snippet_diagnostics(engine, config, ws.root, rules_path, file_name, [rule], lang,
+        result["matches"] = snippet_diagnostics(engine, config, ws.root, rules_path, file_name, [rule], lang,
                                                         code)
 
     missed = False
@@ -176,12 +178,12 @@ def test_rule(
                 result["examples"]["failed"].append({
                     "kind": kind, "index": index, "code": example, "lines": lines,
                     "reason": f"valid_examples[{index}] is matched at line(s) {', '.join(map(str, lines))} "
-                              f"(`{rulestore.snip(str(hits[0].get('text', '')))}`)"})
+                              f"(`{snip(str(hits[0].get('text', '')))}`)"})
             elif kind == "invalid" and not hits:
                 missed = True
                 result["examples"]["failed"].append({
                     "kind": kind, "index": index, "code": example, "lines": [],
-                    "reason": f"invalid_examples[{index}] is not matched: {rulestore.snip(example)}"})
+                    "reason": f"invalid_examples[{index}] is not matched: {snip(example)}"})
             else:
                 passed += 1
         result["examples"]["passed"] = passed

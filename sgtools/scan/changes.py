@@ -137,7 +137,7 @@ def changed_since(ws: Workspace, ref: str) -> Changes:
 
 def is_code(path: str, cfg: ProjectConfig | None = None) -> bool:
     """A file ast-grep would parse under `cfg` (built-in extensions, `languageGlobs`, custom languages)."""
-    from sgtools.scan.scanner import language_for_path
+    from sgtools.project.languages import language_for_path
 
     return language_for_path(path, cfg) is not None
 

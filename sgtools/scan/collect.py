@@ -34,7 +34,7 @@ def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
     own = project.try_load(ws)
     if own is not None:
         return RuleSource(own, ws.relative(own.path))
-    from sgtools.scan.scanner import cached_ruleset  # the scan reuses this load and its validation
+    from sgtools.scan.rulefiles import cached_ruleset  # the scan reuses this load and its validation
 
     cfg = project.load(Workspace(bundled_dir()))
     count = sum(r.enabled for r in cached_ruleset(ws, cfg, engine).rules)
@@ -43,7 +43,7 @@ def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
 
 def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dict[str, Any]]:
     """id, severity, message, note, url and language of every rule that can run (SARIF's rules array)."""
-    from sgtools.scan.scanner import cached_ruleset  # the set the scan itself just loaded: no second YAML parse
+    from sgtools.scan.rulefiles import cached_ruleset  # the set the scan itself just loaded: no second YAML parse
 
     ruleset = cached_ruleset(ws, source.config, engine)
     return [{"id": r.id, "severity": r.severity, "message": r.message, "note": r.note, "url": r.url,
@@ -83,7 +83,7 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
     must not pass because the finding that fails it lay beyond a display limit. `verify_fixits=False` skips the
     re-scans that check fix-its, for output that never shows them."""
     from sgtools.scan.diagnostics import sort_key
-    from sgtools.scan.scanner import scan_path  # the scanner pulls in fix-it verification; load it only to scan
+    from sgtools.scan.paths import scan_path  # the scanner pulls in fix-it verification; load it only to scan
 
     found = Findings()
     if paths is not None and not paths:

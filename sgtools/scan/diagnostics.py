@@ -14,6 +14,7 @@ from typing import Any
 import sgtools.fixits.verify as fixits_mod
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
+from sgtools.core.settings import get_settings, requested_results
 from sgtools.edit.text import LineIndex, position
 from sgtools.fixits import safety
 from sgtools.rules.ruleset import Rule
@@ -139,3 +140,8 @@ def filter_severity(diags: Sequence[dict[str, Any]], min_severity: str | None) -
         return list(diags)
     limit = SEVERITY_ORDER[level]
     return [d for d in diags if SEVERITY_ORDER.get(str(d.get("severity")), len(SEVERITY_ORDER)) <= limit]
+
+
+def result_limit(max_results: object) -> int:
+    """How many findings a caller gets: what it asked for, within the hard maximum."""
+    return min(requested_results(max_results), get_settings().hard_max_results)

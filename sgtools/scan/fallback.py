@@ -9,7 +9,7 @@ from typing import Any
 
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan import scanner
+from sgtools.scan import paths, snippet
 from sgtools.scan.collect import RuleSource, rule_source
 
 
@@ -27,9 +27,9 @@ def _with_note(result: dict[str, Any], source: RuleSource, read_only: bool) -> d
 
 def scan_code(ws: Workspace, engine: Engine, *, read_only: bool = False, **args: Any) -> dict[str, Any]:
     source = rule_source(ws, engine)
-    return _with_note(scanner.scan_code(ws, engine, **args, config=source.scan_config), source, read_only)
+    return _with_note(snippet.scan_code(ws, engine, **args, config=source.scan_config), source, read_only)
 
 
 def scan_path(ws: Workspace, engine: Engine, *, read_only: bool = False, **args: Any) -> dict[str, Any]:
     source = rule_source(ws, engine)
-    return _with_note(scanner.scan_path(ws, engine, **args, config=source.scan_config), source, read_only)
+    return _with_note(paths.scan_path(ws, engine, **args, config=source.scan_config), source, read_only)

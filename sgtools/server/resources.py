@@ -51,7 +51,7 @@ def add_resources(server: MCPServer[Any], app: App) -> None:
                      mime_type="application/yaml")
     async def rule_file(rule_id: str) -> str:
         def read() -> str:
-            from sgtools.rules.store import explain_rule
+            from sgtools.rules.listing import explain_rule
 
             return str(explain_rule(app.ws, app.engine, rule_id)["yaml"])
         return await _read_in_thread(read)
@@ -65,7 +65,7 @@ def add_resources(server: MCPServer[Any], app: App) -> None:
 
 async def rule_resources(app: App) -> list[MCPResource]:
     """One resource per current project rule; none when the project has no config or ast-grep is missing."""
-    from sgtools.rules.store import list_rules
+    from sgtools.rules.listing import list_rules
 
     try:
         data = await anyio.to_thread.run_sync(lambda: list_rules(app.ws, app.engine))

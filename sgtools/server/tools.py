@@ -45,13 +45,13 @@ def _remove_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _list_rules(app: App, args: dict[str, Any]) -> dict[str, Any]:
-    from sgtools.rules.store import list_rules
+    from sgtools.rules.listing import list_rules
 
     return list_rules(app.ws, app.engine, **args)
 
 
 def _explain_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
-    from sgtools.rules.store import explain_rule
+    from sgtools.rules.listing import explain_rule
 
     return explain_rule(app.ws, app.engine, **args)
 

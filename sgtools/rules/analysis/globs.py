@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core import languages
+from sgtools.core.globs import glob_match
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.analysis.repairs import to_yaml
-from sgtools.scan.globs import glob_match
 
 _SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "target", "dist", "build", ".tox"}
 _MAX_FILES = 20_000  # files looked at when checking globs; a bigger tree is checked on its first files

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.rules import store as rulestore
+from sgtools.rules.draft import snip
 from sgtools.rules.suggest.candidates import EXCLUDE, INSIDE, Candidate
 from sgtools.rules.suggest.tree import Example
 from sgtools.rules.suggest.verify import Outcome
@@ -23,7 +23,7 @@ def identical(invalid: Sequence[str], valid: Sequence[str]) -> str | None:
     for i, code in enumerate(invalid):
         for j, other in enumerate(valid):
             if _normal(code) == _normal(other):
-                return (f"invalid_examples[{i}] and valid_examples[{j}] are the same code (`{rulestore.snip(code)}`), "
+                return (f"invalid_examples[{i}] and valid_examples[{j}] are the same code (`{snip(code)}`), "
                         "so they have the same syntax tree and no rule can flag one and not the other. Remove one "
                         "of them, or make the valid example show what is different about correct code.")
     return None
@@ -91,7 +91,7 @@ def why_none(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Examp
     j = (always or flagged)[0]
     text = str(outcome.hits[n + j][0].get("text", ""))
     return (f"valid_examples[{j}] cannot be separated from the invalid examples: every candidate that flags all "
-            f"invalid examples also flags it (the closest, `{rulestore.snip(cand.gen.pattern)}`, matches "
-            f"`{rulestore.snip(text)}` there), and no `not`, `inside` or constraint tried told them apart. The "
+            f"invalid examples also flags it (the closest, `{snip(cand.gen.pattern)}`, matches "
+            f"`{snip(text)}` there), and no `not`, `inside` or constraint tried told them apart. The "
             "difference may be outside the code shown (types, imports, runtime values): add the code that makes "
             "it different to the examples, or drop that valid example.")

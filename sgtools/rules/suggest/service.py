@@ -16,6 +16,7 @@ from sgtools.core import languages
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
+from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import syntax
 from sgtools.rules.suggest import candidates as cands
@@ -23,7 +24,6 @@ from sgtools.rules.suggest import explain, fixes, render
 from sgtools.rules.suggest.generalise import Generalised
 from sgtools.rules.suggest.tree import Example, read_examples
 from sgtools.rules.suggest.verify import Outcome, run_rules
-from sgtools.scan import scanner
 
 SEVERITIES = ("error", "warning", "info", "hint")
 _CONTEXT_ROOTS = 60  # roots tried in context/selector form when their bare pattern is misread
@@ -99,7 +99,7 @@ def _fix_pairs(value: object) -> list[FixExample]:
 
 def _file_name(language: str, path: object) -> str:
     if path is None or path == "":
-        return scanner.file_name_for(language, None)
+        return file_name_for(language, None)
     if not isinstance(path, str) or "\x00" in path:
         raise BadInput("path must be a file path such as src/app.tsx.")
     name = path.replace("\\", "/").rsplit("/", 1)[-1]

@@ -16,7 +16,7 @@ from typing import Any
 
 from sgtools.core.errors import EngineFailed
 from sgtools.engine.process import NO_CONFIG, Engine
-from sgtools.scan import scanner
+from sgtools.scan.rulefiles import scan_texts, tmp_root, yaml_doc
 
 # ast-grep's exit code for a rule it cannot parse (pattern, kind, regex, YAML).
 _RULE_REFUSED = 8
@@ -39,12 +39,12 @@ def _doc(rule_id: str, language: str, body: Mapping[str, Any]) -> dict[str, Any]
 
 def _run(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping[str, Any]], ids: Sequence[int],
          texts: Sequence[str]) -> dict[int, list[list[dict[str, Any]]]]:
-    docs = [scanner.yaml_doc(_doc(f"c{i}", language, bodies[i])) for i in ids]
-    fd, name = tempfile.mkstemp(prefix="suggest-", suffix=".yml", dir=scanner.tmp_root())
+    docs = [yaml_doc(_doc(f"c{i}", language, bodies[i])) for i in ids]
+    fd, name = tempfile.mkstemp(prefix="suggest-", suffix=".yml", dir=tmp_root())
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write("\n---\n".join(docs) + "\n")
-        per_text = scanner.scan_texts(engine, NO_CONFIG, Path(name), file_name, texts)
+        per_text = scan_texts(engine, NO_CONFIG, Path(name), file_name, texts)
     finally:
         Path(name).unlink(missing_ok=True)
     out: dict[int, list[list[dict[str, Any]]]] = {i: [[] for _ in texts] for i in ids}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 # ---- the parsed form: a sequence of nodes ---------------------------------------------------------------------
 
@@ -273,3 +273,10 @@ def compile_glob(glob: str) -> GlobMatcher | None:
 def glob_match(glob: str, path: str) -> bool:
     matcher = compile_glob(glob)
     return matcher is not None and matcher.match(path)
+
+
+def glob_list(value: Any) -> list[str]:
+    """A `files`/`ignores` value as a list of globs (one string or a list)."""
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value] if isinstance(value, list) else []

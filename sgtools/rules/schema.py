@@ -1,0 +1,167 @@
+"""A rule's structure checked against our JSON Schema (`rule_schema.json`), each problem said plainly.
+
+jsonschema's own messages name schema internals (`anyOf`, `additionalProperties`); an agent needs the JSON
+path, what was expected, what it got and the likely fix (a typo'd key, an unquoted number, a misplaced
+`stopBy`). ast-grep would refuse the same rule later with less to go on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sgtools.core.settings import get_settings
+
+if TYPE_CHECKING:  # jsonschema costs ~50 ms to import: only a validation pays it
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
+SCHEMA_PATH = Path(__file__).with_name("rule_schema.json")
+# Characters ast-grep 0.51 reserves in util ids ("Utility id ... contains reserved characters").
+RESERVED_UTIL_CHARS = frozenset("(),=")
+
+
+@functools.cache
+def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def schema_problems(data: Any, limit: int | None = None) -> list[str]:
+    """Every structural problem, each naming its JSON path and how to fix it."""
+    cap = get_settings().max_reported_problems if limit is None else limit
+    problems: list[str] = []
+    for err in sorted(_validator().iter_errors(data), key=lambda e: _path(e.absolute_path)):
+        for text in _describe(err):
+            if text not in problems:
+                problems.append(text)
+    if len(problems) > cap:
+        problems = [*problems[:cap], f"... and {len(problems) - cap} more"]
+    return problems
+
+
+def _describe(err: ValidationError) -> list[str]:
+    if err.validator in ("anyOf", "oneOf") and err.context:
+        if all(e.validator in ("type", "enum") and e.absolute_path == err.absolute_path for e in err.context):
+            return [_describe_alternatives(err)]
+        return _describe(_best(err.context, err))
+    if "propertyNames" in err.schema_path:
+        return [_describe_util_name(err)]
+    if err.validator in ("additionalProperties", "required") and isinstance(err.instance, dict):
+        return _describe_keys(err)
+    where = _path(err.absolute_path)
+    prefix = f"{where}: " if where else ""
+    return [prefix + _describe_value(err, where)]
+
+
+def _describe_alternatives(err: ValidationError) -> str:
+    """An anyOf/oneOf whose branches only differ in type or allowed values: one "expected A or B" line."""
+    words: list[str] = []
+    for e in err.context or []:
+        values = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+        if e.validator == "enum":
+            words.append(" or ".join(repr(v) for v in values if v is not None))
+        else:
+            words.extend(_TYPE_WORDS.get(str(v), str(v)) for v in values if v != "null")
+    inst = err.instance
+    quote = _quote_hint(inst) if "a string" in words else ""
+    return f"{_path(err.absolute_path)}: expected {' or '.join(dict.fromkeys(words))}, got {type_name(inst)}{quote}"
+
+
+def _describe_util_name(err: ValidationError) -> str:
+    inst = err.instance
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", str(inst)).strip("-") or "util"
+    return (f"{_path(err.absolute_path)}.{inst}: util id contains characters ast-grep 0.51 reserves (any of "
+            f"{' '.join(sorted(RESERVED_UTIL_CHARS))}); rename it (e.g. `{slug}`) and update its `matches:` "
+            "references")
+
+
+def _describe_keys(err: ValidationError) -> list[str]:
+    """Unknown keys (with the likely intended one) and missing required keys of a mapping."""
+    where = _path(err.absolute_path)
+    dotted = where + "." if where else ""
+    inst = err.instance
+    if err.validator == "required":
+        return [f"{dotted}{k}: required key is missing" for k in err.validator_value if k not in inst]
+    allowed = sorted((err.schema.get("properties") or {}).keys())
+    out = []
+    for key in inst:
+        if key in allowed:
+            continue
+        close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}?" if close else "allowed: " + ", ".join(allowed)
+        if not where and not close:
+            hint = "move extra information under `metadata:`; allowed: " + ", ".join(allowed)
+        elif key in ("stopBy", "field") and "stopBy" not in allowed:
+            hint = f"`{key}` belongs inside a relational rule (inside, has, precedes, follows)"
+        out.append(f"{dotted}{key}: unknown key; {hint}")
+    return out
+
+
+def _describe_value(err: ValidationError, where: str) -> str:
+    """What is wrong with one value (its type, its allowed values, its size), after the `path: ` prefix."""
+    inst = err.instance
+    if err.validator == "type":
+        want = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
+        names = " or ".join(_TYPE_WORDS.get(str(t), str(t)) for t in want if t != "null")
+        quote = _quote_hint(inst) if "string" in want else ""
+        return f"expected {names}, got {type_name(inst)}{quote}"
+    if err.validator == "enum":
+        allowed = [str(v) for v in err.validator_value if v is not None]
+        close = difflib.get_close_matches(str(inst), allowed, n=1)
+        return f"{inst!r} is not one of {', '.join(allowed)}" + (f"; did you mean {close[0]}?" if close else "")
+    if err.validator == "minLength":
+        return "must not be empty"
+    if err.validator == "minimum":
+        return f"must be {err.validator_value} or more"
+    if err.validator in ("maxProperties", "minProperties") and where.startswith(("transform", "rewriters")):
+        return "a transformation needs exactly one of substring, replace, convert, rewrite"
+    return str(err.message)
+
+
+def _quote_hint(value: Any) -> str:
+    """YAML reads `42`, `1.5` and `true` as numbers and booleans; as code they must be quoted."""
+    if isinstance(value, bool):
+        return f" (quote it: '{str(value).lower()}')"
+    if isinstance(value, (int, float)):
+        return f" (quote it: '{value}')"
+    return ""
+
+
+def _best(errors: Iterable[ValidationError], parent: ValidationError) -> ValidationError:
+    """The branch error that says the most: anything beats a bare type mismatch, deeper beats shallower."""
+    candidates = list(errors)
+    informative = [e for e in candidates if not (e.validator == "type" and e.absolute_path == parent.absolute_path)]
+    pool = informative or candidates
+    return max(pool, key=lambda e: (len(e.absolute_path), e.validator not in ("type", "anyOf", "oneOf")))
+
+
+_TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
+               "boolean": "true or false", "number": "a number"}
+
+
+def _path(parts: Iterable[Any]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    for kind, word in ((dict, "a mapping"), (list, "a list"), (str, "a string"), (int, "an integer"),
+                       (float, "a number")):
+        if isinstance(value, kind):
+            return word
+    return type(value).__name__

@@ -1,0 +1,187 @@
+"""`validate_rule`, and the checks every stored rule passes first, cheapest first.
+
+An agent writes rules blind, and ast-grep refuses a whole project over one bad rule or one duplicate id. So a
+candidate rule goes through YAML, our JSON Schema, id, language, the real binary on a temp copy, id
+collisions with the project and the examples; only a rule that passed them all is written (rules/store.py).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml.comments import CommentedMap
+
+from sgtools.core import yamlio
+from sgtools.core.errors import Conflict, RuleInvalid
+from sgtools.core.settings import get_settings
+from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.project import config as project
+from sgtools.project.config import ProjectConfig
+from sgtools.project.languages import language_key, unknown_language_message
+from sgtools.project.workspace import Workspace
+from sgtools.rules.docfile import DocFile
+from sgtools.rules.draft import check_rule_inputs, compile_rule, parse_one, plain_data, snip, warn_about
+from sgtools.rules.locate import doc_id, file_ids, project_ids
+from sgtools.rules.schema import schema_problems
+
+
+def validate_rule(
+    ws: Workspace,
+    engine: Engine,
+    rule_id: str,
+    rule_yaml: str,
+    valid_examples: list[str] | None = None,
+    invalid_examples: list[str] | None = None,
+) -> dict[str, Any]:
+    """Every check `add_or_update_rule` makes, writing nothing. Without sgconfig.yml the rule is checked in
+    isolation (no global utils, no id collisions), and a warning says so."""
+    check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, None)
+    cfg = project.try_load(ws)
+    cand = prepare(ws, engine, cfg, rule_id, rule_yaml, valid_examples, invalid_examples,
+                    metadata=None, overwrite=True)
+    return {"valid": True, "rule": cand.data, "yaml": cand.text, "warnings": cand.warnings}
+
+
+@dataclass
+class Target:
+    """Where the rule will be written, and what that file holds now."""
+
+    path: Path
+    exists: bool  # the rule already exists there (an update)
+    doc_file: DocFile | None = None  # the file's current documents, when it holds more than this rule
+    index: int = 0
+
+    def ids_after(self, rule_id: str) -> list[str]:
+        if self.doc_file is None:
+            return [rule_id]
+        ids = [doc_id(d, self.path) for d in self.doc_file.docs]
+        ids[self.index] = rule_id
+        return ids
+
+    def new_file_text(self, rule_text: str) -> str:
+        if self.doc_file is None:
+            return rule_text
+        return self.doc_file.replace(self.index, rule_text)
+
+
+@dataclass
+class Candidate:
+    rule_id: str
+    text: str  # canonical YAML, exactly the bytes that get written
+    data: dict[str, Any]
+    valid: list[str]
+    invalid: list[str]
+    examples_given: bool
+    warnings: list[str] = field(default_factory=list)
+    target: Target | None = None
+
+
+def prepare(
+    ws: Workspace, engine: Engine, cfg: ProjectConfig | None, rule_id: str, rule_yaml: str,
+    valid: list[str] | None, invalid: list[str] | None, *, metadata: dict[str, Any] | None, overwrite: bool,
+) -> Candidate:
+    warnings: list[str] = []
+    # 1. YAML: one document, a mapping.
+    doc = parse_one(rule_yaml)
+    declared = doc.get("id")
+    if metadata:
+        meta = doc.get("metadata")
+        if meta is None:
+            meta = CommentedMap()
+            doc["metadata"] = meta
+        if isinstance(meta, dict):
+            meta.update(metadata)
+    if declared is None:
+        doc.insert(0, "id", rule_id)
+    text = yamlio.dump_rt(doc)
+    data = plain_data(doc)
+    # 2. Structure, with our schema.
+    problems = schema_problems(data)
+    if problems:
+        raise RuleInvalid("The rule's structure is invalid: " + "; ".join(problems) + " (fix these, then retry)",
+                          check="schema", problems=problems)
+    # 3. The id.
+    if declared is not None and str(declared) != rule_id:
+        raise RuleInvalid(f"id: the rule says `id: {declared}` but rule_id is `{rule_id}`. Make them the same, "
+                          "or leave `id` out of the YAML and it is filled in.", check="id")
+    # 4. The language.
+    if language_key(str(data["language"]), cfg) is None:
+        raise RuleInvalid("language: " + unknown_language_message(cfg, str(data["language"])), check="language")
+    warn_about(data, warnings)
+    config: Path | str = cfg.path if cfg is not None else NO_CONFIG
+    if cfg is None:
+        warnings.append("no sgconfig.yml: checked in isolation, without global utils or id collisions")
+    target = None
+    with tempfile.TemporaryDirectory(prefix="sgtools-rule-") as tmp:
+        rule_file = Path(tmp) / f"{rule_id}.yml"
+        rule_file.write_text(text, encoding="utf-8")
+        # 5. The real binary compiles it (with the project's utils when there is a project).
+        compile_rule(ws, engine, config, rule_file, rule_yaml, Path(tmp))
+        # 6. The project still loads: no duplicate id, no file clobbered.
+        if cfg is not None:
+            target = choose_target(ws, cfg, rule_id, overwrite, warnings)
+        # 7. The examples behave as claimed.
+        _check_examples(ws, engine, config, rule_file, rule_id, valid or [], invalid or [], data)
+    return Candidate(rule_id, text, data, list(valid or []), list(invalid or []),
+                      examples_given=bool(valid or invalid), warnings=warnings, target=target)
+
+
+def choose_target(ws: Workspace, cfg: ProjectConfig, rule_id: str, overwrite: bool, warnings: list[str]) -> Target:
+    unreadable: list[Path] = []
+    places = project_ids(cfg, unreadable).get(rule_id, [])
+    if unreadable:
+        warnings.append("rule files that cannot be read were not checked for this id: "
+                        + ", ".join(ws.relative(p) for p in unreadable))
+    if len(places) > 1:
+        where = ", ".join(ws.relative(p) for p, _ in places)
+        raise Conflict(f"Rule id {rule_id} is already defined {len(places)} times ({where}); ast-grep refuses a "
+                       "project with duplicate ids. Remove the duplicates (remove_rule) first.", check="project")
+    if places:
+        path, index = places[0]
+        if not overwrite:
+            raise Conflict(f"Rule {rule_id} already exists in {ws.relative(path)}. Pass overwrite=true to replace "
+                           "it, or choose another id.", check="project")
+        doc_file = DocFile.parse(path.read_text(encoding="utf-8"))
+        if len(doc_file.doc_segments) == 1:
+            return Target(path, exists=True)
+        return Target(path, exists=True, doc_file=doc_file, index=index)
+    path = cfg.first_rule_dir / f"{rule_id}.yml"
+    if path.exists():
+        others = file_ids(path)
+        if others is None and not overwrite:
+            raise Conflict(f"{ws.relative(path)} exists but cannot be read as rules. Pass overwrite=true to replace "
+                           "it, or fix or remove it first.", check="project")
+        if others:
+            raise Conflict(f"{ws.relative(path)} already holds rule(s) {', '.join(others)}, not {rule_id}; writing "
+                           f"would replace them. Remove or rename that file, or use the id {others[0]}.",
+                           check="project")
+    return Target(path, exists=False)
+
+
+def _check_examples(ws: Workspace, engine: Engine, config: Path | str, rule_file: Path, rule_id: str,
+                    valid: list[str], invalid: list[str], data: dict[str, Any]) -> None:
+    cases = [(False, i, c) for i, c in enumerate(valid)] + [(True, i, c) for i, c in enumerate(invalid)]
+    if not cases:
+        return
+
+    def hits(code: str) -> list[dict[str, Any]]:
+        found = engine.scan(config=config, cwd=ws.root, rule_file=rule_file, stdin=code.encode("utf-8"))
+        return [m for m in found if m.get("ruleId", rule_id) == rule_id]
+
+    with ThreadPoolExecutor(max_workers=max(1, get_settings().rule_check_workers)) as pool:
+        results = list(pool.map(hits, [c for _, _, c in cases]))
+    failures: list[str] = []
+    for (should_match, i, code), found in zip(cases, results, strict=True):
+        if should_match and not found:
+            failures.append(f"invalid_examples[{i}] is not matched: {snip(code)}")
+        elif not should_match and found:
+            first = found[0]
+            line = first.get("range", {}).get("start", {}).get("line", 0) + 1
+            failures.append(f"valid_examples[{i}] is matched at line {line} (`{snip(first.get('text', ''))}`)")
+    if failures:
+        raise RuleInvalid("The examples contradict the rule: " + "; ".join(failures)
+                          + ". Fix the rule or the examples.", check="examples", failures=failures)

@@ -1,0 +1,207 @@
+"""`scan_path`: scan files and directories of the workspace as `ast-grep scan` does, one page at a time."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sgtools.core.errors import BadInput, NotFound
+from sgtools.core.settings import get_settings
+from sgtools.engine.process import Engine
+from sgtools.fixits import verify as fixits
+from sgtools.project import config as project
+from sgtools.project.config import ProjectConfig
+from sgtools.project.languages import file_name_for, language_for_path, language_key
+from sgtools.project.workspace import Workspace
+from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
+from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
+from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_texts
+
+
+def scan_path(
+    ws: Workspace,
+    engine: Engine,
+    paths: Sequence[str] | None = None,
+    min_severity: str | None = None,
+    rule_ids: Sequence[str] | None = None,
+    max_results: int | None = None,
+    offset: int = 0,
+    *,
+    config: ProjectConfig | None = None,
+    verify_fixits: bool = True,
+) -> dict[str, Any]:
+    """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
+    `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
+    Results are sorted; `offset`/`nextOffset` page through them; `counts` cover every finding.
+    `verify_fixits=False` skips the re-scan of fix-its (a CI gate that only reports does not need it)."""
+    level = check_severity(min_severity)
+    limit = result_limit(max_results)
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise BadInput(f"offset must be a non-negative integer, not {offset!r}.")
+    if isinstance(paths, str):
+        paths = [paths]
+    cfg = config if config is not None else project.load(ws)
+    targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
+    ruleset = cached_ruleset(ws, cfg, engine)
+    rules = _chosen_rules(ruleset, rule_ids)
+    if not rules:
+        empty: dict[str, Any] = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
+                                 "nextOffset": None, "ruleErrors": ruleset.error_dicts()}
+        if ruleset.errors and not ruleset.rules:
+            empty["notes"] = ["No rule could be loaded, so nothing was checked: see ruleErrors."]
+        return empty
+    whole_project = ruleset.all_valid and not rule_ids
+    raw = _run(ws, engine, cfg, targets, None if whole_project else rules)
+    diags, page, by_rel = _page(ws, raw, {r.id: r for r in rules}, level, offset, limit)
+    more = offset + limit < len(diags)
+    if verify_fixits:
+        _verify_files(ws, engine, cfg, rules, page, by_rel)
+    else:
+        fixits.mark_unchecked(page, "verification not requested")
+    return {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
+            "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts()}
+
+
+def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule]:
+    """The enabled rules, only those named in `rule_ids` when given; an unknown id is an error saying why."""
+    rules = [r for r in ruleset.rules if r.enabled]
+    if not rule_ids:
+        return rules
+    wanted = [str(i) for i in ([rule_ids] if isinstance(rule_ids, str) else rule_ids)]
+    known = {r.id for r in rules}
+    unknown = [i for i in wanted if i not in known]
+    if unknown:
+        broken = {e.ruleId for e in ruleset.errors if e.ruleId}
+        why = [f"{i} ({'its rule file is broken, see ruleErrors' if i in broken else 'no such enabled rule'})"
+               for i in unknown]
+        raise NotFound(f"Rule id(s) not found: {', '.join(why)}. Run list_rules to see the rule ids.")
+    chosen = set(wanted)
+    return [r for r in rules if r.id in chosen]
+
+
+def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Path],
+         rules: Sequence[Rule] | None) -> list[dict[str, Any]]:
+    """ast-grep's matches for `targets`, each `file` workspace-relative: with the project's own rules
+    (`rules` None), or with just `rules` when some are broken or a subset was asked for."""
+    cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
+    args = [os.path.relpath(t, cwd) for t in targets]
+    deadline = get_settings().path_scan_timeout
+    if rules is None:
+        raw = engine.scan(config=cfg.path, cwd=cwd, paths=args, timeout=deadline)
+    else:
+        # Only the good rules, with their globs: ast-grep matches globs of a `-r` file outside the
+        # project against the path relative to the cwd, which is the sgconfig directory here.
+        raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rule_file(rules, keep_globs=True), paths=args,
+                          timeout=deadline)
+    _relative_files(ws, cwd, raw)
+    return raw
+
+
+def _page(ws: Workspace, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], level: str | None, offset: int,
+          limit: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
+    """(every diagnostic, the page from `offset`, the texts of the page's files). Only the page gets fix-its:
+    building them needs each file's text."""
+    if offset == 0 and len(raw) <= limit:
+        # Everything fits on the first page (the usual case, and always for the CLI): build it once.
+        by_rel = _read_matched_files(ws, raw)
+        diags = filter_severity(to_diagnostics(raw, text_by_file=by_rel, rules_by_id=by_id), level)
+        return diags, diags, by_rel
+    diags = filter_severity(to_diagnostics(raw, text_by_file={}, rules_by_id=by_id, with_fixits=False), level)
+    on_page = Counter(_match_key(d["file"], d["byteStart"], d["byteEnd"], d["ruleId"])
+                      for d in diags[offset: offset + limit])
+    page_raw: list[dict[str, Any]] = []
+    for m in raw:
+        key = _match_key(m["file"], m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"],
+                         m.get("ruleId"))
+        if on_page[key] > 0:
+            on_page[key] -= 1
+            page_raw.append(m)
+    by_rel = _read_matched_files(ws, page_raw)
+    return diags, filter_severity(to_diagnostics(page_raw, text_by_file=by_rel, rules_by_id=by_id), level), by_rel
+
+
+def _relative_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> None:
+    """Point each match's `file` at its workspace-relative `/` path (ast-grep prints it relative to cwd)."""
+    rel_files: dict[str, str] = {}
+    for m in raw:
+        name = str(m.get("file"))
+        if name not in rel_files:
+            rel_files[name] = ws.relative((cwd / name).resolve())
+        m["file"] = rel_files[name]
+
+
+def _read_matched_files(ws: Workspace, raw: list[dict[str, Any]]) -> dict[str, str]:
+    """The texts of the files that matched, for fix-it positions. A file that cannot be read, or that changed
+    since ast-grep read it (a match's bytes differ), is left out: its findings stand, without fix-its that
+    would edit the wrong bytes."""
+    data: dict[str, bytes | None] = {}
+    for m in raw:
+        name = str(m["file"])
+        if name not in data:
+            try:
+                data[name] = (ws.root / name).read_bytes()
+            except OSError:
+                data[name] = None
+        content = data[name]
+        if content is not None:
+            start, end = m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"]
+            if content[start:end] != str(m.get("text", "")).encode("utf-8"):
+                data[name] = None
+    texts: dict[str, str] = {}
+    for name, content in data.items():
+        if content is not None:
+            try:
+                texts[name] = content.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+    return texts
+
+
+def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule],
+                  diags: Sequence[dict[str, Any]], texts: Mapping[str, str]) -> None:
+    """Verify the fix-its of a path scan: per language, one rule file of that language's rules (globs
+    dropped, since the edited copies live outside the project) and one ast-grep call over all copies."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for d in diags:
+        if d.get("fixits"):
+            by_file.setdefault(str(d["file"]), []).append(d)
+    if not by_file:
+        return
+    jobs: list[fixits.VerifyJob] = []
+    lang_rules: dict[str, list[Rule]] = {}
+    for r in rules:
+        key = language_key(r.language, cfg)
+        if key is not None:
+            lang_rules.setdefault(key, []).append(r)
+    for file, file_diags in by_file.items():
+        lang = language_for_path(file, cfg)
+        if lang is None or lang not in lang_rules:
+            continue
+        rel_cfg = cfg.relative(ws.root / file)
+        applies = frozenset(r.id for r in lang_rules[lang] if rule_applies(r, rel_cfg))
+        jobs.append(fixits.VerifyJob(file, texts[file], lang, file_diags, rule_ids=applies))
+    files = {lang: (rule_file(lang_rules[lang], keep_globs=False, parse_language=lang), file_name_for(lang, cfg))
+             for lang in {j.language for j in jobs}}
+
+    def run(lang: str, batch: Sequence[str]) -> list[list[dict[str, Any]]]:
+        rules_path, name = files[lang]
+        return scan_texts(engine, cfg.path, rules_path, name, batch)
+
+    fixits.verify_fixits(jobs, run, missing_counter(engine, ws.root))
+    fixits.mark_unchecked(diags, "no rules of this file's language to re-scan with")
+
+
+def _match_key(file: Any, start: Any, end: Any, rule_id: Any) -> tuple[str, int, int, str]:
+    return str(file), int(start), int(end), str(rule_id)
+
+
+def _outermost(targets: Sequence[Path]) -> list[Path]:
+    """Drop repeated paths and paths inside another given directory: ast-grep would report them twice."""
+    kept: list[Path] = []
+    for t in sorted(set(targets), key=lambda p: len(p.parts)):
+        if not any(t == k or k in t.parents for k in kept):
+            kept.append(t)
+    return kept

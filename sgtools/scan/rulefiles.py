@@ -1,0 +1,208 @@
+"""The rule sets and temporary rule files a scan hands ast-grep, cached so a scan pays for YAML only once.
+
+ast-grep ignores `files`/`ignores` for stdin and takes the stdin language from the first rule, so snippet scans
+and fix-it verification hand it one multi-document rule file of one language, written once per distinct
+content into a private directory outside any workspace.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sgtools.core import languages
+from sgtools.core.errors import SgToolsError
+from sgtools.core.settings import get_settings
+from sgtools.engine.process import Engine
+from sgtools.fixits import verify as fixits
+from sgtools.project.config import ProjectConfig
+from sgtools.project.workspace import Workspace
+from sgtools.rules import syntax
+from sgtools.rules.ruleset import GLOB_KEYS, Rule, RuleError, RuleSet, glob_problem, load_ruleset
+from sgtools.scan.diagnostics import normalize_file
+
+_lock = threading.Lock()
+_rulesets: dict[str, tuple[tuple[Any, ...], RuleSet]] = {}
+_rule_files: dict[str, Path] = {}
+# (rule object ids, keep_globs, parse language) -> (the rules, kept alive so ids stay theirs; the file)
+_rule_file_memo: dict[tuple[Any, ...], tuple[list[Rule], Path]] = {}
+_MEMO_MAX = 256
+_tmp_root: Path | None = None
+
+
+def _stamp(path: str, stat: Callable[[], os.stat_result]) -> tuple[Any, ...]:
+    try:
+        st = stat()
+    except OSError:
+        return (path, None)
+    return (path, st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _tree_signature(files: Iterable[Path], dirs: Iterable[Path]) -> tuple[Any, ...]:
+    """Name, mtime, size and inode of every file under `dirs` (atomic writes change the inode): any edit,
+    addition or removal of a rule or util file changes it. os.scandir keeps this near a millisecond for
+    a few hundred rules, where pathlib's rglob took ten times that."""
+    sig: list[Any] = [_stamp(str(p), p.stat) for p in files]
+    stack = [str(d) for d in dirs]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        sig.append(_stamp(entry.path, entry.stat))
+        except OSError:
+            sig.append((top, None))
+    sig.sort(key=lambda item: item[0])
+    return tuple(sig)
+
+
+def cached_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine) -> RuleSet:
+    """`load_ruleset`, kept while no rule, util or config file changed: parsing YAML in Python is the most
+    expensive part of a snippet scan otherwise."""
+    sig = _tree_signature([cfg.path], [*cfg.rule_dirs, *cfg.util_dirs])
+    key = f"{ws.root}\0{cfg.path}"
+    with _lock:
+        hit = _rulesets.get(key)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    rs = _without_bad_globs(ws, load_ruleset(ws, cfg, engine))
+    with _lock:
+        _rulesets[key] = (sig, rs)
+    return rs
+
+
+def _without_bad_globs(ws: Workspace, rs: RuleSet) -> RuleSet:
+    """A `files`/`ignores` glob ast-grep cannot parse passes the rule checks (they run on stdin, where globs
+    are not used) but stops every path scan: such rules become rule errors here, like any broken rule."""
+    bad = {id(r): problem for r in rs.rules if (problem := glob_problem(r)) is not None}
+    if not bad:
+        return rs
+    errors = list(rs.errors)
+    for r in rs.rules:
+        if id(r) in bad:
+            try:
+                where = ws.relative(r.path)
+            except ValueError:
+                where = str(r.path)
+            errors.append(RuleError(where, bad[id(r)], r.id))
+    return RuleSet([r for r in rs.rules if id(r) not in bad], errors, all_valid=False)
+
+
+def tmp_root() -> Path:
+    """A private directory outside any workspace for rule files and edited texts; removed at exit."""
+    global _tmp_root
+    with _lock:
+        if _tmp_root is None or not _tmp_root.is_dir():
+            _tmp_root = Path(tempfile.mkdtemp(prefix="sgtools-scan-"))
+            _rule_files.clear()
+            _rule_file_memo.clear()
+            atexit.register(shutil.rmtree, str(_tmp_root), True)
+        return _tmp_root
+
+
+_YAML_UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
+
+
+def yaml_doc(doc: Mapping[str, Any]) -> str:
+    """One rule document as YAML: JSON is YAML, exact and fast; characters YAML readers treat as line
+    breaks or refuse are escaped."""
+    text = json.dumps(doc, ensure_ascii=False, default=str)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def parse_rule_doc(language: str) -> dict[str, Any]:
+    return {"id": fixits.PARSE_RULE_ID, "language": language, "severity": "hint", "rule": {"kind": "ERROR"}}
+
+
+def rule_doc(rule: Rule, *, keep_globs: bool) -> dict[str, Any]:
+    doc = dict(rule.data)
+    doc["id"] = rule.id  # a document without `id` would take the temp file's name
+    if not keep_globs:
+        for k in GLOB_KEYS:
+            doc.pop(k, None)
+    return doc
+
+
+def rule_file(rules: Sequence[Rule], *, keep_globs: bool, parse_language: str | None = None) -> Path:
+    """A multi-document rule file for `rules` (plus the parse-error rule when `parse_language` is given),
+    written once per distinct content. Memoised on the rule objects: dumping a few hundred rules only to
+    learn their digest would cost more than the scan."""
+    memo_key = (tuple(id(r) for r in rules), keep_globs, parse_language)
+    with _lock:
+        memo = _rule_file_memo.get(memo_key)
+    if memo is not None and memo[0] == list(rules) and memo[1].is_file():
+        return memo[1]
+    docs = [yaml_doc(rule_doc(r, keep_globs=keep_globs)) for r in rules]
+    if parse_language is not None:
+        docs.append(yaml_doc(parse_rule_doc(parse_language)))
+    body = "\n---\n".join(docs) + "\n"
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
+    root = tmp_root()
+    with _lock:
+        path = _rule_files.get(digest)
+    if path is None or not path.is_file():
+        path = root / f"rules-{digest}.yml"
+        fd, tmp = tempfile.mkstemp(dir=root, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(body)
+        os.replace(tmp, path)
+    with _lock:
+        _rule_files[digest] = path
+        if len(_rule_file_memo) > _MEMO_MAX:
+            _rule_file_memo.clear()
+        _rule_file_memo[memo_key] = (list(rules), path)
+    return path
+
+
+def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name: str,
+               texts: Sequence[str]) -> list[list[dict[str, Any]]]:
+    """Scan several texts in one ast-grep call (files in a private temp dir); matches per text, in order."""
+    if not texts:
+        return []
+    _stem, dot, ext = file_name.rpartition(".")
+    work = Path(tempfile.mkdtemp(prefix="texts-", dir=tmp_root()))
+    try:
+        names = [f"t{i}{dot}{ext}" for i in range(len(texts))]
+        for name, text in zip(names, texts, strict=True):
+            (work / name).write_bytes(text.encode("utf-8"))
+        raw = engine.scan(config=cfg_path, cwd=work, rule_file=rules_path, paths=names)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    position = {name: i for i, name in enumerate(names)}
+    out: list[list[dict[str, Any]]] = [[] for _ in texts]
+    for m in raw:
+        i = position.get(normalize_file(str(m.get("file"))) or "")
+        if i is not None:
+            out[i].append(m)
+    return out
+
+
+def missing_counter(engine: Engine, cwd: Path) -> fixits.MissingCounter:
+    """Counts tree-sitter's MISSING tokens in a text from ast-grep's CST dump (the text goes in argv, so
+    texts over `max_arg_bytes` and custom languages are not counted)."""
+    limit = get_settings().max_arg_bytes
+
+    def count(language: str, text: str) -> int | None:
+        if language not in languages.LANGUAGES or not text.strip() or len(text.encode("utf-8")) > limit:
+            return None
+        try:
+            tree, _ = engine.dump_tree(text, language, "cst", cwd=cwd)
+        except SgToolsError:
+            return None
+        if not tree:
+            return None
+        return sum(1 for node, _line in syntax.problem_nodes(tree) if node.startswith("MISSING"))
+
+    return count

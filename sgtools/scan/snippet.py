@@ -1,0 +1,109 @@
+"""`scan_code`: check a snippet as if it were saved at a path of the project, writing nothing.
+
+ast-grep reads the snippet on stdin, one call per snippet, with the rules that would apply to that path (this
+module picks them, since ast-grep ignores globs for stdin) and `-c <project sgconfig>`, so global utils and
+custom languages resolve. test_rule checks its code the same way (`snippet_diagnostics`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sgtools.core.errors import BadInput, TooLarge
+from sgtools.core.settings import get_settings
+from sgtools.engine.process import Engine
+from sgtools.fixits import verify as fixits
+from sgtools.project import config as project
+from sgtools.project.config import ProjectConfig
+from sgtools.project.languages import file_name_for, language_key, resolve_language
+from sgtools.project.workspace import Workspace
+from sgtools.rules.ruleset import Rule, rule_applies
+from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
+from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_texts
+
+
+def check_code(code: object) -> bytes:
+    """The snippet as UTF-8 bytes; refuses non-text, NUL bytes and anything over `max_code_bytes`."""
+    if not isinstance(code, str):
+        raise BadInput(f"`code` must be a string, not {type(code).__name__}.")
+    if "\x00" in code:
+        raise BadInput("`code` contains NUL bytes: it looks like binary data. Pass source text.")
+    try:
+        data = code.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput("`code` is not valid Unicode text (lone surrogates). Pass UTF-8 source text.") from None
+    limit = get_settings().max_code_bytes
+    if len(data) > limit:
+        raise TooLarge(
+            f"`code` is {len(data)} bytes, over the {limit}-byte limit. Scan the file with scan_path instead, "
+            "or raise SGTOOLS_MAX_CODE_BYTES."
+        )
+    return data
+
+
+def scan_code(
+    ws: Workspace,
+    engine: Engine,
+    code: str,
+    language: str | None = None,
+    path: str | None = None,
+    min_severity: str | None = None,
+    max_results: int | None = None,
+    *,
+    config: ProjectConfig | None = None,
+) -> dict[str, Any]:
+    """Check `code` as if saved at `path` (virtual; nothing is written). `counts` cover every finding,
+    `issues` the first `max_results`. `config` replaces the workspace's sgconfig.yml (the bundled rules)."""
+    level = check_severity(min_severity)
+    limit = result_limit(max_results)
+    check_code(code)
+    cfg = config if config is not None else project.load(ws)
+    file: str | None = None
+    rel_cfg: str | None = None
+    if path is not None:
+        resolved = ws.resolve(path)
+        file = ws.relative(resolved)
+        rel_cfg = cfg.relative(resolved)
+    lang = resolve_language(cfg, language, file)
+    ruleset = cached_ruleset(ws, cfg, engine)
+    of_lang = [r for r in ruleset.rules if r.enabled and language_key(r.language, cfg) == lang]
+    rules = [r for r in of_lang if rule_applies(r, rel_cfg)]
+    result: dict[str, Any] = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
+                              "ruleErrors": ruleset.error_dicts()}
+    if path is None:
+        scoped = [r.id for r in of_lang if r.data.get("files") is not None]
+        if scoped:
+            result["notes"] = [f"{len(scoped)} rule(s) limited to some files did not run ({', '.join(scoped[:5])}"
+                               f"{', …' if len(scoped) > 5 else ''}): pass `path` to check the code as that file."]
+    if ruleset.errors and not ruleset.rules:
+        result.setdefault("notes", []).append("No rule could be loaded, so nothing was checked: see ruleErrors.")
+    if not rules:
+        return result
+    rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
+    diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
+                                file=file, min_severity=level, verify_max=limit)
+    page = diags[:limit]
+    result.update(success=not diags, issues=page, counts=counts(diags), truncated=len(diags) > limit)
+    return result
+
+
+def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
+                        rules: Sequence[Rule], language: str, code: str, *, file: str | None = None,
+                        min_severity: str | None = None, verify_max: int | None = None) -> list[dict[str, Any]]:
+    """`code` scanned on stdin with `rules_path` (holding `rules` and the parse-error rule of `language`): its
+    diagnostics at or above `min_severity`, the first `verify_max` (all by default) with verified fix-its.
+    scan_code and test_rule share it, so a snippet is checked one way. `file_name` names the edited copies."""
+    raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
+    found = [m for m in raw if m.get("ruleId") != fixits.PARSE_RULE_ID]
+    diags = filter_severity(
+        to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id={r.id: r for r in rules}, file_override=file),
+        min_severity,
+    )
+    fixits.verify_fixits(
+        [fixits.VerifyJob("STDIN", code, language, diags[:verify_max], baseline=raw)],
+        lambda _lang, texts: scan_texts(engine, config, rules_path, file_name, texts),
+        missing_counter(engine, cwd),
+    )
+    return diags
