@@ -13,7 +13,7 @@ from typing import Any
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput, Conflict, EngineFailed, TooLarge
-from sgtools.core.settings import get_settings, requested_results
+from sgtools.core.settings import Settings, requested_results
 from sgtools.edit.text import (
     LineIndex,
     Span,
@@ -34,10 +34,10 @@ _SEPARATOR = re.compile(r"^[,;]+$")
 _METAVAR = re.compile(r"\$\$?\$?([A-Z_][A-Z0-9_]*)")
 
 
-def result_cap(max_results: object) -> int:
+def result_cap(max_results: object, settings: Settings) -> int:
     """The caller's cap, else the default; never above the hard maximum."""
-    cap = requested_results(max_results)
-    limit = get_settings().hard_max_results
+    cap = requested_results(max_results, settings)
+    limit = settings.hard_max_results
     if cap > limit:
         raise TooLarge(f"max_results {cap} is above the limit of {limit}. Ask for fewer, or narrow the paths.")
     return cap
@@ -143,7 +143,7 @@ def find_code(
     max_results: int | None = None,
 ) -> dict[str, Any]:
     """`{matches[], truncated, hints[]}` for a pattern over the workspace (or `paths`)."""
-    cap = result_cap(max_results)
+    cap = result_cap(max_results, ws.settings)
     lang, raw = pattern_matches(ws, engine, pattern, language, paths)
     matches = [
         {"file": m["file"], **position(m["range"]), "text": m["text"], "metaVariables": meta_variables(m)}

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools.core.errors import BadInput, Conflict
-from sgtools.core.settings import get_settings
 from sgtools.edit.text import Span, apply_edits, match_style, read_source, to_span, write_previewed
 from sgtools.engine.process import Engine
 from sgtools.fixits.safety import SAFE
@@ -156,7 +155,7 @@ def apply_fixes(
     """
     if not isinstance(apply, bool) or not isinstance(include_unsafe, bool):
         raise BadInput("apply and include_unsafe must be true or false.")
-    page = get_settings().hard_max_results
+    page = ws.settings.hard_max_results
     diagnostics: list[Mapping[str, Any]] = []
     rule_errors: list[Any] = []
     offset = 0
