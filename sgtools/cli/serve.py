@@ -52,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
 
     srv = server.build_server(getattr(args, "root", None), read_only=args.read_only)
     if args.transport == "stdio":
-        srv.run("stdio")
+        from sgtools.server import guard
+
+        guard.serve_stdio(srv)  # srv.run("stdio"), with every incoming message checked (answered if malformed)
         return 0
     from sgtools.server import http as server_http
 

@@ -67,6 +67,7 @@ class Settings:
     fixit_missing_check_max: int = 64  # fix-its whose edited text is also checked for MISSING tokens, per scan
     verify_workers: int = 4  # parallel ast-grep calls for those MISSING-token checks
     suggest_max_candidates: int = 10  # the most candidate rules one suggest_rule call may ask for
+    max_json_depth: int = 64  # nesting of one MCP message; deeper is refused with -32600 before parsing
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -101,6 +102,7 @@ _BOUNDS: dict[str, Bounds] = {
     "path_scan_timeout": Bounds("seconds", high=7 * DAY),
     "max_arg_bytes": Bounds("bytes", high=MAX_ARG_STRLEN),  # more would fail in execve, not in our checks
     "max_yaml_depth": Bounds(high=10_000),
+    "max_json_depth": Bounds(high=500),  # json and pydantic recurse per level
     "rule_check_workers": Bounds(high=64),
     "verify_workers": Bounds(high=64),
 }

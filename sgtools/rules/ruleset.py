@@ -8,6 +8,7 @@ and hands the scanner, the rule store and `doctor` the same list of good rules a
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,11 +132,19 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
+def _utf8_name(path: Path) -> bool:
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _digest(contents: dict[Path, bytes | None], paths: list[Path]) -> str:
     h = hashlib.sha256()
     for p in paths:
         data = contents.get(p)
-        h.update(str(p).encode() + b"\0" + (data if data is not None else b"\0missing") + b"\0")
+        h.update(os.fsencode(p) + b"\0" + (data if data is not None else b"\0missing") + b"\0")
     return h.hexdigest()
 
 
@@ -167,6 +176,10 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
     per_file: dict[Path, list[Rule]] = {}
     for path in rule_files:
         data = contents[path]
+        if not _utf8_name(path):
+            errors.append(RuleError(ws.relative(path), "the file name is not valid UTF-8, which ast-grep cannot load "
+                                                       "(it aborts): rename the file"))
+            continue
         try:
             if data is None:
                 raise OSError("the file cannot be read")

@@ -20,6 +20,8 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sgtools.core.errors import BadInput
+from sgtools.core.settings import get_settings
+from sgtools.server.guard import JsonRpcGuard
 
 log = logging.getLogger("sgtools.server.http")
 
@@ -125,6 +127,7 @@ def build_app(server: MCPServer[Any], *, host: str = "127.0.0.1", token: str | N
     sdk_security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=sdk_security,
                                               host=host)
+    app = JsonRpcGuard(app, max_body=get_settings().max_code_bytes * 4)
     app = OriginGuard(app, host, allowed_origins)
     return BearerTokenMiddleware(app, token) if token else app
 

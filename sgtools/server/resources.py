@@ -15,6 +15,7 @@ from mcp_types import Resource as MCPResource
 
 from sgtools.core.errors import SgToolsError
 from sgtools.project import config as project
+from sgtools.server.guard import escape_surrogates
 from sgtools.server.spec import App
 
 log = logging.getLogger("sgtools.server.resources")
@@ -68,7 +69,7 @@ async def rule_resources(app: App) -> list[MCPResource]:
     from sgtools.rules.listing import list_rules
 
     try:
-        data = await anyio.to_thread.run_sync(lambda: list_rules(app.ws, app.engine))
+        data = escape_surrogates(await anyio.to_thread.run_sync(lambda: list_rules(app.ws, app.engine)))
     except SgToolsError as exc:  # no project yet, no binary...: the static resources are still useful
         log.info("rules not listed as resources: %s", exc.render())
         return []

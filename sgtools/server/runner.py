@@ -15,6 +15,7 @@ from mcp_types import CallToolResult, TextContent
 
 from sgtools.core.errors import ReadOnly, SgToolsError, Timeout
 from sgtools.server.arguments import validate
+from sgtools.server.guard import escape_surrogates
 from sgtools.server.spec import App, ToolSpec
 
 log = logging.getLogger("sgtools.server.runner")
@@ -41,7 +42,7 @@ def _cap_text(text: str, limit: int) -> str:
 
 
 def error_result(text: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    return CallToolResult(content=[TextContent(type="text", text=escape_surrogates(text))], is_error=True)
 
 
 def _refuse_in_read_only(app: App, spec: ToolSpec, args: Mapping[str, Any]) -> None:
@@ -68,6 +69,7 @@ async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object
                 # abandon_on_cancel: a cancelled or timed-out call returns at once; the engine's own deadline
                 # stops ast-grep, and writes are atomic, so an abandoned worker cannot leave a half-written file.
                 data = await anyio.to_thread.run_sync(functools.partial(spec.call, app, args), abandon_on_cancel=True)
+                data = escape_surrogates(data)  # text from disk (a file name, a YAML escape) may not encode
         except TimeoutError:
             raise Timeout(
                 f"{spec.name} did not finish within {limit:g} s. Narrow the input (fewer paths, a smaller snippet, "

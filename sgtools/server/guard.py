@@ -1,0 +1,329 @@
+"""Every message gets an answer: a JSON-RPC guard in front of the SDK's transports, and escaping on the way out.
+
+The SDK drops what it cannot parse or validate (malformed JSON, batches, a wrong `jsonrpc`, `id` or `params`
+type, deep nesting, lone surrogates), so the client waits forever. `check_message` looks at each raw message
+before the SDK does and either passes its text on or returns the JSON-RPC error to send (-32700 parse error,
+-32600 invalid request, -32602 invalid params), or for a tool call a `[bad-input]` tool result. The stdio
+transport reads through `serve_stdio`, the HTTP one through `JsonRpcGuard`; the SDK itself is unchanged.
+
+Text read from disk can hold lone surrogates (a YAML escape `"\\udcff"`, a file name that is not UTF-8): the
+SDK cannot serialise those and used to kill the server; `escape_surrogates` writes them as `\\udcXX` text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sgtools.core.settings import get_settings
+
+log = logging.getLogger("sgtools.server.guard")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+# ---- escaping text on the way out ------------------------------------------------------------------------------
+
+
+def _escape_text(text: str) -> str:
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def escape_surrogates(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings (keys too) written as `\\udcXX`; unchanged objects are
+    returned as they are, so the common case costs one scan of the text."""
+    if isinstance(value, str):
+        return _escape_text(value) if _SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        items = [(escape_surrogates(k), escape_surrogates(v)) for k, v in value.items()]
+        if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(items, value.items(), strict=True)):
+            return value
+        return dict(items)
+    if isinstance(value, (list, tuple)):
+        out = [escape_surrogates(v) for v in value]
+        return value if all(a is b for a, b in zip(out, value, strict=True)) else type(value)(out)
+    return value
+
+
+# ---- checking a message on the way in --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """`forward`: the message text to hand to the SDK; else `reply`: the response to send (None: say nothing,
+    a notification that cannot be answered)."""
+    forward: str | None = None
+    reply: dict[str, Any] | None = None
+    status: int = 200  # HTTP status of the reply
+
+
+def _error(code: int, message: str, msg_id: Any = None, status: int = 400) -> Verdict:
+    return Verdict(reply={"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}},
+                   status=status)
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _depth(text: str, limit: int) -> bool:
+    """Is the JSON text nested deeper than `limit`? One linear pass, brackets inside strings skipped."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
+def _bad_text(value: Any, where: str) -> str | None:
+    """The first place (`arguments.code`, ...) whose text holds a lone surrogate or undecodable bytes."""
+    if isinstance(value, str):
+        return where if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _bad_text(k, f"{where} (a key)") or _bad_text(v, f"{where}.{k}" if where else str(k))
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _bad_text(v, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _envelope_problem(msg: dict[str, Any]) -> str | None:
+    if msg.get("jsonrpc") != "2.0":
+        return 'the "jsonrpc" member must be exactly "2.0"'
+    if "id" in msg and not _valid_id(msg["id"]):
+        return 'the "id" must be a string or an integer'
+    if "method" in msg:
+        if not isinstance(msg["method"], str):
+            return 'the "method" must be a string'
+        if "params" in msg and not isinstance(msg["params"], dict):
+            return 'the "params" must be an object'
+        return None
+    if "id" not in msg or ("result" in msg) == ("error" in msg):
+        return 'a message needs a "method" (request or notification) or an "id" with "result" or "error"'
+    return None
+
+
+def _bad_input_result(msg_id: Any, where: str) -> Verdict:
+    text = (f"[bad-input] `{where}` holds a lone surrogate or bytes that are not UTF-8, which no file or tool can "
+            "take. Send that argument as valid Unicode text (UTF-8 on the wire).")
+    return Verdict(reply={"jsonrpc": "2.0", "id": msg_id,
+                          "result": {"content": [{"type": "text", "text": text}], "isError": True}})
+
+
+def check_message(raw: bytes | str) -> Verdict:
+    """What to do with one raw JSON-RPC message (one stdio line, one HTTP body)."""
+    text = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
+    if not text.strip():
+        return Verdict()  # a blank line is not a message
+    if _depth(text, get_settings().max_json_depth):
+        msg_id = _id_of_deep(text)
+        return _error(INVALID_REQUEST, f"Invalid Request: JSON nested deeper than {get_settings().max_json_depth} "
+                                       "levels (SGTOOLS_MAX_JSON_DEPTH)", msg_id)
+    try:
+        msg = json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError) as exc:
+        return _error(PARSE_ERROR, f"Parse error: {str(exc)[:200]}")
+    if isinstance(msg, list):
+        return _error(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported; send one message "
+                                       "at a time" if msg else "Invalid Request: empty batch")
+    if not isinstance(msg, dict):
+        return _error(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
+    problem = _envelope_problem(msg)
+    msg_id = msg.get("id") if _valid_id(msg.get("id")) else None
+    if problem is not None:
+        return _error(INVALID_REQUEST, f"Invalid Request: {problem}", msg_id)
+    envelope = _bad_text({k: v for k, v in msg.items() if k != "params"}, "")
+    if envelope is not None:
+        return _error(INVALID_REQUEST, f"Invalid Request: {envelope} holds a lone surrogate or bytes that are not "
+                                       "UTF-8", None if envelope == "id" else msg_id)
+    where = _bad_text(msg.get("params"), "params")
+    if where is None:
+        return Verdict(forward=text)
+    if "method" not in msg or "id" not in msg:
+        log.warning("dropped a notification or response with undecodable text at %s", where)
+        return Verdict()
+    if msg["method"] == "tools/call" and where.startswith("params.arguments"):
+        return _bad_input_result(msg_id, where.removeprefix("params."))
+    return _error(INVALID_PARAMS, f"Invalid params: {_escape_text(where)} holds a lone surrogate or bytes that "
+                                  "are not UTF-8", msg_id)
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _id_of_deep(text: str) -> Any:
+    """The id of an over-deep message when it parses anyway (so the client can match the error), else None."""
+    try:
+        msg = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return msg.get("id") if isinstance(msg, dict) and _valid_id(msg.get("id")) else None
+
+
+def _encode(reply: dict[str, Any]) -> str:
+    return json.dumps(escape_surrogates(reply), ensure_ascii=False, separators=(",", ":"))
+
+
+# ---- stdio -----------------------------------------------------------------------------------------------------
+
+
+class _Wire:
+    """The stdout side: whole lines, one writer at a time (the SDK's replies and ours interleave)."""
+
+    def __init__(self, fd: int) -> None:
+        self._file = os.fdopen(fd, "wb", closefd=False)
+        self._lock = anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        data = text.encode("utf-8", "backslashreplace")
+        async with self._lock:
+            await anyio.to_thread.run_sync(self._write, data)
+
+    def _write(self, data: bytes) -> None:
+        self._file.write(data)
+        self._file.flush()
+
+    async def flush(self) -> None:
+        return None
+
+
+class _Lines:
+    """The stdin side: raw lines, each checked; the SDK sees only the ones it can handle."""
+
+    def __init__(self, fd: int, wire: _Wire) -> None:
+        self._file = os.fdopen(fd, "rb", closefd=False)
+        self._wire = wire
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        while True:
+            raw = await anyio.to_thread.run_sync(self._file.readline, abandon_on_cancel=True)
+            if not raw:
+                return
+            verdict = check_message(raw.rstrip(b"\r\n"))
+            if verdict.forward is not None:
+                yield verdict.forward + "\n"
+            elif verdict.reply is not None:
+                await self._wire.write(_encode(verdict.reply) + "\n")
+
+
+@asynccontextmanager
+async def _claimed_stdio() -> AsyncIterator[tuple[int, int]]:
+    """Private copies of fd 0 and 1 for the protocol; fd 0 then reads /dev/null and fd 1 writes to stderr, so a
+    stray print or a child process cannot corrupt the wire (what the SDK's own stdio transport does too)."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    os.close(null)
+    try:
+        yield wire_in, wire_out
+    finally:
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        for fd in (saved_in, saved_out):
+            os.close(fd)
+
+
+async def _serve_stdio(server: MCPServer[Any]) -> None:
+    async with _claimed_stdio() as (wire_in, wire_out):
+        wire = _Wire(wire_out)
+        lines = _Lines(wire_in, wire)
+        async with stdio_server(stdin=lines, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
+            low = server._lowlevel_server  # the SDK's own run_stdio_async does exactly this with its streams
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+
+def serve_stdio(server: MCPServer[Any]) -> None:
+    """`server.run("stdio")`, with every incoming line checked first."""
+    anyio.run(_serve_stdio, server)
+
+
+# ---- HTTP ------------------------------------------------------------------------------------------------------
+
+
+class JsonRpcGuard:
+    """ASGI middleware: a POSTed body is checked like a stdio line; a message the SDK would drop is answered here
+    (HTTP 400 with the JSON-RPC error, or 200 with a `[bad-input]` tool result); others pass on unchanged."""
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, _replay([message], receive), send)
+                return
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+            if size > self.max_body:  # too big to check here: the SDK's own size limit answers it
+                await self.app(scope, _replay([{"type": "http.request", "body": b"".join(chunks),
+                                                "more_body": more}], receive), send)
+                return
+        body = b"".join(chunks)
+        verdict = check_message(body)
+        if verdict.forward is not None or verdict.reply is None:
+            await self.app(scope, _replay([{"type": "http.request", "body": body, "more_body": False}], receive),
+                           send)
+            return
+        payload = _encode(verdict.reply).encode("utf-8")
+        await send({"type": "http.response.start", "status": verdict.status,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(payload)).encode())]})
+        await send({"type": "http.response.body", "body": payload})
+
+
+def _replay(messages: list[Message], then: Receive) -> Receive:
+    """The body already read, then the client's own stream (disconnects)."""
+    queue = list(messages)
+
+    async def receive() -> Message:
+        return queue.pop(0) if queue else await then()
+
+    return receive
