@@ -42,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"root           {info['root']}")
         print(f"config         {_config_line(info, ws.root, args.subfolder)}")
         print(f"rules          {info['ruleCount']} loaded, {len(info['ruleErrors'])} with errors")
+        for lang in info.get("customLanguages", []):
+            state = "loaded" if lang["loaded"] else f"NOT loaded ({lang['state']}: run `sgtools trust`)"
+            print(f"parser         {lang['language']}: {lang['library']} {state}")
         for err in info["ruleErrors"]:
             print(f"  ✗ {err['path']}: {err['message']}")
         for problem in problems:

@@ -32,6 +32,9 @@ def register(subs: Any) -> None:
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                    help="HTTP: also accept requests from this browser Origin (repeatable; localhost is always "
                         "accepted; also $SGTOOLS_HTTP_ALLOWED_ORIGINS, comma-separated)")
+    p.add_argument("--trust-custom-languages", action="store_true",
+                   help="trust the native parser libraries this project's sgconfig.yml names (as `sgtools trust` "
+                        "does); without it they are not loaded until trusted")
     p.add_argument("--log-level", type=str.upper, choices=LOG_LEVELS,
                    help=f"stderr log level (default: ${LOG_LEVEL_ENV} or WARNING)")
     p.set_defaults(func=run)
@@ -44,10 +47,21 @@ def log_level(args: argparse.Namespace) -> str:
     return level
 
 
+def _trust_project(root: str | None) -> None:
+    from sgtools.engine import trust
+    from sgtools.project import config as project
+    from sgtools.project.workspace import Workspace
+
+    for s in trust.trust(project.load(Workspace(root)).path):
+        logging.getLogger(__name__).warning("parser library for %s: %s (%s)", s["language"], s["path"], s["state"])
+
+
 def run(args: argparse.Namespace) -> int:
     level = log_level(args)
     # Configured before the SDK is imported, so its own basicConfig call is a no-op and nothing logs to stdout.
     logging.basicConfig(level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.trust_custom_languages:
+        _trust_project(getattr(args, "root", None))
     from sgtools.server import app as server
 
     srv = server.build_server(getattr(args, "root", None), read_only=args.read_only)

@@ -24,6 +24,7 @@ from typing import Any
 
 from sgtools.core.errors import EngineFailed, Timeout, TooLarge
 from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
+from sgtools.engine import trust
 
 BINARY_ENV = "SGTOOLS_AST_GREP"
 BINARY_NAME = "ast-grep"
@@ -113,9 +114,12 @@ def stderr_message(stderr: str) -> tuple[str, list[str]]:
 class Engine:
     """A handle on one ast-grep binary. Cheap to create; the binary is located on first use."""
 
-    def __init__(self, binary: Path | None = None, settings: Settings | None = None) -> None:
+    def __init__(self, binary: Path | None = None, settings: Settings | None = None,
+                 custom_languages: trust.Mode | None = None) -> None:
         self._binary = binary
         self.settings = settings or get_settings()
+        # "auto": a project's native parser libraries load only once the user trusted them (engine/trust.py).
+        self.custom_languages: trust.Mode = custom_languages or trust.mode_from_env()
 
     @property
     def binary(self) -> Path:
@@ -206,7 +210,7 @@ class Engine:
         timeout: float | None = None,
     ) -> list[dict[str, Any]]:
         """`ast-grep scan --json=stream`, parsed. Missing paths and exit codes >= 2 raise."""
-        args = ["scan", "-c", str(config), "--json=stream", *self._language_flags()]
+        args = ["scan", "-c", str(config), "--json=stream", *self._language_flags(config)]
         if rule_file is not None:
             args += ["-r", str(rule_file)]
         if stdin is not None:
@@ -225,13 +229,13 @@ class Engine:
 
     def check_rule(self, rule_file: Path, *, config: Path | str = NO_CONFIG, cwd: Path) -> EngineResult:
         """Compile one rule file without scanning anything; the caller inspects the result."""
-        args = ["scan", "-c", str(config), "--json=compact", *self._language_flags(), "-r", str(rule_file),
+        args = ["scan", "-c", str(config), "--json=compact", *self._language_flags(config), "-r", str(rule_file),
                 "--stdin"]
         return self.run(args, cwd=cwd, stdin=b"")
 
     def check_project(self, config: Path, *, cwd: Path) -> EngineResult:
         """Load every rule of a project (duplicate ids, global utils) by scanning empty input."""
-        args = ["scan", "-c", str(config), "--json=compact", *self._language_flags(), "--inspect", "summary",
+        args = ["scan", "-c", str(config), "--json=compact", *self._language_flags(config), "--inspect", "summary",
                 "--", os.devnull]
         return self.run(args, cwd=cwd)
 
@@ -249,7 +253,7 @@ class Engine:
         config: Path | str = NO_CONFIG,
     ) -> list[dict[str, Any]]:
         # `--pattern=` / `--rewrite=`: as a separate argv item, a value starting with "-" (`-$A`) is a clap error.
-        args = ["run", "-c", str(config), "--json=stream", *self._language_flags(), "-l", language,
+        args = ["run", "-c", str(config), "--json=stream", *self._language_flags(config), "-l", language,
                 f"--pattern={pattern}"]
         if rewrite is not None:
             args.append(f"--rewrite={rewrite}")
@@ -265,7 +269,7 @@ class Engine:
 
     def dump_tree(self, code: str, language: str, fmt: str, *, cwd: Path) -> tuple[str, EngineResult]:
         """The tree ast-grep prints for `--debug-query`; a multi-node snippet still prints it (exit 8)."""
-        args = ["run", "-c", NO_CONFIG, *self._language_flags(), "-l", language, f"--pattern={code}",
+        args = ["run", "-c", NO_CONFIG, *self._language_flags(NO_CONFIG), "-l", language, f"--pattern={code}",
                 f"--debug-query={fmt}", "--stdin"]
         result = self.run(args, cwd=cwd, stdin=b"")
         lines = result.stderr.splitlines()
@@ -283,7 +287,7 @@ class Engine:
 
     def test(self, config: Path, *, cwd: Path, rule_filter: str | None = None,
              skip_snapshots: bool = True) -> TestReport:
-        args = ["test", "-c", str(config), *self._language_flags()]
+        args = ["test", "-c", str(config), *self._language_flags(config)]
         if skip_snapshots:
             args.append("--skip-snapshot-tests")
         if rule_filter:
@@ -293,10 +297,8 @@ class Engine:
             raise self.fail(result, "run the rule tests")
         return parse_test_output(result.stdout.decode("utf-8", "replace"), result.returncode == 0)
 
-    def _language_flags(self) -> list[str]:
-        # Custom languages load native code named by the project's own sgconfig; the project is trusted
-        # as far as it is scanned. SGTOOLS_CUSTOM_LANGUAGES=ignore turns that off.
-        return ["--custom-languages", os.environ.get("SGTOOLS_CUSTOM_LANGUAGES", "allow")]
+    def _language_flags(self, config: Path | str) -> list[str]:
+        return trust.flag(config, self.custom_languages)
 
 
 def parse_stream(stdout: bytes) -> list[dict[str, Any]]:

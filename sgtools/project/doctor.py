@@ -8,6 +8,7 @@ from typing import Any
 from sgtools import __version__
 from sgtools.core.errors import SgToolsError
 from sgtools.core.languages import LANGUAGES
+from sgtools.engine import trust
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
@@ -28,6 +29,7 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
         "languages": sorted(LANGUAGES),
         "communitySources": community_sources or [],
         "readOnly": read_only,
+        "customLanguages": [],
         "problems": [],
     }
     try:
@@ -42,6 +44,8 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
         info["problems"].append(exc.render())
         return info
     info["config"] = ws.relative(cfg.path)
+    info["customLanguages"] = [{**s, "loaded": s["trusted"] or engine.custom_languages == "allow"}
+                               for s in trust.status(cfg.path)]
     rules = load_ruleset(ws, cfg, engine)
     info["ruleCount"] = len(rules.rules)
     info["ruleErrors"] = rules.error_dicts()

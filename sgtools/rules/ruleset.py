@@ -17,6 +17,7 @@ from typing import Any
 from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
 from sgtools.core.globs import compile_glob, glob_list, glob_match
+from sgtools.engine import trust
 from sgtools.engine.process import Engine, stderr_message
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
@@ -154,12 +155,29 @@ _cache_lock = threading.Lock()
 _checks = JsonCache("rulechecks-v1")
 
 
-def _engine_salt(engine: Engine) -> str:
+def _engine_salt(engine: Engine, config: Path) -> str:
+    # Whether native parsers load changes which rules ast-grep accepts, so it is part of the key.
+    flags = ",".join(trust.flag(config, engine.custom_languages))
     try:
         st = engine.binary.stat()
-        return f"{engine.binary}:{st.st_size}:{st.st_mtime_ns}:"
+        return f"{engine.binary}:{st.st_size}:{st.st_mtime_ns}:{flags}:"
     except OSError:
-        return f"{engine.binary}:"
+        return f"{engine.binary}:{flags}:"
+
+
+def untrusted_languages(config: Path, engine: Engine) -> dict[str, str]:
+    """Custom languages whose parser will not load for this engine, each with why and what to do."""
+    if engine.custom_languages == "allow":
+        return {}
+    found = trust.status(config)
+    if engine.custom_languages == "auto" and found and all(s["trusted"] for s in found):
+        return {}
+    why = {"untrusted": "is not trusted yet", "changed": "changed since it was trusted",
+           "missing": "does not exist", "trusted": "is trusted, but another library of this config is not"}
+    return {s["language"]: (
+        f"custom language `{s['language']}` is not loaded: its parser library {s['library']} {why[s['state']]}. "
+        "Loading a parser library runs its native code; review it, then run `sgtools trust` in the project "
+        "(the MCP server: restart it with --trust-custom-languages)") for s in found}
 
 
 def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate: bool = True) -> RuleSet:
@@ -167,7 +185,8 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
     util_files = cfg.util_files()
     contents = {p: _read(p) for p in (cfg.path, *util_files, *rule_files)}  # each file is read once
     # The engine is part of a check's outcome: another ast-grep build may accept or refuse other rules.
-    salt = _engine_salt(engine)
+    salt = _engine_salt(engine, cfg.path)
+    blocked = untrusted_languages(cfg.path, engine) if b"customLanguages" in (contents[cfg.path] or b"") else {}
     utils_digest = salt + _digest(contents, [cfg.path, *util_files])
     project_digest = salt + _digest(contents, [cfg.path, *util_files, *rule_files])
 
@@ -187,7 +206,12 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
         except (yamlio.YamlError, UnicodeDecodeError, OSError) as exc:
             errors.append(RuleError(ws.relative(path), f"cannot be read as YAML: {exc}"))
             continue
-        per_file[path] = [rule_from_doc(d, path, i) for i, d in enumerate(docs)]
+        file_rules = [rule_from_doc(d, path, i) for i, d in enumerate(docs)]
+        refused = next((blocked[r.language] for r in file_rules if r.language in blocked), None)
+        if refused is not None:
+            errors.append(RuleError(ws.relative(path), refused, file_rules[0].id if len(file_rules) == 1 else None))
+            continue
+        per_file[path] = file_rules
 
     if not validate:
         for file_rules in per_file.values():

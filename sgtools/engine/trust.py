@@ -1,0 +1,202 @@
+"""Which native parser libraries ast-grep may load: none, until the user trusts them.
+
+A project's `sgconfig.yml` may name `customLanguages` libraries; ast-grep loads one with `dlopen`, which runs
+its code. A cloned repository is untrusted input, so (like ast-grep 0.51 itself) we never pass
+`--custom-languages allow` for it until the user says so with `sgtools trust`. Trust is remembered per config
+file, by each library's real path and sha256, in the user config directory: a library that changes, or a new
+library in the config, is untrusted again.
+
+Trust is checked right before each engine call. A library swapped between that check and ast-grep's `dlopen`
+is out of reach here: the same window exists for any tool that loads a file by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TypedDict
+
+MODES = ("auto", "allow", "ignore")
+Mode = Literal["auto", "allow", "ignore"]
+MODE_ENV = "SGTOOLS_CUSTOM_LANGUAGES"
+STORE_ENV = "SGTOOLS_TRUST_FILE"
+STORE_VERSION = 1
+_MAX_CONFIG_BYTES = 1 << 20
+
+State = Literal["trusted", "untrusted", "changed", "missing"]
+
+
+class LibraryStatus(TypedDict):
+    language: str
+    library: str  # as written in sgconfig.yml
+    path: str  # resolved
+    state: State
+    trusted: bool
+
+
+@dataclass(frozen=True)
+class Library:
+    language: str
+    written: str
+    path: Path
+
+
+_lock = threading.Lock()  # the digest memo
+_store_lock = threading.Lock()  # read-modify-write of the trust file within this process
+_digests: dict[tuple[str, int, int, int], str] = {}
+
+
+def store_path() -> Path:
+    override = os.environ.get(STORE_ENV)
+    if override:
+        return Path(override)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("context-sherpa")) / "trusted-parsers.json"
+
+
+def mode_from_env() -> Mode:
+    value = os.environ.get(MODE_ENV, "auto").strip().lower() or "auto"
+    if value not in MODES:
+        from sgtools.core.errors import BadInput
+
+        raise BadInput(f"{MODE_ENV} must be one of {', '.join(MODES)}, got {value!r}. "
+                       "`auto` (the default) loads parser libraries only once `sgtools trust` trusted them.")
+    return value  # type: ignore[return-value]
+
+
+def libraries(config: Path) -> list[Library]:
+    """The `customLanguages` libraries a config names, resolved against its directory. Unreadable: none."""
+    try:
+        with open(config, "rb") as fh:
+            raw = fh.read(_MAX_CONFIG_BYTES + 1)
+    except OSError:
+        return []
+    if b"customLanguages" not in raw or len(raw) > _MAX_CONFIG_BYTES:
+        return []
+    from sgtools.core import yamlio
+
+    try:
+        data = yamlio.load_one(raw)
+    except (yamlio.YamlError, UnicodeDecodeError):
+        return []
+    custom = data.get("customLanguages") if isinstance(data, dict) else None
+    if not isinstance(custom, dict):
+        return []
+    found = []
+    for name, spec in custom.items():
+        lib = spec.get("libraryPath") if isinstance(spec, dict) else None
+        if isinstance(lib, str) and lib:
+            found.append(Library(str(name), lib, (config.parent / lib).resolve()))
+    return found
+
+
+def digest(path: Path) -> str | None:
+    """sha256 of a library, cached by inode, size and mtime (a changed file gets a new digest)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    with _lock:
+        known = _digests.get(key)
+    if known is not None:
+        return known
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    value = h.hexdigest()
+    with _lock:
+        _digests[key] = value
+    return value
+
+
+def _config_key(config: Path) -> str:
+    return str(config.resolve())
+
+
+def _read_store() -> dict[str, dict[str, str]]:
+    try:
+        data = json.loads(store_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    configs = data.get("configs") if isinstance(data, dict) else None
+    if not isinstance(configs, dict):
+        return {}
+    return {k: v for k, v in configs.items() if isinstance(v, dict)}
+
+
+def _write_store(configs: dict[str, dict[str, str]]) -> None:
+    from sgtools.core.atomic import write_atomic
+
+    path = store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"version": STORE_VERSION, "configs": configs}, indent=2, sort_keys=True)
+    write_atomic(path, text.encode("utf-8"), durable=True)
+
+
+def status(config: Path) -> list[LibraryStatus]:
+    """Each configured library and whether ast-grep may load it now."""
+    stored = _read_store().get(_config_key(config), {})
+    out: list[LibraryStatus] = []
+    for lib in libraries(config):
+        current = digest(lib.path)
+        known = stored.get(str(lib.path))
+        state: State
+        if current is None:
+            state = "missing"
+        elif known is None:
+            state = "untrusted"
+        elif known != current:
+            state = "changed"
+        else:
+            state = "trusted"
+        out.append({"language": lib.language, "library": lib.written, "path": str(lib.path), "state": state,
+                    "trusted": state == "trusted"})
+    return out
+
+
+def is_trusted(config: Path) -> bool:
+    """True when the config names at least one library and every one is trusted and unchanged."""
+    found = status(config)
+    return bool(found) and all(s["trusted"] for s in found)
+
+
+def trust(config: Path) -> list[LibraryStatus]:
+    """Remember the current digest of every library the config names (a missing one is not recorded)."""
+    with _store_lock:
+        configs = _read_store()
+        entry = {str(lib.path): d for lib in libraries(config) if (d := digest(lib.path)) is not None}
+        if entry:
+            configs[_config_key(config)] = entry
+        else:
+            configs.pop(_config_key(config), None)
+        _write_store(configs)
+    return status(config)
+
+
+def revoke(config: Path) -> list[LibraryStatus]:
+    with _store_lock:
+        configs = _read_store()
+        if configs.pop(_config_key(config), None) is not None:
+            _write_store(configs)
+    return status(config)
+
+
+def flag(config: Path | str, mode: Mode) -> list[str]:
+    """The `--custom-languages` argument for one engine call with this config."""
+    if str(config) == os.devnull:
+        return []
+    if mode == "allow":
+        return ["--custom-languages", "allow"]
+    if mode == "auto" and is_trusted(Path(config)):
+        return ["--custom-languages", "allow"]
+    return ["--custom-languages", "ignore"]
