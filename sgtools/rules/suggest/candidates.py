@@ -22,8 +22,9 @@ MIN_KEPT = 1.0  # a pattern must keep at least one meaningful literal token (a n
 PIN_MIN = 3  # common prefix/suffix length for a `regex` pin
 _NO_ROOT = ("ERROR", "MISSING", "comment")
 # Lists and blocks are parts of a construct, not constructs: a rule on them says nothing about the code.
-_PART_SUFFIXES = ("arguments", "argument_list", "parameters", "parameter_list", "block", "body", "statement_list",
-                  "statement_block", "compound_statement")
+_PART_SUFFIXES = ("arguments", "argument_list", "parameters", "parameter_list", "_body", "statement_list",
+                  "declaration_list")
+_PART_KINDS = frozenset({"block", "statement_block", "compound_statement", "body", "suite"})
 # Forms, in order of preference (simplest first).
 PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, EXCLUDE, INSIDE = range(8)
 FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
@@ -86,7 +87,7 @@ def roots(invalid: Sequence[Example]) -> Iterator[list[Node]]:
     pools = [[(n, _tokens(n)) for n in e.nodes() if n.named] for e in others]
     for node in pivot.nodes():
         if (node is pivot.root or not node.named or node.kind in _NO_ROOT or len(node.text) > MAX_ROOT_CHARS
-                or not node.text.strip() or node.kind.endswith(_PART_SUFFIXES)):
+                or not node.text.strip() or node.kind.endswith(_PART_SUFFIXES) or node.kind in _PART_KINDS):
             continue
         tokens = _tokens(node)
         group = [node]
@@ -143,20 +144,26 @@ def _regex_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
     return out
 
 
+def _patterns(rules: list[dict[str, Any]]) -> dict[str, Any]:
+    """One pattern, or `any` of the variants when the examples differ in a keyword (`const` / `let`)."""
+    return rules[0] if len(rules) == 1 else {"any": rules}
+
+
 def plain_forms(gens: Sequence[Generalised]) -> list[Candidate]:
     out: list[Candidate] = []
     for i, gen in enumerate(gens):
-        out.append(Candidate({"rule": {"pattern": gen.pattern}}, gen, PLAIN, i))
+        rule = _patterns([{"pattern": p} for p in gen.alternatives])
+        out.append(Candidate({"rule": rule}, gen, PLAIN, i))
         typed = _kind_constraints(gen.holes)
         if typed:
-            out.append(Candidate({"rule": {"pattern": gen.pattern}, "constraints": typed}, gen, TYPED, i))
+            out.append(Candidate({"rule": rule, "constraints": typed}, gen, TYPED, i))
         pinned = _regex_constraints(gen.holes)
         if pinned:
-            out.append(Candidate({"rule": {"pattern": gen.pattern}, "constraints": pinned}, gen, PINNED, i))
+            out.append(Candidate({"rule": rule, "constraints": pinned}, gen, PINNED, i))
     return out
 
 
-def _context(gen: Generalised, example: Example) -> str | None:
+def _context(gen: Generalised, example: Example, variant: int = 0) -> str | None:
     """The example around the root (only the top-level items holding it, and a package line), generalised;
     None when an earlier node of the same kind would be picked by the selector instead."""
     top = next((c for c in example.root.children if c.start <= gen.root.start and gen.root.end <= c.end), None)
@@ -168,7 +175,7 @@ def _context(gen: Generalised, example: Example) -> str | None:
         if node.kind == gen.root.kind:
             return None
     keep = [c for c in example.root.children if c is top or ("package" in c.kind and c.end <= top.start)]
-    data = gen.in_place(example.code).encode("utf-8")
+    data = gen.in_place(example.code, variant).encode("utf-8")
     shift = len(data) - len(example.code.encode("utf-8"))
     parts = []
     for c in keep:
@@ -181,14 +188,14 @@ def context_forms(gens: Sequence[Generalised], pivot: Example, indexes: Sequence
     out: list[Candidate] = []
     for i in indexes:
         gen = gens[i]
-        context = _context(gen, pivot)
-        if context is None:
+        contexts = [_context(gen, pivot, n) for n in range(len(gen.alternatives))]
+        if any(c is None for c in contexts):
             continue
-        pattern = {"context": context, "selector": gen.root.kind}
-        out.append(Candidate({"rule": {"pattern": pattern}}, gen, CONTEXT, i))
+        rule = _patterns([{"pattern": {"context": c, "selector": gen.root.kind}} for c in contexts])
+        out.append(Candidate({"rule": rule}, gen, CONTEXT, i))
         typed = _kind_constraints(gen.holes)
         if typed:
-            out.append(Candidate({"rule": {"pattern": pattern}, "constraints": typed}, gen, CONTEXT_TYPED, i))
+            out.append(Candidate({"rule": rule, "constraints": typed}, gen, CONTEXT_TYPED, i))
     return out
 
 

@@ -11,6 +11,7 @@ from sgtools.rules.suggest.candidates import EXCLUDE, INSIDE, Candidate
 from sgtools.rules.suggest.tree import Example
 from sgtools.rules.suggest.verify import Outcome
 
+_MAX_NOT_CHARS = 80  # a longer exclusion is a copy of a valid example, not a construct
 _MAX_NOT = 3  # literal exclusions a `not` clause may list before it is just a list of the valid examples
 
 
@@ -63,7 +64,8 @@ def exclusions(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Ex
     out: list[Candidate] = []
     for cand, outcome in misses:
         texts = list(dict.fromkeys(str(m.get("text", "")) for hits in outcome.hits[n:] for m in hits))
-        if texts and len(texts) <= _MAX_NOT and all(t.strip() for t in texts):
+        if texts and len(texts) <= _MAX_NOT and all(t.strip() and "\n" not in t and len(t) <= _MAX_NOT_CHARS
+                                                   for t in texts):
             rule = {"all": [cand.body["rule"], {"not": {"any": [{"pattern": t} for t in texts]}}]}
             out.append(Candidate({**cand.body, "rule": rule}, cand.gen, EXCLUDE, cand.root_index,
                                  "`not` excludes the construct the valid examples use"))

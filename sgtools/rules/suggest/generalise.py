@@ -51,11 +51,23 @@ class Generalised:
     level: int
     kept: float  # how much literal, meaningful code the pattern keeps (specificity)
     edits: list[tuple[int, int, str]] = field(default_factory=list)
+    # Keywords the examples disagree on (`const` / `let`): the pattern text for each example's choice.
+    choices: list[tuple[str, ...]] = field(default_factory=list)
 
-    def in_place(self, code: str) -> str:
-        """`code` (the pivot example) with this node replaced by its generalised text."""
+    @property
+    def alternatives(self) -> list[str]:
+        return list(dict.fromkeys(self.variant(n) for n in range(max(1, len(self.choices[0]) if self.choices else 1))))
+
+    def variant(self, n: int, *, dedent: bool = True) -> str:
+        text = _apply(self.root, self.edits, dedent=dedent)
+        return re.sub("\x03(\\d+)\x03", lambda m: self.choices[int(m.group(1))][n], text)
+
+    def in_place(self, code: str, n: int = 0) -> str:
+        """`code` (the pivot example) with this node replaced by its generalised text (keyword variant `n`)."""
         data = code.encode("utf-8")
-        return (data[:self.root.start].decode("utf-8") + _apply(self.root, self.edits, dedent=False)
+        variants = list(dict.fromkeys(self.variant(k, dedent=False) for k in range(
+            max(1, len(self.choices[0]) if self.choices else 1))))
+        return (data[:self.root.start].decode("utf-8") + variants[min(n, len(variants) - 1)]
                 + data[self.root.end:].decode("utf-8"))
 
 
@@ -69,7 +81,7 @@ def is_value_leaf(node: Node) -> bool:
 
 def incidental(node: Node, level: int) -> bool:
     """A leaf that names data rather than the operation: abstracted at relaxation `level`."""
-    if level == 0 or not is_value_leaf(node) or node.role in _SIGNIFICANT_FIELDS:
+    if level == 0 or not is_value_leaf(node) or node.role in _SIGNIFICANT_FIELDS or node.text == "_":
         return False
     parent = node.parent
     if parent is None:
@@ -83,10 +95,20 @@ def incidental(node: Node, level: int) -> bool:
     return in_args if level == 1 else True
 
 
+def _differs(item: Node, group: list[Node]) -> bool:
+    """An argument that not every other example passes too."""
+    return len(group) > 1 and not all(any(o.text == item.text for o in n.named_children()) for n in group[1:])
+
+
 def _listlike(node: Node) -> bool:
     kids = node.children
     bracketed = len(kids) >= 2 and kids[0].text in _OPEN and kids[-1].text in _CLOSE
     return bracketed or any(p in node.kind for p in ("list", "arguments", "parameters", "block", "body"))
+
+
+def _assigned(node: Node) -> bool:
+    parent = node.parent
+    return node.role == "left" or (parent is not None and parent.role == "left" and parent.kind.endswith("list"))
 
 
 def _leaf_weight(node: Node) -> float:
@@ -94,12 +116,14 @@ def _leaf_weight(node: Node) -> float:
         text = node.text.strip()
         return 1.0 if _WORD.fullmatch(text) else 0.0 if not text or text in _PUNCT else 0.5 if text == "=" else 1.0
     # An assignment's target often names the concern (`password = ...`); other data counts for less.
-    return 0.4 if is_value_leaf(node) and incidental(node, 2) and node.role != "left" else 1.0
+    return 0.4 if is_value_leaf(node) and incidental(node, 2) and not _assigned(node) else 1.0
 
 
 def _weight(node: Node) -> float:
     if node.atomic:
         return _leaf_weight(node)
+    if node.named and not any(c.named for c in node.children) and len(node.children) <= 3:
+        return 1.0  # an empty literal: `[]`, `{}`, `()`
     return sum(_weight(c) for c in node.children)
 
 
@@ -110,14 +134,16 @@ class _Builder:
         self.edits: list[tuple[int, int, str]] = []
         self.holes: list[tuple[list[Node], bool, bool]] = []  # generalised nodes, multi, relaxed
         self.kept = 0.0
+        self.choices: list[tuple[str, ...]] = []
 
-    def _state(self) -> tuple[int, int, float]:
-        return len(self.edits), len(self.holes), self.kept
+    def _state(self) -> tuple[int, int, float, int]:
+        return len(self.edits), len(self.holes), self.kept, len(self.choices)
 
-    def _restore(self, state: tuple[int, int, float]) -> None:
+    def _restore(self, state: tuple[int, int, float, int]) -> None:
         del self.edits[state[0]:]
         del self.holes[state[1]:]
         self.kept = state[2]
+        del self.choices[state[3]:]
 
     def _new_hole(self, group: list[Node], multi: bool, relaxed: bool) -> str:
         self.holes.append((group, multi, relaxed))
@@ -155,9 +181,8 @@ class _Builder:
         if pivot is not self.root and incidental(pivot, self.level):
             self.single(group, relaxed=all(n.text == pivot.text for n in group))
             return True
-        if (self.level and "argument" in pivot.kind and _listlike(pivot) and pivot.named_children()
-                and all(incidental(c, self.level) for c in pivot.named_children())
-                and len({len(n.named_children()) for n in group}) >= 1):
+        if self.level and "argument" in pivot.kind and _listlike(pivot) and pivot.named_children() and all(
+                incidental(c, self.level) or _differs(c, group) for c in pivot.named_children()):
             return self.many(group, relaxed=True)
         if all(n.text == pivot.text for n in group) and (
                 self.level == 0 or not any(incidental(d, self.level) for d in pivot.walk())):
@@ -173,6 +198,10 @@ class _Builder:
             if self.gen(sub):
                 continue
             self._restore(state)
+            if not child.named and all(_WORD.fullmatch(n.text) for n in sub):
+                self.edits.append((child.start, child.end, f"\x03{len(self.choices)}\x03"))  # `const` / `let`
+                self.choices.append(tuple(n.text for n in sub))
+                continue
             if not child.named:
                 return False
             if _listlike(child) and not child.atomic:
@@ -195,7 +224,9 @@ class _Builder:
             markers.append(("$$$" if multi else "$") + names[key])
         edits = sorted((s, e, re.sub("\x00(\\d+)\x00", lambda m: markers[int(m.group(1))], t))
                        for s, e, t in self.edits)
-        return Generalised(self.root, _apply(self.root, edits, dedent=True), holes, self.level, self.kept, edits)
+        gen = Generalised(self.root, "", holes, self.level, self.kept, edits, self.choices)
+        gen.pattern = gen.alternatives[0]
+        return gen
 
 
 def _usable(anchors: list[list[int]], items: list[list[Node]]) -> list[list[int]]:
@@ -256,4 +287,7 @@ def generalise(group: list[Node], level: int) -> Generalised | None:
     builder = _Builder(group[0], level)
     if any(n.kind != group[0].kind for n in group) or not builder.gen(group):
         return None
+    last = group[0].children[-1] if group[0].children else None
+    if level and last is not None and last.text == ";" and not last.named and len(group[0].children) > 1:
+        builder.edits.append((last.start, last.end, ""))  # a statement's `;` is optional to the matcher
     return builder.finish()

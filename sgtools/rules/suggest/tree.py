@@ -17,6 +17,7 @@ from sgtools.rules import syntax
 _LINE = re.compile(r"^( *)(?:([A-Za-z_][A-Za-z0-9_]*): )?(.+?) \((\d+),(\d+)\)-\((\d+),(\d+)\)$")
 # Kinds whose inside is a token to the matcher (quotes and content): compared and generalised as a whole.
 _ATOMIC_PARTS = ("string", "char", "comment", "regex", "heredoc", "template")
+_ATOMIC_KINDS = frozenset({"variable_name", "simple_variable"})  # PHP `$x`: a name, though `$` is a token
 
 
 @dataclass(eq=False)
@@ -38,7 +39,7 @@ class Node:
     @property
     def atomic(self) -> bool:
         """A node compared by its text only: a leaf, or a literal whose parts are not separate nodes to the eye."""
-        if not self.children:
+        if not self.children or self.kind in _ATOMIC_KINDS:
             return True
         return any(part in self.kind for part in _ATOMIC_PARTS) or self.kind.endswith("literal")
 
