@@ -21,6 +21,13 @@ needs_corpus = pytest.mark.skipif(
     reason=f"needs the ast-grep-essentials corpus at {CORPUS} (../shared is not beside this clone)")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that needs the corpus carries the `corpus` marker too (`pytest -m corpus` runs just those)."""
+    for item in items:
+        if any(mark == needs_corpus.mark for mark in item.iter_markers("skipif")):
+            item.add_marker(pytest.mark.corpus)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No test reads the developer's caches, config or community sources."""

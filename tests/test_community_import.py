@@ -110,6 +110,7 @@ def test_cli_search_show_import(initialized: Workspace, capsys: pytest.CaptureFi
 
 
 @needs_corpus
+@pytest.mark.slow
 @pytest.mark.timeout(900)  # 184 imports, each parsing big YAML in pure Python: about 2.5 min on 2 cores
 def test_every_essentials_rule_imports_into_a_fresh_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             engine: Engine) -> None:

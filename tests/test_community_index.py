@@ -120,6 +120,7 @@ def test_build_index_skips_what_cannot_be_an_entry(repo: Path) -> None:
 
 
 @needs_corpus
+@pytest.mark.slow
 def test_build_index_over_ast_grep_essentials_in_place(tmp_path: Path) -> None:
     """The essentials layout: rules/<lang>/security/*.yml, tests/<lang>/<id>-test.yml, Apache-2.0 LICENSE.
     The corpus is read in place through a symlink beside the index, so every path stays inside its directory."""

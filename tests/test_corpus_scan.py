@@ -34,7 +34,7 @@ WORKERS = 4
 # "<rule id>/<valid|invalid>/<index>". None are known today: the corpus passes completely.
 KNOWN_EXCEPTIONS: dict[str, str] = {}
 
-pytestmark = needs_corpus
+pytestmark = [needs_corpus, pytest.mark.slow]
 
 
 def _project(root: Path) -> tuple[Workspace, dict[str, str]]:

@@ -21,7 +21,7 @@ from sgtools.project.workspace import Workspace
 from sgtools.rules import listing, schema, store, validate
 from tests.conftest import CORPUS, needs_corpus
 
-pytestmark = needs_corpus
+pytestmark = [needs_corpus, pytest.mark.slow]
 
 RULE_FILES = sorted(CORPUS.glob("rules/**/*.yml"))
 

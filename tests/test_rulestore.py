@@ -276,6 +276,7 @@ def test_cli_rule_test_calls_authoring(initialized: Workspace, tmp_path: Path,
 # ---- many processes at once ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine: Engine, tmp_path: Path) -> None:
     for i in range(6):
         store.add_or_update_rule(initialized, engine, f"old-{i}",

@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -127,13 +126,19 @@ def test_failed_write_leaves_previous_file_intact(ws: Workspace, monkeypatch: py
     assert _listing(ws.root) == {"rule.yml"}
 
 
+# The kernel kills the writer exactly half way: RLIMIT_FSIZE makes the write that crosses 512 KiB raise SIGXFSZ,
+# whose default action ends the process, as a crash or an OOM kill would, with no chance to clean up. Deterministic
+# (no sleep racing the write), and the fault is real, not mocked.
+HALF = 512 * 1024
 WRITER = textwrap.dedent(
-    """
-    import sys
+    f"""
+    import resource, signal, sys
     from sgtools.project.workspace import Workspace
     ws = Workspace(sys.argv[1])
-    payload = sys.argv[2].encode() * (64 * 1024 * 1024)
-    print("ready", flush=True)
+    payload = sys.argv[2].encode() * ({HALF} * 2)
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # Python ignores it by default; the kernel's action is to kill
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, ({HALF}, {HALF}))
     ws.write_bytes("data.bin", payload)
     """
 )
@@ -141,12 +146,10 @@ WRITER = textwrap.dedent(
 
 def test_write_killed_half_way_leaves_previous_file(ws: Workspace) -> None:
     (ws.root / "data.bin").write_bytes(b"previous")
-    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(ws.root), "z"], stdout=subprocess.PIPE)
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == b"ready"
-    time.sleep(0.15)  # the 64 MiB write is under way
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc = subprocess.run([sys.executable, "-c", WRITER, str(ws.root), "z"], capture_output=True, timeout=120)
+    assert proc.returncode == -signal.SIGXFSZ, proc.stderr  # killed by the kernel, mid-write
+    [partial] = [p for p in ws.root.iterdir() if p.name != "data.bin"]  # the temp file the kill left behind
+    assert partial.name.startswith(".data.bin.") and partial.stat().st_size == HALF
     assert (ws.root / "data.bin").read_bytes() == b"previous"
 
 
