@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import sgtools.fixits.verify as fixits_mod
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings, requested_results
 from sgtools.edit.text import LineIndex, position
 from sgtools.fixits import safety
+from sgtools.fixits.build import build_fixits, mark_conflicts
 from sgtools.rules.ruleset import Rule
 
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3}
@@ -77,7 +77,7 @@ def to_diagnostics(
 
     `text_by_file` maps ast-grep's `file` field (as printed) to the scanned text; it is needed for fix-it
     positions. `file_override` names the file for snippet scans (ast-grep prints `STDIN`); pass None with
-    snippet scans that have no virtual path. Fix-its come back unverified: `fixits.verify_fixits` checks them.
+    snippet scans that have no virtual path. Fix-its come back unverified: `fixits.verify.verify_fixits` checks them.
     """
     out: list[dict[str, Any]] = []
     indexes: dict[str, LineIndex] = {}
@@ -105,12 +105,12 @@ def to_diagnostics(
             if index is None:
                 index = indexes[raw_file] = LineIndex(text.encode("utf-8"))
             language = languages.canonical(str(raw.get("language", ""))) or str(raw.get("language", "")).lower()
-            diag["fixits"] = fixits_mod.build_fixits(raw, diag, text, index, language)
+            diag["fixits"] = build_fixits(raw, diag, text, index, language)
             safety.mark(diag["fixits"], rule.data if rule else None)
         out.append(diag)
     out.sort(key=sort_key)
     if with_fixits:
-        fixits_mod.mark_conflicts(out)
+        mark_conflicts(out)
     return out
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from sgtools.core.errors import BadInput, NotFound
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
-from sgtools.fixits import verify as fixits
+from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
 from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
 from sgtools.project.languages import file_name_for, language_for_path, language_key
@@ -60,7 +60,7 @@ def scan_path(
     if verify_fixits:
         _verify_files(ws, engine, cfg, rules, page, by_rel)
     else:
-        fixits.mark_unchecked(page, "verification not requested")
+        mark_unchecked(page, "verification not requested")
     return {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
             "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts()}
 
@@ -170,7 +170,7 @@ def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequ
             by_file.setdefault(str(d["file"]), []).append(d)
     if not by_file:
         return
-    jobs: list[fixits.VerifyJob] = []
+    jobs: list[VerifyJob] = []
     lang_rules: dict[str, list[Rule]] = {}
     for r in rules:
         key = language_key(r.language, cfg)
@@ -182,7 +182,7 @@ def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequ
             continue
         rel_cfg = cfg.relative(ws.root / file)
         applies = frozenset(r.id for r in lang_rules[lang] if rule_applies(r, rel_cfg))
-        jobs.append(fixits.VerifyJob(file, texts[file], lang, file_diags, rule_ids=applies))
+        jobs.append(VerifyJob(file, texts[file], lang, file_diags, rule_ids=applies))
     files = {lang: (rule_file(lang_rules[lang], keep_globs=False, parse_language=lang), file_name_for(lang, cfg))
              for lang in {j.language for j in jobs}}
 
@@ -190,8 +190,8 @@ def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequ
         rules_path, name = files[lang]
         return scan_texts(engine, cfg.path, rules_path, name, batch)
 
-    fixits.verify_fixits(jobs, run, missing_counter(engine, ws.root))
-    fixits.mark_unchecked(diags, "no rules of this file's language to re-scan with")
+    verify_fixits(jobs, run, missing_counter(engine, ws.root))
+    mark_unchecked(diags, "no rules of this file's language to re-scan with")
 
 
 def _match_key(file: Any, start: Any, end: Any, rule_id: Any) -> tuple[str, int, int, str]:

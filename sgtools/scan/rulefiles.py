@@ -23,7 +23,8 @@ from sgtools.core import languages
 from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
-from sgtools.fixits import verify as fixits
+from sgtools.fixits.judge import PARSE_RULE_ID
+from sgtools.fixits.verify import MissingCounter
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
@@ -123,7 +124,7 @@ def yaml_doc(doc: Mapping[str, Any]) -> str:
 
 
 def parse_rule_doc(language: str) -> dict[str, Any]:
-    return {"id": fixits.PARSE_RULE_ID, "language": language, "severity": "hint", "rule": {"kind": "ERROR"}}
+    return {"id": PARSE_RULE_ID, "language": language, "severity": "hint", "rule": {"kind": "ERROR"}}
 
 
 def rule_doc(rule: Rule, *, keep_globs: bool) -> dict[str, Any]:
@@ -189,7 +190,7 @@ def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name
     return out
 
 
-def missing_counter(engine: Engine, cwd: Path) -> fixits.MissingCounter:
+def missing_counter(engine: Engine, cwd: Path) -> MissingCounter:
     """Counts tree-sitter's MISSING tokens in a text from ast-grep's CST dump (the text goes in argv, so
     texts over `max_arg_bytes` and custom languages are not counted)."""
     limit = get_settings().max_arg_bytes

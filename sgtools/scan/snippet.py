@@ -14,7 +14,8 @@ from typing import Any
 from sgtools.core.errors import BadInput, TooLarge
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
-from sgtools.fixits import verify as fixits
+from sgtools.fixits.judge import PARSE_RULE_ID
+from sgtools.fixits.verify import VerifyJob, verify_fixits
 from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
 from sgtools.project.languages import file_name_for, language_key, resolve_language
@@ -96,13 +97,13 @@ def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_pat
     diagnostics at or above `min_severity`, the first `verify_max` (all by default) with verified fix-its.
     scan_code and test_rule share it, so a snippet is checked one way. `file_name` names the edited copies."""
     raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
-    found = [m for m in raw if m.get("ruleId") != fixits.PARSE_RULE_ID]
+    found = [m for m in raw if m.get("ruleId") != PARSE_RULE_ID]
     diags = filter_severity(
         to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id={r.id: r for r in rules}, file_override=file),
         min_severity,
     )
-    fixits.verify_fixits(
-        [fixits.VerifyJob("STDIN", code, language, diags[:verify_max], baseline=raw)],
+    verify_fixits(
+        [VerifyJob("STDIN", code, language, diags[:verify_max], baseline=raw)],
         lambda _lang, texts: scan_texts(engine, config, rules_path, file_name, texts),
         missing_counter(engine, cwd),
     )

@@ -1,0 +1,138 @@
+"""The fix-its of one finding, unchecked: the rule's own `fix`, and a suppression comment.
+
+fixits/verify.py then checks each by re-scanning; until then a fix-it carries its kind's prior confidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sgtools.core import languages
+from sgtools.edit.text import LineIndex, Span, to_span
+
+# Languages without line comments where ast-grep honours a block comment (checked: html, css).
+# JSON would parse a comment too, but no JSON consumer accepts one, so JSON gets no suppress fix-it;
+# markdown's `<!-- -->` is not honoured by ast-grep.
+BLOCK_COMMENTS: dict[str, tuple[str, str]] = {"html": ("<!--", " -->"), "css": ("/*", " */")}
+_TITLE_WIDTH = 60
+_BOM = "\ufeff".encode()
+
+# Prior confidences, used when a fix-it could not be checked (verification caps reached).
+UNCHECKED_FIX = 0.5
+UNCHECKED_SUPPRESS = 0.3
+
+
+def comment_syntax(language: str) -> tuple[str, str] | None:
+    """(prefix, suffix) of a comment ast-grep reads `ast-grep-ignore` from, or None."""
+    prefix = languages.line_comment(language)
+    if prefix is not None:
+        return prefix, ""
+    return BLOCK_COMMENTS.get(languages.canonical(language) or language)
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _TITLE_WIDTH else flat[: _TITLE_WIDTH - 1] + "…"
+
+
+def _fixit(title: str, kind: str, diag: Mapping[str, Any], index: LineIndex, start: int, end: int,
+           new_text: str) -> dict[str, Any]:
+    """An unchecked fix-it of one edit, with its kind's prior confidence until verification sets the real one."""
+    edit = {"file": diag.get("file"), **index.span(start, end), "byteStart": start, "byteEnd": end,
+            "newText": new_text}
+    confidence = UNCHECKED_FIX if kind == "fix" else UNCHECKED_SUPPRESS
+    return {"title": title, "kind": kind, "confidence": confidence, "verified": False, "edits": [edit]}
+
+
+def _fix_fixit(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex) -> dict[str, Any] | None:
+    if "replacement" not in raw:
+        return None
+    offsets = raw.get("replacementOffsets") or raw["range"]["byteOffset"]
+    start, end = int(offsets["start"]), int(offsets["end"])
+    new_text = str(raw["replacement"])
+    old = index.data[start:end].decode("utf-8", "replace")
+    if new_text == old:
+        return None  # a fix that changes nothing is not a fix-it
+    title = f"Delete {_short(old)}" if new_text == "" else f"Replace with {_short(new_text)}"
+    return _fixit(title, "fix", diag, index, start, end, new_text)
+
+
+def _ignore_pattern(prefix: str, suffix: str) -> re.Pattern[str]:
+    return re.compile(
+        r"^(?P<indent>[ \t]*)" + re.escape(prefix) + r"\s*ast-grep-ignore(?::\s*(?P<ids>[^\r\n]*?))?\s*"
+        + re.escape(suffix.strip()) + r"\s*$"
+    )
+
+
+def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) -> dict[str, Any] | None:
+    """`<comment> ast-grep-ignore: <rule>` on the line before the match, indented like the matched line.
+    If that line already is a rule-specific ignore comment, the rule is added to it, because a new line
+    in between would push the existing comment out of reach of the line it suppresses."""
+    syntax = comment_syntax(language)
+    if syntax is None:
+        return None
+    prefix, suffix = syntax
+    rule_id = str(diag["ruleId"])
+    data = index.data
+    line_no = int(diag["line"])
+    start = index.starts[line_no - 1]
+    end = index.starts[line_no] if line_no < len(index.starts) else len(data)
+    if start == 0 and data.startswith(_BOM):
+        start = len(_BOM)  # the comment goes after a byte-order mark, never before it
+    line = data[start:end].decode("utf-8", "replace")
+    newline = "\r\n" if line.endswith("\r\n") or (not line.endswith("\n") and b"\r\n" in data) else "\n"
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    title = f"Suppress {rule_id} here with an ast-grep-ignore comment"
+    if line_no > 1:
+        prev_start = index.starts[line_no - 2]
+        prev = data[prev_start:start].decode("utf-8", "replace").rstrip("\r\n")
+        if prev.rstrip().endswith("\\"):
+            return None  # a continued line: a comment line in between would end the statement
+        m = _ignore_pattern(prefix, suffix).match(prev)
+        if m is not None:
+            ids = [i.strip() for i in (m.group("ids") or "").split(",") if i.strip()]
+            if not ids or rule_id in ids:
+                return None  # already suppressed; the match would not have been reported
+            new_line = f"{m.group('indent')}{prefix} ast-grep-ignore: {', '.join([*ids, rule_id])}{suffix}"
+            prev_end = prev_start + len(prev.encode("utf-8"))
+            return _fixit(title, "suppress", diag, index, prev_start, prev_end, new_line)
+    new_text = f"{indent}{prefix} ast-grep-ignore: {rule_id}{suffix}{newline}"
+    return _fixit(title, "suppress", diag, index, start, start, new_text)
+
+
+def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], text: str, index: LineIndex,
+                 language: str) -> list[dict[str, Any]]:
+    """The unverified fix-its of one match (`text` is the scanned text, `index` its line index)."""
+    out: list[dict[str, Any]] = []
+    fix = _fix_fixit(raw, diag, index)
+    if fix is not None:
+        out.append(fix)
+    suppress = _suppress_fixit(diag, index, language)
+    if suppress is not None:
+        out.append(suppress)
+    return out
+
+
+def mark_conflicts(diags: Sequence[dict[str, Any]]) -> None:
+    """Give each `fix` fix-it whose edit overlaps another diagnostic's fix a `conflictsWith` list: both can
+    be right alone, but not applied together (apply one, scan again)."""
+    by_file: dict[Any, list[tuple[Span, dict[str, Any], dict[str, Any]]]] = {}
+    for d in diags:
+        for fx in d.get("fixits", []):
+            if fx.get("kind") == "fix" and fx.get("edits"):
+                by_file.setdefault(d.get("file"), []).append((to_span(fx["edits"][0]), fx, d))
+    for items in by_file.values():
+        items.sort(key=lambda it: it[0].start)
+        for i, (span, fx, d) in enumerate(items):
+            for other_span, other_fx, other_d in items[i + 1:]:
+                if other_span.start > span.end:
+                    break
+                if span.overlaps(other_span):
+                    fx.setdefault("conflictsWith", []).append(_ref(other_d))
+                    other_fx.setdefault("conflictsWith", []).append(_ref(d))
+
+
+def _ref(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {"ruleId": d["ruleId"], "line": d["line"], "column": d["column"]}

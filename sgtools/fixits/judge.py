@@ -1,0 +1,204 @@
+"""What the re-scan of an edited copy says about each fix-it in it: `verified`, `verification`, `confidence`.
+
+A fix-it is only `verified` when the edited text (1) parses with no more ERROR nodes than before and (2) no
+longer triggers that rule at that spot. `confidence` is derived from that check and from what else the edit
+did (new diagnostics from other rules, deleting code, overlapping another fix), never a constant.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sgtools.edit.text import Span
+
+# The rule id the scanner adds to every verification rule file: `kind: ERROR`, to count parse errors.
+PARSE_RULE_ID = "_sgtools-parse-error"
+
+
+@dataclass
+class Member:
+    """One fix-it under verification; its edit in the original text's byte coordinates."""
+
+    job: int
+    fixit: dict[str, Any]
+    diag: dict[str, Any]
+    span: Span
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def target(self) -> tuple[int, int]:
+        return int(self.diag["byteStart"]), int(self.diag["byteEnd"])
+
+    @property
+    def new_len(self) -> int:
+        return len(self.span.new_text.encode("utf-8"))
+
+
+@dataclass
+class EditedText:
+    """One edited copy of a job's text: a single fix-it, or several suppress fix-its that do not overlap (a
+    file with fifty findings then costs one copy for its suppressions, not fifty); when a combined copy
+    shows anything unexpected, its fix-its are checked one by one instead."""
+
+    job: int
+    members: list[Member]
+    new_text: str = ""
+    index: int = -1
+
+
+def _byte_range(m: Mapping[str, Any]) -> tuple[int, int]:
+    off = m["range"]["byteOffset"]
+    return int(off["start"]), int(off["end"])
+
+
+def _map_range(r: tuple[int, int], start: int, old_end: int, delta: int) -> tuple[int, int] | None:
+    """Where a range of the old text lies after one edit, or None when the edit cut through it."""
+    a, b = r
+    if b <= start:
+        return r
+    if a >= old_end:
+        return a + delta, b + delta
+    if a <= start and b >= old_end:
+        return a, b + delta
+    return None
+
+
+def _map_through(r: tuple[int, int] | None, members_desc: Sequence[Member]) -> tuple[int, int] | None:
+    """Through several non-overlapping edits, last first, so earlier offsets stay valid at each step."""
+    for m in members_desc:
+        if r is None:
+            return None
+        r = _map_range(r, m.span.start, m.span.end, m.new_len - (m.span.end - m.span.start))
+    return r
+
+
+def _by_rule(matches: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, int]]]:
+    out: dict[str, list[tuple[int, int]]] = {}
+    for m in matches:
+        out.setdefault(str(m.get("ruleId")), []).append(_byte_range(m))
+    return out
+
+
+def judge(text: EditedText, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
+           rule_ids: frozenset[str] | None) -> bool:
+    """Record what the re-scan of one edited copy shows in each member's `info`; False when a combined
+    copy must be split. Matches that the edits merely moved are told apart from new ones by mapping every
+    old match through the edits; only unexplained matches count."""
+    members = sorted(text.members, key=lambda m: (m.span.start, m.span.end))
+    desc = list(reversed(members))
+    old_by, new_by = _by_rule(old), _by_rule(new)
+    errors_before = len(old_by.get(PARSE_RULE_ID, []))
+    errors_after = len(new_by.get(PARSE_RULE_ID, []))
+    spots = _spots(members, desc)
+    own = {str(m.diag["ruleId"]) for m in members}
+    left_by = {rid: _leftovers(rid, old_by, new_by, members, desc) for rid in new_by
+               if rid != PARSE_RULE_ID and (rule_ids is None or rid in rule_ids or rid in own)}
+    fires = [any(_hits(r, where) for r in left_by.get(str(m.diag["ruleId"]), []))
+             for m, where in zip(members, spots, strict=True)]
+    unexplained = _unexplained(left_by, members, spots)
+    if len(members) > 1 and (errors_after > errors_before or unexplained or any(fires)):
+        return False
+    for m, where, fired in zip(members, spots, fires, strict=True):
+        same = sum(1 for r in left_by.get(str(m.diag["ruleId"]), []) if not _hits(r, where))
+        m.info = {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
+                  "stillFires": fired, "newDiagnostics": unexplained, "_same": same, "_others": unexplained - same}
+    return True
+
+
+def _spots(members: Sequence[Member], desc: Sequence[Member]) -> list[list[tuple[int, int]]]:
+    """"There", for each fix-it: its edited bytes, and where the flagged code sits after the edits (a suppress
+    comment moves it down a line)."""
+    spots: list[list[tuple[int, int]]] = []
+    shift = 0
+    for m in members:
+        lo = m.span.start + shift
+        where = [(lo, lo + m.new_len)]
+        moved = _map_through(m.target, desc)
+        if moved is not None:
+            where.append(moved)
+        spots.append(where)
+        shift += m.new_len - (m.span.end - m.span.start)
+    return spots
+
+
+def _leftovers(rid: str, old_by: Mapping[str, list[tuple[int, int]]], new_by: Mapping[str, list[tuple[int, int]]],
+               members: Sequence[Member], desc: Sequence[Member]) -> list[tuple[int, int]]:
+    """The matches of rule `rid` after the edits that are not old matches moved by them."""
+    olds = list(old_by.get(rid, []))
+    for m in members:
+        if str(m.diag["ruleId"]) == rid and m.target in olds:
+            olds.remove(m.target)
+    mapped = Counter(r for r in (_map_through(o, desc) for o in olds) if r is not None)
+    left: list[tuple[int, int]] = []
+    for r in new_by.get(rid, []):
+        if mapped[r] > 0:
+            mapped[r] -= 1
+        else:
+            left.append(r)
+    return left
+
+
+def _unexplained(left_by: Mapping[str, list[tuple[int, int]]], members: Sequence[Member],
+                 spots: Sequence[list[tuple[int, int]]]) -> int:
+    """New matches that are not the edited fix-its' own rules firing where they edited: other rules' matches,
+    or the same rule's somewhere else."""
+    return sum(1 for rid, left in left_by.items() for r in left
+               if not any(_hits(r, where) for m, where in zip(members, spots, strict=True)
+                          if str(m.diag["ruleId"]) == rid))
+
+
+def _hits(r: tuple[int, int], where: list[tuple[int, int]]) -> bool:
+    return any(r[0] <= hi and r[1] >= lo for lo, hi in where)
+
+
+def finish(m: Member) -> None:
+    """Set `verified`, `verification` and `confidence` from everything the checks found."""
+    fx, info = m.fixit, m.info
+    parses = info["parseErrorsAfter"] <= info["parseErrorsBefore"]
+    missing_worse = info.get("missingAfter") is not None and info["missingAfter"] > info["missingBefore"]
+    parses = parses and not missing_worse
+    verified = parses and not info["stillFires"]
+    fx["verified"] = verified
+    fx["verification"] = {k: v for k, v in info.items() if not k.startswith("_")}
+    fx["confidence"] = _confidence(
+        fx, verified=verified, parses=parses, still_fires=info["stillFires"],
+        broken_before=info["parseErrorsBefore"] > 0 or bool(info.get("missingBefore")),
+        new_other=info["_others"], new_same=info["_same"],
+        missing_unchecked=fx.get("kind") == "fix" and info.get("missingAfter") is None
+        and "missingCheck" not in info,
+        severity=str(m.diag.get("severity", "")),
+    )
+
+
+def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fires: bool, broken_before: bool,
+                new_other: int, new_same: int, missing_unchecked: bool = False, severity: str = "") -> float:
+    """How safe it is to apply this fix-it blindly, from what the re-scan showed."""
+    suppress = fx.get("kind") == "suppress"
+    if not parses:
+        return 0.05 if suppress else 0.1
+    if still_fires:
+        return 0.15 if suppress else 0.25
+    score = 0.6 if suppress else 0.95  # a suppression hides the problem; it never solves it
+    edit = fx["edits"][0]
+    if suppress:
+        # Silencing an error is rarely the right call; silencing a hint often is.
+        score += {"error": -0.15, "warning": -0.05, "info": 0.0, "hint": 0.05}.get(severity, 0.0)
+    else:
+        if edit["newText"] == "":
+            score -= 0.15  # deleting code is right for the rule, not always for the program
+        if "\n" in edit["newText"] or edit["endLine"] != edit["line"]:
+            score -= 0.05
+    if new_other:
+        score -= min(0.3, 0.1 * new_other)
+    if new_same:
+        score -= min(0.3, 0.1 * new_same)
+    if broken_before:
+        score -= 0.1  # the text already had parse errors, so "parses no worse" says less
+    if fx.get("conflictsWith"):
+        score -= 0.05
+    if missing_unchecked:
+        score -= 0.05  # tree-sitter's MISSING tokens could not be counted for this text
+    return round(max(0.3 if verified else 0.05, min(1.0, score)), 2)
