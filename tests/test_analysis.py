@@ -7,7 +7,7 @@ import time
 from sgtools.core import yamlio
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules.analysis import analyse_rule, analyse_rules, never_fires
+from sgtools.rules.analysis import analyse_rule, analyse_rules, at_least, never_fires
 from sgtools.rules.analysis.runner import Batch, run
 
 GO_PRINTLN = "id: no-println\nlanguage: go\nrule:\n  pattern: fmt.Println($$$ARGS)\n"
@@ -55,11 +55,16 @@ def test_correct_patterns_have_no_findings(engine: Engine, ws: Workspace) -> Non
     assert analyse_rules(ws, engine, rules) == [[], [], [], [], []]
 
 
-def test_misread_fragment_is_a_warning_with_a_context_repair(engine: Engine, ws: Workspace) -> None:
-    found = analyse_rule(ws, engine, "id: x\nlanguage: javascript\nrule:\n  pattern: 'password: $VALUE'\n")
-    assert _codes(found) == [("pattern-misread", "warning")]
-    assert "labeled_statement" in found[0]["message"] and "pair" in found[0]["message"]
-    assert _fires(engine, found[0]["repair"], "javascript", 'const c = {password: "hunter2"};\n')
+def test_misread_fragment_explains_a_failed_example_with_a_context_repair(engine: Engine, ws: Workspace) -> None:
+    draft = "id: x\nlanguage: javascript\nrule:\n  pattern: 'password: $VALUE'\n"
+    # Alone, the reading as a labeled statement is real JavaScript: nothing at warning level.
+    assert not at_least(analyse_rule(ws, engine, draft), "warning")
+    code = 'const c = {password: "hunter2"};\n'
+    found = analyse_rule(ws, engine, draft, {"invalid": [code], "valid": ["const c = {user: 1};\n"]})
+    assert ("example-not-matched", "error") in _codes(found)
+    failed = next(f for f in found if f["code"] == "example-not-matched")
+    assert "labeled_statement" in failed["message"] and "pair" in failed["message"]
+    assert _fires(engine, failed["repair"], "javascript", code)
 
 
 def test_examples_drive_the_repair_stop_by_end(engine: Engine, ws: Workspace) -> None:

@@ -124,8 +124,32 @@ def test_go_call_pattern_read_as_type_conversion_gets_a_hint(ws: Workspace, engi
     bare = "id: no-println\nlanguage: go\nrule: {pattern: fmt.Println($$$ARGS)}\n"
     res = authoring.test_rule(ws, engine, bare, code='func f() { fmt.Println("x") }')
     assert res["matches"] == []
-    assert any("type conversion" in h and "selector: call_expression" in h for h in res["hints"])
+    assert res["success"] is False  # it can never fire
+    assert [f["code"] for f in res["analysis"]] == ["pattern-never-matches"]
+    assert any("type_conversion_expression" in h and "selector: call_expression" in h for h in res["hints"])
     fixed = ("id: no-println\nlanguage: go\nrule:\n  pattern:\n    context: 'func _() { fmt.Println($$$ARGS) }'\n"
              "    selector: call_expression\n")
     res = authoring.test_rule(ws, engine, fixed, code='func f() { fmt.Println("x") }')
-    assert len(res["matches"]) == 1 and res["hints"] == []
+    assert len(res["matches"]) == 1 and res["hints"] == [] and res["success"] is True
+
+
+def test_go_hint_names_the_pattern_given_not_println(ws: Workspace, engine: Engine) -> None:
+    res = authoring.test_rule(ws, engine, "id: no-exit\nlanguage: go\nrule: {pattern: os.Exit($CODE)}\n",
+                              invalid_examples=["func f() {\n\tos.Exit(1)\n}"])
+    assert res["success"] is False
+    assert res["hints"] and not any("Println" in h for h in res["hints"])
+    assert any("os.Exit($CODE)" in h for h in res["hints"])
+
+
+def test_java_expression_pattern_is_not_blamed_for_its_missing_semicolon(ws: Workspace, engine: Engine) -> None:
+    rule = "id: no-sysout\nlanguage: java\nrule: {pattern: System.out.println($A)}\n"
+    res = authoring.test_rule(ws, engine, rule, invalid_examples=["class A { void f() { log(1); } }"])
+    assert res["success"] is False  # the example is wrong, not the pattern
+    assert not any("MISSING" in h for h in res["hints"]), res["hints"]
+
+
+def test_valid_example_that_matches_is_explained_as_too_broad(ws: Workspace, engine: Engine) -> None:
+    rule = "id: no-eval\nlanguage: python\nrule:\n  kind: identifier\n  regex: eval|exec\n"
+    res = authoring.test_rule(ws, engine, rule, invalid_examples=["eval(x)"], valid_examples=["cursor.execute(q)"])
+    assert res["success"] is False
+    assert any("too broad" in h and "^(eval|exec)$" in h for h in res["hints"]), res["hints"]

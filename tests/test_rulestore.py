@@ -338,10 +338,12 @@ def test_a_validation_costs_a_few_engine_calls(initialized: Workspace) -> None:
         (initialized.root / "rules" / f"r{i}.yml").write_text(rule)
     counting = CountingEngine()
     validate.validate_rule(initialized, counting, "no-print", NO_PRINT)
-    assert counting.calls == ["scan"]  # compile once
+    # compile once, then the analysis: one batched scan and one parse of the pattern's instance
+    assert counting.calls == ["scan", "scan", "run"]
     counting.calls.clear()
     store.add_or_update_rule(initialized, counting, "no-print", NO_PRINT, ["x"], ["print(1)"])
-    assert counting.calls == ["scan", "scan", "scan", "test"]  # compile, two examples, then `ast-grep test`
+    # compile, two examples, the analysis with the examples, then `ast-grep test`
+    assert counting.calls == ["scan", "scan", "scan", "scan", "run", "test"]
 
 
 def test_empty_example_lists_write_no_test_file(initialized: Workspace, engine: Engine) -> None:

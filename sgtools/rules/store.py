@@ -15,7 +15,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools.core import yamlio
-from sgtools.core.errors import NotFound, RuleInvalid, SgToolsError
+from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.engine.process import Engine, TestReport
 from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
@@ -46,12 +46,16 @@ def add_or_update_rule(
     *,
     metadata: dict[str, Any] | None = None,
     overwrite: bool = True,
+    force: bool = False,
 ) -> dict[str, Any]:
+    """Check, then save. `force` saves a rule the analyser proves can never fire (with a warning)."""
     cfg = project.load(ws)
     check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, metadata)
+    if not isinstance(force, bool):
+        raise BadInput(f"force must be true or false, not {force!r}.")
     with ws.lock():
         cand = prepare(ws, engine, cfg, rule_id, rule_yaml, valid_examples, invalid_examples,
-                        metadata=metadata, overwrite=overwrite)
+                       metadata=metadata, overwrite=overwrite, force=force)
         assert cand.target is not None
         writes: dict[Path, str] = {cand.target.path: cand.target.new_file_text(cand.text)}
         test_path = test_file_for(cfg, rule_id) if cand.examples_given else None
@@ -81,6 +85,7 @@ def add_or_update_rule(
         "testPath": ws.relative(test_path) if test_path is not None else None,
         "testResult": test_result,
         "warnings": cand.warnings,
+        "analysis": cand.analysis,
     }
 
 

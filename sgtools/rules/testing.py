@@ -20,6 +20,7 @@ from sgtools.project import config as project
 from sgtools.project.languages import file_name_for, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
+from sgtools.rules.analysis import analyse_rule, at_least, never_fires
 from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data, snip
 from sgtools.rules.ruleset import glob_problem, rule_from_doc
 from sgtools.scan.rulefiles import rule_file, scan_texts, tmp_root
@@ -52,32 +53,20 @@ def _patterns(node: Any) -> list[str]:
     return found
 
 
-# Patterns that parse, but as something other than what their author meant (the grammar cannot tell them apart
-# without context): (language, root node kind of the pattern) -> what to write instead.
-_MISREAD = {
-    ("go", "type_conversion_expression"):
-        "on its own, `pkg.Func(args)` is ambiguous in Go and parses as a type conversion, so it matches no call. "
-        "Give it context: `pattern: {context: 'func _() { fmt.Println($$$ARGS) }', selector: call_expression}`.",
-}
-
-
 def _pattern_hints(ws: Workspace, engine: Engine, data: Mapping[str, Any], language: str) -> list[str]:
     """Asked only when something that should match did not: ast-grep accepts a pattern it reads with
-    ERROR nodes (e.g. `def f(:`) and then silently matches nothing."""
+    ERROR nodes (e.g. `def f(:`) and then silently matches nothing. The matcher's view shows ERROR nodes;
+    MISSING ones only show in the raw parse, where a MISSING `;` says nothing (every Java, C# or C expression
+    pattern lacks its statement's `;`)."""
     hints: list[str] = []
     for pattern in dict.fromkeys(_patterns({k: data.get(k) for k in ("rule", "utils", "constraints")})):
         try:
-            # The matcher's view shows ERROR nodes; MISSING ones only show in the raw parse, whose other
-            # ERRORs may just be metavariables the raw parse cannot read.
             tree, _ = engine.dump_tree(pattern, language, "pattern", cwd=ws.root)
             raw_tree, _ = engine.dump_tree(pattern, language, "cst", cwd=ws.root)
         except EngineFailed:
             continue
-        root = tree.strip().split("\n", 1)[0].strip() if tree.strip() else ""
-        misread = _MISREAD.get((language, root))
-        if misread:
-            hints.append(f"The pattern {snip(pattern)!r} is read as a {root}: {misread}")
-        nodes = syntax.problem_nodes(tree) + [n for n in syntax.problem_nodes(raw_tree) if n[0] != "ERROR"]
+        nodes = syntax.problem_nodes(tree) + [n for n in syntax.problem_nodes(raw_tree)
+                                              if n[0].startswith("MISSING") and not n[0].startswith("MISSING ;")]
         if nodes:
             kinds = ", ".join(sorted({n.split(" ", 1)[0] for n, _ in nodes}))
             hints.append(f"The pattern {snip(pattern)!r} does not parse as complete {language} code "
@@ -187,7 +176,14 @@ def test_rule(
             else:
                 passed += 1
         result["examples"]["passed"] = passed
+    found = analyse_rule(ws, engine, data, {"valid": valid, "invalid": invalid}, config=config)
+    result["analysis"] = found
+    for f in at_least(found, "warning"):
+        if f["code"] not in ("example-not-matched", "example-matched") or "Likely cause" in f["message"] \
+                or "repair" in f:
+            result["hints"].append(f"{f['path']}: {f['message']}"
+                                   + (f"\nVerified repair:\n{f['repair']}" if "repair" in f else ""))
     if missed or (code is not None and not result["matches"] and not (valid or invalid)):
         result["hints"].extend(_pattern_hints(ws, engine, data, lang))
-    result["success"] = not result["errors"] and not result["examples"]["failed"]
+    result["success"] = not result["errors"] and not result["examples"]["failed"] and not never_fires(found)
     return result

@@ -23,6 +23,8 @@ from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
 from sgtools.project.languages import language_key, unknown_language_message
 from sgtools.project.workspace import Workspace
+from sgtools.rules.analysis import gate
+from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.docfile import DocFile
 from sgtools.rules.draft import check_rule_inputs, compile_rule, parse_one, plain_data, snip, warn_about
 from sgtools.rules.locate import doc_id, file_ids, project_ids
@@ -78,11 +80,13 @@ class Candidate:
     examples_given: bool
     warnings: list[str] = field(default_factory=list)
     target: Target | None = None
+    analysis: list[Finding] = field(default_factory=list)
 
 
 def prepare(
     ws: Workspace, engine: Engine, cfg: ProjectConfig | None, rule_id: str, rule_yaml: str,
     valid: list[str] | None, invalid: list[str] | None, *, metadata: dict[str, Any] | None, overwrite: bool,
+    force: bool = False,
 ) -> Candidate:
     warnings: list[str] = []
     # 1. YAML: one document, a mapping.
@@ -120,14 +124,24 @@ def prepare(
         rule_file = Path(tmp) / f"{rule_id}.yml"
         rule_file.write_text(text, encoding="utf-8")
         # 5. The real binary compiles it (with the project's utils when there is a project).
-        compile_rule(ws, engine, config, rule_file, rule_yaml, Path(tmp))
+        try:
+            compile_rule(ws, engine, config, rule_file, rule_yaml, Path(tmp))
+        except RuleInvalid as exc:
+            if exc.details.get("check") != "engine":
+                raise
+            raise gate.explain_refusal(ws, engine, config, data, exc, valid, invalid) from None
         # 6. The project still loads: no duplicate id, no file clobbered.
         if cfg is not None:
             target = choose_target(ws, cfg, rule_id, overwrite, warnings)
         # 7. The examples behave as claimed.
-        _check_examples(ws, engine, config, rule_file, rule_id, valid or [], invalid or [], data)
+        try:
+            _check_examples(ws, engine, config, rule_file, rule_id, valid or [], invalid or [], data)
+        except RuleInvalid as exc:
+            raise gate.explain_refusal(ws, engine, config, data, exc, valid, invalid) from None
+        # 8. It can fire at all (the analyser's self-match): refused unless forced.
+        analysis = gate.check_before_save(ws, engine, config, data, valid, invalid, force=force, warnings=warnings)
     return Candidate(rule_id, text, data, list(valid or []), list(invalid or []),
-                      examples_given=bool(valid or invalid), warnings=warnings, target=target)
+                      examples_given=bool(valid or invalid), warnings=warnings, target=target, analysis=analysis)
 
 
 def choose_target(ws: Workspace, cfg: ProjectConfig, rule_id: str, overwrite: bool, warnings: list[str]) -> Target:

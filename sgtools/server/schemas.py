@@ -97,6 +97,8 @@ def input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
         }, closed=True),
         "add_or_update_rule": _obj({
             "rule_id": rule_id, "rule_yaml": rule_yaml, "valid_examples": valid, "invalid_examples": invalid,
+            "force": _bool("save even when the analysis proves the rule can never fire (default false: refused "
+                           "with [rule-invalid], the cause and a verified repair)"),
         }, ("rule_id", "rule_yaml"), closed=True),
         "remove_rule": _obj({"rule_id": rule_id}, ("rule_id",), closed=True),
         "list_rules": _obj({"language": language}, closed=True),
@@ -156,6 +158,13 @@ def input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
     }
 
 
+# Rule analysis findings (sgtools.rules.analysis): docs/rule-analysis.md.
+ANALYSIS: dict[str, Any] = {"type": "array", "items": {
+    "type": "object", "required": ["code", "severity", "path", "message"],
+    "properties": {"code": {"type": "string"}, "severity": {"type": "string", "enum": ["error", "warning", "info"]},
+                   "path": {"type": "string"}, "message": {"type": "string"},
+                   "repair": {"type": "string", "description": "a full corrected rule YAML, verified"}}}}
+
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "initialize_ast_grep": _obj({"success": {"type": "boolean"}, "message": {"type": "string"},
                                  "created": STR_LIST, "existing": STR_LIST},
@@ -165,7 +174,8 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                       ("success", "issues", "counts", "truncated", "nextOffset", "ruleErrors")),
     "add_or_update_rule": _obj({"success": {"type": "boolean"}, "message": {"type": "string"},
                                 "path": {"type": "string"}, "created": {"type": "boolean"},
-                                "testPath": NULLABLE_STR, "testResult": {"type": ["object", "null"]}},
+                                "testPath": NULLABLE_STR, "testResult": {"type": ["object", "null"]},
+                                "analysis": ANALYSIS},
                                ("success", "message", "path", "created")),
     "remove_rule": _obj({"success": {"type": "boolean"}, "message": {"type": "string"}, "removed": STR_LIST},
                         ("success", "message", "removed")),

@@ -153,7 +153,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Save an ast-grep rule as rules/<rule_id>.yml (replacing a rule with that id). The YAML is checked by "
         "ast-grep first; with `invalid_examples` (code the rule must match) and `valid_examples` (code it must "
         "not match) a test file rule-tests/<rule_id>-test.yml is written and run, and a failing example refuses "
-        "the whole change. Nothing is written when a check fails. Draft with test_rule first. Needs an "
+        "the whole change. Always pass examples. The rule is also analysed (`analysis`): a rule that can never "
+        "fire (e.g. a pattern ast-grep reads as another node kind) is refused with [rule-invalid], the cause and a "
+        "verified repair to save instead (`force: true` saves it anyway). Nothing is written when a check fails. "
+        "Draft with test_rule first. Needs an "
         "initialized project ([config-missing]: call initialize_ast_grep). " + _AFTER_ERROR,
         _add_or_update_rule, render.render_message,
         read_only=False, destructive=True, idempotent=True, write_only=True),

@@ -37,7 +37,7 @@ class Batch:
     def add_rule(self, rule_id: str, doc: Mapping[str, Any]) -> str:
         body = {k: v for k, v in doc.items() if k not in _GLOB_KEYS}
         body["id"] = rule_id
-        body.setdefault("severity", "hint")
+        body["severity"] = "hint"  # `off` would never run; the level does not matter here
         self.rules[rule_id] = body
         return rule_id
 

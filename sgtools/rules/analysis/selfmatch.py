@@ -48,8 +48,9 @@ class Probe:
     def alive(self, outcome: Outcome) -> bool:
         return any(outcome.fired(self.rule_id, i.file) for i in self.instances)
 
-    def readings(self, outcome: Outcome, engine: Engine, cwd: Path) -> list[Reading]:
-        """How each instance parses in its context (clean or not, its kind) and whether the pattern fired."""
+    def readings(self, outcome: Outcome, engine: Engine, cwd: Path, *, full: bool = True) -> list[Reading]:
+        """How each instance parses in its context (clean or not, its kind) and whether the pattern fired.
+        Not `full`: only until one fired instance parses cleanly (one dump for a healthy pattern)."""
         def look(inst: Instance) -> Reading:
             fired = outcome.fired(self.rule_id, inst.file)
             nodes = kinds.dump(engine, inst.text, self.language, cwd)
@@ -63,6 +64,10 @@ class Probe:
                                             for n in nodes[nodes.index(inner) + 1:nodes.index(inner) + 2])
             return Reading(inst, fired, True, "" if leaf or inner is None else inner.kind)
 
+        if not full:
+            for inst in self.instances:
+                if outcome.fired(self.rule_id, inst.file) and (r := look(inst)).clean:
+                    return [r]
         with ThreadPoolExecutor(max_workers=max(1, get_settings().rule_check_workers)) as pool:
             return list(pool.map(look, self.instances))
 

@@ -96,7 +96,8 @@ class Analysis:
             self.out[i].append(found)
             self._try(i, cands, found, self._refused_checks(i, cands))
             return
-        states = {p: _state(probe, probe.readings(outcome, self.engine, self.cwd))
+        full = any(_example_results(outcome, f"r{i}", *files))  # the misread cause is wanted only then
+        states = {p: _state(probe, probe.readings(outcome, self.engine, self.cwd, full=full))
                   for p, probe in probes if probe.rule_id not in outcome.refused}
         dead_paths = {p for p, (alive, _r) in states.items() if not alive}
         rule_dead = walk.dead(item.doc.get("rule"), lambda p: p in dead_paths)
@@ -129,7 +130,9 @@ class Analysis:
             cause = (f"ast-grep reads the pattern `{_snip(text)}` {read}: it matches that text only in "
                      f"{matched}, while in {diag.where} the same text parses as `{diag.code_kind}`, which the pattern "
                      "never matches. If that is what you mean, give the pattern its context.")
-            severity, code = F.WARNING, F.PATTERN_MISREAD
+            # Another reading of the same text exists in clean code; which one the author means only examples
+            # tell (they turn it into an example failure with this cause): on its own it is a note.
+            severity, code = F.INFO, F.PATTERN_MISREAD
         else:
             if diag.code_kind and diag.code_kind != diag.read_as:
                 cause = (f"ast-grep reads the pattern `{_snip(text)}` on its own {read}, but in {lang} code "
@@ -181,6 +184,9 @@ class Analysis:
             self.out[i].append(found)
             first = first or found
         assert first is not None
+        causes = [f["message"] for f in self.out[i] if f["code"] in (F.PATTERN_MISREAD, F.UNANCHORED_REGEX)]
+        if causes:
+            first["message"] += " Likely cause: " + " ".join(causes)
         singles = [c for c, _ in pattern_cands] + repairs.mutations(item.doc, item.language)
         self._try(i, singles, first, [{} for _ in singles])
         pairs = [p for c in singles for p in repairs.combined(c, singles, item.language)][:_MAX_COMBINED]
