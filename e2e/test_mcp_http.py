@@ -118,3 +118,19 @@ def test_configured_and_received_origins_are_compared_alike() -> None:
     assert guard.origin_ok("HTTPS://APP.EXAMPLE.COM/")
     assert not guard.origin_ok("https://app.example.com.evil")
     assert guard.origins == {"https://app.example.com"}
+
+
+def test_a_busy_port_is_one_clear_error(root: Path, server_env: dict[str, str]) -> None:
+    """Another program holds the port: one [bad-input] line naming it, exit 2, no banner and no traceback."""
+    import socket as socket_mod
+
+    with socket_mod.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+        proc = subprocess.run(serve_command(root, "--transport", "http", "--port", str(port)), env=server_env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"[bad-input] Port {port} on 127.0.0.1 is already in use. Pass another --port, or stop the program that "
+        "uses it."]

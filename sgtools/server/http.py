@@ -7,9 +7,11 @@ checks are the SDK's own transport security, configured here instead of relying 
 
 from __future__ import annotations
 
+import errno
 import hmac
 import logging
 import os
+import socket
 from collections.abc import Sequence
 from typing import Any
 
@@ -144,9 +146,26 @@ def serve_http(server: MCPServer[Any], *, host: str, port: int, token: str | Non
     import uvicorn
 
     app = build_app(server, host=host, token=token, allowed_origins=allowed_origins)
+    sock = bind(host, port)  # before the banner: a busy port is one [bad-input] line, not a uvicorn traceback
     shown = f"[{host}]" if ":" in host else host
-    log.warning("context-sherpa MCP server on http://%s:%d%s%s", shown, port, MCP_PATH,
+    log.warning("context-sherpa MCP server on http://%s:%d%s%s", shown, sock.getsockname()[1], MCP_PATH,
                 " (bearer token required)" if token else "")
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level.lower(), lifespan="on",
                             access_log=False)
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound as uvicorn would bind it (SO_REUSEADDR), or `[bad-input]` naming the cause."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        why = "is already in use" if exc.errno == errno.EADDRINUSE else f"cannot be bound ({exc.strerror or exc})"
+        raise BadInput(f"Port {port} on {host} {why}. Pass another --port, or stop the program that uses it.") \
+            from None
+    sock.set_inheritable(True)
+    return sock
