@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
+from pydantic import Field
+
+# Each argument says what it is for: a client shows these descriptions when it asks the user for the values.
+Feedback = Annotated[str, Field(description="the review feedback: the mistake that should never come back")]
+Language = Annotated[str, Field(description="language of the code, as ast-grep names it (python, go, ...)")]
+Example = Annotated[str, Field(description="a snippet of the code the feedback is about")]
+Code = Annotated[str, Field(description="the code to review (leave empty to review files instead)")]
+Path = Annotated[str, Field(description="with code: its virtual path (selects rules by glob); without: the file or "
+                                        "directory to review (empty: the whole workspace)")]
 
 
 def add_prompts(server: MCPServer[Any]) -> None:
     @server.prompt(name="rule_from_feedback", title="Turn this feedback into a rule",
                    description="Turn review feedback (a mistake that should never come back) into a tested rule.")
-    def rule_from_feedback(feedback: str, language: str = "", example: str = "") -> str:
+    def rule_from_feedback(feedback: Feedback, language: Language = "", example: Example = "") -> str:
         lang = f" The code is {language}." if language else ""
         sample = f"\n\nAn example of the code the feedback is about:\n```\n{example}\n```" if example else ""
         return (
@@ -29,7 +38,7 @@ def add_prompts(server: MCPServer[Any]) -> None:
 
     @server.prompt(name="review_code", title="Review this code against the project's rules",
                    description="Check code against the project's rules and explain each finding and its fix.")
-    def review_code(code: str = "", path: str = "", language: str = "") -> str:
+    def review_code(code: Code = "", path: Path = "", language: Language = "") -> str:
         if code:
             target = f"this code{f' (virtual path {path})' if path else ''}:\n```{language}\n{code}\n```"
             how = "Call scan_code with it" + (f" and language={language}" if language else "") + \
@@ -41,6 +50,6 @@ def add_prompts(server: MCPServer[Any]) -> None:
             f"Review {target}\n\n{how} For each issue, quote the rule id and message, say why it matters "
             "(explain_rule has the rule's note and url) and propose the change; prefer fix-its marked verified. "
             "If there are findings with fixes, offer apply_fixes (dry run first, show the diff). Mention any "
-            "ruleErrors: they mean some rules did not run. If the scan answers [config-missing], the project "
-            "has no rules yet: say so, and offer to create rules from the review."
+            "ruleErrors: they mean some rules did not run. If the scan notes that it used the bundled community "
+            "rules, the project has no rules of its own yet: say so, and offer to create rules from the review."
         )

@@ -10,7 +10,8 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from mcp_types import Resource as MCPResource
 
 from sgtools.core.errors import SgToolsError
@@ -27,11 +28,14 @@ GUIDE_URI = "sgtools://guide/writing-rules"
 
 
 async def _read_in_thread(read: Callable[[], str]) -> str:
-    """A resource read off the event loop; our errors become resource errors that start with the SPEC code."""
+    """A resource read off the event loop. Our errors become JSON-RPC errors whose message starts with the SPEC
+    code: a caller's mistake (no project yet, an unknown rule id) is invalid params (-32602, as the SDK answers an
+    unknown resource), only a fault of ours is an internal error (-32603)."""
     try:
         return await anyio.to_thread.run_sync(read)
     except SgToolsError as exc:
-        raise ResourceError(exc.render()) from None
+        code = INTERNAL_ERROR if exc.code == "engine-failed" else INVALID_PARAMS
+        raise MCPError(code=code, message=exc.render(), data={"code": exc.code}) from None
 
 
 def guide_text() -> str:
