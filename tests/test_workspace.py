@@ -116,7 +116,7 @@ def test_failed_write_leaves_previous_file_intact(ws: Workspace, monkeypatch: py
     """A disk failure at rename time cannot be caused for real here, so os.replace is made to fail."""
     (ws.root / "rule.yml").write_text("previous")
 
-    def boom(*_: object) -> None:
+    def boom(*_: object, **__: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", boom)

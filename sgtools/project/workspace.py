@@ -12,8 +12,8 @@ import errno
 import fcntl
 import os
 import re
+import secrets
 import stat
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -81,7 +81,11 @@ class Workspace:
             if len(part.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
                 raise BadInput(f"A path component is longer than {MAX_NAME_BYTES} bytes. Pass a shorter name.")
         candidate = Path(text) if os.path.isabs(text) else self.root / text
-        resolved = candidate.resolve(strict=False)
+        try:
+            resolved = candidate.resolve(strict=False)
+        except (OSError, RuntimeError) as exc:  # a symlink loop, or a link swapped while it was being read
+            raise BadInput(f"{text} cannot be resolved ({getattr(exc, 'strerror', None) or exc}): a symlink loop, "
+                           "or the path changed while it was checked. Fix the link, or retry.") from None
         if resolved != self.root and self.root not in resolved.parents:
             raise OutsideWorkspace(
                 f"{text} is outside the workspace root {self.root}. Pass a path inside the root, or restart "
@@ -149,50 +153,76 @@ class Workspace:
         return self.write_bytes(path, text.encode("utf-8"))
 
     def write_bytes(self, path: str | os.PathLike[str], data: bytes) -> Path:
-        """Atomic: a temp file beside the target, fsync, rename, fsync the directory. Keeps the mode of a
-        file it replaces. Readers see the old bytes or the new ones, never a mix."""
+        """Atomic and confined: a temp file beside the target, fsync, rename, fsync the directory, all through a
+        descriptor of the parent opened from the root one component at a time with O_NOFOLLOW, so a directory
+        swapped for a symlink after `resolve` cannot redirect the write. Keeps the mode of a file it replaces.
+        Readers see the old bytes or the new ones, never a mix."""
         target = self.resolve(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self.resolve(target.parent)  # a created parent must still be inside the root
-        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
-        _fsync_dir(target.parent)
+        with self._parent_fd(target, create=True) as dir_fd:
+            try:
+                mode = os.stat(target.name, dir_fd=dir_fd, follow_symlinks=False).st_mode & 0o7777
+            except FileNotFoundError:
+                mode = 0o644
+            tmp = f".{target.name[:200]}.{secrets.token_hex(6)}.tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                         dir_fd=dir_fd)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fchmod(fh.fileno(), mode)
+                    os.fsync(fh.fileno())
+                os.replace(tmp, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            except BaseException:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp, dir_fd=dir_fd)
+                raise
+            with contextlib.suppress(OSError):
+                os.fsync(dir_fd)
         return target
+
+    @contextlib.contextmanager
+    def _parent_fd(self, target: Path, *, create: bool) -> Iterator[int]:
+        """A descriptor of `target`'s parent, reached from the root through real directories only (created when
+        `create`); a symlink or a non-directory on the way is refused, whatever happened since `resolve`."""
+        try:
+            parts = target.parent.relative_to(self.root).parts
+        except ValueError:
+            raise OutsideWorkspace(f"{target} is outside the workspace root {self.root}.") from None
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for i, part in enumerate(parts):
+                if create:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, 0o777, dir_fd=fd)
+                try:
+                    nxt = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                        raise
+                    where = "/".join(parts[:i + 1])
+                    raise OutsideWorkspace(
+                        f"{where} changed into a symlink or a file while writing {self.relative(target)}: nothing "
+                        "was written. Check what replaced that directory, then retry.") from None
+                os.close(fd)
+                fd = nxt
+            yield fd
+        finally:
+            os.close(fd)
 
     def mkdir(self, path: str | os.PathLike[str]) -> Path:
         target = self.resolve(path)
-        target.mkdir(parents=True, exist_ok=True)
+        with self._parent_fd(target / "_", create=True):
+            pass
         return target
 
     def remove(self, path: str | os.PathLike[str]) -> bool:
         target = self.resolve(path)
         try:
-            target.unlink()
+            with self._parent_fd(target, create=False) as dir_fd:
+                os.unlink(target.name, dir_fd=dir_fd)
+                with contextlib.suppress(OSError):
+                    os.fsync(dir_fd)
         except FileNotFoundError:
             return False
-        _fsync_dir(target.parent)
         return True
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
