@@ -1,50 +1,38 @@
-"""Where community rules come from: the bundled index, local indexes and https indexes, fetched safely and cached.
+"""Where community rules come from: the bundled index, local indexes and https indexes (fetched and cached by
+community/fetch.py).
 
 Order (first listed wins when two sources hold the same rule id): `SGTOOLS_COMMUNITY_SOURCES` (comma-separated),
 then `community_sources = [...]` in the user config file (`<platformdirs user config dir>/context-sherpa/
 config.toml`), then the bundled index, always last. A location is an `https://…/index.json` URL (plain http only
 on loopback), a local `index.json`, or a directory holding one.
 
-A remote index is untrusted input: responses are streamed with a byte cap and a deadline, redirects are followed
-by hand and only on the same host, the index is schema-checked and its paths confined to its own location, and
-a rule's bytes are used only when their sha256 matches the index. Responses are cached in the user cache dir
-with their ETag / Last-Modified and revalidated after `Settings.cache_ttl`; when the network is down a stale
-copy is served with a warning.
+A remote index is untrusted input: the index is schema-checked and its paths confined to its own location, and
+a rule's bytes are used only when their sha256 matches the index.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
 import os
-import time
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from sgtools.community.bundled import bundled_dir
+from sgtools.community.fetch import cached_fetch, check_url, fetch, is_url, write_cache
 from sgtools.community.index import INDEX_NAME, check_relpath, parse_index
 from sgtools.core.cache import APP_NAME, cache_root
 from sgtools.core.errors import BadInput, NetworkError, NotFound, SgToolsError, TooLarge
 from sgtools.core.settings import get_settings
-from sgtools.project.workspace import Workspace
 
 SOURCES_ENV = "SGTOOLS_COMMUNITY_SOURCES"
 CONFIG_FILE = "config.toml"
 CONFIG_KEY = "community_sources"
 BUNDLED_LOCATION = "bundled"
-LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
-MAX_REDIRECTS = 5
-_CHUNK = 65536
-
-
-class Unreachable(NetworkError):
-    """The network failed (no connection, timeout, 5xx): the one case where a stale cached copy may be served."""
 
 
 # ---- where things live -------------------------------------------------------------------------------------
@@ -58,6 +46,10 @@ def config_path() -> Path:
 
 def cache_dir() -> Path:
     return cache_root() / "community"
+
+
+def _blob_path(sha256: str) -> Path:
+    return cache_dir() / "blobs" / f"{sha256}.yml"
 
 
 def configured_locations() -> tuple[list[tuple[str, str]], list[SourceProblem]]:
@@ -82,7 +74,7 @@ def configured_locations() -> tuple[list[tuple[str, str]], list[SourceProblem]]:
             for item in items:
                 if item.strip():
                     text = item.strip()
-                    if not _is_url(text):
+                    if not is_url(text):
                         text = str(path.parent / Path(text).expanduser())
                     out.append((text, str(path)))
     seen: set[str] = {BUNDLED_LOCATION}  # always present, always last
@@ -172,7 +164,7 @@ class Source:
                 f"index says {want[:16]}…. Nothing was written. {advice}"
             )
         if self.kind == "url":
-            _write_cache(_blob_path(want), data)
+            write_cache(_blob_path(want), data)
         return data
 
     def read_tests(self, entry: dict[str, Any]) -> bytes | None:
@@ -183,7 +175,7 @@ class Source:
         rel = check_relpath(entry["tests"], self.location, "tests")
         cap = get_settings().http_max_bytes
         if self.kind == "url":
-            return cached_fetch(self._url(rel), cap=cap).body
+            return cached_fetch(self._url(rel), cap=cap, cache=cache_dir() / "http").body
         return _read_local(Path(self.base) / rel, cap, f"tests of {entry['id']} in {self.location}")
 
     def _url(self, rel: str) -> str:
@@ -262,7 +254,7 @@ def _parse(raw: bytes, digest: str, where: str, *, schema: bool = True) -> dict[
     index = parse_index(raw, where, schema=digest not in known)
     if digest not in known:
         known = [*known[-(_MAX_VALIDATED - 1):], digest]
-        _write_cache(record, json.dumps(known).encode("utf-8"))
+        write_cache(record, json.dumps(known).encode("utf-8"))
     if len(_parsed) >= _MAX_PARSED:
         _parsed.clear()
     _parsed[digest] = index
@@ -281,7 +273,7 @@ def load_sources(*, refresh: bool = False) -> SourceSet:
             src = open_source(loc, refresh=refresh)
             src.index  # noqa: B018 - parse and check now, so a broken index is a problem, not a surprise later
         except SgToolsError as exc:
-            kind = "bundled" if loc == BUNDLED_LOCATION else ("url" if _is_url(loc) else "local")
+            kind = "bundled" if loc == BUNDLED_LOCATION else ("url" if is_url(loc) else "local")
             problems.append(SourceProblem(loc, kind, exc))
             continue
         sources.append(src)
@@ -295,9 +287,9 @@ def open_source(location: str, *, refresh: bool = False) -> Source:
         path = bundled_dir() / INDEX_NAME
         raw = _read_local(path, cap, "the bundled community index")
         return Source(location, "bundled", str(path.parent), raw)
-    if _is_url(location):
+    if is_url(location):
         check_url(location)
-        result = cached_fetch(location, cap=cap, refresh=refresh)
+        result = cached_fetch(location, cap=cap, cache=cache_dir() / "http", refresh=refresh)
         base = urljoin(location, ".")  # the index's directory, without its query string
         return Source(location, "url", base, result.body, status="stale" if result.stale else "ok",
                       warning=result.warning)
@@ -325,170 +317,3 @@ def _read_local(path: Path, cap: int, what: str) -> bytes:
     if len(data) > cap:
         raise TooLarge(f"{what} ({path}) is larger than {cap} bytes. Refused; nothing was written.")
     return data
-
-
-# ---- http(s) ------------------------------------------------------------------------------------------------
-
-
-def _is_url(text: str) -> bool:
-    return "://" in text
-
-
-def check_url(url: str) -> None:
-    """https anywhere; plain http only on loopback (a local test or mirror); nothing else (no file://)."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if parts.scheme == "https" and host:
-        return
-    if parts.scheme == "http" and host in LOOPBACK_HOSTS:
-        return
-    raise NetworkError(
-        f"Refused community source URL {url[:200]}: only https:// URLs (or http:// on 127.0.0.1, ::1, localhost) "
-        "are allowed. Use an https URL or a local path."
-    )
-
-
-@dataclass
-class FetchResult:
-    body: bytes
-    status: int = 200
-    etag: str | None = None
-    last_modified: str | None = None
-    stale: bool = False
-    warning: str | None = None
-
-
-def _origin(url: str) -> tuple[str, int | None]:
-    parts = urlsplit(url)
-    return (parts.hostname or "").lower(), parts.port
-
-
-def fetch(url: str, *, cap: int, headers: dict[str, str] | None = None) -> FetchResult:
-    """GET with a byte cap and an overall deadline of `http_timeout`; redirects only on the same host."""
-    import requests
-    import urllib3
-
-    settings = get_settings()
-    timeout = settings.http_timeout
-    deadline = time.monotonic() + timeout
-    check_url(url)
-    session = requests.Session()
-    # Loopback never goes through a proxy; elsewhere the usual proxy environment applies.
-    session.trust_env = _origin(url)[0] not in LOOPBACK_HOSTS
-    current = url
-    try:
-        for _hop in range(MAX_REDIRECTS + 1):
-            try:
-                resp = session.get(current, headers=headers or {}, stream=True, allow_redirects=False,
-                                   timeout=(timeout, timeout))
-            except requests.Timeout:
-                raise Unreachable(f"The community source {url} did not answer within {timeout:g} s. Retry later, "
-                                  "or raise SGTOOLS_HTTP_TIMEOUT.") from None
-            except requests.RequestException as exc:
-                raise Unreachable(f"Could not reach the community source {url}: {type(exc).__name__}. Check the "
-                                  "network or the URL.") from None
-            with resp:
-                if resp.status_code in (301, 302, 303, 307, 308):
-                    target = urljoin(current, resp.headers.get("Location", ""))
-                    if _origin(target) != _origin(url) or urlsplit(target).scheme not in ("http", "https"):
-                        raise NetworkError(
-                            f"The community source {url} redirected to {target[:200]}, another host or scheme. "
-                            "Refused: use the final URL directly if you trust it."
-                        )
-                    check_url(target)
-                    current = target
-                    continue
-                if resp.status_code == 304:
-                    return FetchResult(b"", 304, resp.headers.get("ETag"), resp.headers.get("Last-Modified"))
-                if resp.status_code >= 500:
-                    raise Unreachable(f"The community source {url} answered HTTP {resp.status_code}. Retry later.")
-                if resp.status_code != 200:
-                    raise NetworkError(f"The community source {current} answered HTTP {resp.status_code}. Check "
-                                       "the URL.")
-                length = resp.headers.get("Content-Length")
-                if length and length.isdigit() and int(length) > cap:
-                    raise TooLarge(f"{current} is {length} bytes, over the {cap}-byte limit. Refused; nothing was "
-                                   "written.")
-                body = bytearray()
-                # read1 returns whatever one socket read gives, so a server that trickles bytes meets the
-                # deadline below; iter_content would block until a whole chunk had arrived.
-                read1 = getattr(resp.raw, "read1", None)
-                chunks = iter(functools.partial(read1, _CHUNK), b"") if read1 is not None \
-                    else resp.iter_content(_CHUNK)
-                try:
-                    for chunk in chunks:
-                        body += chunk
-                        if len(body) > cap:
-                            raise TooLarge(f"{current} sent more than {cap} bytes. Refused; nothing was written.")
-                        if time.monotonic() > deadline:
-                            raise Unreachable(f"The community source {url} did not finish within {timeout:g} s. "
-                                              "Retry later, or raise SGTOOLS_HTTP_TIMEOUT.")
-                except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
-                    raise Unreachable(f"The download from {url} failed: {type(exc).__name__}. Retry later.") \
-                        from None
-                return FetchResult(bytes(body), 200, resp.headers.get("ETag"), resp.headers.get("Last-Modified"))
-        raise NetworkError(f"The community source {url} redirected more than {MAX_REDIRECTS} times. Refused.")
-    finally:
-        session.close()
-
-
-def _cache_key(url: str) -> str:
-    return hashlib.sha256(url.encode("utf-8")).hexdigest()[:40]
-
-
-def _blob_path(sha256: str) -> Path:
-    return cache_dir() / "blobs" / f"{sha256}.yml"
-
-
-def _write_cache(path: Path, data: bytes) -> None:
-    """Best effort: an unwritable cache dir (read-only home, full disk) costs a refetch, never a failure."""
-    with contextlib.suppress(OSError, SgToolsError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        Workspace(path.parent).write_bytes(path.name, data)
-
-
-def cached_fetch(url: str, *, cap: int, refresh: bool = False,
-                 clock: Callable[[], float] = time.time) -> FetchResult:
-    """A URL through the cache: fresh copy within the TTL, else a conditional GET (304 keeps the copy), else,
-    when the network fails, the stale copy with a warning."""
-    entry = cache_dir() / "http" / _cache_key(url)
-    body_path, meta_path = entry.with_suffix(".body"), entry.with_suffix(".json")
-    meta: dict[str, Any] = {}
-    cached: bytes | None = None
-    if body_path.is_file() and meta_path.is_file():
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            cached = body_path.read_bytes()
-            if meta.get("url") != url or meta.get("sha256") != hashlib.sha256(cached).hexdigest():
-                meta, cached = {}, None
-        except (OSError, ValueError):
-            meta, cached = {}, None
-    now = clock()
-    if cached is not None and not refresh and now - float(meta.get("fetchedAt", 0)) < get_settings().cache_ttl:
-        return FetchResult(cached, 200, meta.get("etag"), meta.get("lastModified"))
-    headers: dict[str, str] = {}
-    if cached is not None:
-        if meta.get("etag"):
-            headers["If-None-Match"] = str(meta["etag"])
-        if meta.get("lastModified"):
-            headers["If-Modified-Since"] = str(meta["lastModified"])
-    try:
-        result = fetch(url, cap=cap, headers=headers)
-    except Unreachable as exc:
-        if cached is None:
-            raise
-        age = now - float(meta.get("fetchedAt", 0))
-        return FetchResult(cached, 200, meta.get("etag"), meta.get("lastModified"), stale=True,
-                           warning=f"{url}: offline, serving a cached copy {age / 3600:.1f} h old ({exc.message})")
-    if result.status == 304 and cached is not None:
-        result = FetchResult(cached, 304, result.etag or meta.get("etag"),
-                             result.last_modified or meta.get("lastModified"))
-    elif result.status == 304:
-        raise NetworkError(f"The community source {url} answered 304 Not Modified to an unconditional request.")
-    new_meta = {"url": url, "etag": result.etag, "lastModified": result.last_modified, "fetchedAt": now,
-                "sha256": hashlib.sha256(result.body).hexdigest()}
-    if result.status != 304:
-        _write_cache(body_path, result.body)
-    _write_cache(meta_path, json.dumps(new_meta, sort_keys=True).encode("utf-8"))
-    return result
-
