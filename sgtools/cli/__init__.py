@@ -17,7 +17,7 @@ from sgtools.cli.exit_codes import EXIT_ERROR
 from sgtools.core.settings import get_settings
 
 # Modules under sgtools.cli that register subcommands, in help order.
-COMMAND_MODULES = ("init", "scan", "rule", "explain", "community", "trust", "serve", "doctor", "hook", "setup")
+COMMAND_MODULES = ("init", "scan", "rule", "explain", "community", "lang", "trust", "serve", "doctor", "hook", "setup")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -267,9 +267,11 @@ class Engine:
             raise self.fail(result, "run the pattern")
         return parse_stream(result.stdout)
 
-    def dump_tree(self, code: str, language: str, fmt: str, *, cwd: Path) -> tuple[str, EngineResult]:
-        """The tree ast-grep prints for `--debug-query`; a multi-node snippet still prints it (exit 8)."""
-        args = ["run", "-c", NO_CONFIG, *self._language_flags(NO_CONFIG), "-l", language, f"--pattern={code}",
+    def dump_tree(self, code: str, language: str, fmt: str, *, cwd: Path,
+                  config: Path | str = NO_CONFIG) -> tuple[str, EngineResult]:
+        """The tree ast-grep prints for `--debug-query`; a multi-node snippet still prints it (exit 8).
+        `config` only for a custom language, whose parser the project's config names."""
+        args = ["run", "-c", str(config), *self._language_flags(config), "-l", language, f"--pattern={code}",
                 f"--debug-query={fmt}", "--stdin"]
         result = self.run(args, cwd=cwd, stdin=b"")
         lines = result.stderr.splitlines()

@@ -2,8 +2,8 @@
 
 A project's `sgconfig.yml` may name `customLanguages` libraries; ast-grep loads one with `dlopen`, which runs
 its code. A cloned repository is untrusted input, so (like ast-grep 0.51 itself) we never pass
-`--custom-languages allow` for it until the user says so with `sgtools trust`. Trust is remembered per config
-file, by each library's real path and sha256, in the user config directory: a library that changes, or a new
+`--custom-languages allow` for it until the user says so with `sgtools trust`. Trust is remembered per
+library, by its real path and sha256, in the user config directory: a library that changes, or a new
 library in the config, is untrusted again.
 
 Trust is checked right before each engine call. A library swapped between that check and ast-grep's `dlopen`
@@ -119,33 +119,31 @@ def digest(path: Path) -> str | None:
     return value
 
 
-def _config_key(config: Path) -> str:
-    return str(config.resolve())
-
-
-def _read_store() -> dict[str, dict[str, str]]:
+def _read_store() -> dict[str, str]:
+    """Trusted libraries: real path -> sha256. Keyed by the library, not the config naming it: the code that
+    would run is the library's, whichever config (the project's, or one derived from it) names it."""
     try:
         data = json.loads(store_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    configs = data.get("configs") if isinstance(data, dict) else None
-    if not isinstance(configs, dict):
+    libs = data.get("libraries") if isinstance(data, dict) else None
+    if not isinstance(libs, dict):
         return {}
-    return {k: v for k, v in configs.items() if isinstance(v, dict)}
+    return {k: v for k, v in libs.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def _write_store(configs: dict[str, dict[str, str]]) -> None:
+def _write_store(libs: dict[str, str]) -> None:
     from sgtools.core.atomic import write_atomic
 
     path = store_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"version": STORE_VERSION, "configs": configs}, indent=2, sort_keys=True)
+    text = json.dumps({"version": STORE_VERSION, "libraries": libs}, indent=2, sort_keys=True)
     write_atomic(path, text.encode("utf-8"), durable=True)
 
 
 def status(config: Path) -> list[LibraryStatus]:
-    """Each configured library and whether ast-grep may load it now."""
-    stored = _read_store().get(_config_key(config), {})
+    """Each library the config names and whether ast-grep may load it now."""
+    stored = _read_store()
     out: list[LibraryStatus] = []
     for lib in libraries(config):
         current = digest(lib.path)
@@ -173,21 +171,18 @@ def is_trusted(config: Path) -> bool:
 def trust(config: Path) -> list[LibraryStatus]:
     """Remember the current digest of every library the config names (a missing one is not recorded)."""
     with _store_lock:
-        configs = _read_store()
-        entry = {str(lib.path): d for lib in libraries(config) if (d := digest(lib.path)) is not None}
-        if entry:
-            configs[_config_key(config)] = entry
-        else:
-            configs.pop(_config_key(config), None)
-        _write_store(configs)
+        libs = _read_store()
+        libs.update({str(lib.path): d for lib in libraries(config) if (d := digest(lib.path)) is not None})
+        _write_store(libs)
     return status(config)
 
 
 def revoke(config: Path) -> list[LibraryStatus]:
     with _store_lock:
-        configs = _read_store()
-        if configs.pop(_config_key(config), None) is not None:
-            _write_store(configs)
+        libs = _read_store()
+        named = {str(lib.path) for lib in libraries(config)}
+        if named & set(libs):
+            _write_store({k: v for k, v in libs.items() if k not in named})
     return status(config)
 
 

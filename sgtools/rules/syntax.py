@@ -7,12 +7,13 @@ It exists so an agent can see why a pattern matches nothing: the hints name ERRO
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from sgtools.core import languages
-from sgtools.core.errors import BadInput, TooLarge
+from sgtools.core.errors import BadInput, SgToolsError, TooLarge
 from sgtools.core.settings import get_settings
-from sgtools.engine.process import Engine
+from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 
 FORMATS = ("cst", "ast", "pattern")
@@ -90,12 +91,29 @@ def _hints(fmt: str, tree: str, lang: str, tree_source: str) -> list[str]:
     return [hint]
 
 
+def _tree_language(ws: Workspace, language: str) -> tuple[str, Path | str]:
+    """A built-in language needs no config; a custom one (sgconfig `customLanguages`) is parsed with the project's
+    config, so its parser library loads (when trusted)."""
+    if languages.canonical(language) is not None or not isinstance(language, str):
+        return languages.require(language), NO_CONFIG
+    from sgtools.project import config as project
+    from sgtools.project.languages import custom_languages
+
+    try:
+        cfg = project.load(ws)
+    except SgToolsError:
+        return languages.require(language), NO_CONFIG
+    if language in custom_languages(cfg):
+        return language, cfg.path
+    return languages.require(language), NO_CONFIG
+
+
 def dump_syntax_tree(ws: Workspace, engine: Engine, code: str, language: str, format: str = "cst") -> dict[str, Any]:
     """`{tree, language, format, hints}`; a pattern ast-grep refuses gives an empty tree and hints saying why."""
     fmt = check_format(format)
-    lang = languages.require(language)
+    lang, config = _tree_language(ws, language)
     check_code_arg(code, "code")
-    tree, result = engine.dump_tree(code, lang, fmt, cwd=ws.root)
+    tree, result = engine.dump_tree(code, lang, fmt, cwd=ws.root, config=config)
     hints: list[str]
     if tree:
         hints = _hints(fmt, tree, lang, code)
