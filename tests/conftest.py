@@ -37,6 +37,7 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.delenv("SGTOOLS_ROOT", raising=False)
     monkeypatch.delenv("SGTOOLS_AST_GREP", raising=False)
     monkeypatch.delenv("SGTOOLS_COMMUNITY_SOURCES", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)  # colour is asked for by the tests that check it
     yield
 
 

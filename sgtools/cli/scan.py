@@ -75,7 +75,11 @@ def _note(text: str) -> None:
 
 
 def _use_color() -> bool:
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    """NO_COLOR (no-color.org) turns colour off, else FORCE_COLOR (force-color.org: CI logs that render ANSI)
+    turns it on, else colour on a terminal only; either variable counts when set and not empty."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
 
 
 @contextlib.contextmanager

@@ -58,6 +58,16 @@ def _tag_list(tags: str | list[str] | None) -> list[str]:
     return [str(t).strip().lower() for t in items if str(t).strip()]
 
 
+def _check_search_language(language: str, indexed: set[str]) -> None:
+    """A language that is neither ast-grep's nor any source's gets named as unknown, not "no match"."""
+    from sgtools.core.languages import canonical
+    from sgtools.project.languages import unknown_language_message
+
+    if canonical(language) is None and language.strip().lower() not in indexed:
+        raise BadInput(unknown_language_message(None, language) + " Community rules exist for: "
+                       + ", ".join(sorted(indexed)) + ".")
+
+
 def search_community_rules(query: str, language: str | None = None, tags: str | list[str] | None = None,
                            limit: int | None = None) -> dict[str, Any]:
     if not isinstance(query, str):
@@ -66,6 +76,8 @@ def search_community_rules(query: str, language: str | None = None, tags: str | 
     sset = sources_mod.load_sources()
     index = search_index(sset)
     hits = index.search(query, language=language, tags=_tag_list(tags), limit=n)
+    if not hits and language:
+        _check_search_language(language, {str(d.get("language")) for d in index.docs})
     matches = [{"id": d["id"], "score": score, "language": d["language"], "severity": d["severity"],
                 "message": d["message"], "description": d["description"], "tags": list(d["tags"]),
                 "hasFix": bool(d["hasFix"]), "source": d["source"]} for d, score in hits]

@@ -46,6 +46,11 @@ def annotation(d: dict[str, Any]) -> str:
 
 def render(report: Report) -> str:
     lines = [annotation(d) for d in report.diagnostics]
+    if report.truncated:  # say so: a reviewer must not take the annotations shown for all there are
+        total = sum(report.counts.values())
+        lines.append(command("warning", f"Only the first {len(report.diagnostics)} of {total} findings are "
+                             "annotated (--max-results). Raise --max-results or run sgtools scan locally to see "
+                             "them all.", title="sgtools: findings not shown"))
     for err in report.rule_errors:
         lines.append(command("error", str(err.get("message") or "rule error"), file=err.get("path"),
                              title=f"sgtools: rule {err.get('ruleId') or err.get('path')} not loaded"))

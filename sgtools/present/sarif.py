@@ -7,6 +7,7 @@ turns fix-its into `fixes`, and keeps baselined findings as suppressed results.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 from urllib.parse import quote
@@ -42,13 +43,21 @@ def _region(item: dict[str, Any], snippet: str | None = None) -> dict[str, Any]:
     return {k: v for k, v in region.items() if v is not None}
 
 
+def readable_name(rule_id: str) -> str:
+    """SARIF's `name` is a readable identifier, distinct from the opaque `id` (as CodeQL and ruff do):
+    `no-eval-python` becomes `NoEvalPython`."""
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", rule_id) if w]
+    name = "".join(w[:1].upper() + w[1:] for w in words) or rule_id
+    return name if name != rule_id else f"{name}Rule"
+
+
 def _rule_descriptor(rule: dict[str, Any]) -> dict[str, Any]:
     rid = str(rule["id"])
     message = str(rule.get("message") or rid)
     note = rule.get("note")
     descriptor: dict[str, Any] = {
         "id": rid,
-        "name": rid,
+        "name": readable_name(rid),
         "shortDescription": {"text": message},
         "fullDescription": {"text": str(note or message)},
         "defaultConfiguration": {"level": level(rule.get("severity"))},

@@ -147,7 +147,24 @@ def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bo
         if fixes:
             out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} "
                        f"[{_how_to_apply(fixes[0], str(d.get('ruleId')), fixable)}]")
+            out.extend(_fix_block(fixes[0], paint))
     return out
+
+
+FIX_BLOCK_LINES = 12  # a longer multi-line fix shows its first lines and says how many more there are
+
+
+def _fix_block(fix: dict[str, Any], paint: _Painter) -> list[str]:
+    """A multi-line replacement, line by line and indented as it will be written (its title is one flat line)."""
+    edits = fix.get("edits") or []
+    new_text = str(edits[0].get("newText") or "") if len(edits) == 1 else ""
+    lines = new_text.strip("\n").split("\n")
+    if len(lines) < 2:
+        return []
+    shown = [f"          {paint('dim', '+')} {ln}".rstrip() for ln in lines[:FIX_BLOCK_LINES]]
+    if len(lines) > FIX_BLOCK_LINES:
+        shown.append(f"          {paint('dim', f'… {len(lines) - FIX_BLOCK_LINES} more lines')}")
+    return shown
 
 
 def render(report: Report) -> str:
