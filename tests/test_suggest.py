@@ -65,6 +65,15 @@ def test_valid_example_containing_the_invalid_construct_is_named(ws: Workspace, 
     assert "`eval(data)`" in result["explanation"]
 
 
+def test_thirty_line_examples(ws: Workspace, engine: Engine) -> None:
+    """The latency case of bin/bench (B7): an eval buried in 30 lines is found, nothing of the shared code."""
+    from bin.bench_suggest import examples
+
+    invalid, valid = examples()
+    best = _best(ws, engine, language="python", invalid_examples=invalid, valid_examples=valid)
+    assert "pattern: eval($$$ARGS)" in str(best["yaml"]), best["yaml"]
+
+
 def test_context_separates_with_inside(ws: Workspace, engine: Engine) -> None:
     best = _best(ws, engine, language="python", invalid_examples=["def f():\n    eval(data)"],
                  valid_examples=["if __debug__:\n    eval(data)"])

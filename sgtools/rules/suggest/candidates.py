@@ -87,6 +87,7 @@ def roots(invalid: Sequence[Example]) -> Iterator[list[Node]]:
     pools = [[(n, _tokens(n)) for n in e.nodes() if n.named] for e in others]
     for node in pivot.nodes():
         if (node is pivot.root or not node.named or node.kind in _NO_ROOT or len(node.text) > MAX_ROOT_CHARS
+                or any(a.atomic for a in node.ancestors())
                 or not node.text.strip() or node.kind.endswith(_PART_SUFFIXES) or node.kind in _PART_KINDS):
             continue
         tokens = _tokens(node)
@@ -100,12 +101,18 @@ def roots(invalid: Sequence[Example]) -> Iterator[list[Node]]:
             yield group
 
 
-def generalisations(invalid: Sequence[Example]) -> list[Generalised]:
+def generalisations(invalid: Sequence[Example], valid: Sequence[Example] = ()) -> list[Generalised]:
     """Distinct patterns over all roots and levels; for one text, the deepest root (its kind is the selector)."""
     seen: dict[str, Generalised] = {}
+    fine = {(n.kind, n.text) for e in valid for n in e.nodes()}
     for group in roots(invalid):
+        # Code that also occurs in a valid example matches there whatever is abstracted: only a context
+        # (`inside` / `not inside`) can separate it, so it waits for that stage.
+        shadowed = (group[0].kind, group[0].text) in fine
         for level in LEVELS:
             gen = generalise(group, level)
+            if gen is not None:
+                gen.shadowed = shadowed
             if gen is None or gen.kept < MIN_KEPT or not gen.pattern.strip():
                 continue
             known = seen.get(gen.pattern)
@@ -149,9 +156,11 @@ def _patterns(rules: list[dict[str, Any]]) -> dict[str, Any]:
     return rules[0] if len(rules) == 1 else {"any": rules}
 
 
-def plain_forms(gens: Sequence[Generalised]) -> list[Candidate]:
+def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False) -> list[Candidate]:
     out: list[Candidate] = []
     for i, gen in enumerate(gens):
+        if gen.shadowed != shadowed:
+            continue
         rule = _patterns([{"pattern": p} for p in gen.alternatives])
         out.append(Candidate({"rule": rule}, gen, PLAIN, i))
         typed = _kind_constraints(gen.holes)

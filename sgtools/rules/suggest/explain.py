@@ -73,10 +73,27 @@ def exclusions(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Ex
     return out
 
 
+def _contained(invalid: Sequence[Example], valid: Sequence[Example]) -> str | None:
+    """When the shortest invalid example's code all occurs in a valid example, say which and where."""
+    pivot = min(invalid, key=lambda e: (len(e.code), e.index))
+    for j, other in enumerate(valid):
+        there = {(n.kind, n.text) for n in other.nodes()}
+        tops = [c for c in pivot.root.children if c.named and c.kind != "comment"]
+        if tops and all((c.kind, c.text) in there for c in tops):
+            return (f"valid_examples[{j}] cannot be separated from invalid_examples[{pivot.index}]: all of its code "
+                    f"(`{snip(tops[0].text)}`) occurs unchanged in the valid example, so a rule made from "
+                    "it would flag the valid example too. Show in the invalid example what makes it wrong, or "
+                    "remove that code from the valid example.")
+    return None
+
+
 def why_none(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], valid: Sequence[str],
-             had_roots: bool) -> str:
+             had_roots: bool, valid_trees: Sequence[Example] = ()) -> str:
     """Which example could not be separated, and why."""
     n = len(invalid)
+    contained = None if had_roots else _contained(invalid, valid_trees)
+    if contained is not None:
+        return contained
     if not had_roots:
         return ("The invalid examples share no construct ast-grep could match: no node kind appears, with some "
                 "code in common, in all of them. Split them into separate requests (one rule per problem), or "

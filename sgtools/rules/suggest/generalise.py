@@ -53,6 +53,7 @@ class Generalised:
     edits: list[tuple[int, int, str]] = field(default_factory=list)
     # Keywords the examples disagree on (`const` / `let`): the pattern text for each example's choice.
     choices: list[tuple[str, ...]] = field(default_factory=list)
+    shadowed: bool = False  # the root's code also occurs in a valid example
 
     @property
     def alternatives(self) -> list[str]:

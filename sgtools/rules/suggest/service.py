@@ -18,7 +18,8 @@ from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
-from sgtools.rules import syntax
+from sgtools.rules import analysis, syntax
+from sgtools.rules.analysis import Finding
 from sgtools.rules.suggest import candidates as cands
 from sgtools.rules.suggest import explain, fixes, render
 from sgtools.rules.suggest.generalise import Generalised
@@ -27,6 +28,7 @@ from sgtools.rules.suggest.verify import Outcome, run_rules
 
 SEVERITIES = ("error", "warning", "info", "hint")
 _CONTEXT_ROOTS = 60  # roots tried in context/selector form when their bare pattern is misread
+_SPARE = 2  # candidates beyond max_candidates kept in reserve for those the rule analyser rejects
 _REPAIR_ROOTS = 12  # near misses given `not`/`inside` clauses, and roots tried as kind + has
 
 
@@ -58,6 +60,7 @@ class SuggestedRule(TypedDict):
     why: str
     checked: Checked
     form: str
+    analysis: list[Finding]  # the rule analyser's findings (none is an error: those candidates are dropped)
     fix: NotRequired[str]
     fixChecked: NotRequired[list[FixExample]]
 
@@ -157,21 +160,23 @@ class _Search:
 
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
-            ws: Workspace) -> None:
+            valid_trees: list[Example]) -> None:
     search.run(cands.plain_forms(gens))
     pivot_at = search.invalid.index(pivot)
     matched_self = {c.root_index for c, o in search.tried if o.hits[pivot_at]}
-    misread = [i for i in sorted(range(len(gens)), key=lambda i: gens[i].root.size()) if i not in matched_self]
+    by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
+    misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
     search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]))
     if len({c.root_index for c in search.passing() if not c.leaf}) >= want:
         return
-    misses = search.near_misses()[:_REPAIR_ROOTS]
-    valid_trees = read_examples(search.engine, ws.root, search.language, search.valid) if misses else []
-    extra = explain.exclusions(misses, search.invalid, valid_trees)
     passed_roots = {c.root_index for c in search.passing()}
-    unsolved = [i for i in sorted(range(len(gens)), key=lambda i: gens[i].root.size()) if i not in passed_roots]
-    extra += cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
-    search.run(extra)
+    unsolved = [i for i in by_size if i not in passed_roots and not gens[i].shadowed]
+    shadowed = [gens[i] for i in by_size if gens[i].shadowed][:_REPAIR_ROOTS]
+    wanted = {id(g) for g in shadowed}
+    search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
+               + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted])
+    misses = search.near_misses()[:_REPAIR_ROOTS]
+    search.run(explain.exclusions(misses, search.invalid, valid_trees))
 
 
 def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
@@ -218,20 +223,29 @@ def suggest_rule(
         result["explanation"] = same
         return result
     trees = read_examples(engine, ws.root, lang, invalid)
-    gens = cands.generalisations(trees)
+    valid_trees = read_examples(engine, ws.root, lang, valid)
+    gens = cands.generalisations(trees, valid_trees)
     pivot = min(trees, key=lambda e: (len(e.code), e.index))
     search = _Search(engine, lang, file_name, trees, valid)
     if gens:
-        _search(search, gens, pivot, count, ws)
-    chosen = _pick(search.passing(), count)
-    if not chosen:
-        result["explanation"] = explain.why_none(search.tried, trees, valid, bool(gens))
+        _search(search, gens, pivot, count, valid_trees)
+    picked = _pick(search.passing(), count + _SPARE)
+    docs = [render.rule_doc(given_id or render.default_id(c), lang, sev, given_message or render.default_message(c),
+                            c.body) for c in picked]
+    findings = analysis.analyse_rules(ws, engine, docs, examples=[{"valid": valid, "invalid": invalid}] * len(docs))
+    kept = [n for n, found in enumerate(findings) if not analysis.never_fires(found)][:count]
+    if not kept:
+        result["explanation"] = (
+            explain.why_none(search.tried, trees, valid, bool(gens), valid_trees) if not picked else
+            "Every rule that separated the examples was rejected by the rule analyser: "
+            + "; ".join(f["message"] for f in findings[0] if f["severity"] == "error")[:600])
         return result
-    for cand in chosen:
-        rid = given_id or render.default_id(cand)
-        doc = render.rule_doc(rid, lang, sev, given_message or render.default_message(cand), cand.body)
+    for n in kept:
+        cand, doc = picked[n], docs[n]
+        rid = str(doc["id"])
         item: SuggestedRule = {"yaml": "", "rule_id": rid, "why": render.why(cand, len(invalid), len(valid)),
-                               "checked": {"invalid": invalid, "valid": valid}, "form": cands.FORM_NAMES[cand.form]}
+                               "checked": {"invalid": invalid, "valid": valid}, "form": cands.FORM_NAMES[cand.form],
+                               "analysis": findings[n]}
         if pairs:
             fix, note = fixes.infer(engine, lang, file_name, cand, pairs)
             if fix is not None:

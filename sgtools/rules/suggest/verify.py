@@ -8,8 +8,9 @@ in halves until the refused rules are found and dropped: a bad candidate costs a
 from __future__ import annotations
 
 import os
+import re
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,33 @@ def _run(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping
     return out
 
 
+_SOURCE = re.compile(r"pattern source `(.*)`\.?$", re.S)
+
+
+def _texts_of(node: Any) -> Iterator[str]:
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if key in ("pattern", "context") and isinstance(value, str):
+                yield value
+            else:
+                yield from _texts_of(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _texts_of(item)
+
+
+def _named_in(exc: EngineFailed, bodies: Sequence[Mapping[str, Any]], ids: list[int]) -> set[int]:
+    """The rules whose pattern ast-grep quotes in its refusal (it writes `$` as its expando character `µ`)."""
+    quoted = set()
+    for cause in [*(exc.details.get("causes") or []), exc.message]:
+        m = _SOURCE.search(str(cause))
+        if m:
+            quoted.add(m.group(1))
+    if not quoted:
+        return set()
+    return {i for i in ids if any(t in quoted or t.replace("$", "µ") in quoted for t in _texts_of(bodies[i]["rule"]))}
+
+
 def _batch(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping[str, Any]], ids: list[int],
            texts: Sequence[str], out: dict[int, Outcome]) -> None:
     try:
@@ -63,6 +91,12 @@ def _batch(engine: Engine, language: str, file_name: str, bodies: Sequence[Mappi
     except EngineFailed as exc:
         if exc.details.get("exitCode") != _RULE_REFUSED:
             raise
+        named = _named_in(exc, bodies, ids)
+        if named and len(named) < len(ids):  # ast-grep quoted the pattern it refused: drop just those rules
+            for i in named:
+                out[i] = Outcome(refused=True, hits=[[] for _ in texts])
+            _batch(engine, language, file_name, bodies, [i for i in ids if i not in named], texts, out)
+            return
         if len(ids) == 1:
             out[ids[0]] = Outcome(refused=True, hits=[[] for _ in texts])
             return
