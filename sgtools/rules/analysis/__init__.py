@@ -10,6 +10,7 @@ small cache read per rule. Workspace checks (globs, tsx files) are not cached: t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -48,8 +49,17 @@ def _doc(rule: Mapping[str, Any] | str) -> dict[str, Any]:
     return plain
 
 
+@functools.cache
+def _code_version() -> str:
+    """A digest of the analyser's own source: a changed analyser never reads findings cached by an older one."""
+    digest = hashlib.sha256(_CACHE_VERSION.encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _key(engine: Engine, item: Item, config: Path | str) -> str:
-    payload = json.dumps([_CACHE_VERSION, engine.version(), str(config), item.language, item.doc,
+    payload = json.dumps([_code_version(), engine.version(), str(config), item.language, item.doc,
                           item.valid, item.invalid], sort_keys=True, default=str)
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
