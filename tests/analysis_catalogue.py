@@ -149,7 +149,8 @@ JAVA: list[Draft] = [
     Draft("java-no-printstacktrace-fix", "java",
           "rule:\n  pattern: $E.printStackTrace()\nfix: log.error(\"failed\", $EX)\n",
           ["class A { void f() { e.printStackTrace(); } }\n"], ["class A { void f() { log.error(e); } }\n"], METAVAR),
-    Draft("java-thread-sleep-in-loop", "java", "rule:\n  pattern: Thread.sleep($MS)\n  inside:\n    kind: for_statement\n",
+    Draft("java-thread-sleep-in-loop", "java",
+          "rule:\n  pattern: Thread.sleep($MS)\n  inside:\n    kind: for_statement\n",
           ["class A { void f() { for (;;) { if (x) { Thread.sleep(10); } } } }\n"],
           ["class A { void f() { Thread.sleep(10); } }\n"], STOPBY),
 ]
@@ -253,7 +254,8 @@ CORRECT: list[Draft] = [
           broken=False),
     Draft("ok-not-inside", "python", "rule:\n  pattern: print($$$)\n  not:\n    inside:\n      kind: function_definition\n"
           "      stopBy: end\n", ["print(1)\n"], ["def f():\n    print(1)\n"], broken=False),
-    Draft("ok-any-branches", "javascript", "rule:\n  any:\n    - pattern: eval($X)\n    - pattern: new Function($$$)\n",
+    Draft("ok-any-branches", "javascript",
+          "rule:\n  any:\n    - pattern: eval($X)\n    - pattern: new Function($$$)\n",
           ["eval(s);\n"], ["JSON.parse(s);\n"], broken=False),
     Draft("ok-java-field-context", "java",
           "rule:\n  pattern:\n    context: 'class _ { @Autowired private $T $N; }'\n    selector: field_declaration\n",
