@@ -253,7 +253,8 @@ CORRECT: list[Draft] = [
           "    stopBy: end\n", [_go("\tfor _, f := range fs {\n\t\tdefer f.Close()\n\t}")], [_go("\tdefer f.Close()")],
           broken=False),
     Draft("ok-not-inside", "python",
-          "rule:\n  pattern: print($$$)\n  not:\n    inside:\n      kind: function_definition\n      stopBy: end\n", ["print(1)\n"], ["def f():\n    print(1)\n"], broken=False),
+          "rule:\n  pattern: print($$$)\n  not:\n    inside:\n      kind: function_definition\n"
+          "      stopBy: end\n", ["print(1)\n"], ["def f():\n    print(1)\n"], broken=False),
     Draft("ok-any-branches", "javascript",
           "rule:\n  any:\n    - pattern: eval($X)\n    - pattern: new Function($$$)\n",
           ["eval(s);\n"], ["JSON.parse(s);\n"], broken=False),
