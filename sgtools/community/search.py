@@ -13,13 +13,12 @@ import hashlib
 import itertools
 import json
 import math
-import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from sgtools.core.atomic import write_atomic
 from sgtools.core.languages import canonical
 
 FORMAT = 2  # bump when the persisted layout, the tokenizer or the scoring inputs change
@@ -380,10 +379,7 @@ def _save(path: Path, data: bytes) -> None:
     """Atomic replace; older search indexes in the same directory are removed (they can never match again)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".search-", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)
         for old in path.parent.glob("search-*.json"):
             if old != path:
                 old.unlink(missing_ok=True)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from sgtools.core.atomic import write_atomic
 
 APP_NAME = "context-sherpa"
 _KEY = re.compile(r"[A-Za-z0-9_-]{1,100}")  # other keys are hashed into a file name
@@ -63,15 +63,7 @@ class JsonCache:
         path = self._path(table, key)
         with contextlib.suppress(OSError, TypeError, ValueError):
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".entry.", suffix=".tmp", dir=path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump({"value": value}, fh, separators=(",", ":"))
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_atomic(path, json.dumps({"value": value}, separators=(",", ":")).encode("utf-8"))
 
 
 def json_safe(value: Any) -> bool:

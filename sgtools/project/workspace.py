@@ -12,13 +12,13 @@ import errno
 import fcntl
 import os
 import re
-import secrets
 import stat
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from sgtools.core.atomic import write_atomic
 from sgtools.core.errors import BadInput, OutsideWorkspace, Timeout
 from sgtools.core.settings import Settings, get_settings
 
@@ -163,22 +163,7 @@ class Workspace:
                 mode = os.stat(target.name, dir_fd=dir_fd, follow_symlinks=False).st_mode & 0o7777
             except FileNotFoundError:
                 mode = 0o644
-            tmp = f".{target.name[:200]}.{secrets.token_hex(6)}.tmp"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                         dir_fd=dir_fd)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fchmod(fh.fileno(), mode)
-                    os.fsync(fh.fileno())
-                os.replace(tmp, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            except BaseException:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp, dir_fd=dir_fd)
-                raise
-            with contextlib.suppress(OSError):
-                os.fsync(dir_fd)
+            write_atomic(Path(target.name), data, durable=True, dir_fd=dir_fd, mode=mode)
         return target
 
     @contextlib.contextmanager

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core import languages
+from sgtools.core.atomic import write_atomic
 from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
@@ -155,10 +156,7 @@ def rule_file(rules: Sequence[Rule], *, keep_globs: bool, parse_language: str | 
         path = _rule_files.get(digest)
     if path is None or not path.is_file():
         path = root / f"rules-{digest}.yml"
-        fd, tmp = tempfile.mkstemp(dir=root, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(body)
-        os.replace(tmp, path)
+        write_atomic(path, body.encode("utf-8"))
     with _lock:
         _rule_files[digest] = path
         if len(_rule_file_memo) > _MEMO_MAX:
