@@ -27,7 +27,7 @@ from mcp_types import CallToolResult
 REPO = Path(__file__).resolve().parent.parent
 ERROR_CODE = re.compile(
     r"^\[(config-missing|rule-invalid|not-found|conflict|outside-workspace|too-large|timeout|engine-failed|network|"
-    r"read-only|bad-input)\] \S"
+    r"read-only|bad-input|io)\] \S"
 )
 SERVER_START_TIMEOUT = 30.0
 

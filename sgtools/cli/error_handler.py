@@ -20,6 +20,7 @@ from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED, 
 from sgtools.cli.voice import speak
 from sgtools.core.cache import cache_root
 from sgtools.core.errors import SgToolsError
+from sgtools.core.oserrors import io_error
 
 LOG_NAME = "sgtools.log"
 
@@ -40,6 +41,9 @@ def run_guarded(command: Callable[[], int]) -> int:
     except BrokenPipeError:  # `sgtools ... | head`: the reader left early; that is not an error of ours
         _silence_stdout()
         return EXIT_OK
+    except OSError as exc:  # the environment (read-only, full disk, wrong file type), not a bug
+        print(speak(io_error(exc).render()), file=sys.stderr)
+        return EXIT_ERROR
     except Exception as exc:
         return internal_error(exc)
 

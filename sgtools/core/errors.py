@@ -65,3 +65,9 @@ class ReadOnly(SgToolsError):
 
 class BadInput(SgToolsError):
     code = "bad-input"
+
+
+class IoFailure(SgToolsError):
+    """A filesystem fault (read-only, full disk, no inodes, wrong file type): not a bug, the message says what
+    to fix. Made from an OSError by `sgtools.core.oserrors.io_error`."""
+    code = "io"

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sgtools.core.errors import BadInput, Conflict, EngineFailed, NotFound, SgToolsError, TooLarge
+from sgtools.core.errors import BadInput, Conflict, NotFound, SgToolsError, TooLarge
+from sgtools.core.oserrors import io_error
 from sgtools.project.workspace import Workspace
 
 OverlapPolicy = Literal["error", "skip"]
@@ -332,10 +333,9 @@ def write_files(
                     exc.message += detail
                     exc.args = (exc.message,)
                     raise
-                raise EngineFailed(
-                    f"Could not write {item.rel}: {exc.strerror or exc}.{detail} Fix the cause (permissions, "
-                    "disk space) and retry."
-                ) from None
+                fault = io_error(exc, f"writing {item.rel}")
+                fault.message += detail
+                raise fault from None
             done.append(item)
     return sorted(item.rel for item in done)
 

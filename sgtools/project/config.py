@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core import yamlio
-from sgtools.core.errors import ConfigMissing, RuleInvalid
+from sgtools.core.errors import ConfigMissing, IoFailure, OutsideWorkspace, RuleInvalid
 from sgtools.project.workspace import Workspace
 
 CONFIG_NAME = "sgconfig.yml"
@@ -98,7 +98,25 @@ def load(ws: Workspace) -> ProjectConfig:
             f"{CONFIG_NAME} not found in {ws.root}. Run the initialize_ast_grep tool first, then "
             "retry."
         ) from None
-    return _load_cached(str(path), st.st_mtime_ns, st.st_size)
+    cfg = _load_cached(str(path), st.st_mtime_ns, st.st_size)
+    _check_dirs(ws, cfg)
+    return cfg
+
+
+def _check_dirs(ws: Workspace, cfg: ProjectConfig) -> None:
+    """Directories named in sgconfig.yml must lie inside the root and be directories (a few stat calls, not
+    cached: they can change between calls). A file in their place or a path outside the root is named here,
+    with the fix, rather than failing later inside ast-grep or a write."""
+    for key, dirs in (("ruleDirs", cfg.rule_dirs), ("utilDirs", cfg.util_dirs), ("testConfigs", cfg.test_dirs)):
+        for d in dirs:
+            if d != ws.root and ws.root not in d.parents:
+                raise OutsideWorkspace(
+                    f"`{key}` in {CONFIG_NAME} names {d}, outside the workspace root {ws.root}. Move that directory "
+                    f"inside the root and update {CONFIG_NAME}, or start with --root at a directory holding both.")
+            if d.exists() and not d.is_dir():
+                raise IoFailure(
+                    f"{ws.relative(d)} (named by `{key}` in {CONFIG_NAME}) is a file, not a directory. Rename or "
+                    "remove it, then run initialize_ast_grep (`sgtools init`) to recreate the directory.")
 
 
 def try_load(ws: Workspace) -> ProjectConfig | None:

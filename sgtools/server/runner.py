@@ -14,6 +14,7 @@ import jsonschema
 from mcp_types import CallToolResult, TextContent
 
 from sgtools.core.errors import ReadOnly, SgToolsError, Timeout
+from sgtools.core.oserrors import io_error
 from sgtools.server.arguments import validate
 from sgtools.server.guard import escape_surrogates
 from sgtools.server.spec import App, ToolSpec
@@ -79,6 +80,9 @@ async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object
     except SgToolsError as exc:
         log.info("tool %s refused: %s", spec.name, exc.render()[:500])
         return error_result(exc.render())
+    except OSError as exc:  # the environment (read-only, full disk, wrong file type), not a bug
+        log.info("tool %s hit a filesystem fault", spec.name, exc_info=True)
+        return error_result(io_error(exc, f"{spec.name}:").render())
     except Exception as exc:
         log.exception("tool %s failed unexpectedly", spec.name)
         short = str(exc).splitlines()[0][:200] if str(exc) else ""
