@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sgtools.core.errors import BadInput, Conflict, EngineFailed, NotFound, OutsideWorkspace, TooLarge
+from sgtools.core.errors import BadInput, Conflict, IoFailure, NotFound, OutsideWorkspace, TooLarge
 from sgtools.core.settings import Settings
 from sgtools.edit import text as edits
 from sgtools.edit.text import LineIndex, apply_edits, apply_edits_skipping, split_overlapping, unified_diff, write_files
@@ -225,7 +225,7 @@ def test_a_failed_later_write_restores_the_earlier_files(ws: Workspace, monkeypa
         return real(self, path, data)
 
     monkeypatch.setattr(Workspace, "write_bytes", flaky)
-    with pytest.raises(EngineFailed, match=r"No space left on device.*restored"):
+    with pytest.raises(IoFailure, match=r"disk is full.*restored"):
         write_files(ws, {"a.py": "ONE\n", "b.py": "TWO\n"})
     assert calls == ["a.py", "b.py", "a.py"]  # a.py written, b.py failed, a.py restored
     assert (ws.root / "a.py").read_bytes() == b"one\n"
