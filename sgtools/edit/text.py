@@ -335,6 +335,7 @@ def write_files(
                     raise
                 fault = io_error(exc, f"writing {item.rel}")
                 fault.message += detail
+                fault.args = (fault.message,)
                 raise fault from None
             done.append(item)
     return sorted(item.rel for item in done)
