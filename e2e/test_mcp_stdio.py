@@ -113,6 +113,7 @@ async def test_resources_and_prompts(root: Path, server_env: dict[str, str]) -> 
         guide = await client.read_resource("sgtools://guide/writing-rules")
         guide_text = getattr(guide.contents[0], "text", "")
         assert "test_rule" in guide_text and "dump_syntax_tree" in guide_text
+        assert guide_text.index("suggest_rule") < guide_text.index("dump_syntax_tree")  # the guide leads with it
 
         with pytest.raises(Exception, match="config-missing"):
             await client.read_resource("sgtools://project/sgconfig.yml")
@@ -134,6 +135,7 @@ async def test_resources_and_prompts(root: Path, server_env: dict[str, str]) -> 
         feedback = await client.get_prompt("rule_from_feedback", {"feedback": "never use eval", "language": "js"})
         body = getattr(feedback.messages[0].content, "text", "")
         assert "never use eval" in body and "test_rule" in body and "add_or_update_rule" in body
+        assert body.index("suggest_rule") < body.index("add_or_update_rule")
         review = await client.get_prompt("review_code", {"path": "src"})
         assert "scan_path" in getattr(review.messages[0].content, "text", "")
 

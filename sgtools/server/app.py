@@ -40,10 +40,10 @@ INSTRUCTIONS = """\
 context-sherpa checks code against the project's own ast-grep rules and lets you write new rules.
 Typical flow: call server_info to see the root and rule health. If it reports no sgconfig.yml, call
 initialize_ast_grep once. Check code you just wrote with scan_code (a snippet) or scan_path (files on disk).
-To turn feedback into a rule: dump_syntax_tree to see node kinds, test_rule until it matches exactly what
-it should, then add_or_update_rule with valid and invalid examples. Community rules: search_community_rules,
-get_community_rule_details, import_community_rule. Every error starts with a code in brackets, e.g.
-[config-missing], and says what to do next. Read the guide resource sgtools://guide/writing-rules before
+To turn feedback into a rule: write code that must and must not be flagged, call suggest_rule (verified
+rules, best first), review the top one, then add_or_update_rule with the same examples. Community rules:
+search_community_rules, get_community_rule_details, import_community_rule. Every error starts with a code in
+brackets, e.g. [config-missing], and says what to do next. Read the guide resource sgtools://guide/writing-rules before
 writing your first rule."""
 
 

@@ -25,15 +25,18 @@ def add_prompts(server: MCPServer[Any]) -> None:
         return (
             f"Turn this feedback into an ast-grep rule for this project.{lang}\n\nFeedback: {feedback}{sample}\n\n"
             "Steps:\n"
-            "1. Read the resource sgtools://guide/writing-rules if you have not yet.\n"
-            "2. Write one or more snippets that SHOULD be flagged and some that should NOT.\n"
-            "3. Call dump_syntax_tree on a flagged snippet to see node kinds; draft the rule YAML with a clear "
-            "`message`, a `severity`, a `note` explaining the fix, and a `fix` if the change is mechanical.\n"
-            "4. Call test_rule with the draft, `invalid_examples` (must match) and `valid_examples` (must not); "
-            "iterate until success is true.\n"
-            "5. Save it with add_or_update_rule (same examples). If it answers [config-missing], call "
+            "1. Write 2-3 snippets that SHOULD be flagged (vary the names and arguments) and 1-3 near misses "
+            "that should NOT.\n"
+            "2. Call suggest_rule with the language, `invalid_examples` and `valid_examples` (and `fix_examples` "
+            "[{before, after}] if the change is mechanical). Every rule it returns is already verified against "
+            "the examples; if it returns none, its `explanation` says which example cannot be told apart: fix "
+            "the examples and call it again.\n"
+            "3. Review the top candidate's YAML and `why`: is it the construct the feedback is about, general "
+            "enough for other code with the same problem? Give it a clear `message` and a `note` on how to fix "
+            "it; re-check any edit with test_rule. (Read sgtools://guide/writing-rules to write one by hand.)\n"
+            "4. Save it with add_or_update_rule with the same examples. If it answers [config-missing], call "
             "initialize_ast_grep first.\n"
-            "6. Call scan_path to see where the rule fires in the existing code and report what you found."
+            "5. Call scan_path to see where the rule fires in the existing code and report what you found."
         )
 
     @server.prompt(name="review_code", title="Review this code against the project's rules",
