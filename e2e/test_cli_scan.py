@@ -80,7 +80,7 @@ def test_text_format(sample: Path) -> None:
     assert "8:12" in lines[eval_at] and "eval of expr runs arbitrary code" in lines[eval_at]
     assert lines[eval_at + 1] == "  8 |     return eval(expr)"
     assert lines[eval_at + 2] == "    |            ^^^^^^^^^^"
-    assert lines[-1] == "✖ 6 problems (2 errors, 2 warnings, 1 info, 1 hint) in 4 files"
+    assert lines[-1] == "✖ 6 problems (2 errors, 2 warnings, 1 info, 1 hint) in 4 files (5 files checked)"
     assert proc.stderr == ""
 
 

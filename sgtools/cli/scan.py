@@ -11,15 +11,13 @@ import argparse
 import contextlib
 import os
 import sys
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sgtools.cli.common import add_root, engine, workspace
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-from sgtools.core.errors import BadInput
+from sgtools.cli.progress import Progress
+from sgtools.core.errors import BadInput, SgToolsError
 from sgtools.rules.ruleset import SEVERITIES
 
 if TYPE_CHECKING:
@@ -82,36 +80,20 @@ def _use_color() -> bool:
     return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
 
 
-@contextlib.contextmanager
-def _progress(enabled: bool, delay: float) -> Iterator[None]:
-    """A one-line elapsed-time ticker on a terminal's stderr, shown only once a scan runs longer than `delay`."""
-    if not enabled:
-        yield
-        return
-    done = threading.Event()
-    start = time.monotonic()
-    shown = False
+def _files_to_scan(ws: Workspace, eng: Engine, source: RuleSource, paths: list[str] | None) -> int | None:
+    """How many files the scan will visit, for the progress line only (never for results): the code files git
+    lists (or a walk finds) in a language some enabled rule is for. None when they cannot be counted."""
+    from sgtools.project.languages import language_for_path, language_key
+    from sgtools.scan import changes
+    from sgtools.scan.rulefiles import cached_ruleset
 
-    def tick() -> None:
-        nonlocal shown
-        if done.wait(delay):
-            return
-        while not done.is_set():
-            sys.stderr.write(f"\rsgtools: scanning… {time.monotonic() - start:.0f}s")
-            sys.stderr.flush()
-            shown = True
-            done.wait(0.5)
-
-    thread = threading.Thread(target=tick, daemon=True)
-    thread.start()
     try:
-        yield
-    finally:
-        done.set()
-        thread.join()
-        if shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+        cfg = source.config
+        wanted = {language_key(r.language, cfg) for r in cached_ruleset(ws, cfg, eng).rules if r.enabled}
+        files = changes.candidate_files(ws, paths or [], cfg)
+    except (SgToolsError, OSError):
+        return None
+    return sum(1 for f in files if language_for_path(f, cfg) in wanted)
 
 
 def _write_file(ws: Workspace, path: Path, text: str) -> None:
@@ -203,14 +185,18 @@ def run(args: argparse.Namespace) -> int:
     paths, changed = _select_paths(args, ws, source)
 
     fixes = None
-    progress = not args.no_progress and sys.stderr.isatty()
-    with _progress(progress, eng.settings.progress_delay):
+    # Progress on a terminal only: never in CI logs, pipes or pre-commit output.
+    shown = not args.no_progress and sys.stderr.isatty()
+    total = _files_to_scan(ws, eng, source, paths) if shown else None
+    with contextlib.ExitStack() as stack:
+        progress = stack.enter_context(Progress(sys.stderr, eng.settings.progress_delay, total)) if shown else None
         if args.fix and paths != []:
             fixes = _fix(ws, eng, paths, args.rule_ids, args.unsafe_fixes)
         found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids,
                         # Re-scanning every fix-it costs about one more engine call over the matched files:
                         # paid where fixes are published (SARIF) or asked for, not by a report-only CI gate.
-                        verify_fixits=args.verify_fixits or args.format == "sarif")
+                        verify_fixits=args.verify_fixits or args.format == "sarif",
+                        on_file=progress.file_done if progress is not None else None)
 
     diags = baseline.with_fingerprints(found.issues)
     if args.write_baseline:
@@ -242,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
         config=source.description,
         fixable=not source.bundled,
         tool_version=__version__,
+        files_checked=found.files_checked,
     )
     try:
         sys.stdout.write(_render(args.format, report))

@@ -17,8 +17,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,19 @@ class EngineResult:
     returncode: int
     stdout: bytes
     stderr: str
+
+
+@dataclass
+class ScanWatch:
+    """What a path scan reports besides matches, from ast-grep's own `--inspect`: `files`, the number of files it
+    scanned (added to, across calls); and, when `on_file` is set, a call as each file is done (for progress)."""
+
+    on_file: Callable[[], None] | None = None
+    files: int = 0
+
+
+_SCANNED = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+)", re.M)
+_FILE_DONE = b"sg: entity|file|"
 
 
 @dataclass
@@ -137,8 +150,10 @@ class Engine:
         stdin: bytes | None = None,
         timeout: float | None = None,
         max_output: int | None = None,
+        on_stderr: Callable[[bytes], None] | None = None,
     ) -> EngineResult:
-        """Run the binary with an argument list (never a shell), a deadline and an output cap."""
+        """Run the binary with an argument list (never a shell), a deadline and an output cap; `on_stderr` sees
+        stderr as it arrives."""
         limit = self.settings.engine_timeout if timeout is None else timeout
         cap = self.settings.engine_max_output if max_output is None else max_output
         argv = [str(self.binary), *args]
@@ -157,7 +172,7 @@ class Engine:
                 f"Could not start ast-grep at {self.binary}: {exc.strerror or exc}. "
                 f"Reinstall ast-grep-cli or set {BINARY_ENV} to a working binary."
             ) from None
-        out, err, problem = _collect(proc, time.monotonic() + limit, cap, stdin)
+        out, err, problem = _collect(proc, time.monotonic() + limit, cap, stdin, on_stderr)
         if problem == "timeout":
             raise Timeout(
                 f"ast-grep did not finish within {limit:g} s and was stopped. Scan fewer paths, "
@@ -208,18 +223,27 @@ class Engine:
         stdin: bytes | None = None,
         extra: Sequence[str] = (),
         timeout: float | None = None,
+        watch: ScanWatch | None = None,
     ) -> list[dict[str, Any]]:
-        """`ast-grep scan --json=stream`, parsed. Missing paths and exit codes >= 2 raise."""
+        """`ast-grep scan --json=stream`, parsed. Missing paths and exit codes >= 2 raise. With `watch`, the
+        files scanned are counted into it (and reported one by one to `watch.on_file`)."""
         args = ["scan", "-c", str(config), "--json=stream", *self._language_flags(config)]
         if rule_file is not None:
             args += ["-r", str(rule_file)]
         if stdin is not None:
             args.append("--stdin")
+        if watch is not None:
+            args += ["--inspect", "entity" if watch.on_file is not None else "summary"]
         args += list(extra)
         path_list = list(paths)
         if path_list:
             args += ["--", *path_list]
-        result = self.run(args, cwd=cwd, stdin=stdin, timeout=timeout)
+        on_stderr = _file_counter(watch.on_file) if watch is not None and watch.on_file is not None else None
+        result = self.run(args, cwd=cwd, stdin=stdin, timeout=timeout, on_stderr=on_stderr)
+        if watch is not None:
+            watch.files += sum(int(n) for n in _SCANNED.findall(result.stderr))
+            kept = [ln for ln in result.stderr.splitlines() if not ln.startswith("sg: ")]
+            result = replace(result, stderr="\n".join(kept))  # error texts without the inspection lines
         if result.returncode not in SCAN_OK:
             raise self.fail(result, "scan")
         missing = [ln[len("ERROR: "):] for ln in result.stderr.splitlines() if ln.startswith("ERROR: ")]
@@ -380,8 +404,21 @@ def _child_env() -> dict[str, str]:
 _CHILD_ENV = _child_env()
 
 
-def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int,
-             stdin: bytes | None = None) -> tuple[bytes, bytes, str | None]:
+def _file_counter(on_file: Callable[[], None]) -> Callable[[bytes], None]:
+    """A stderr reader that calls `on_file` once per `--inspect entity` file line, lines split across chunks."""
+    carry = b""
+
+    def feed(chunk: bytes) -> None:
+        nonlocal carry
+        *lines, carry = (carry + chunk).split(b"\n")
+        for line in lines:
+            if line.startswith(_FILE_DONE):
+                on_file()
+    return feed
+
+
+def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int, stdin: bytes | None = None,
+             on_stderr: Callable[[bytes], None] | None = None) -> tuple[bytes, bytes, str | None]:
     """Feed stdin and read stdout and stderr in one loop (no writer thread) until exit, killing the process
     group on timeout or past the output cap."""
     assert proc.stdout is not None and proc.stderr is not None
@@ -423,6 +460,8 @@ def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int,
                     continue
                 buf: bytearray = key.data
                 buf += chunk
+                if on_stderr is not None and buf is err:
+                    on_stderr(chunk)
                 if len(out) > cap:
                     problem = "too-large"
                     break

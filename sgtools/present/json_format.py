@@ -21,6 +21,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "baselineFile": report.baseline_file,
         "fixes": report.fixes,
         "config": report.config,
+        "filesChecked": report.files_checked,
     }
 
 

@@ -38,6 +38,7 @@ class Report:
     config: str | None = None  # which rules ran: a path, or a note such as "bundled community rules"
     fixable: bool = True  # whether `sgtools scan --fix` can apply the fixes (not for bundled rules)
     tool_version: str = ""
+    files_checked: int | None = None  # files ast-grep scanned (None: not known, e.g. a hand-built report)
 
     def dumps(self, data: Any) -> str:
         if self.pretty:

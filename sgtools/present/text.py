@@ -91,13 +91,14 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
             lines.append(f"{plural(len(skipped), 'fix', 'fixes')} not applied: " + "; ".join(
                 sorted({str(s.get("reason")) for s in skipped})) + ".")
     total = sum(report.counts.get(s, 0) for s in SEVERITIES)  # counts cover every finding, shown or not
+    checked = "" if report.files_checked is None else f" ({plural(report.files_checked, 'file')} checked)"
     if total:
         parts = ", ".join(plural(report.counts.get(s, 0), s, "info" if s == "info" else None) for s in SEVERITIES)
         worst = next((s for s in SEVERITIES if report.counts.get(s)), "hint")
         where = "" if report.truncated else f" in {plural(len(report.files()), 'file')}"
-        lines.append(paint(worst, f"✖ {plural(total, 'problem')} ({parts}){where}"))
+        lines.append(paint(worst, f"✖ {plural(total, 'problem')} ({parts}){where}{checked}"))
     else:
-        lines.append(paint("ok", "✔ no problems found"))
+        lines.append(paint("ok", f"✔ no problems found{checked}"))
     if report.baselined:
         where = f" in {report.baseline_file}" if report.baseline_file else ""
         lines.append(f"{plural(len(report.baselined), 'known finding')} from the baseline{where} not shown.")

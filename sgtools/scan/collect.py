@@ -6,11 +6,12 @@ community rules from both, and both see the same findings as the `scan_path` too
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools.community.bundled import bundled_dir
-from sgtools.engine.process import Engine
+from sgtools.engine.process import Engine, ScanWatch
 from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
@@ -54,6 +55,7 @@ def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dic
 class Findings:
     issues: list[dict[str, Any]] = field(default_factory=list)
     rule_errors: list[dict[str, Any]] = field(default_factory=list)
+    files_checked: int = 0  # as ast-grep counted them
 
 
 def batches(paths: list[str], limit: int) -> list[list[str]]:
@@ -78,10 +80,11 @@ def path_groups(engine: Engine, paths: list[str] | None) -> list[list[str] | Non
 
 def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
             min_severity: str | None = None, rule_ids: list[str] | None = None,
-            verify_fixits: bool = True) -> Findings:
+            verify_fixits: bool = True, on_file: Callable[[], None] | None = None) -> Findings:
     """Every finding, following `nextOffset` through the pages of `scan_path`. All of them, always: a CI gate
     must not pass because the finding that fails it lay beyond a display limit. `verify_fixits=False` skips the
-    re-scans that check fix-its, for output that never shows them."""
+    re-scans that check fix-its, for output that never shows them. `on_file` hears of each file as it is
+    scanned (progress)."""
     from sgtools.scan.diagnostics import sort_key
     from sgtools.scan.paths import scan_path  # the scanner pulls in fix-it verification; load it only to scan
 
@@ -92,9 +95,12 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
     for group in groups:
         offset = 0
         while True:
+            watch = ScanWatch(on_file if offset == 0 else None)  # later pages scan the same files again
             result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
                                max_results=engine.settings.hard_max_results, offset=offset,
-                               config=source.scan_config, verify_fixits=verify_fixits)
+                               config=source.scan_config, verify_fixits=verify_fixits, watch=watch)
+            if offset == 0:
+                found.files_checked += watch.files
             if not found.rule_errors:
                 found.rule_errors = list(result.get("ruleErrors") or [])
             found.issues.extend(result.get("issues") or [])

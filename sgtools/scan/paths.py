@@ -10,7 +10,7 @@ from typing import Any
 
 from sgtools.core.errors import BadInput, NotFound
 from sgtools.core.settings import get_settings
-from sgtools.engine.process import Engine
+from sgtools.engine.process import Engine, ScanWatch
 from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
 from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
@@ -32,12 +32,15 @@ def scan_path(
     *,
     config: ProjectConfig | None = None,
     verify_fixits: bool = True,
+    watch: ScanWatch | None = None,
 ) -> dict[str, Any]:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
     Results are sorted; `offset`/`nextOffset` page through them; `counts` cover every finding.
-    `verify_fixits=False` skips the re-scan of fix-its (a CI gate that only reports does not need it)."""
+    `verify_fixits=False` skips the re-scan of fix-its (a CI gate that only reports does not need it).
+    `filesChecked` is how many files ast-grep scanned (`watch.on_file` hears of each as it is done)."""
     level = check_severity(min_severity)
+    watch = watch if watch is not None else ScanWatch()
     limit = result_limit(max_results)
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
         raise BadInput(f"offset must be a non-negative integer, not {offset!r}.")
@@ -49,12 +52,12 @@ def scan_path(
     rules = _chosen_rules(ruleset, rule_ids)
     if not rules:
         empty: dict[str, Any] = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
-                                 "nextOffset": None, "ruleErrors": ruleset.error_dicts()}
+                                 "nextOffset": None, "ruleErrors": ruleset.error_dicts(), "filesChecked": 0}
         if ruleset.errors and not ruleset.rules:
             empty["notes"] = ["No rule could be loaded, so nothing was checked: see ruleErrors."]
         return empty
     whole_project = ruleset.all_valid and not rule_ids
-    raw = _run(ws, engine, cfg, targets, None if whole_project else rules)
+    raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch)
     diags, page, by_rel = _page(ws, raw, {r.id: r for r in rules}, level, offset, limit)
     more = offset + limit < len(diags)
     if verify_fixits:
@@ -62,7 +65,8 @@ def scan_path(
     else:
         mark_unchecked(page, "verification not requested")
     return {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
-            "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts()}
+            "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
+            "filesChecked": watch.files}
 
 
 def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule]:
@@ -83,19 +87,19 @@ def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule
 
 
 def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Path],
-         rules: Sequence[Rule] | None) -> list[dict[str, Any]]:
+         rules: Sequence[Rule] | None, watch: ScanWatch) -> list[dict[str, Any]]:
     """ast-grep's matches for `targets`, each `file` workspace-relative: with the project's own rules
     (`rules` None), or with just `rules` when some are broken or a subset was asked for."""
     cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
     args = [os.path.relpath(t, cwd) for t in targets]
     deadline = get_settings().path_scan_timeout
     if rules is None:
-        raw = engine.scan(config=cfg.path, cwd=cwd, paths=args, timeout=deadline)
+        raw = engine.scan(config=cfg.path, cwd=cwd, paths=args, timeout=deadline, watch=watch)
     else:
         # Only the good rules, with their globs: ast-grep matches globs of a `-r` file outside the
         # project against the path relative to the cwd, which is the sgconfig directory here.
         raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rule_file(rules, keep_globs=True), paths=args,
-                          timeout=deadline)
+                          timeout=deadline, watch=watch)
     _relative_files(ws, cwd, raw)
     return raw
 

@@ -59,7 +59,9 @@ DIAGNOSTIC = _obj(
 )
 DIAGNOSTICS = {"type": "array", "items": DIAGNOSTIC}
 SCAN_PROPS = {"success": {"type": "boolean", "description": "true when no issue was found"},
-              "issues": DIAGNOSTICS, "counts": COUNTS, "truncated": {"type": "boolean"}, "ruleErrors": RULE_ERRORS}
+              "issues": DIAGNOSTICS, "counts": COUNTS, "truncated": {"type": "boolean"}, "ruleErrors": RULE_ERRORS,
+              "notes": {"type": "array", "items": {"type": "string"},
+                        "description": "what the caller should know, e.g. that the bundled rules were used"}}
 
 
 def input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
@@ -170,7 +172,8 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                                  "created": STR_LIST, "existing": STR_LIST},
                                 ("success", "message", "created", "existing")),
     "scan_code": _obj(SCAN_PROPS, ("success", "issues", "counts", "truncated", "ruleErrors")),
-    "scan_path": _obj({**SCAN_PROPS, "nextOffset": {"type": ["integer", "null"]}},
+    "scan_path": _obj({**SCAN_PROPS, "nextOffset": {"type": ["integer", "null"]},
+                       "filesChecked": {"type": "integer", "description": "files ast-grep scanned"}},
                       ("success", "issues", "counts", "truncated", "nextOffset", "ruleErrors")),
     "add_or_update_rule": _obj({"success": {"type": "boolean"}, "message": {"type": "string"},
                                 "path": {"type": "string"}, "created": {"type": "boolean"},
