@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sgtools.core.errors import BadInput, Conflict, NotFound, SgToolsError, TooLarge
-from sgtools.core.oserrors import io_error
+from sgtools.core.errors import BadInput, Conflict, NotFound, TooLarge
+from sgtools.project.transaction import write_all
 from sgtools.project.workspace import Workspace
 
 OverlapPolicy = Literal["error", "skip"]
@@ -271,10 +271,8 @@ def match_style(old: bytes, old_text: str, new_text: str) -> str:
 
 @dataclass
 class _Pending:
-    key: str
     target: Path
     rel: str
-    old: bytes
     new: bytes
 
 
@@ -320,32 +318,6 @@ def write_files(
             if len(new) > limit:
                 raise TooLarge(f"The new {rel} would be {len(new)} bytes, over the {limit}-byte limit.")
             if new != old:
-                pending.append(_Pending(key, target, rel, old, new))
-        done: list[_Pending] = []
-        for item in pending:
-            try:
-                ws.write_bytes(item.target, item.new)
-            except (OSError, SgToolsError) as exc:
-                restore_failed = _restore(ws, done)
-                detail = (f" Could not restore {', '.join(restore_failed)}: check them by hand." if restore_failed
-                          else f" The {len(done)} file(s) written before it were restored." if done else "")
-                if isinstance(exc, SgToolsError):
-                    exc.message += detail
-                    exc.args = (exc.message,)
-                    raise
-                fault = io_error(exc, f"writing {item.rel}")
-                fault.message += detail
-                fault.args = (fault.message,)
-                raise fault from None
-            done.append(item)
-    return sorted(item.rel for item in done)
-
-
-def _restore(ws: Workspace, done: list[_Pending]) -> list[str]:
-    failed: list[str] = []
-    for item in reversed(done):
-        try:
-            ws.write_bytes(item.target, item.old)
-        except (OSError, SgToolsError):
-            failed.append(item.rel)
-    return failed
+                pending.append(_Pending(target, rel, new))
+        write_all(ws, {item.target: item.new for item in pending})
+    return sorted(item.rel for item in pending)

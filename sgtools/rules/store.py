@@ -19,6 +19,7 @@ from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.engine.process import Engine, TestReport
 from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
+from sgtools.project.transaction import write_all
 from sgtools.project.workspace import Workspace, check_rule_id
 from sgtools.rules.docfile import DocFile
 from sgtools.rules.draft import check_rule_inputs
@@ -61,7 +62,7 @@ def add_or_update_rule(
         test_path = test_file_for(cfg, rule_id) if cand.examples_given else None
         if test_path is not None:
             writes[test_path] = _test_file_text(rule_id, cand.valid, cand.invalid)
-        _write_all(ws, writes)
+        write_all(ws, _encoded(writes))
         prime_ids("rules", cand.target.path, writes[cand.target.path], cand.target.ids_after(rule_id))
         if test_path is not None:
             prime_ids("tests", test_path, writes[test_path], [rule_id])
@@ -121,7 +122,7 @@ def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
             snap = snap_dir / f"{rule_id}{SNAPSHOT_SUFFIX}"
             if snap.is_file():
                 writes[snap] = None
-        _write_all(ws, writes)
+        write_all(ws, _encoded(writes))
         removed = [ws.relative(p) for p in writes]
     kept = [ws.relative(p) for p, new in writes.items() if new is not None]
     message = f"Removed rule {rule_id}: " + ", ".join(removed) + "."
@@ -159,21 +160,5 @@ def _run_tests(ws: Workspace, engine: Engine, cfg: ProjectConfig, rule_id: str) 
     }
 
 
-def _write_all(ws: Workspace, writes: Mapping[Path, str | None]) -> None:
-    """Write or remove each file; if one fails, put back what was already changed (all or nothing)."""
-    done: list[tuple[Path, bytes | None]] = []
-    try:
-        for path, text in writes.items():
-            old = path.read_bytes() if path.is_file() else None
-            if text is None:
-                ws.remove(path)
-            else:
-                ws.write_text(path, text)
-            done.append((path, old))
-    except BaseException:
-        for path, old in reversed(done):
-            if old is None:
-                ws.remove(path)
-            else:
-                ws.write_bytes(path, old)
-        raise
+def _encoded(writes: Mapping[Path, str | None]) -> dict[Path, bytes | None]:
+    return {path: None if text is None else text.encode("utf-8") for path, text in writes.items()}
