@@ -123,8 +123,9 @@ def _leaf_weight(node: Node) -> float:
 def _weight(node: Node) -> float:
     if node.atomic:
         return _leaf_weight(node)
-    if node.named and not any(c.named for c in node.children) and len(node.children) <= 3:
-        return 1.0  # an empty literal: `[]`, `{}`, `()`
+    if (node.named and not any(c.named for c in node.children) and len(node.children) <= 3
+            and not any(p in node.kind for p in ("argument", "parameter"))):
+        return 1.0  # an empty literal: `[]`, `{}`, `()`; not an empty argument list
     return sum(_weight(c) for c in node.children)
 
 
@@ -197,6 +198,9 @@ class _Builder:
             sub = [n.children[i] for n in group]
             state = self._state()
             if self.gen(sub):
+                if child.named and len(self.holes) > state[1] and self.kept == state[2] and not _listlike(child):
+                    self._restore(state)  # only holes and punctuation (`$A()` for `load()` / `f.read()`): one hole
+                    self.single(sub)
                 continue
             self._restore(state)
             if not child.named and all(_WORD.fullmatch(n.text) for n in sub):
