@@ -1,6 +1,7 @@
 """`tools/list` is the contract with agents: names, parameters and annotations exactly as the SPEC table says.
 
-The table below is the snapshot; change it only together with SPEC.md.
+The table below is the snapshot; change it only together with SPEC.md. The output keys are derived from the
+services' result TypedDicts (sgtools/*/types.py): they list every field a result always or sometimes has.
 """
 
 from __future__ import annotations
@@ -27,32 +28,36 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                   {"success", "issues", "counts", "truncated", "nextOffset", "ruleErrors", "notes", "filesChecked"}),
     "add_or_update_rule": ({"rule_id", "rule_yaml"}, {"valid_examples", "invalid_examples", "force"},
                            (False, True, True, False), {"success", "message", "path", "created", "testPath",
-                                                        "testResult", "analysis"}),
+                                                        "testResult", "analysis", "warnings"}),
     "remove_rule": ({"rule_id"}, set(), (False, True, True, False), {"success", "message", "removed"}),
     "list_rules": (set(), {"language"}, (True, False, True, False), {"rules", "ruleErrors"}),
     "explain_rule": ({"rule_id"}, set(), (True, False, True, False),
                      {"id", "language", "severity", "message", "note", "url", "fix", "yaml", "path", "examples",
-                      "source"}),
+                      "source", "metadata", "problems"}),
     "test_rule": ({"rule_yaml"}, {"code", "language", "valid_examples", "invalid_examples"},
-                  (True, False, True, False), {"success", "errors", "matches", "examples"}),
+                  (True, False, True, False), {"success", "errors", "matches", "examples", "hints", "warnings",
+                                               "analysis"}),
     "suggest_rule": ({"language", "invalid_examples"}, {"valid_examples", "path", "message", "severity", "rule_id",
                                                           "fix_examples", "max_candidates"},
-                     (True, False, True, False), {"success", "candidates", "explanation"}),
-    "dump_syntax_tree": ({"code", "language"}, {"format"}, (True, False, True, False), {"tree"}),
+                     (True, False, True, False), {"success", "candidates", "explanation", "warnings"}),
+    "dump_syntax_tree": ({"code", "language"}, {"format"}, (True, False, True, False),
+                         {"tree", "language", "format", "hints"}),
     "find_code": ({"pattern", "language"}, {"paths", "max_results"}, (True, False, True, False),
-                  {"matches", "truncated"}),
+                  {"matches", "truncated", "hints"}),
     "rewrite_code": ({"pattern", "rewrite", "language"}, {"paths", "apply"}, (False, True, False, False),
-                     {"diff", "changes", "applied"}),
+                     {"diff", "changes", "applied", "skipped", "changedFiles", "hints"}),
     "apply_fixes": (set(), {"paths", "rule_ids", "apply", "include_unsafe"}, (False, True, False, False),
-                    {"diff", "changedFiles", "fixesApplied", "applied"}),
+                    {"diff", "changedFiles", "fixesApplied", "applied", "skipped", "ruleErrors"}),
     "search_community_rules": ({"query"}, {"language", "tags", "limit"}, (True, False, True, True),
-                               {"success", "results", "matches"}),
-    "get_community_rule_details": ({"rule_id"}, set(), (True, False, True, True), {"success", "details", "rule"}),
+                               {"success", "results", "matches", "warnings"}),
+    "get_community_rule_details": ({"rule_id"}, set(), (True, False, True, True),
+                                   {"success", "details", "rule", "warnings"}),
     "import_community_rule": ({"rule_id"}, {"overwrite"}, (False, True, True, True),
-                              {"success", "message", "path", "testPath"}),
+                              {"success", "message", "path", "testPath", "source", "sha256", "license",
+                               "migrationNotes", "testResult", "warnings"}),
     "server_info": (set(), set(), (True, False, True, True),
                     {"version", "astGrepVersion", "root", "config", "ruleCount", "ruleErrors", "languages",
-                     "communitySources", "readOnly"}),
+                     "communitySources", "readOnly", "python", "astGrepBinary", "customLanguages", "problems"}),
 }
 WRITE_ONLY = {"initialize_ast_grep", "add_or_update_rule", "remove_rule", "import_community_rule"}
 PLAIN_TYPES = {"string", "integer", "boolean", "array", "object", "number"}

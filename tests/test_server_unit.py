@@ -114,19 +114,19 @@ def test_large_strings_are_cut_and_flagged(ws: Workspace) -> None:
 
 
 def test_coercion_of_what_agents_send() -> None:
-    schema = input_schemas(Settings())["scan_path"]
+    schema = input_schemas(Settings(), server.TOOLS)["scan_path"]
     assert arguments._coerce(schema, {"paths": '["a", "b"]', "max_results": "7", "offset": 2.0, "rule_ids": None}) == \
         {"paths": ["a", "b"], "max_results": 7, "offset": 2}
     assert arguments._coerce(schema, {"paths": "src/app.py"}) == {"paths": ["src/app.py"]}
-    search = input_schemas(Settings())["search_community_rules"]
+    search = input_schemas(Settings(), server.TOOLS)["search_community_rules"]
     assert arguments._coerce(search, {"query": "x", "tags": ["a", "b"]}) == {"query": "x", "tags": "a,b"}
-    fixes = input_schemas(Settings())["apply_fixes"]
+    fixes = input_schemas(Settings(), server.TOOLS)["apply_fixes"]
     assert arguments._coerce(fixes, {"apply": "true"}) == {"apply": True}
 
 
 def test_bad_arguments_name_the_problem_and_the_parameters(ws: Workspace) -> None:
     spec = server.tool_specs()["scan_code"]
-    schema = input_schemas(Settings())["scan_code"]
+    schema = input_schemas(Settings(), server.TOOLS)["scan_code"]
     result = _run(_app(ws), spec, {"cod": "x"}, schema)
     body = _text(result)
     assert body.startswith("[bad-input] Invalid arguments for scan_code:")
@@ -150,7 +150,7 @@ def test_each_tool_builds_its_validator_once_not_per_call(ws: Workspace, monkeyp
 
     monkeypatch.setattr(jsonschema, "Draft202012Validator", counting)
     app = _app(ws)
-    schema = input_schemas(app.settings)["scan_code"]
+    schema = input_schemas(app.settings, server.TOOLS)["scan_code"]
     tool = server._make_tool(app, server.tool_specs()["scan_code"], schema)
     assert len(built) == 1
     ctx = SimpleNamespace(request_context=SimpleNamespace(params={"arguments": {"cod": "x"}}))
@@ -163,7 +163,7 @@ def test_each_tool_builds_its_validator_once_not_per_call(ws: Workspace, monkeyp
 def test_oversized_input_is_too_large_without_echoing_it(ws: Workspace) -> None:
     settings = replace(Settings(), max_code_bytes=100)
     spec = server.tool_specs()["scan_code"]
-    schema = input_schemas(settings)["scan_code"]
+    schema = input_schemas(settings, server.TOOLS)["scan_code"]
     result = _run(_app(ws, max_code_bytes=100), spec, {"code": "q" * 500, "language": "python"}, schema)
     body = _text(result)
     assert body.startswith("[too-large] `code` has more than 100 characters") and "qqqq" not in body
@@ -178,7 +178,7 @@ def test_read_only_refuses_writes_before_running_anything(ws: Workspace) -> None
 
     app = _app(ws, read_only=True)
     apply_spec = replace(server.tool_specs()["apply_fixes"], call=record)
-    schema = input_schemas(Settings())["apply_fixes"]
+    schema = input_schemas(Settings(), server.TOOLS)["apply_fixes"]
     assert _text(_run(app, apply_spec, {"apply": True}, schema)).startswith("[read-only] apply_fixes with apply=true")
     assert not _run(app, apply_spec, {"apply": False}, schema).is_error
     init_spec = replace(server.tool_specs()["initialize_ast_grep"], call=record)

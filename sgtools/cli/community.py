@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
@@ -52,12 +53,12 @@ def register(subs: Any) -> None:
     b.set_defaults(func=run_build)
 
 
-def _warn(result: dict[str, Any]) -> None:
+def _warn(result: Mapping[str, Any]) -> None:
     for w in result.get("warnings") or []:
         print(f"warning: {w}", file=sys.stderr)
 
 
-def _print_result(args: argparse.Namespace, result: dict[str, Any], text_key: str) -> None:
+def _print_result(args: argparse.Namespace, result: Mapping[str, Any], text_key: str) -> None:
     """The whole result as JSON, or its warnings on stderr and its human text (`result[text_key]`)."""
     if args.json:
         print_json(result)
@@ -100,7 +101,7 @@ def run_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_sources(items: list[dict[str, Any]]) -> None:
+def _print_sources(items: Sequence[Mapping[str, Any]]) -> None:
     for s in items:
         count = f"{s['ruleCount']} rules" if s["status"] != "error" else s.get("error", "error")
         print(f"{s['status']:<6} {s['kind']:<8} {s['location']}  {count}")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ def register(subs: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _config_line(info: dict[str, Any], root: Path, subfolder: Path | None) -> str:
+def _config_line(info: Mapping[str, Any], root: Path, subfolder: Path | None) -> str:
     """Which sgconfig.yml the commands use, by its full path; without one, what runs instead and what to do."""
     if info["config"]:
         found = f" (found above {subfolder})" if subfolder is not None else ""

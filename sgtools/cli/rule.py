@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_explanation(info: dict[str, Any]) -> None:
+def print_explanation(info: Mapping[str, Any]) -> None:
     print(f"{info['id']} ({info['language']}, {info['severity']}) in {info['path']}, source: {info['source']}")
     if info["message"]:
         print(f"message: {info['message']}")
@@ -143,7 +144,7 @@ def run_remove(args: argparse.Namespace) -> int:
 def run_test(args: argparse.Namespace) -> int:
     from sgtools.rules import testing as authoring
 
-    result: dict[str, Any] = authoring.test_rule(
+    result = authoring.test_rule(
         workspace(args), engine(), read_rule_file(args.file), code=args.code, language=args.language,
         valid_examples=args.valid, invalid_examples=args.invalid,
     )

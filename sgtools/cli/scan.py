@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from sgtools.project.workspace import Workspace
     from sgtools.scan.changes import Changes
     from sgtools.scan.collect import RuleSource
+    from sgtools.scan.types import Diagnostic
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -203,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         _write_file(ws, Path(args.write_baseline), baseline.dumps(diags))
         _note(f"wrote {len(diags)} finding(s) to the baseline {args.write_baseline}")
         known = baseline.of(diags, args.write_baseline)
-    old: list[dict[str, Any]] = []
+    old: list[Diagnostic] = []
     if known is not None:
         diags, old = known.split(diags)
     if changed is not None:

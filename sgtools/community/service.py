@@ -13,8 +13,17 @@ from typing import Any
 from sgtools.community import search as search_mod
 from sgtools.community import sources as sources_mod
 from sgtools.community.index import UNKNOWN_LICENSE
+from sgtools.community.types import (
+    CommunityMatch,
+    CommunityRule,
+    CommunityRuleDetails,
+    ImportCommunityRuleResult,
+    SearchCommunityRulesResult,
+    SourcesUpdate,
+)
 from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.core.settings import get_settings
+from sgtools.core.types import SourceStatus
 from sgtools.engine.process import Engine
 from sgtools.fixits import safety
 from sgtools.project.workspace import Workspace, check_rule_id
@@ -69,7 +78,7 @@ def _check_search_language(language: str, indexed: set[str]) -> None:
 
 
 def search_community_rules(query: str, language: str | None = None, tags: str | list[str] | None = None,
-                           limit: int | None = None) -> dict[str, Any]:
+                           limit: int | None = None) -> SearchCommunityRulesResult:
     if not isinstance(query, str):
         raise BadInput("query must be text, e.g. `sql injection python`.")
     n = _limit(limit)
@@ -78,16 +87,17 @@ def search_community_rules(query: str, language: str | None = None, tags: str | 
     hits = index.search(query, language=language, tags=_tag_list(tags), limit=n)
     if not hits and language:
         _check_search_language(language, {str(d.get("language")) for d in index.docs})
-    matches = [{"id": d["id"], "score": score, "language": d["language"], "severity": d["severity"],
-                "message": d["message"], "description": d["description"], "tags": list(d["tags"]),
-                "hasFix": bool(d["hasFix"]), "source": d["source"]} for d, score in hits]
+    matches: list[CommunityMatch] = [
+        {"id": d["id"], "score": score, "language": d["language"], "severity": d["severity"], "message": d["message"],
+         "description": d["description"], "tags": list(d["tags"]), "hasFix": bool(d["hasFix"]), "source": d["source"]}
+        for d, score in hits]
     lines = [f"{m['id']}  [{m['language']}, {m['severity']}{', fix' if m['hasFix'] else ''}]  {m['description']}"
              f"  tags: {', '.join(m['tags'])}  source: {m['source']}" for m in matches]
     if not lines:
         lines = [f"No community rule matches {query!r}"
                  + (f" (language {language})" if language else "") + (f" (tags {tags})" if tags else "")
                  + ". Try fewer or broader words."]
-    result: dict[str, Any] = {"success": True, "results": "\n".join(lines), "matches": matches}
+    result: SearchCommunityRulesResult = {"success": True, "results": "\n".join(lines), "matches": matches}
     if sset.warnings():
         result["warnings"] = sset.warnings()
     return result
@@ -139,13 +149,13 @@ def _rule_text(src: sources_mod.Source, entry: dict[str, Any]) -> str:
         raise RuleInvalid(f"Rule {entry['id']} from {src.location} is not UTF-8 text. Refused.") from None
 
 
-def get_community_rule_details(rule_id: str) -> dict[str, Any]:
+def get_community_rule_details(rule_id: str) -> CommunityRuleDetails:
     sset = sources_mod.load_sources()
     src, entry = _find(sset, rule_id)
     text = _rule_text(src, entry)
     warnings = list(sset.warnings())
     valid, invalid = _tests(src, entry, warnings)
-    rule = {
+    rule: CommunityRule = {
         "id": entry["id"], "language": entry["language"], "severity": entry["severity"],
         "message": entry["message"], "description": entry["description"], "tags": list(entry["tags"]),
         "yaml": text, "tests": {"valid": valid, "invalid": invalid},
@@ -161,7 +171,7 @@ def get_community_rule_details(rule_id: str) -> dict[str, Any]:
         "",
         text.rstrip("\n"),
     ])
-    result: dict[str, Any] = {"success": True, "details": details, "rule": rule}
+    result: CommunityRuleDetails = {"success": True, "details": details, "rule": rule}
     if warnings:
         result["warnings"] = warnings
     return result
@@ -184,7 +194,8 @@ def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[st
     return yamlio.dump_rt(migrated), notes
 
 
-def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite: bool = False) -> dict[str, Any]:
+def import_community_rule(ws: Workspace, engine: Engine, rule_id: str,
+                          overwrite: bool = False) -> ImportCommunityRuleResult:
     """Fetch (digest-checked), migrate, validate and write one community rule with its tests. A local rule with
     the same id is kept unless `overwrite` is true; a refused import writes nothing."""
     from sgtools.core import yamlio
@@ -215,26 +226,26 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str, overwrite
     message = f"Imported {rule_id} from {label} (license {metadata['license']}) into {written['path']}."
     if notes:
         message += " Migrated for ast-grep 0.51: " + "; ".join(notes) + "."
-    if written.get("testResult") is not None:
-        message += " Tests " + ("passed." if written["testResult"]["passed"] else
-                                "FAILED: " + str(written["testResult"]["summary"]))
-    result: dict[str, Any] = {
-        "success": True, "message": message, "path": written["path"], "testPath": written.get("testPath"),
+    report = written["testResult"]
+    if report is not None:
+        message += " Tests " + ("passed." if report["passed"] else "FAILED: " + str(report["summary"]))
+    result: ImportCommunityRuleResult = {
+        "success": True, "message": message, "path": written["path"], "testPath": written["testPath"],
         "source": label, "sha256": entry["sha256"], "license": metadata["license"], "migrationNotes": notes,
-        "testResult": written.get("testResult"),
+        "testResult": report,
     }
-    warnings += list(written.get("warnings") or [])
+    warnings += written["warnings"]
     if warnings:
         result["warnings"] = warnings
     return result
 
 
-def community_sources() -> list[dict[str, Any]]:
+def community_sources() -> list[SourceStatus]:
     """Every source in priority order with its rule count and status, for server_info and `doctor`."""
     return sources_mod.load_sources().to_dicts()
 
 
-def update_community_sources() -> dict[str, Any]:
+def update_community_sources() -> SourcesUpdate:
     """Revalidate every remote source now, ignoring the TTL; a source that fails is reported, not raised."""
     sset = sources_mod.load_sources(refresh=True)
     items = sset.to_dicts()

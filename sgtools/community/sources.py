@@ -28,6 +28,7 @@ from sgtools.community.index import INDEX_NAME, check_relpath, parse_index
 from sgtools.core.cache import APP_NAME, cache_root
 from sgtools.core.errors import BadInput, NetworkError, NotFound, SgToolsError, TooLarge
 from sgtools.core.settings import get_settings
+from sgtools.core.types import SourceStatus
 
 SOURCES_ENV = "SGTOOLS_COMMUNITY_SOURCES"
 CONFIG_FILE = "config.toml"
@@ -95,7 +96,7 @@ class SourceProblem:
     kind: str
     error: SgToolsError
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SourceStatus:
         return {"name": self.location, "location": self.location, "kind": self.kind, "ruleCount": 0,
                 "status": "error", "error": self.error.render()}
 
@@ -130,9 +131,9 @@ class Source:
     def entries(self) -> list[dict[str, Any]]:
         return list(self.index["rules"])
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {"name": self.name, "location": self.location, "kind": self.kind, "ruleCount": len(self.entries),
-               "status": self.status}
+    def to_dict(self) -> SourceStatus:
+        out: SourceStatus = {"name": self.name, "location": self.location, "kind": self.kind,
+                             "ruleCount": len(self.entries), "status": self.status}
         if self.warning:
             out["warning"] = self.warning
         return out
@@ -220,8 +221,8 @@ class SourceSet:
                     return src, entry
         raise NotFound(f"No community rule has the id {rule_id!r}.", closest=[])
 
-    def to_dicts(self) -> list[dict[str, Any]]:
-        by_loc: dict[str, dict[str, Any]] = {p.location: p.to_dict() for p in self.problems}
+    def to_dicts(self) -> list[SourceStatus]:
+        by_loc: dict[str, SourceStatus] = {p.location: p.to_dict() for p in self.problems}
         for s in self.sources:
             try:
                 by_loc[s.location] = s.to_dict()

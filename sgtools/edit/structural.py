@@ -23,6 +23,7 @@ from sgtools.edit.text import (
     read_source,
     write_previewed,
 )
+from sgtools.edit.types import Change, CodeMatch, FindCodeResult, RewriteCodeResult, SkippedChange
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.syntax import check_code_arg, pattern_refusal_hint, problem_nodes
@@ -141,11 +142,11 @@ def _no_match_hints(ws: Workspace, engine: Engine, pattern: str, lang: str, path
 def find_code(
     ws: Workspace, engine: Engine, pattern: str, language: str, paths: Sequence[str] | None = None,
     max_results: int | None = None,
-) -> dict[str, Any]:
+) -> FindCodeResult:
     """`{matches[], truncated, hints[]}` for a pattern over the workspace (or `paths`)."""
     cap = result_cap(max_results, ws.settings)
     lang, raw = pattern_matches(ws, engine, pattern, language, paths)
-    matches = [
+    matches: list[CodeMatch] = [
         {"file": m["file"], **position(m["range"]), "text": m["text"], "metaVariables": meta_variables(m)}
         for m in raw[:cap]
     ]
@@ -160,7 +161,7 @@ def _group(raw: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return by_file
 
 
-def _change(file: str, index: LineIndex, span: Span) -> dict[str, Any]:
+def _change(file: str, index: LineIndex, span: Span) -> Change:
     return {
         "file": file,
         **index.span(span.start, span.end),
@@ -172,7 +173,7 @@ def _change(file: str, index: LineIndex, span: Span) -> dict[str, Any]:
 def rewrite_code(
     ws: Workspace, engine: Engine, pattern: str, rewrite: str, language: str, paths: Sequence[str] | None = None,
     apply: bool = False, *, expected_diff: str | None = None,
-) -> dict[str, Any]:
+) -> RewriteCodeResult:
     """`{diff, changes[], skipped[], changedFiles[], applied, hints[]}`.
 
     Without `apply` nothing is written. With it, the files are written with exactly the diff returned, and
@@ -183,8 +184,8 @@ def rewrite_code(
     if not isinstance(apply, bool):
         raise BadInput(f"apply must be true or false, not {apply!r}.")
     lang, raw = pattern_matches(ws, engine, pattern, language, paths, rewrite=rewrite)
-    changes: list[dict[str, Any]] = []
-    skipped: list[dict[str, Any]] = []
+    changes: list[Change] = []
+    skipped: list[SkippedChange] = []
     texts: dict[str, tuple[str, str]] = {}
     originals: dict[str, bytes] = {}
     for file, matches in sorted(_group(raw).items()):

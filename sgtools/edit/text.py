@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sgtools.core.errors import BadInput, Conflict, NotFound, TooLarge
+from sgtools.core.types import Position
 from sgtools.project.transaction import write_all
 from sgtools.project.workspace import Workspace
 
@@ -159,7 +160,7 @@ def apply_edits(text: str, edits: Iterable[Mapping[str, Any]], *, on_overlap: Ov
     return new_text
 
 
-def position(raw_range: Mapping[str, Any]) -> dict[str, int]:
+def position(raw_range: Mapping[str, Any]) -> Position:
     """ast-grep ranges: 0-based lines and 0-based code-point columns; the SPEC wants both 1-based. (Here, beside
     LineIndex, so that structural search gets it without importing the diagnostics machinery.)"""
     start = raw_range["start"]
@@ -185,7 +186,7 @@ class LineIndex:
         start = self.starts[line]
         return line + 1, len(self.data[start:offset].decode("utf-8", "replace")) + 1
 
-    def span(self, start: int, end: int) -> dict[str, int]:
+    def span(self, start: int, end: int) -> Position:
         line, column = self.position(start)
         end_line, end_column = self.position(end)
         return {"line": line, "column": column, "endLine": end_line, "endColumn": end_column}

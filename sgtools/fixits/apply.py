@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools.core.errors import BadInput, Conflict
+from sgtools.core.types import RuleErrorDict
 from sgtools.edit.text import Span, apply_edits, match_style, read_source, to_span, write_previewed
 from sgtools.engine.process import Engine
 from sgtools.fixits.safety import SAFE
+from sgtools.fixits.types import ApplyFixesResult, FixesResult, SkippedFix
 from sgtools.project.workspace import Workspace
 from sgtools.scan.paths import scan_path
 
@@ -33,7 +35,7 @@ class FixPlan:
 
     edits: dict[str, list[Span]] = field(default_factory=dict)
     accepted: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = field(default_factory=list)  # (diag, fixit)
-    skipped: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[SkippedFix] = field(default_factory=list)
 
 
 def _first_fix(diag: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -43,7 +45,7 @@ def _first_fix(diag: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
-def _skip(diag: Mapping[str, Any], fixit: Mapping[str, Any], reason: str) -> dict[str, Any]:
+def _skip(diag: Mapping[str, Any], fixit: Mapping[str, Any], reason: str) -> SkippedFix:
     return {
         "ruleId": diag.get("ruleId"),
         "file": diag.get("file"),
@@ -108,7 +110,7 @@ def _check_unchanged(data: bytes, file: str, diags: Sequence[Mapping[str, Any]])
 def fix_diagnostics(
     ws: Workspace, diagnostics: Sequence[Mapping[str, Any]], *, apply: bool = False, include_unsafe: bool = False,
     expected_diff: str | None = None,
-) -> dict[str, Any]:
+) -> FixesResult:
     """Apply (or preview) the fixes of already computed diagnostics; `apply_fixes` and `scan --fix` share it."""
     plan = plan_fixes(diagnostics, include_unsafe=include_unsafe)
     by_file: dict[str, list[Mapping[str, Any]]] = {}
@@ -145,7 +147,7 @@ def fix_diagnostics(
 def apply_fixes(
     ws: Workspace, engine: Engine, paths: Sequence[str] | None = None, rule_ids: Sequence[str] | None = None,
     apply: bool = False, *, include_unsafe: bool = False, expected_diff: str | None = None,
-) -> dict[str, Any]:
+) -> ApplyFixesResult:
     """`{diff, changedFiles[], fixesApplied, applied, skipped[], ruleErrors[]}`.
 
     Scans `paths` (default: the whole workspace) with the project's rules (or only `rule_ids`), then applies
@@ -157,16 +159,15 @@ def apply_fixes(
         raise BadInput("apply and include_unsafe must be true or false.")
     page = ws.settings.hard_max_results
     diagnostics: list[Mapping[str, Any]] = []
-    rule_errors: list[Any] = []
+    rule_errors: list[RuleErrorDict] = []
     offset = 0
     while True:
         result = scan_path(ws, engine, paths=paths, rule_ids=rule_ids, max_results=page, offset=offset)
-        diagnostics += result.get("issues", [])
-        rule_errors = result.get("ruleErrors", [])
+        diagnostics += result["issues"]
+        rule_errors = result["ruleErrors"]
         next_offset = result.get("nextOffset")
         if not result.get("truncated") or not isinstance(next_offset, int) or next_offset <= offset:
             break
         offset = next_offset
     out = fix_diagnostics(ws, diagnostics, apply=apply, include_unsafe=include_unsafe, expected_diff=expected_diff)
-    out["ruleErrors"] = rule_errors
-    return out
+    return {**out, "ruleErrors": rule_errors}

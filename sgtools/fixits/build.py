@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from sgtools.core import languages
 from sgtools.edit.text import LineIndex, Span, to_span
+from sgtools.fixits.types import Edit, Fixit, FixitRef
+from sgtools.scan.types import Diagnostic
 
 # Languages without line comments where ast-grep honours a block comment (checked: html, css).
 # JSON would parse a comment too, but no JSON consumer accepts one, so JSON gets no suppress fix-it;
@@ -37,16 +39,16 @@ def _short(text: str) -> str:
     return flat if len(flat) <= _TITLE_WIDTH else flat[: _TITLE_WIDTH - 1] + "…"
 
 
-def _fixit(title: str, kind: str, diag: Mapping[str, Any], index: LineIndex, start: int, end: int,
-           new_text: str) -> dict[str, Any]:
+def _fixit(title: str, kind: Literal["fix", "suppress"], diag: Mapping[str, Any], index: LineIndex, start: int,
+           end: int, new_text: str) -> Fixit:
     """An unchecked fix-it of one edit, with its kind's prior confidence until verification sets the real one."""
-    edit = {"file": diag.get("file"), **index.span(start, end), "byteStart": start, "byteEnd": end,
-            "newText": new_text}
+    edit: Edit = {"file": diag.get("file"), **index.span(start, end), "byteStart": start, "byteEnd": end,
+                  "newText": new_text}
     confidence = UNCHECKED_FIX if kind == "fix" else UNCHECKED_SUPPRESS
     return {"title": title, "kind": kind, "confidence": confidence, "verified": False, "edits": [edit]}
 
 
-def _fix_fixit(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex) -> dict[str, Any] | None:
+def _fix_fixit(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex) -> Fixit | None:
     if "replacement" not in raw:
         return None
     offsets = raw.get("replacementOffsets") or raw["range"]["byteOffset"]
@@ -66,7 +68,7 @@ def _ignore_pattern(prefix: str, suffix: str) -> re.Pattern[str]:
     )
 
 
-def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) -> dict[str, Any] | None:
+def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) -> Fixit | None:
     """`<comment> ast-grep-ignore: <rule>` on the line before the match, indented like the matched line.
     If that line already is a rule-specific ignore comment, the rule is added to it, because a new line
     in between would push the existing comment out of reach of the line it suppresses."""
@@ -103,9 +105,9 @@ def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) ->
 
 
 def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], text: str, index: LineIndex,
-                 language: str) -> list[dict[str, Any]]:
+                 language: str) -> list[Fixit]:
     """The unverified fix-its of one match (`text` is the scanned text, `index` its line index)."""
-    out: list[dict[str, Any]] = []
+    out: list[Fixit] = []
     fix = _fix_fixit(raw, diag, index)
     if fix is not None:
         out.append(fix)
@@ -115,10 +117,10 @@ def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], text: str, ind
     return out
 
 
-def mark_conflicts(diags: Sequence[dict[str, Any]]) -> None:
+def mark_conflicts(diags: Sequence[Diagnostic]) -> None:
     """Give each `fix` fix-it whose edit overlaps another diagnostic's fix a `conflictsWith` list: both can
     be right alone, but not applied together (apply one, scan again)."""
-    by_file: dict[Any, list[tuple[Span, dict[str, Any], dict[str, Any]]]] = {}
+    by_file: dict[str | None, list[tuple[Span, Fixit, Diagnostic]]] = {}
     for d in diags:
         for fx in d.get("fixits", []):
             if fx.get("kind") == "fix" and fx.get("edits"):
@@ -134,5 +136,5 @@ def mark_conflicts(diags: Sequence[dict[str, Any]]) -> None:
                     other_fx.setdefault("conflictsWith", []).append(_ref(d))
 
 
-def _ref(d: Mapping[str, Any]) -> dict[str, Any]:
+def _ref(d: Diagnostic) -> FixitRef:
     return {"ruleId": d["ruleId"], "line": d["line"], "column": d["column"]}

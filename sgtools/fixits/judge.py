@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from sgtools.edit.text import Span
+from sgtools.fixits.types import Fixit, Verification
+from sgtools.scan.types import Diagnostic
 
 # The rule id the scanner adds to every verification rule file: `kind: ERROR`, to count parse errors.
 PARSE_RULE_ID = "_sgtools-parse-error"
@@ -23,8 +25,8 @@ class Member:
     """One fix-it under verification; its edit in the original text's byte coordinates."""
 
     job: int
-    fixit: dict[str, Any]
-    diag: dict[str, Any]
+    fixit: Fixit
+    diag: Diagnostic
     span: Span
     info: dict[str, Any] = field(default_factory=dict)
 
@@ -162,7 +164,7 @@ def finish(m: Member) -> None:
     parses = parses and not missing_worse
     verified = parses and not info["stillFires"]
     fx["verified"] = verified
-    fx["verification"] = {k: v for k, v in info.items() if not k.startswith("_")}
+    fx["verification"] = cast(Verification, {k: v for k, v in info.items() if not k.startswith("_")})
     fx["confidence"] = _confidence(
         fx, verified=verified, parses=parses, still_fires=info["stillFires"],
         broken_before=info["parseErrorsBefore"] > 0 or bool(info.get("missingBefore")),

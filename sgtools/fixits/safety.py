@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
+from sgtools.fixits.types import Fixit
+
 Safety = Literal["safe", "unsafe"]
 SAFE: Final = "safe"
 UNSAFE: Final = "unsafe"
@@ -57,7 +59,7 @@ def rule_fix_safety(data: Mapping[str, Any] | None) -> Safety:
     return SAFE
 
 
-def mark(fixits: Sequence[dict[str, Any]], data: Mapping[str, Any] | None) -> None:
+def mark(fixits: Sequence[Fixit], data: Mapping[str, Any] | None) -> None:
     """Set `safety` on each fix-it of one diagnostic: the rule's class for its `fix`, `safe` for a suppression."""
     for fx in fixits:
         fx["safety"] = rule_fix_safety(data) if fx.get("kind") == "fix" else SAFE

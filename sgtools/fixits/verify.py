@@ -17,6 +17,8 @@ from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import get_settings
 from sgtools.edit.text import Span, apply_edits, to_span
 from sgtools.fixits.judge import EditedText, Member, finish, judge
+from sgtools.fixits.types import Fixit
+from sgtools.scan.types import Diagnostic
 
 LIMIT_REACHED = "verification limit reached"
 
@@ -33,19 +35,19 @@ class VerifyJob:
     key: str
     text: str
     language: str
-    diags: list[dict[str, Any]]
+    diags: list[Diagnostic]
     rule_ids: frozenset[str] | None = None  # rules that apply to this file; None: every rule scanned
     baseline: list[dict[str, Any]] | None = None
 
 
-def _unchecked(fx: dict[str, Any], reason: str, *, bad_edit: bool = False) -> None:
+def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
     """Record why a fix-it was not checked; one whose edit cannot even be applied gets the lowest confidence."""
     fx["verification"] = {"checked": False, "reason": reason}
     if bad_edit:
         fx["confidence"] = 0.05
 
 
-def mark_unchecked(diags: Sequence[dict[str, Any]], reason: str) -> None:
+def mark_unchecked(diags: Sequence[Diagnostic], reason: str) -> None:
     """Record that fix-its were not verified (the caller did not ask, or a limit was reached)."""
     for d in diags:
         for fx in d.get("fixits", []):

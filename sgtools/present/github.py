@@ -6,8 +6,10 @@ Escaping follows @actions/core: in the message `%`, CR and LF are percent-encode
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from sgtools.core.types import SEVERITIES
 from sgtools.present.report import Report
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
@@ -26,7 +28,7 @@ def command(level: str, message: str, **props: Any) -> str:
     return f"::{level}{' ' + fields if fields else ''}::{escape_data(message)}"
 
 
-def annotation(d: dict[str, Any]) -> str:
+def annotation(d: Mapping[str, Any]) -> str:
     message = str(d.get("message") or d.get("ruleId") or "")
     if d.get("note"):
         message += "\n\n" + str(d["note"]).strip()
@@ -47,7 +49,7 @@ def annotation(d: dict[str, Any]) -> str:
 def render(report: Report) -> str:
     lines = [annotation(d) for d in report.diagnostics]
     if report.truncated:  # say so: a reviewer must not take the annotations shown for all there are
-        total = sum(report.counts.values())
+        total = sum(report.counts[s] for s in SEVERITIES)
         lines.append(command("warning", f"Only the first {len(report.diagnostics)} of {total} findings are "
                              "annotated (--max-results). Raise --max-results or run sgtools scan locally to see "
                              "them all.", title="sgtools: findings not shown"))

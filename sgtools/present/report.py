@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sgtools.core.types import RuleErrorDict
 from sgtools.rules.ruleset import SEVERITIES
+from sgtools.scan.types import Counts, Diagnostic
 
 __all__ = ["SEVERITIES", "Report"]
 
@@ -20,14 +22,14 @@ __all__ = ["SEVERITIES", "Report"]
 class Report:
     # SPEC Diagnostics, already filtered and sorted by (file, byteStart, ruleId); the CLI adds a `fingerprint`
     # key (see sgtools.scan.baseline) that SARIF and JSON pass on.
-    diagnostics: list[dict[str, Any]]
-    counts: dict[str, int]
+    diagnostics: list[Diagnostic]
+    counts: Counts
     root: Path  # the workspace root: files in diagnostics are relative to it
-    rule_errors: list[dict[str, Any]] = field(default_factory=list)
+    rule_errors: list[RuleErrorDict] = field(default_factory=list)
     # Rule metadata for SARIF's rules array: id, severity, message, note, url, language. Rules that produced
     # findings but are missing here are derived from their diagnostics.
     rules: list[dict[str, Any]] = field(default_factory=list)
-    baselined: list[dict[str, Any]] = field(default_factory=list)  # findings hidden by --baseline
+    baselined: list[Diagnostic] = field(default_factory=list)  # findings hidden by --baseline
     baseline_file: str | None = None
     fixes: dict[str, Any] | None = None  # the apply_fixes result when --fix ran
     truncated: bool = False

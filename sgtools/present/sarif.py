@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
 from sgtools.present.report import Report
+from sgtools.scan.types import Diagnostic
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -31,7 +33,7 @@ def _artifact(file: str) -> dict[str, Any]:
     return {"uri": quote(file, safe="/"), "uriBaseId": SRCROOT}
 
 
-def _region(item: dict[str, Any], snippet: str | None = None) -> dict[str, Any]:
+def _region(item: Mapping[str, Any], snippet: str | None = None) -> dict[str, Any]:
     region: dict[str, Any] = {
         "startLine": item.get("line"),
         "startColumn": item.get("column"),
@@ -72,7 +74,7 @@ def _rule_descriptor(rule: dict[str, Any]) -> dict[str, Any]:
     return descriptor
 
 
-def _rules(report: Report, diags: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _rules(report: Report, diags: Sequence[Diagnostic]) -> list[dict[str, Any]]:
     """The rules that ran, plus any rule a finding names that the caller did not list."""
     by_id: dict[str, dict[str, Any]] = {}
     for rule in report.rules:
@@ -84,7 +86,7 @@ def _rules(report: Report, diags: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_rule_descriptor(by_id[rid]) for rid in sorted(by_id)]
 
 
-def _fixes(d: dict[str, Any]) -> list[dict[str, Any]]:
+def _fixes(d: Mapping[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for fixit in d.get("fixits") or []:
         if fixit.get("kind") != "fix":
@@ -103,7 +105,7 @@ def _fixes(d: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _result(d: dict[str, Any], rule_index: dict[str, int], suppressed_by: str | None) -> dict[str, Any]:
+def _result(d: Mapping[str, Any], rule_index: dict[str, int], suppressed_by: str | None) -> dict[str, Any]:
     rid = str(d.get("ruleId"))
     result: dict[str, Any] = {
         "ruleId": rid,

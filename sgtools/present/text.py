@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from sgtools.present.report import SEVERITIES, Report
+from sgtools.core.types import SEVERITIES
+from sgtools.fixits.types import Fixit
+from sgtools.present.report import Report
+from sgtools.scan.types import Diagnostic
 
 _RESET = "\033[0m"
 _STYLES = {
@@ -51,7 +53,7 @@ class _Sources:
         return lines[number - 1]
 
 
-def excerpt(diag: dict[str, Any], source_line: str | None, paint: _Painter | None = None) -> list[str]:
+def excerpt(diag: Diagnostic, source_line: str | None, paint: _Painter | None = None) -> list[str]:
     """The first source line of the match and a caret underline, aligned even when the line holds tabs."""
     if source_line is None:
         return []
@@ -109,7 +111,7 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
     return lines
 
 
-def _how_to_apply(fix: dict[str, Any], rule_id: str, fixable: bool) -> str:
+def _how_to_apply(fix: Fixit, rule_id: str, fixable: bool) -> str:
     """The command that would apply this fix-it, or why none would. Unchecked fix-its are verified by --fix
     itself before it applies them; one that failed verification is never applied."""
     if fix.get("verification", {}).get("checked", True) and not fix.get("verified"):
@@ -121,7 +123,7 @@ def _how_to_apply(fix: dict[str, Any], rule_id: str, fixable: bool) -> str:
             else f"sgtools init, sgtools community import {rule_id}, then sgtools scan {how}")
 
 
-def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bool = False,
+def render_diagnostics(diags: Iterable[Diagnostic], root: Path, *, color: bool = False,
                        fixable: bool = True) -> list[str]:
     """The per-file blocks; also used by the agent hook, which prints no summary."""
     paint = _Painter(color)
@@ -155,7 +157,7 @@ def render_diagnostics(diags: Iterable[dict[str, Any]], root: Path, *, color: bo
 FIX_BLOCK_LINES = 12  # a longer multi-line fix shows its first lines and says how many more there are
 
 
-def _fix_block(fix: dict[str, Any], paint: _Painter) -> list[str]:
+def _fix_block(fix: Fixit, paint: _Painter) -> list[str]:
     """A multi-line replacement, line by line and indented as it will be written (its title is one flat line)."""
     edits = fix.get("edits") or []
     new_text = str(edits[0].get("newText") or "") if len(edits) == 1 else ""

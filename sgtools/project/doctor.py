@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from sgtools import __version__
 from sgtools.core.errors import SgToolsError
 from sgtools.core.languages import LANGUAGES
+from sgtools.core.types import SourceStatus
 from sgtools.engine import trust
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
+from sgtools.project.types import ServerInfo
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import load_ruleset
 
 
 def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
-                community_sources: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    info: dict[str, Any] = {
+                community_sources: list[SourceStatus] | None = None) -> ServerInfo:
+    info: ServerInfo = {
         "version": __version__,
         "python": sys.version.split()[0],
         "astGrepVersion": None,

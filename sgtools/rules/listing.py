@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from sgtools.core.errors import BadInput, NotFound
+from sgtools.core.types import Examples
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.languages import language_key, unknown_language_message
@@ -13,16 +14,17 @@ from sgtools.project.workspace import Workspace, check_rule_id
 from sgtools.rules.docfile import DocFile
 from sgtools.rules.locate import load_docs_quietly, project_ids, test_files_for, tested_ids, unknown_id_message
 from sgtools.rules.ruleset import DEFAULT_SEVERITY, load_ruleset
+from sgtools.rules.types import ExplainRuleResult, ListRulesResult, RuleSummary
 
 
-def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> dict[str, Any]:
+def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> ListRulesResult:
     cfg = project.load(ws)
     want = language_key(language, cfg) if language else None
     if language and want is None:
         raise BadInput(unknown_language_message(cfg, language))
     ruleset = load_ruleset(ws, cfg, engine)
     tested = tested_ids(cfg)
-    rules = []
+    rules: list[RuleSummary] = []
     for r in sorted(ruleset.rules, key=lambda r: (r.id, str(r.path), r.index)):
         if want is not None and language_key(r.language, cfg) != want:
             continue
@@ -34,7 +36,7 @@ def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> di
     return {"rules": rules, "ruleErrors": ruleset.error_dicts()}
 
 
-def explain_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
+def explain_rule(ws: Workspace, engine: Engine, rule_id: str) -> ExplainRuleResult:
     check_rule_id(rule_id)
     cfg = project.load(ws)
     places = project_ids(cfg).get(rule_id, [])
@@ -49,7 +51,7 @@ def explain_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
     if len(places) > 1:
         problems.append(f"rule id {rule_id} is defined {len(places)} times: "
                         + ", ".join(ws.relative(p) for p, _ in places))
-    examples: dict[str, list[str]] = {"valid": [], "invalid": []}
+    examples: Examples = {"valid": [], "invalid": []}
     for test_path in test_files_for(cfg, rule_id):
         for doc in load_docs_quietly(test_path):
             if isinstance(doc, dict) and str(doc.get("id")) == rule_id:

@@ -17,6 +17,7 @@ from typing import Any
 from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
 from sgtools.core.globs import compile_glob, glob_list, glob_match
+from sgtools.core.types import RuleErrorDict
 from sgtools.engine import trust
 from sgtools.engine.process import Engine, stderr_message
 from sgtools.project.config import ProjectConfig
@@ -57,7 +58,7 @@ class RuleError:
     message: str
     ruleId: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RuleErrorDict:
         return {"path": self.path, "ruleId": self.ruleId, "message": self.message}
 
 
@@ -70,7 +71,7 @@ class RuleSet:
     def by_id(self) -> dict[str, Rule]:
         return {r.id: r for r in self.rules}
 
-    def error_dicts(self) -> list[dict[str, Any]]:
+    def error_dicts(self) -> list[RuleErrorDict]:
         return [e.to_dict() for e in self.errors]
 
 

@@ -34,6 +34,7 @@ from sgtools.rules.locate import (
     test_files_for,
     unknown_id_message,
 )
+from sgtools.rules.types import AddOrUpdateRuleResult, RemoveRuleResult, RuleTestReport
 from sgtools.rules.validate import prepare
 
 
@@ -48,7 +49,7 @@ def add_or_update_rule(
     metadata: dict[str, Any] | None = None,
     overwrite: bool = True,
     force: bool = False,
-) -> dict[str, Any]:
+) -> AddOrUpdateRuleResult:
     """Check, then save. `force` saves a rule the analyser proves can never fire (with a warning)."""
     cfg = project.load(ws)
     check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, metadata)
@@ -90,7 +91,7 @@ def add_or_update_rule(
     }
 
 
-def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> dict[str, Any]:
+def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> RemoveRuleResult:
     """The rule's document (the whole file when it is the only one), its tests and its snapshots."""
     check_rule_id(rule_id)
     cfg = project.load(ws)
@@ -147,7 +148,7 @@ def _test_file_text(rule_id: str, valid: list[str], invalid: list[str]) -> str:
                       "(e.g. remove control characters).", check="examples")
 
 
-def _run_tests(ws: Workspace, engine: Engine, cfg: ProjectConfig, rule_id: str) -> dict[str, Any]:
+def _run_tests(ws: Workspace, engine: Engine, cfg: ProjectConfig, rule_id: str) -> RuleTestReport:
     try:
         report: TestReport = engine.test(cfg.path, cwd=ws.root, rule_filter=f"^{re.escape(rule_id)}$")
     except SgToolsError as exc:

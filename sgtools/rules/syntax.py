@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput, SgToolsError, TooLarge
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
+from sgtools.rules.types import SyntaxTreeResult
 
 FORMATS = ("cst", "ast", "pattern")
 _POSITION = re.compile(r"\((\d+),(\d+)\)-\((\d+),(\d+)\)\s*$")
@@ -108,7 +108,7 @@ def _tree_language(ws: Workspace, language: str) -> tuple[str, Path | str]:
     return languages.require(language), NO_CONFIG
 
 
-def dump_syntax_tree(ws: Workspace, engine: Engine, code: str, language: str, format: str = "cst") -> dict[str, Any]:
+def dump_syntax_tree(ws: Workspace, engine: Engine, code: str, language: str, format: str = "cst") -> SyntaxTreeResult:
     """`{tree, language, format, hints}`; a pattern ast-grep refuses gives an empty tree and hints saying why."""
     fmt = check_format(format)
     lang, config = _tree_language(ws, language)

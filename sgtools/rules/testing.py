@@ -11,7 +11,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sgtools.core import languages, yamlio
 from sgtools.core.errors import BadInput, EngineFailed, RuleInvalid
@@ -23,6 +23,7 @@ from sgtools.rules import syntax
 from sgtools.rules.analysis import analyse_rule, at_least, never_fires
 from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data, snip
 from sgtools.rules.ruleset import glob_problem, rule_from_doc
+from sgtools.rules.types import TestRuleResult
 from sgtools.scan.rulefiles import rule_file, scan_texts, tmp_root
 from sgtools.scan.snippet import check_code, snippet_diagnostics
 
@@ -84,14 +85,14 @@ def test_rule(
     language: str | None = None,
     valid_examples: Sequence[str] | None = None,
     invalid_examples: Sequence[str] | None = None,
-) -> dict[str, Any]:
+) -> TestRuleResult:
     """Compile `rule_yaml` with the real binary, run it on `code` (diagnostics with verified fix-its) and on
     the examples (valid ones must not match, invalid ones must). `success` means no error and no failed
     example; a rule ast-grep rejects comes back as `success: false` with the cause and a hint, not raised."""
     _check_inputs(rule_yaml, code, valid_examples, invalid_examples)
     valid = list(valid_examples or [])
     invalid = list(invalid_examples or [])
-    result: dict[str, Any] = {"success": False, "errors": [], "matches": [],
+    result: TestRuleResult = {"success": False, "errors": [], "matches": [],
                               "examples": {"passed": 0, "failed": []}, "hints": [], "warnings": []}
     cfg = project.try_load(ws)
     config: Path | str = cfg.path if cfg is not None else NO_CONFIG
@@ -161,7 +162,8 @@ def test_rule(
         passed = 0
         for n, (example, matches) in enumerate(zip([*valid, *invalid], outcomes, strict=True)):
             hits = [m for m in matches if m.get("ruleId") == rule.id]
-            kind, index = ("valid", n) if n < len(valid) else ("invalid", n - len(valid))
+            kind: Literal["valid", "invalid"] = "valid" if n < len(valid) else "invalid"
+            index = n if n < len(valid) else n - len(valid)
             if kind == "valid" and hits:
                 lines = sorted({int(m["range"]["start"]["line"]) + 1 for m in hits})
                 result["examples"]["failed"].append({

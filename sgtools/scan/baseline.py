@@ -12,9 +12,9 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sgtools.core.errors import BadInput
+from sgtools.scan.types import Diagnostic
 
 BASELINE_VERSION = 1
 _FINGERPRINT_CHARS = 32  # 128 bits of sha256: collisions are not a practical concern for one repository
@@ -29,7 +29,7 @@ def fingerprint(rule_id: str, file: str, text: str, occurrence: int) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:_FINGERPRINT_CHARS]
 
 
-def fingerprints(diags: list[dict[str, Any]]) -> list[str]:
+def fingerprints(diags: list[Diagnostic]) -> list[str]:
     """One fingerprint per diagnostic, in order; occurrences are counted in (file, byteStart) order."""
     order = sorted(range(len(diags)), key=lambda i: (str(diags[i].get("file")), diags[i].get("byteStart") or 0, i))
     seen: Counter[tuple[str, str, str]] = Counter()
@@ -42,7 +42,7 @@ def fingerprints(diags: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def with_fingerprints(diags: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_fingerprints(diags: list[Diagnostic]) -> list[Diagnostic]:
     """Copies of the diagnostics with a `fingerprint` key (SARIF partialFingerprints, JSON output)."""
     return [{**d, "fingerprint": fp} for d, fp in zip(diags, fingerprints(diags), strict=True)]
 
@@ -52,19 +52,19 @@ class Baseline:
     known: frozenset[str]
     path: str
 
-    def split(self, diags: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def split(self, diags: list[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
         """(new findings, known findings) for diagnostics that carry a `fingerprint`."""
         new = [d for d in diags if d.get("fingerprint") not in self.known]
         old = [d for d in diags if d.get("fingerprint") in self.known]
         return new, old
 
 
-def of(diags: list[dict[str, Any]], path: str) -> Baseline:
+def of(diags: list[Diagnostic], path: str) -> Baseline:
     """The baseline that `dumps(diags)` records, without reading the file back."""
     return Baseline(known=frozenset(str(d["fingerprint"]) for d in diags), path=path)
 
 
-def dumps(diags: list[dict[str, Any]]) -> str:
+def dumps(diags: list[Diagnostic]) -> str:
     """The baseline file: sorted and line-stable, so it reviews well in a diff."""
     entries = sorted(
         ({"fingerprint": d["fingerprint"], "ruleId": d.get("ruleId"), "file": d.get("file"),

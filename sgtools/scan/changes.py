@@ -13,12 +13,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from sgtools.core.errors import BadInput, EngineFailed
 from sgtools.engine.process import EngineResult, run_tool
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
+from sgtools.scan.types import Diagnostic
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
@@ -30,7 +30,7 @@ class Changes:
 
     files: dict[str, set[int] | None] = field(default_factory=dict)
 
-    def touches(self, diag: dict[str, Any]) -> bool:
+    def touches(self, diag: Diagnostic) -> bool:
         file = str(diag.get("file"))
         if file not in self.files:
             return False
@@ -41,7 +41,7 @@ class Changes:
         end = int(diag.get("endLine") or start)
         return any(n in lines for n in range(start, end + 1))
 
-    def filter(self, diags: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def filter(self, diags: list[Diagnostic]) -> list[Diagnostic]:
         return [d for d in diags if self.touches(d)]
 
 

@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools.community.bundled import bundled_dir
+from sgtools.core.types import RuleErrorDict
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
+from sgtools.scan.types import Diagnostic
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,8 @@ def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dic
 
 @dataclass
 class Findings:
-    issues: list[dict[str, Any]] = field(default_factory=list)
-    rule_errors: list[dict[str, Any]] = field(default_factory=list)
+    issues: list[Diagnostic] = field(default_factory=list)
+    rule_errors: list[RuleErrorDict] = field(default_factory=list)
     files_checked: int = 0  # as ast-grep counted them
 
 

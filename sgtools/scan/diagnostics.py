@@ -9,21 +9,25 @@ tests and the CLI formats all report the same positions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings, requested_results
+from sgtools.core.types import severity
 from sgtools.edit.text import LineIndex, position
 from sgtools.fixits import safety
 from sgtools.fixits.build import build_fixits, mark_conflicts
 from sgtools.rules.ruleset import Rule
+from sgtools.scan.types import Counts, Diagnostic, Label, Span
+
+D = TypeVar("D", bound=Mapping[str, Any])
 
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3}
 SEVERITIES: tuple[str, ...] = tuple(SEVERITY_ORDER)
 
 
-def _range(raw_range: Mapping[str, Any]) -> dict[str, int]:
+def _range(raw_range: Mapping[str, Any]) -> Span:
     offsets = raw_range["byteOffset"]
     return {**position(raw_range), "byteStart": int(offsets["start"]), "byteEnd": int(offsets["end"])}
 
@@ -38,10 +42,10 @@ def normalize_file(name: str | None) -> str | None:
     return text
 
 
-def _labels(raw: Mapping[str, Any], match: Mapping[str, int]) -> list[dict[str, Any]]:
+def _labels(raw: Mapping[str, Any], match: Span) -> list[Label]:
     """Related spans. The primary label ast-grep adds to every match only repeats it, so it goes, unless the
     rule gave it a message or it covers some other span; duplicates (ast-grep repeats sub-matches) go too."""
-    out: list[dict[str, Any]] = []
+    out: list[Label] = []
     seen: set[tuple[Any, ...]] = set()
     for label in raw.get("labels") or []:
         if not isinstance(label, Mapping) or "range" not in label:
@@ -72,14 +76,14 @@ def to_diagnostics(
     rules_by_id: Mapping[str, Rule],
     file_override: str | None = None,
     with_fixits: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[Diagnostic]:
     """SPEC Diagnostics, sorted by (file, byteStart, ruleId).
 
     `text_by_file` maps ast-grep's `file` field (as printed) to the scanned text; it is needed for fix-it
     positions. `file_override` names the file for snippet scans (ast-grep prints `STDIN`); pass None with
     snippet scans that have no virtual path. Fix-its come back unverified: `fixits.verify.verify_fixits` checks them.
     """
-    out: list[dict[str, Any]] = []
+    out: list[Diagnostic] = []
     indexes: dict[str, LineIndex] = {}
     for raw in raw_matches:
         raw_file = str(raw.get("file", ""))
@@ -87,14 +91,15 @@ def to_diagnostics(
         rule_id = str(raw.get("ruleId", ""))
         rule = rules_by_id.get(rule_id)
         span = _range(raw["range"])
-        diag: dict[str, Any] = {
+        diag: Diagnostic = {
             "ruleId": rule_id,
-            "severity": str(raw.get("severity") or (rule.severity if rule else "hint")),
+            "severity": severity(raw.get("severity") or (rule.severity if rule else "hint")),
             "message": str(raw.get("message") or ""),
             "note": raw.get("note") if raw.get("note") is not None else (rule.note if rule else None),
             "url": rule.url if rule else None,
             "file": file,
-            **span,
+            "line": span["line"], "column": span["column"], "endLine": span["endLine"], "endColumn": span["endColumn"],
+            "byteStart": span["byteStart"], "byteEnd": span["byteEnd"],
             "text": str(raw.get("text", "")),
             "labels": _labels(raw, span),
             "fixits": [],
@@ -114,12 +119,12 @@ def to_diagnostics(
     return out
 
 
-def counts(diags: Iterable[Mapping[str, Any]]) -> dict[str, int]:
-    result = dict.fromkeys(SEVERITIES, 0)
+def counts(diags: Iterable[Mapping[str, Any]]) -> Counts:
+    result: Counts = {"error": 0, "warning": 0, "info": 0, "hint": 0}
     for d in diags:
-        sev = str(d.get("severity"))
-        if sev in result:
-            result[sev] += 1
+        sev = d.get("severity")
+        if sev in SEVERITY_ORDER:
+            result[severity(sev)] += 1
     return result
 
 
@@ -133,7 +138,7 @@ def check_severity(min_severity: str | None) -> str | None:
     return value
 
 
-def filter_severity(diags: Sequence[dict[str, Any]], min_severity: str | None) -> list[dict[str, Any]]:
+def filter_severity(diags: Sequence[D], min_severity: str | None) -> list[D]:
     """Keep diagnostics at or above `min_severity` (`error` is the highest, `hint` the lowest)."""
     level = check_severity(min_severity)
     if level is None:

@@ -5,12 +5,13 @@ rules, as `sgtools scan` and the agent hook do, and say so in `notes`, instead o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.scan import paths, snippet
 from sgtools.scan.collect import RuleSource, rule_source
+from sgtools.scan.types import ScanCodeArgs, ScanPathArgs, ScanPathResult, ScanResult
 
 
 def bundled_note(source: RuleSource, *, read_only: bool) -> str:
@@ -19,17 +20,25 @@ def bundled_note(source: RuleSource, *, read_only: bool) -> str:
     return f"No sgconfig.yml in the workspace: checked with the {source.rule_count} bundled community rules ({how})."
 
 
-def _with_note(result: dict[str, Any], source: RuleSource, read_only: bool) -> dict[str, Any]:
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+
+def _add_note(result: ScanResult, source: RuleSource, read_only: bool) -> None:
     if source.bundled:
-        result["notes"] = [bundled_note(source, read_only=read_only), *(result.get("notes") or [])]
+        result["notes"] = [bundled_note(source, read_only=read_only), *result.get("notes", [])]
+
+
+def scan_code(ws: Workspace, engine: Engine, *, read_only: bool = False, **args: Unpack[ScanCodeArgs]) -> ScanResult:
+    source = rule_source(ws, engine)
+    result = snippet.scan_code(ws, engine, **args, config=source.scan_config)
+    _add_note(result, source, read_only)
     return result
 
 
-def scan_code(ws: Workspace, engine: Engine, *, read_only: bool = False, **args: Any) -> dict[str, Any]:
+def scan_path(ws: Workspace, engine: Engine, *, read_only: bool = False,
+              **args: Unpack[ScanPathArgs]) -> ScanPathResult:
     source = rule_source(ws, engine)
-    return _with_note(snippet.scan_code(ws, engine, **args, config=source.scan_config), source, read_only)
-
-
-def scan_path(ws: Workspace, engine: Engine, *, read_only: bool = False, **args: Any) -> dict[str, Any]:
-    source = rule_source(ws, engine)
-    return _with_note(paths.scan_path(ws, engine, **args, config=source.scan_config), source, read_only)
+    result = paths.scan_path(ws, engine, **args, config=source.scan_config)
+    _add_note(result, source, read_only)
+    return result

@@ -19,6 +19,7 @@ from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_texts
+from sgtools.scan.types import Diagnostic, ScanPathResult
 
 
 def scan_path(
@@ -33,7 +34,7 @@ def scan_path(
     config: ProjectConfig | None = None,
     verify_fixits: bool = True,
     watch: ScanWatch | None = None,
-) -> dict[str, Any]:
+) -> ScanPathResult:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
     Results are sorted; `offset`/`nextOffset` page through them; `counts` cover every finding.
@@ -51,7 +52,7 @@ def scan_path(
     ruleset = cached_ruleset(ws, cfg, engine)
     rules = _chosen_rules(ruleset, rule_ids)
     if not rules:
-        empty: dict[str, Any] = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
+        empty: ScanPathResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
                                  "nextOffset": None, "ruleErrors": ruleset.error_dicts(), "filesChecked": 0}
         if ruleset.errors and not ruleset.rules:
             empty["notes"] = ["No rule could be loaded, so nothing was checked: see ruleErrors."]
@@ -105,7 +106,7 @@ def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Pa
 
 
 def _page(ws: Workspace, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], level: str | None, offset: int,
-          limit: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
+          limit: int) -> tuple[list[Diagnostic], list[Diagnostic], dict[str, str]]:
     """(every diagnostic, the page from `offset`, the texts of the page's files). Only the page gets fix-its:
     building them needs each file's text."""
     if offset == 0 and len(raw) <= limit:
@@ -165,10 +166,10 @@ def _read_matched_files(ws: Workspace, raw: list[dict[str, Any]]) -> dict[str, s
 
 
 def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule],
-                  diags: Sequence[dict[str, Any]], texts: Mapping[str, str]) -> None:
+                  diags: Sequence[Diagnostic], texts: Mapping[str, str]) -> None:
     """Verify the fix-its of a path scan: per language, one rule file of that language's rules (globs
     dropped, since the edited copies live outside the project) and one ast-grep call over all copies."""
-    by_file: dict[str, list[dict[str, Any]]] = {}
+    by_file: dict[str, list[Diagnostic]] = {}
     for d in diags:
         if d.get("fixits"):
             by_file.setdefault(str(d["file"]), []).append(d)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from sgtools.core.errors import BadInput, TooLarge
 from sgtools.core.settings import get_settings
@@ -23,6 +22,7 @@ from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import Rule, rule_applies
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_texts
+from sgtools.scan.types import Diagnostic, ScanResult
 
 
 def check_code(code: object) -> bytes:
@@ -54,7 +54,7 @@ def scan_code(
     max_results: int | None = None,
     *,
     config: ProjectConfig | None = None,
-) -> dict[str, Any]:
+) -> ScanResult:
     """Check `code` as if saved at `path` (virtual; nothing is written). `counts` cover every finding,
     `issues` the first `max_results`. `config` replaces the workspace's sgconfig.yml (the bundled rules)."""
     level = check_severity(min_severity)
@@ -71,8 +71,8 @@ def scan_code(
     ruleset = cached_ruleset(ws, cfg, engine)
     of_lang = [r for r in ruleset.rules if r.enabled and language_key(r.language, cfg) == lang]
     rules = [r for r in of_lang if rule_applies(r, rel_cfg)]
-    result: dict[str, Any] = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
-                              "ruleErrors": ruleset.error_dicts()}
+    result: ScanResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
+                          "ruleErrors": ruleset.error_dicts()}
     if path is None:
         scoped = [r.id for r in of_lang if r.data.get("files") is not None]
         if scoped:
@@ -86,13 +86,13 @@ def scan_code(
     diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
                                 file=file, min_severity=level, verify_max=limit)
     page = diags[:limit]
-    result.update(success=not diags, issues=page, counts=counts(diags), truncated=len(diags) > limit)
+    result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
     return result
 
 
 def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
                         rules: Sequence[Rule], language: str, code: str, *, file: str | None = None,
-                        min_severity: str | None = None, verify_max: int | None = None) -> list[dict[str, Any]]:
+                        min_severity: str | None = None, verify_max: int | None = None) -> list[Diagnostic]:
     """`code` scanned on stdin with `rules_path` (holding `rules` and the parse-error rule of `language`): its
     diagnostics at or above `min_severity`, the first `verify_max` (all by default) with verified fix-its.
     scan_code and test_rule share it, so a snippet is checked one way. `file_name` names the edited copies."""

@@ -28,7 +28,7 @@ from sgtools.server.arguments import raw_arguments
 from sgtools.server.prompts import add_prompts
 from sgtools.server.resources import add_resources, rule_resources
 from sgtools.server.runner import error_result, run_tool
-from sgtools.server.schemas import OUTPUT_SCHEMAS, input_schemas
+from sgtools.server.schemas import input_schemas, output_schema
 from sgtools.server.spec import App, ToolSpec
 from sgtools.server.tools import TOOLS
 
@@ -84,7 +84,7 @@ def _make_tool(app: App, spec: ToolSpec, schema: dict[str, Any]) -> Tool:
     base = Tool.from_function(handler, name=spec.name, title=spec.title, description=spec.description,
                               annotations=spec.annotations(app.read_only), structured_output=False)
     # The published schemas are ours (plain JSON types); the SDK's argument model is empty and ignores them.
-    metadata = FuncMetadata(arg_model=base.fn_metadata.arg_model, output_schema=OUTPUT_SCHEMAS[spec.name])
+    metadata = FuncMetadata(arg_model=base.fn_metadata.arg_model, output_schema=output_schema(spec))
     return base.model_copy(update={"parameters": schema, "fn_metadata": metadata})
 
 
@@ -98,7 +98,7 @@ def build_server(root: str | None = None, *, read_only: bool = False, settings: 
     settings = settings or get_settings()  # validated once, at start-up; services read it from ws / engine
     app = App(ws=Workspace(root, settings), engine=engine or Engine(settings=settings), settings=settings,
               read_only=read_only)
-    schemas = input_schemas(app.settings)
+    schemas = input_schemas(app.settings, TOOLS)
     tools = [_make_tool(app, spec, schemas[spec.name]) for spec in TOOLS]
     hidden = frozenset(spec.name for spec in TOOLS if read_only and spec.write_only)
     server = SgToolsServer(SERVER_NAME, title="context-sherpa (ast-grep rules for agents)", version=__version__,

@@ -1,20 +1,21 @@
-"""The published JSON schemas of the tools: inputs in plain JSON types (caps from `Settings`), and outputs."""
+"""The published JSON schemas of the tools, derived from the services' TypedDicts.
+
+A tool's wrapper in `tools.py` is annotated with its argument and result TypedDicts (and mypy checks them
+against the service); `schema_of` turns those into JSON Schema, so a field added to a result is published and
+an argument's name, type and requiredness have one source. Inputs use plain JSON types (no $ref/anyOf: some
+agent frameworks cannot read them) plus a description and caps per argument from `_field_docs`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import types
+import typing
+from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints
 
 from sgtools.core.settings import Settings
-from sgtools.rules.ruleset import SEVERITIES
-
-
-def _obj(properties: dict[str, Any], required: tuple[str, ...] = (), *, closed: bool = False) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = list(required)
-    if closed:
-        schema["additionalProperties"] = False
-    return schema
+from sgtools.core.types import SEVERITIES
+from sgtools.server.spec import ToolSpec
 
 
 def _str(description: str, max_length: int, **extra: Any) -> dict[str, Any]:
@@ -37,35 +38,109 @@ def _bool(description: str, default: bool = False) -> dict[str, Any]:
     return {"type": "boolean", "description": description, "default": default}
 
 
-NULLABLE_STR = {"type": ["string", "null"]}
-STR_LIST = {"type": "array", "items": {"type": "string"}}
-RULE_ERRORS = {"type": "array", "description": "rule files that could not be loaded; the other rules still ran",
-               "items": {"type": "object"}}
-COUNTS = _obj({s: {"type": "integer"} for s in SEVERITIES}, SEVERITIES)
-POSITION = {k: {"type": "integer"} for k in ("line", "column", "endLine", "endColumn")}
-DIAGNOSTIC = _obj(
-    {
-        "ruleId": {"type": "string"}, "severity": {"type": "string", "enum": list(SEVERITIES)},
-        "message": {"type": "string"}, "note": NULLABLE_STR, "url": NULLABLE_STR, "file": NULLABLE_STR,
-        **POSITION, "byteStart": {"type": "integer"}, "byteEnd": {"type": "integer"}, "text": {"type": "string"},
-        "labels": {"type": "array", "items": {"type": "object"}},
-        "fixits": {"type": "array", "items": _obj({
-            "title": {"type": "string"}, "kind": {"type": "string", "enum": ["fix", "suppress"]},
-            "confidence": {"type": "number"}, "verified": {"type": "boolean"},
-            "edits": {"type": "array", "items": {"type": "object"}},
-        })},
-    },
-    ("ruleId", "severity", "message", "file", "line", "column", "endLine", "endColumn"),
-)
-DIAGNOSTICS = {"type": "array", "items": DIAGNOSTIC}
-SCAN_PROPS = {"success": {"type": "boolean", "description": "true when no issue was found"},
-              "issues": DIAGNOSTICS, "counts": COUNTS, "truncated": {"type": "boolean"}, "ruleErrors": RULE_ERRORS,
-              "notes": {"type": "array", "items": {"type": "string"},
-                        "description": "what the caller should know, e.g. that the bundled rules were used"}}
+
+_SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 
 
-def input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
-    """Input schemas in plain JSON types; the caps come from `Settings` so operators can tune them."""
+def _is_typeddict(tp: Any) -> bool:
+    return isinstance(tp, type) and typing.is_typeddict(tp)
+
+
+@functools.cache
+def schema_of(tp: Any) -> dict[str, Any]:
+    """JSON Schema of a type used in a contract: scalars, None, Literal, list, dict[str, T], unions and
+    TypedDicts (inlined; a key is required unless NotRequired / total=False). `object` / Any: any JSON."""
+    if tp in _SCALARS:
+        return {"type": _SCALARS[tp]}
+    if tp is Any or tp is object:
+        return {}
+    origin = get_origin(tp)
+    if origin in (Required, NotRequired):
+        return schema_of(get_args(tp)[0])
+    if origin is Literal:
+        values = list(get_args(tp))
+        kinds = sorted({_SCALARS[type(v)] for v in values})
+        return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": values}
+    if origin is list:
+        return {"type": "array", "items": schema_of(get_args(tp)[0])}
+    if origin is dict:
+        return {"type": "object", "additionalProperties": schema_of(get_args(tp)[1])}
+    if origin in (Union, types.UnionType):
+        return _union(get_args(tp))
+    if _is_typeddict(tp):
+        hints = get_type_hints(tp, include_extras=True)
+        required = [k for k, v in hints.items() if _required(tp, k, v)]
+        schema: dict[str, Any] = {"type": "object", "properties": {k: schema_of(v) for k, v in hints.items()}}
+        if required:
+            schema["required"] = required
+        return schema
+    raise TypeError(f"no JSON Schema for {tp!r}: use JSON types in service contracts")
+
+
+def _required(tp: Any, key: str, hint: Any) -> bool:
+    """Whether a TypedDict key is required. The Required/NotRequired wrapper decides when present: Python 3.11
+    ignores it in `__required_keys__` for string annotations (`from __future__ import annotations`)."""
+    if get_origin(hint) is Required:
+        return True
+    if get_origin(hint) is NotRequired:
+        return False
+    return key in tp.__required_keys__
+
+
+def _merge(derived: dict[str, Any], docs: dict[str, Any]) -> dict[str, Any]:
+    """`derived` with `docs` laid over it, nested schemas merged key by key."""
+    out = dict(derived)
+    for key, value in docs.items():
+        old = out.get(key)
+        out[key] = _merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return out
+
+
+def _union(members: tuple[Any, ...]) -> dict[str, Any]:
+    """`X | None` stays a plain schema with "null" added to its type; other unions become anyOf."""
+    others = [m for m in members if m is not type(None)]
+    if len(others) == 1 and len(others) < len(members):
+        inner = dict(schema_of(others[0]))
+        kind = inner.get("type")
+        if isinstance(kind, str):
+            inner["type"] = [kind, "null"]
+            if "enum" in inner:
+                inner["enum"] = [*inner["enum"], None]
+            return inner
+    return {"anyOf": [schema_of(m) for m in members]}
+
+
+def contract(spec: ToolSpec) -> tuple[Any, Any]:
+    """The argument and result TypedDicts of a tool, read from its wrapper's annotations."""
+    hints = get_type_hints(spec.call)
+    return hints["args"], hints["return"]
+
+
+def output_schema(spec: ToolSpec) -> dict[str, Any]:
+    return schema_of(contract(spec)[1])
+
+
+def input_schema(spec: ToolSpec, docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The argument TypedDict's schema, closed, with each argument's description and caps merged in."""
+    derived = schema_of(contract(spec)[0])
+    props = derived.get("properties", {})
+    if set(docs) != set(props):
+        raise TypeError(f"{spec.name}: documented arguments {sorted(docs)} differ from its TypedDict's "
+                        f"{sorted(props)}")
+    for name, prop in props.items():
+        if "type" in docs[name] and docs[name]["type"] != prop.get("type"):
+            raise TypeError(f"{spec.name}.{name}: documented as {docs[name]['type']}, typed as {prop.get('type')}")
+    return {**derived, "properties": {k: _merge(props[k], docs[k]) for k in props}, "additionalProperties": False}
+
+
+def input_schemas(s: Settings, specs: typing.Iterable[ToolSpec]) -> dict[str, dict[str, Any]]:
+    docs = _field_docs(s)
+    return {spec.name: input_schema(spec, docs[spec.name]) for spec in specs}
+
+
+def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per tool, per argument: the description and the caps (from `Settings`, so operators can tune them).
+    Names, types and which arguments are required come from the tool's argument TypedDict."""
     short = s.max_rule_bytes
     code = _str("the source code to check", s.max_code_bytes)
     language = _str("language name as ast-grep spells it (python, javascript, typescript, go, rust, ...)", 64)
@@ -85,31 +160,31 @@ def input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
     max_results = _int(f"at most this many findings (default {s.default_max_results})", 1, s.hard_max_results)
     apply = _bool("write the changes to disk; false (the default) only returns the diff")
     return {
-        "initialize_ast_grep": _obj({}, closed=True),
-        "scan_code": _obj({
+        "initialize_ast_grep": {},
+        "scan_code": {
             "code": code,
             "language": _str(language["description"] + "; may be left out when `path` has a known extension", 64),
             "path": _str("virtual path of the snippet in the workspace, e.g. src/app.py: picks the language and "
                          "the rules whose files/ignores globs apply", 4096),
             "min_severity": min_severity, "max_results": max_results,
-        }, ("code",), closed=True),
-        "scan_path": _obj({
+        },
+        "scan_path": {
             "paths": paths, "min_severity": min_severity, "rule_ids": rule_ids, "max_results": max_results,
             "offset": _int("skip this many findings (use the nextOffset of the previous page)", 0),
-        }, closed=True),
-        "add_or_update_rule": _obj({
+        },
+        "add_or_update_rule": {
             "rule_id": rule_id, "rule_yaml": rule_yaml, "valid_examples": valid, "invalid_examples": invalid,
             "force": _bool("save even when the analysis proves the rule can never fire (default false: refused "
                            "with [rule-invalid], the cause and a verified repair)"),
-        }, ("rule_id", "rule_yaml"), closed=True),
-        "remove_rule": _obj({"rule_id": rule_id}, ("rule_id",), closed=True),
-        "list_rules": _obj({"language": language}, closed=True),
-        "explain_rule": _obj({"rule_id": rule_id}, ("rule_id",), closed=True),
-        "test_rule": _obj({
+        },
+        "remove_rule": {"rule_id": rule_id},
+        "list_rules": {"language": language},
+        "explain_rule": {"rule_id": rule_id},
+        "test_rule": {
             "rule_yaml": rule_yaml, "code": _str("optional code to run the rule on", s.max_code_bytes),
             "language": language, "valid_examples": valid, "invalid_examples": invalid,
-        }, ("rule_yaml",), closed=True),
-        "suggest_rule": _obj({
+        },
+        "suggest_rule": {
             "language": language,
             "invalid_examples": {**_str_list("code the rule MUST flag (at least one; the more varied, the more "
                                              "general the rule)", s.max_examples, s.max_arg_bytes), "minItems": 1},
@@ -121,110 +196,41 @@ def input_schemas(s: Settings) -> dict[str, dict[str, Any]]:
             "rule_id": rule_id,
             "fix_examples": {"type": "array", "maxItems": s.max_examples,
                              "description": "before/after pairs: a `fix` template is inferred and verified",
-                             "items": _obj({"before": _str("code before the fix", s.max_arg_bytes),
-                                            "after": _str("the same code fixed", s.max_arg_bytes)},
-                                           ("before", "after"), closed=True)},
+                             "items": {"properties": {"before": _str("code before the fix", s.max_arg_bytes),
+                                                      "after": _str("the same code fixed", s.max_arg_bytes)},
+                                       "additionalProperties": False}},
             "max_candidates": _int("at most this many rules (default 3)", 1, s.suggest_max_candidates),
-        }, ("language", "invalid_examples"), closed=True),
-        "dump_syntax_tree": _obj({
+        },
+        "dump_syntax_tree": {
             "code": _str("the code (or pattern) to parse", s.max_arg_bytes), "language": language,
             "format": {"type": "string", "enum": ["cst", "ast", "pattern"], "default": "cst",
                        "description": "cst: every node incl. punctuation; ast: named nodes only; pattern: how "
                                       "ast-grep reads `code` as a pattern"},
-        }, ("code", "language"), closed=True),
-        "find_code": _obj({
+        },
+        "find_code": {
             "pattern": _str("an ast-grep pattern, e.g. `console.log($$$ARGS)`", s.max_arg_bytes), "language": language,
             "paths": paths, "max_results": max_results,
-        }, ("pattern", "language"), closed=True),
-        "rewrite_code": _obj({
+        },
+        "rewrite_code": {
             "pattern": _str("an ast-grep pattern with metavariables, e.g. `$A == None`", s.max_arg_bytes),
             "rewrite": _str("the replacement, using the pattern's metavariables, e.g. `$A is None`", s.max_arg_bytes),
             "language": language, "paths": paths, "apply": apply,
-        }, ("pattern", "rewrite", "language"), closed=True),
-        "apply_fixes": _obj({"paths": paths, "rule_ids": rule_ids, "apply": apply, "include_unsafe": {
+        },
+        "apply_fixes": {"paths": paths, "rule_ids": rule_ids, "apply": apply, "include_unsafe": {
             "type": "boolean", "default": False,
             "description": "also apply verified fixes whose rule declares them unsafe (they may change behaviour)"}},
-            closed=True),
-        "search_community_rules": _obj({
+        "search_community_rules": {
             "query": _str("words describing the problem, e.g. `unchecked error` or `eval`", short),
             "language": language,
             "tags": _str("comma-separated tags that must all be present, e.g. `security,cwe-95`", short),
             "limit": _int("at most this many results", 1, s.hard_max_results),
-        }, ("query",), closed=True),
-        "get_community_rule_details": _obj({"rule_id": rule_id}, ("rule_id",), closed=True),
-        "import_community_rule": _obj({
+        },
+        "get_community_rule_details": {"rule_id": rule_id},
+        "import_community_rule": {
             "rule_id": rule_id,
             "overwrite": _bool("replace a project rule with the same id (default false: refuse with [conflict])"),
-        }, ("rule_id",), closed=True),
-        "server_info": _obj({}, closed=True),
+        },
+        "server_info": {},
     }
 
-
-# Rule analysis findings (sgtools.rules.analysis): docs/rule-analysis.md.
-ANALYSIS: dict[str, Any] = {"type": "array", "items": {
-    "type": "object", "required": ["code", "severity", "path", "message"],
-    "properties": {"code": {"type": "string"}, "severity": {"type": "string", "enum": ["error", "warning", "info"]},
-                   "path": {"type": "string"}, "message": {"type": "string"},
-                   "repair": {"type": "string", "description": "a full corrected rule YAML, verified"}}}}
-
-OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
-    "initialize_ast_grep": _obj({"success": {"type": "boolean"}, "message": {"type": "string"},
-                                 "created": STR_LIST, "existing": STR_LIST},
-                                ("success", "message", "created", "existing")),
-    "scan_code": _obj(SCAN_PROPS, ("success", "issues", "counts", "truncated", "ruleErrors")),
-    "scan_path": _obj({**SCAN_PROPS, "nextOffset": {"type": ["integer", "null"]},
-                       "filesChecked": {"type": "integer", "description": "files ast-grep scanned"}},
-                      ("success", "issues", "counts", "truncated", "nextOffset", "ruleErrors")),
-    "add_or_update_rule": _obj({"success": {"type": "boolean"}, "message": {"type": "string"},
-                                "path": {"type": "string"}, "created": {"type": "boolean"},
-                                "testPath": NULLABLE_STR, "testResult": {"type": ["object", "null"]},
-                                "analysis": ANALYSIS},
-                               ("success", "message", "path", "created")),
-    "remove_rule": _obj({"success": {"type": "boolean"}, "message": {"type": "string"}, "removed": STR_LIST},
-                        ("success", "message", "removed")),
-    "list_rules": _obj({"rules": {"type": "array", "items": _obj({
-        "id": {"type": "string"}, "language": {"type": "string"}, "severity": {"type": "string"},
-        "message": {"type": ["string", "null"]}, "path": {"type": "string"}, "hasFix": {"type": "boolean"},
-        "hasTests": {"type": "boolean"}}, ("id", "language", "severity", "path", "hasFix", "hasTests"))},
-        "ruleErrors": RULE_ERRORS}, ("rules", "ruleErrors")),
-    "explain_rule": _obj({
-        "id": {"type": "string"}, "language": {"type": "string"}, "severity": {"type": "string"},
-        "message": NULLABLE_STR, "note": NULLABLE_STR, "url": NULLABLE_STR, "fix": {},
-        "yaml": {"type": "string"}, "path": {"type": "string"},
-        "examples": _obj({"valid": STR_LIST, "invalid": STR_LIST}), "source": {}},
-        ("id", "language", "severity", "yaml", "path", "examples")),
-    "test_rule": _obj({"success": {"type": "boolean"}, "errors": {"type": "array"}, "matches": DIAGNOSTICS,
-                       "examples": _obj({"passed": {"type": "integer"}, "failed": {"type": "array"}})},
-                      ("success", "errors", "matches", "examples")),
-    "suggest_rule": _obj({"success": {"type": "boolean"}, "candidates": {"type": "array", "items": _obj({
-        "yaml": {"type": "string"}, "rule_id": {"type": "string"}, "why": {"type": "string"},
-        "checked": _obj({"invalid": STR_LIST, "valid": STR_LIST}, ("invalid", "valid"))},
-        ("yaml", "rule_id", "why", "checked"))}, "explanation": {"type": "string"}}, ("success", "candidates")),
-    "dump_syntax_tree": _obj({"tree": {"type": "string"}}, ("tree",)),
-    "find_code": _obj({"matches": {"type": "array", "items": _obj(
-        {"file": NULLABLE_STR, **POSITION, "text": {"type": "string"}, "metaVariables": {"type": "object"}},
-        ("file", "line", "column", "endLine", "endColumn", "text"))},
-        "truncated": {"type": "boolean"}}, ("matches", "truncated")),
-    "rewrite_code": _obj({"diff": {"type": "string"}, "changes": {"type": "array"}, "applied": {"type": "boolean"}},
-                         ("diff", "changes", "applied")),
-    "apply_fixes": _obj({"diff": {"type": "string"}, "changedFiles": STR_LIST, "fixesApplied": {"type": "integer"},
-                         "applied": {"type": "boolean"}}, ("diff", "changedFiles", "fixesApplied", "applied")),
-    "search_community_rules": _obj({"success": {"type": "boolean"}, "results": {"type": "string"},
-                                    "matches": {"type": "array", "items": _obj({
-                                        "id": {"type": "string"}, "score": {"type": "number"},
-                                        "language": {"type": "string"}, "source": {}}, ("id",))}},
-                                   ("success", "results", "matches")),
-    "get_community_rule_details": _obj({"success": {"type": "boolean"}, "details": {"type": "string"},
-                                        "rule": _obj({"id": {"type": "string"}, "yaml": {"type": "string"}},
-                                                     ("id", "yaml"))}, ("success", "details", "rule")),
-    "import_community_rule": _obj({"success": {"type": "boolean"}, "message": {"type": "string"},
-                                   "path": {"type": "string"}, "testPath": NULLABLE_STR},
-                                  ("success", "message", "path", "testPath")),
-    "server_info": _obj({"version": {"type": "string"}, "astGrepVersion": NULLABLE_STR, "root": {"type": "string"},
-                         "config": NULLABLE_STR, "ruleCount": {"type": "integer"}, "ruleErrors": RULE_ERRORS,
-                         "languages": STR_LIST, "communitySources": {"type": "array"},
-                         "readOnly": {"type": "boolean"}},
-                        ("version", "astGrepVersion", "root", "config", "ruleCount", "ruleErrors", "languages",
-                         "communitySources", "readOnly")),
-}
 

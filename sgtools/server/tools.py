@@ -6,119 +6,142 @@ locating ast-grep or loading the community index. Add a tool here (and its schem
 
 from __future__ import annotations
 
-from typing import Any
-
+from sgtools.community.types import (
+    CommunityRuleDetails,
+    ImportCommunityRuleArgs,
+    ImportCommunityRuleResult,
+    SearchCommunityRulesArgs,
+    SearchCommunityRulesResult,
+)
 from sgtools.core.errors import SgToolsError
+from sgtools.edit.types import FindCodeArgs, FindCodeResult, RewriteCodeArgs, RewriteCodeResult
+from sgtools.fixits.types import ApplyFixesArgs, ApplyFixesResult
 from sgtools.present import results as render
+from sgtools.project.types import InitializeResult, NoArgs, ServerInfo
+from sgtools.rules.suggest.types import SuggestArgs, SuggestResult
+from sgtools.rules.types import (
+    AddOrUpdateRuleArgs,
+    AddOrUpdateRuleResult,
+    DumpSyntaxTreeArgs,
+    ExplainRuleResult,
+    ListRulesArgs,
+    ListRulesResult,
+    RemoveRuleResult,
+    RuleIdArgs,
+    SyntaxTreeResult,
+    TestRuleArgs,
+    TestRuleResult,
+)
+from sgtools.scan.types import ScanCodeArgs, ScanPathArgs, ScanPathResult, ScanResult
 from sgtools.server.spec import App, ToolSpec
 
 
-def _initialize(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _initialize(app: App, args: NoArgs) -> InitializeResult:
     from sgtools.project.config import initialize
 
     done = initialize(app.ws)
     return {"success": True, "message": done.message, "created": done.created, "existing": done.existing}
 
 
-def _scan_code(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _scan_code(app: App, args: ScanCodeArgs) -> ScanResult:
     from sgtools.scan.fallback import scan_code  # the bundled rules without an sgconfig.yml, saying so
 
     return scan_code(app.ws, app.engine, read_only=app.read_only, **args)
 
 
-def _scan_path(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _scan_path(app: App, args: ScanPathArgs) -> ScanPathResult:
     from sgtools.scan.fallback import scan_path
 
     return scan_path(app.ws, app.engine, read_only=app.read_only, **args)
 
 
-def _add_or_update_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _add_or_update_rule(app: App, args: AddOrUpdateRuleArgs) -> AddOrUpdateRuleResult:
     from sgtools.rules.store import add_or_update_rule
 
     return add_or_update_rule(app.ws, app.engine, **args)
 
 
-def _remove_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _remove_rule(app: App, args: RuleIdArgs) -> RemoveRuleResult:
     from sgtools.rules.store import remove_rule
 
     return remove_rule(app.ws, app.engine, **args)
 
 
-def _list_rules(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _list_rules(app: App, args: ListRulesArgs) -> ListRulesResult:
     from sgtools.rules.listing import list_rules
 
     return list_rules(app.ws, app.engine, **args)
 
 
-def _explain_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _explain_rule(app: App, args: RuleIdArgs) -> ExplainRuleResult:
     from sgtools.rules.listing import explain_rule
 
     return explain_rule(app.ws, app.engine, **args)
 
 
-def _test_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _test_rule(app: App, args: TestRuleArgs) -> TestRuleResult:
     from sgtools.rules.testing import test_rule
 
     return test_rule(app.ws, app.engine, **args)
 
 
-def _suggest_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
-    from sgtools.rules.suggest.service import SuggestArgs, suggest_rule
+def _suggest_rule(app: App, args: SuggestArgs) -> SuggestResult:
+    from sgtools.rules.suggest.service import suggest_rule
 
-    typed: SuggestArgs = args  # type: ignore[assignment]  # checked against the published schema
-    return dict(suggest_rule(app.ws, app.engine, **typed))
+    return suggest_rule(app.ws, app.engine, **args)
 
 
-def _dump_syntax_tree(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _dump_syntax_tree(app: App, args: DumpSyntaxTreeArgs) -> SyntaxTreeResult:
     from sgtools.rules.syntax import dump_syntax_tree
 
     return dump_syntax_tree(app.ws, app.engine, **args)
 
 
-def _find_code(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _find_code(app: App, args: FindCodeArgs) -> FindCodeResult:
     from sgtools.edit.structural import find_code
 
     return find_code(app.ws, app.engine, **args)
 
 
-def _rewrite_code(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _rewrite_code(app: App, args: RewriteCodeArgs) -> RewriteCodeResult:
     from sgtools.edit.structural import rewrite_code
 
     return rewrite_code(app.ws, app.engine, **args)
 
 
-def _apply_fixes(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _apply_fixes(app: App, args: ApplyFixesArgs) -> ApplyFixesResult:
     from sgtools.fixits.apply import apply_fixes
 
     return apply_fixes(app.ws, app.engine, **args)
 
 
-def _search_community_rules(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _search_community_rules(app: App, args: SearchCommunityRulesArgs) -> SearchCommunityRulesResult:
     from sgtools.community.service import search_community_rules
 
     return search_community_rules(**args)
 
 
-def _get_community_rule_details(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _get_community_rule_details(app: App, args: RuleIdArgs) -> CommunityRuleDetails:
     from sgtools.community.service import get_community_rule_details
 
     return get_community_rule_details(**args)
 
 
-def _import_community_rule(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _import_community_rule(app: App, args: ImportCommunityRuleArgs) -> ImportCommunityRuleResult:
     from sgtools.community.service import import_community_rule
 
     return import_community_rule(app.ws, app.engine, **args)
 
 
-def _server_info(app: App, args: dict[str, Any]) -> dict[str, Any]:
+def _server_info(app: App, args: NoArgs) -> ServerInfo:
     from sgtools.community.service import community_sources
     from sgtools.project.doctor import server_info
 
     try:
         sources = community_sources()
     except SgToolsError as exc:  # a broken sources config must not hide the rest of the report
-        sources = [{"error": exc.render()}]
+        sources = [{"name": "community sources", "location": "", "kind": "config", "ruleCount": 0,
+                    "status": "error", "error": exc.render()}]
     return server_info(app.ws, app.engine, read_only=app.read_only, community_sources=sources)
 
 

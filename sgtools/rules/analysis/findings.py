@@ -6,7 +6,7 @@ and, when one was found and verified against real ast-grep, a full corrected rul
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from sgtools.rules.types import Finding as Finding
 
 # Severities, worst first. `error` means the rule can never fire (or contradicts its own examples).
 ERROR = "error"
@@ -31,12 +31,7 @@ RULE_REFUSED = "rule-refused"  # ast-grep refuses the rule for another reason
 NOT_ANALYSED = "not-analysed"  # the analyser could not run (custom language, engine failure)
 
 
-class Finding(TypedDict):
-    code: str
-    severity: str
-    path: str
-    message: str
-    repair: NotRequired[str]
+# The shape itself lives with the rule services' contracts, so the MCP schemas see it without this package.
 
 
 def finding(code: str, severity: str, path: str, message: str, repair: str | None = None) -> Finding:

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
 
 from sgtools.rules.suggest.generalise import LEVELS, Generalised, Hole, generalise
 from sgtools.rules.suggest.tree import Example, Node
@@ -30,11 +30,6 @@ PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, EXCLUDE, INSIDE = range(
 FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
               CONTEXT: "pattern with context/selector", CONTEXT_TYPED: "context/selector + kind constraints",
               KIND_HAS: "kind + has", EXCLUDE: "pattern + not", INSIDE: "pattern + inside/not inside"}
-
-
-class FixPair(TypedDict):
-    before: str
-    after: str
 
 
 @dataclass

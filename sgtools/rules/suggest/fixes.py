@@ -14,7 +14,8 @@ from typing import Any
 from sgtools.core.errors import SgToolsError
 from sgtools.edit.text import apply_edits
 from sgtools.engine.process import Engine
-from sgtools.rules.suggest.candidates import Candidate, FixPair
+from sgtools.rules.suggest.candidates import Candidate
+from sgtools.rules.suggest.types import FixPair
 from sgtools.rules.suggest.verify import run_rules
 
 

@@ -10,7 +10,6 @@ and verify it by applying it. Nothing unverified is returned; when nothing passe
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NotRequired, TypedDict
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
@@ -19,11 +18,11 @@ from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
-from sgtools.rules.analysis import Finding
 from sgtools.rules.suggest import candidates as cands
 from sgtools.rules.suggest import explain, fixes, render
 from sgtools.rules.suggest.generalise import Generalised
 from sgtools.rules.suggest.tree import Example, read_examples
+from sgtools.rules.suggest.types import FixPair, SuggestedRule, SuggestResult
 from sgtools.rules.suggest.verify import Outcome, run_rules
 
 SEVERITIES = ("error", "warning", "info", "hint")
@@ -32,44 +31,7 @@ _SPARE = 2  # candidates beyond max_candidates kept in reserve for those the rul
 _REPAIR_ROOTS = 12  # near misses given `not`/`inside` clauses, and roots tried as kind + has
 
 
-FixExample = cands.FixPair
-
-
-class Checked(TypedDict):
-    invalid: list[str]
-    valid: list[str]
-
-
-class SuggestArgs(TypedDict, total=False):
-    """The suggest_rule tool's input (language and invalid_examples are required by its schema)."""
-
-    language: str
-    invalid_examples: list[str]
-    valid_examples: list[str]
-    path: str
-    message: str
-    severity: str
-    rule_id: str
-    fix_examples: list[FixExample]
-    max_candidates: int
-
-
-class SuggestedRule(TypedDict):
-    yaml: str
-    rule_id: str
-    why: str
-    checked: Checked
-    form: str
-    analysis: list[Finding]  # the rule analyser's findings (none is an error: those candidates are dropped)
-    fix: NotRequired[str]
-    fixChecked: NotRequired[list[FixExample]]
-
-
-class SuggestResult(TypedDict):
-    success: bool
-    candidates: list[SuggestedRule]
-    explanation: NotRequired[str]
-    warnings: list[str]
+FixExample = FixPair
 
 
 def _texts(value: object, what: str, *, required: bool) -> list[str]:

@@ -1,0 +1,51 @@
+"""The shapes of the structural services, find_code and rewrite_code: arguments and results."""
+
+from typing import Required, TypedDict
+
+from sgtools.core.types import Position
+
+
+class FindCodeArgs(TypedDict, total=False):
+    pattern: Required[str]
+    language: Required[str]
+    paths: list[str]
+    max_results: int
+
+
+class CodeMatch(Position):
+    file: str
+    text: str
+    metaVariables: dict[str, str | list[str]]  # $NAME -> its text, $$$NAME -> the texts of its nodes
+
+
+class FindCodeResult(TypedDict):
+    matches: list[CodeMatch]
+    truncated: bool
+    hints: list[str]
+
+
+class RewriteCodeArgs(TypedDict, total=False):
+    pattern: Required[str]
+    rewrite: Required[str]
+    language: Required[str]
+    paths: list[str]
+    apply: bool
+
+
+class Change(Position):
+    file: str
+    before: str
+    after: str
+
+
+class SkippedChange(Change):
+    reason: str
+
+
+class RewriteCodeResult(TypedDict):
+    diff: str
+    changes: list[Change]
+    skipped: list[SkippedChange]
+    changedFiles: list[str]
+    applied: bool
+    hints: list[str]

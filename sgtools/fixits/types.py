@@ -1,0 +1,79 @@
+"""The shapes of fix-its (SPEC `Fixit`) and of the apply_fixes service: its arguments and its result."""
+
+from typing import Literal, NotRequired, Required, TypedDict
+
+from sgtools.core.types import RuleErrorDict
+
+
+class Edit(TypedDict):
+    """One replacement: 1-based positions for people, byte offsets for tools."""
+
+    file: str | None
+    line: int
+    column: int
+    endLine: int
+    endColumn: int
+    byteStart: int
+    byteEnd: int
+    newText: str
+
+
+class Verification(TypedDict, total=False):
+    """What the re-scan of a fix-it found; `checked: false` with a `reason` when it was not re-scanned."""
+
+    checked: Required[bool]
+    reason: str
+    parseErrorsBefore: int
+    parseErrorsAfter: int
+    missingBefore: int
+    missingAfter: int | None
+    missingCheck: str
+    stillFires: bool
+    newDiagnostics: int
+
+
+class FixitRef(TypedDict):
+    ruleId: str
+    line: int
+    column: int
+
+
+class Fixit(TypedDict):
+    title: str
+    kind: Literal["fix", "suppress"]
+    confidence: float
+    verified: bool
+    edits: list[Edit]
+    verification: NotRequired[Verification]
+    safety: NotRequired[Literal["safe", "unsafe"]]  # set for every fix-it of a scan (sgtools.fixits.safety)
+    conflictsWith: NotRequired[list[FixitRef]]
+
+
+class ApplyFixesArgs(TypedDict, total=False):
+    paths: list[str]
+    rule_ids: list[str]
+    apply: bool
+    include_unsafe: bool
+
+
+class SkippedFix(TypedDict):
+    ruleId: str | None
+    file: str | None
+    line: int | None
+    column: int | None
+    title: str | None
+    reason: str
+
+
+class FixesResult(TypedDict):
+    """What applying (or previewing) fixes of already computed diagnostics did; `scan --fix` prints it."""
+
+    diff: str
+    changedFiles: list[str]
+    fixesApplied: int
+    applied: bool
+    skipped: list[SkippedFix]
+
+
+class ApplyFixesResult(FixesResult):
+    ruleErrors: list[RuleErrorDict]

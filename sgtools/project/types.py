@@ -1,0 +1,43 @@
+"""The shapes of the project services: initialize (sgconfig.yml and folders) and server_info / doctor."""
+
+from typing import TypedDict
+
+from sgtools.core.types import RuleErrorDict, SourceStatus
+
+
+class NoArgs(TypedDict):
+    """initialize_ast_grep and server_info take no arguments."""
+
+
+class InitializeResult(TypedDict):
+    success: bool
+    message: str
+    created: list[str]
+    existing: list[str]
+
+
+class CustomLanguage(TypedDict):
+    """A tree-sitter library named by sgconfig.yml's customLanguages: trusted (`sgtools trust`) and loaded?"""
+
+    language: str
+    library: str
+    path: str
+    state: str  # trusted, untrusted, changed or missing
+    trusted: bool
+    loaded: bool
+
+
+class ServerInfo(TypedDict):
+    version: str
+    python: str
+    astGrepVersion: str | None
+    astGrepBinary: str | None
+    root: str
+    config: str | None
+    ruleCount: int
+    ruleErrors: list[RuleErrorDict]
+    languages: list[str]
+    communitySources: list[SourceStatus]
+    readOnly: bool
+    customLanguages: list[CustomLanguage]
+    problems: list[str]

@@ -1,0 +1,79 @@
+"""The shapes of SPEC Diagnostics and of the scan_code / scan_path services: arguments and results."""
+
+from typing import NotRequired, Required, TypedDict
+
+from sgtools.core.types import Position, RuleErrorDict, Severity
+from sgtools.fixits.types import Fixit
+
+
+class Span(Position):
+    byteStart: int
+    byteEnd: int
+
+
+class Label(Span):
+    """A related span of a finding (a rule's `labels`), other than the finding itself."""
+
+    message: str | None
+    style: str
+    text: str | None
+
+
+class Diagnostic(TypedDict):
+    """One finding: 1-based positions, byte offsets, and its fix-its. `file` is None for a snippet without path."""
+
+    ruleId: str
+    severity: Severity
+    message: str
+    note: str | None
+    url: str | None
+    file: str | None
+    line: int
+    column: int
+    endLine: int
+    endColumn: int
+    byteStart: int
+    byteEnd: int
+    text: str
+    labels: list[Label]
+    fixits: list[Fixit]
+    fingerprint: NotRequired[str]  # added by `sgtools scan` for baselines and CI formats
+
+
+class Counts(TypedDict):
+    error: int
+    warning: int
+    info: int
+    hint: int
+
+
+class ScanCodeArgs(TypedDict, total=False):
+    code: Required[str]
+    language: str
+    path: str
+    min_severity: Severity
+    max_results: int
+
+
+class ScanPathArgs(TypedDict, total=False):
+    paths: list[str]
+    min_severity: Severity
+    rule_ids: list[str]
+    max_results: int
+    offset: int
+
+
+class ScanResult(TypedDict):
+    """scan_code's result; `success` is true when nothing was found. `counts` cover every finding."""
+
+    success: bool
+    issues: list[Diagnostic]
+    counts: Counts
+    truncated: bool
+    ruleErrors: list[RuleErrorDict]
+    notes: NotRequired[list[str]]  # why some rules did not run on a snippet
+
+
+class ScanPathResult(ScanResult):
+    nextOffset: int | None  # the offset of the next page, None at the end
+    filesChecked: int  # the files ast-grep scanned
