@@ -227,7 +227,7 @@ def test_a_failed_later_write_restores_the_earlier_files(ws: Workspace, monkeypa
     monkeypatch.setattr(Workspace, "write_bytes", flaky)
     with pytest.raises(IoFailure, match=r"disk is full.*restored"):
         write_files(ws, {"a.py": "ONE\n", "b.py": "TWO\n"})
-    assert calls == ["a.py", "b.py", "a.py"]  # a.py written, b.py failed, a.py restored
+    assert [c for c in calls if c != ".sgtools-journal.json"] == ["a.py", "b.py", "a.py"]  # b.py failed, a.py restored
     assert (ws.root / "a.py").read_bytes() == b"one\n"
     assert (ws.root / "b.py").read_bytes() == b"two\n"
     assert sorted(p.name for p in ws.root.iterdir()) == ["a.py", "b.py"]  # no temp files left

@@ -62,6 +62,10 @@ class Workspace:
     def __init__(self, root: str | os.PathLike[str] | None = None, settings: Settings | None = None) -> None:
         self.root = resolve_root(root)
         self.settings = settings if settings is not None else get_settings()
+        from sgtools.project import journal  # it builds on this module
+
+        if journal.pending(self.root):  # a multi-file write was interrupted by a crash: finish it first
+            journal.recover(self)
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
