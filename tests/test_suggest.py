@@ -74,6 +74,21 @@ def test_thirty_line_examples(ws: Workspace, engine: Engine) -> None:
     assert "pattern: eval($$$ARGS)" in str(best["yaml"]), best["yaml"]
 
 
+def test_broken_example_is_named_in_the_explanation(ws: Workspace, engine: Engine) -> None:
+    result = suggest_rule(ws, engine, "python", ["def f(:\n    eval(x)", "eval(y"], ["print(1)"])
+    assert not result["success"] and result["candidates"] == []
+    assert "does not parse cleanly" in result["explanation"], result["explanation"]
+
+
+def test_path_picks_tsx(ws: Workspace, engine: Engine) -> None:
+    best = _best(ws, engine, language="tsx", path="src/App.tsx",
+                 invalid_examples=["const a = <div dangerouslySetInnerHTML={{__html: x}} />"],
+                 valid_examples=["const a = <div>{x}</div>"])
+    assert "dangerouslySetInnerHTML" in str(best["yaml"]) and "language: tsx" in str(best["yaml"])
+    with pytest.raises(BadInput, match="not a tsx file"):
+        suggest_rule(ws, engine, "tsx", ["<a/>"], path="src/App.ts")
+
+
 def test_context_separates_with_inside(ws: Workspace, engine: Engine) -> None:
     best = _best(ws, engine, language="python", invalid_examples=["def f():\n    eval(data)"],
                  valid_examples=["if __debug__:\n    eval(data)"])
@@ -97,13 +112,34 @@ def test_bad_input_is_refused_with_bad_input(ws: Workspace, engine: Engine, bad:
 def test_cli_prints_json_and_exit_codes(ws: Workspace) -> None:
     base = [sys.executable, "-m", "sgtools", "rule", "suggest", "--root", str(ws.root), "-l", "javascript"]
     found = subprocess.run([*base, "--invalid", "console.log(a)", "--invalid", "console.log(b, c)",
-                            "--valid", "logger.info(a)", "--json"], capture_output=True, text=True, timeout=60)
+                            "--valid", "logger.info(a)", "--fix", "console.log(z)", "logger.debug(z)", "--json"],
+                           capture_output=True, text=True, timeout=60)
     assert found.returncode == 0, found.stderr
     data = json.loads(found.stdout)
     assert data["candidates"][0]["yaml"].count("console.log($$$ARGS)") == 2  # message and pattern
+    assert data["candidates"][0]["fix"] == "logger.debug($$$ARGS)"
+    assert "console.log(z)" in data["candidates"][0]["checked"]["invalid"]
     none = subprocess.run([*base, "--invalid", "a(b)", "--valid", "a(b)"], capture_output=True, text=True,
                           timeout=60)
     assert none.returncode == 1 and "No rule found" in none.stdout
     bad = subprocess.run([*base, "--invalid", "x", "--max-candidates", "0"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("[bad-input]")
+
+
+def test_generalisation_keeps_shared_items_and_abstracts_the_rest(ws: Workspace, engine: Engine) -> None:
+    from sgtools.rules.suggest.candidates import generalisations
+    from sgtools.rules.suggest.tree import read_examples
+
+    def patterns(lang: str, *codes: str) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for gen in generalisations(read_examples(engine, ws.root, lang, list(codes))):
+            out.setdefault(gen.root.kind, set()).update(gen.alternatives)
+        return out
+
+    calls = patterns("python", "requests.get(u, verify=False)", "requests.get(api, timeout=3, verify=False)")["call"]
+    assert "requests.get($$$ARGS, verify=False)" in calls  # the shared keyword argument stays, in place
+    mixed = patterns("python", "f(a, x)", "f(b, x, 2)")["call"]
+    assert not any(p.endswith("x, $$$ARGS2)") for p in mixed)  # ast-grep's `x, $$$B` needs one item: no anchor
+    loops = patterns("javascript", "for (const i in a) { g(i) }", "for (let k in b) { g(k) }")["for_in_statement"]
+    assert any("const" in p for p in loops) and any("let" in p for p in loops)

@@ -90,6 +90,22 @@ def _contained(invalid: Sequence[Example], valid: Sequence[Example]) -> str | No
 def why_none(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], valid: Sequence[str],
              had_roots: bool, valid_trees: Sequence[Example] = ()) -> str:
     """Which example could not be separated, and why."""
+    return _parse_note(invalid) + _why_none(tried, invalid, valid, had_roots, valid_trees)
+
+
+def _parse_note(invalid: Sequence[Example]) -> str:
+    """Broken code parses into ERROR nodes that no two examples share: say so before anything else."""
+    for example in invalid:
+        bad = [n for n in example.nodes() if n.kind == "ERROR" or n.kind.startswith("MISSING")]
+        if bad:
+            line = example.code.encode("utf-8")[:bad[0].start].count(b"\n") + 1
+            return (f"invalid_examples[{example.index}] does not parse cleanly ({bad[0].kind} at line {line}); "
+                    "complete the code so it parses. ")
+    return ""
+
+
+def _why_none(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], valid: Sequence[str],
+              had_roots: bool, valid_trees: Sequence[Example]) -> str:
     n = len(invalid)
     contained = None if had_roots else _contained(invalid, valid_trees)
     if contained is not None:
