@@ -300,10 +300,15 @@ def run(cache: Path, languages: list[str]) -> list[Fix]:
         root = cache / "src" / lang
         if (root / ".done").is_file():
             fixes += scan(root)
+    check(fixes)
+    return fixes
+
+
+def check(fixes: list[Fix]) -> None:
+    """Set `broken` on each fix whose result no longer compiles or re-parses where its original did."""
     _check_python([f for f in fixes if f.file.endswith(".py")])
     _check_node(fixes)
     _check_reparse(fixes)
-    return fixes
 
 
 def main(argv: list[str] | None = None) -> int:

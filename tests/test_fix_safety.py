@@ -92,3 +92,50 @@ def test_yaml_load_keeps_safe_and_custom_loaders(initialized: Workspace, engine:
     assert apply_fixes(initialized, engine, apply=True, include_unsafe=True)["fixesApplied"] == 3
     text = (initialized.root / "src/conf.py").read_text()
     assert "Loader=AnsibleLoader" in text and "yaml.CSafeLoader" in text and "UnsafeLoader" not in text
+
+
+# ---- confidence that means something: capped by what the harness measured --------------------------------
+
+
+def test_lower_bound_needs_many_verdicts_for_a_high_confidence() -> None:
+    assert safety.lower_bound(0, 0) == 0.0
+    assert round(safety.lower_bound(2, 2), 2) == 0.34  # two right verdicts prove little
+    assert round(safety.lower_bound(37, 37), 2) == 0.91
+    assert safety.lower_bound(370, 370) > 0.98
+    assert safety.lower_bound(26, 37) < 26 / 37
+
+
+def test_the_verdict_file_names_bundled_rules_with_fixes() -> None:
+    from sgtools.community.bundled import bundled_dir
+
+    ids = {p.stem: yamlio.load_one(p.read_text()) for p in (bundled_dir() / "rules").rglob("*.yml")}
+    verdicts = safety.bundled_verdicts()
+    assert sum(judged for judged, _right in verdicts.values()) >= 200
+    for rule_id in verdicts:
+        assert rule_id in ids and "fix" in ids[rule_id], rule_id
+    lines = (bundled_dir() / safety.VERDICTS_FILE).read_text().splitlines()
+    body = [ln.split("\t") for ln in lines if not ln.startswith("#")]
+    assert all(len(f) == 3 and f[1] in ("right", "wrong") and f[2].strip() for f in body)
+
+
+def test_a_measured_rule_caps_the_confidence_of_its_fixes(initialized: Workspace, engine: Engine) -> None:
+    service.import_community_rule(initialized, engine, "loose-equality-javascript")
+    put(initialized, "src/a.js", "if (a == b) { go(); }\n")
+    fx = next(fx for d in paths.scan_path(initialized, engine, paths=["src"])["issues"]
+              for fx in d["fixits"] if fx["kind"] == "fix")
+    judged, right = safety.bundled_verdicts()["loose-equality-javascript"]
+    assert fx["verified"] is True and fx["confidenceCap"]["judged"] == judged
+    assert fx["confidence"] == fx["confidenceCap"]["value"] == round(safety.lower_bound(right, judged), 2) < 0.9
+
+
+def test_an_unmeasured_unsafe_fix_is_capped_and_an_own_safe_fix_is_not(initialized: Workspace,
+                                                                          engine: Engine) -> None:
+    put(initialized, "rules/w.yml", "id: w\nlanguage: python\nseverity: info\nmessage: w\nrule:\n  pattern: "
+        "wrap($A)\nfix: w($A)\n")
+    put(initialized, "rules/u.yml", "id: u\nlanguage: python\nseverity: info\nmessage: u\nrule:\n  pattern: "
+        "unwrap($A)\nfix: u($A)\nmetadata:\n  fixSafety: unsafe\n")
+    put(initialized, "src/a.py", "wrap(1)\nunwrap(2)\n")
+    got = {d["ruleId"]: fx for d in paths.scan_path(initialized, engine, paths=["src"])["issues"]
+           for fx in d["fixits"] if fx["kind"] == "fix"}
+    assert "confidenceCap" not in got["w"] and got["w"]["confidence"] == 0.95
+    assert got["u"]["confidenceCap"]["value"] == safety.UNMEASURED_UNSAFE_CAP == got["u"]["confidence"]

@@ -9,6 +9,7 @@ from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
 from sgtools.project.discover import find_config_dir
 from sgtools.project.doctor import server_info
+from sgtools.project.types import DefaultExcludes
 
 
 def register(subs: Any) -> None:
@@ -30,6 +31,16 @@ def _config_line(info: Mapping[str, Any], root: Path, subfolder: Path | None) ->
     return "none: scans use the bundled community rules (run `sgtools init` to set up your own)"
 
 
+def _excludes_line(ex: DefaultExcludes) -> str:
+    """The default excludes and how to switch them off (or that they are off)."""
+    from sgtools.project.excludes import CONFIG_KEY
+
+    if not ex["enabled"]:
+        return f"everything (default excludes off: {CONFIG_KEY}: false in sgconfig.yml)"
+    return (", ".join(ex["patterns"]) + f" (off: sgtools scan --no-default-excludes, or {CONFIG_KEY}: false in "
+            "sgconfig.yml)")
+
+
 def run(args: argparse.Namespace) -> int:
     ws = workspace(args)
     info = server_info(ws, engine())
@@ -43,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"root           {info['root']}")
         print(f"config         {_config_line(info, ws.root, args.subfolder)}")
         print(f"rules          {info['ruleCount']} loaded, {len(info['ruleErrors'])} with errors")
+        print(f"not scanned    {_excludes_line(info['defaultExcludes'])}")
         for lang in info.get("customLanguages", []):
             state = "loaded" if lang["loaded"] else f"NOT loaded ({lang['state']}: run `sgtools trust`)"
             print(f"parser         {lang['language']}: {lang['library']} {state}")

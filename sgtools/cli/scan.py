@@ -61,6 +61,9 @@ def register(subs: Any) -> None:
     p.add_argument("--shard", metavar="K/N", help="scan only the K-th of N deterministic slices of the files")
     p.add_argument("--allow-rule-errors", action="store_true",
                    help="do not exit 2 when a rule file cannot be loaded (it is still reported on stderr)")
+    p.add_argument("--no-default-excludes", action="store_false", dest="default_excludes", default=None,
+                   help="also scan node_modules, vendor, third_party, virtualenvs, build, dist and minified bundles "
+                   "(skipped by default; `sgtools doctor` lists them)")
     p.add_argument("--no-progress", action="store_true", help="never show progress on stderr")
     p.add_argument("--verify-fixits", action="store_true",
                    help="re-scan each fix-it to mark it verified (always on for --format sarif)")
@@ -142,7 +145,7 @@ def _select_paths(args: argparse.Namespace, ws: Workspace,
 
 
 def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str] | None,
-         include_unsafe: bool) -> dict[str, Any]:
+         include_unsafe: bool, default_excludes: bool | None) -> dict[str, Any]:
     """`apply_fixes`, once per batch of a long file list (as `collect` scans it), results merged."""
     from sgtools.fixits.apply import apply_fixes
     from sgtools.scan.collect import path_groups
@@ -150,7 +153,8 @@ def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str
     merged: dict[str, Any] = {"diff": "", "changedFiles": [], "fixesApplied": 0, "applied": False, "skipped": [],
                               "ruleErrors": []}
     for group in path_groups(eng, paths):
-        part = apply_fixes(ws, eng, paths=group, rule_ids=rule_ids, apply=True, include_unsafe=include_unsafe)
+        part = apply_fixes(ws, eng, paths=group, rule_ids=rule_ids, apply=True, include_unsafe=include_unsafe,
+                           default_excludes=default_excludes)
         merged["diff"] += part.get("diff") or ""
         merged["changedFiles"] = sorted({*merged["changedFiles"], *(part.get("changedFiles") or [])})
         merged["fixesApplied"] += int(part.get("fixesApplied") or 0)
@@ -192,11 +196,12 @@ def run(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         progress = stack.enter_context(Progress(sys.stderr, eng.settings.progress_delay, total)) if shown else None
         if args.fix and paths != []:
-            fixes = _fix(ws, eng, paths, args.rule_ids, args.unsafe_fixes)
+            fixes = _fix(ws, eng, paths, args.rule_ids, args.unsafe_fixes, args.default_excludes)
         found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids,
                         # Re-scanning every fix-it costs about one more engine call over the matched files:
                         # paid where fixes are published (SARIF) or asked for, not by a report-only CI gate.
                         verify_fixits=args.verify_fixits or args.format == "sarif",
+                        default_excludes=args.default_excludes,
                         on_file=progress.file_done if progress is not None else None)
 
     diags = baseline.with_fingerprints(found.issues)

@@ -147,6 +147,7 @@ def fix_diagnostics(
 def apply_fixes(
     ws: Workspace, engine: Engine, paths: Sequence[str] | None = None, rule_ids: Sequence[str] | None = None,
     apply: bool = False, *, include_unsafe: bool = False, expected_diff: str | None = None,
+    default_excludes: bool | None = None,
 ) -> ApplyFixesResult:
     """`{diff, changedFiles[], fixesApplied, applied, skipped[], ruleErrors[]}`.
 
@@ -162,7 +163,8 @@ def apply_fixes(
     rule_errors: list[RuleErrorDict] = []
     offset = 0
     while True:
-        result = scan_path(ws, engine, paths=paths, rule_ids=rule_ids, max_results=page, offset=offset)
+        result = scan_path(ws, engine, paths=paths, rule_ids=rule_ids, max_results=page, offset=offset,
+                           default_excludes=default_excludes)
         diagnostics += result["issues"]
         rule_errors = result["ruleErrors"]
         next_offset = result.get("nextOffset")

@@ -173,6 +173,9 @@ def finish(m: Member) -> None:
         and "missingCheck" not in info,
         severity=str(m.diag.get("severity", "")),
     )
+    cap = fx.get("confidenceCap")
+    if isinstance(cap, Mapping):  # what was measured for this rule's fixes on real code (fixits/safety.py)
+        fx["confidence"] = min(fx["confidence"], float(cap["value"]))
 
 
 def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fires: bool, broken_before: bool,

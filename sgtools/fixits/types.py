@@ -38,6 +38,13 @@ class FixitRef(TypedDict):
     column: int
 
 
+class ConfidenceCap(TypedDict):
+    value: float
+    judged: int
+    right: int
+    basis: str
+
+
 class Fixit(TypedDict):
     title: str
     kind: Literal["fix", "suppress"]
@@ -47,6 +54,8 @@ class Fixit(TypedDict):
     verification: NotRequired[Verification]
     safety: NotRequired[Literal["safe", "unsafe"]]  # set for every fix-it of a scan (sgtools.fixits.safety)
     conflictsWith: NotRequired[list[FixitRef]]
+    # what the fix harness measured for the rule's fixes; `confidence` never exceeds `value` (docs/fixes.md)
+    confidenceCap: NotRequired[ConfidenceCap]
 
 
 class ApplyFixesArgs(TypedDict, total=False):

@@ -11,6 +11,7 @@ from sgtools.core.types import SourceStatus
 from sgtools.engine import trust
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
+from sgtools.project import excludes
 from sgtools.project.types import ServerInfo
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import load_ruleset
@@ -31,6 +32,7 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
         "communitySources": community_sources or [],
         "readOnly": read_only,
         "customLanguages": [],
+        "defaultExcludes": {"enabled": True, "patterns": list(excludes.DEFAULT_EXCLUDES)},
         "problems": [],
     }
     try:
@@ -45,6 +47,7 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
         info["problems"].append(exc.render())
         return info
     info["config"] = ws.relative(cfg.path)
+    info["defaultExcludes"]["enabled"] = excludes.enabled(cfg)
     info["customLanguages"] = [{**s, "loaded": s["trusted"] or engine.custom_languages == "allow"}
                                for s in trust.status(cfg.path)]
     rules = load_ruleset(ws, cfg, engine)

@@ -27,6 +27,13 @@ class CustomLanguage(TypedDict):
     loaded: bool
 
 
+class DefaultExcludes(TypedDict):
+    """What directory walks skip (sgtools.project.excludes) and whether that is on for this project."""
+
+    enabled: bool
+    patterns: list[str]
+
+
 class ServerInfo(TypedDict):
     version: str
     python: str
@@ -40,4 +47,5 @@ class ServerInfo(TypedDict):
     communitySources: list[SourceStatus]
     readOnly: bool
     customLanguages: list[CustomLanguage]
+    defaultExcludes: DefaultExcludes
     problems: list[str]

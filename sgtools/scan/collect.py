@@ -82,7 +82,8 @@ def path_groups(engine: Engine, paths: list[str] | None) -> list[list[str] | Non
 
 def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
             min_severity: str | None = None, rule_ids: list[str] | None = None,
-            verify_fixits: bool = True, on_file: Callable[[], None] | None = None) -> Findings:
+            verify_fixits: bool = True, on_file: Callable[[], None] | None = None,
+            default_excludes: bool | None = None) -> Findings:
     """Every finding, following `nextOffset` through the pages of `scan_path`. All of them, always: a CI gate
     must not pass because the finding that fails it lay beyond a display limit. `verify_fixits=False` skips the
     re-scans that check fix-its, for output that never shows them. `on_file` hears of each file as it is
@@ -100,7 +101,8 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
             watch = ScanWatch(on_file if offset == 0 else None)  # later pages scan the same files again
             result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
                                max_results=engine.settings.hard_max_results, offset=offset,
-                               config=source.scan_config, verify_fixits=verify_fixits, watch=watch)
+                               config=source.scan_config, verify_fixits=verify_fixits, watch=watch,
+                               default_excludes=default_excludes)
             if offset == 0:
                 found.files_checked += watch.files
             if not found.rule_errors:

@@ -13,6 +13,7 @@ from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
 from sgtools.project import config as project
+from sgtools.project import excludes
 from sgtools.project.config import ProjectConfig
 from sgtools.project.languages import file_name_for, language_for_path, language_key
 from sgtools.project.workspace import Workspace
@@ -34,12 +35,15 @@ def scan_path(
     config: ProjectConfig | None = None,
     verify_fixits: bool = True,
     watch: ScanWatch | None = None,
+    default_excludes: bool | None = None,
 ) -> ScanPathResult:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
     Results are sorted; `offset`/`nextOffset` page through them; `counts` cover every finding.
     `verify_fixits=False` skips the re-scan of fix-its (a CI gate that only reports does not need it).
-    `filesChecked` is how many files ast-grep scanned (`watch.on_file` hears of each as it is done)."""
+    `filesChecked` is how many files ast-grep scanned (`watch.on_file` hears of each as it is done).
+    `default_excludes` (None: as sgconfig.yml says, else on) leaves dependency and build folders and minified
+    bundles out of directory walks (project/excludes.py)."""
     level = check_severity(min_severity)
     watch = watch if watch is not None else ScanWatch()
     limit = result_limit(max_results)
@@ -58,7 +62,8 @@ def scan_path(
             empty["notes"] = ["No rule could be loaded, so nothing was checked: see ruleErrors."]
         return empty
     whole_project = ruleset.all_valid and not rule_ids
-    raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch)
+    raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch,
+               excludes.glob_args(excludes.enabled(cfg, default_excludes)))
     diags, page, by_rel = _page(ws, raw, {r.id: r for r in rules}, level, offset, limit)
     more = offset + limit < len(diags)
     if verify_fixits:
@@ -88,19 +93,19 @@ def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule
 
 
 def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Path],
-         rules: Sequence[Rule] | None, watch: ScanWatch) -> list[dict[str, Any]]:
+         rules: Sequence[Rule] | None, watch: ScanWatch, extra: Sequence[str] = ()) -> list[dict[str, Any]]:
     """ast-grep's matches for `targets`, each `file` workspace-relative: with the project's own rules
     (`rules` None), or with just `rules` when some are broken or a subset was asked for."""
     cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
     args = [os.path.relpath(t, cwd) for t in targets]
     deadline = get_settings().path_scan_timeout
     if rules is None:
-        raw = engine.scan(config=cfg.path, cwd=cwd, paths=args, timeout=deadline, watch=watch)
+        raw = engine.scan(config=cfg.path, cwd=cwd, paths=args, extra=extra, timeout=deadline, watch=watch)
     else:
         # Only the good rules, with their globs: ast-grep matches globs of a `-r` file outside the
         # project against the path relative to the cwd, which is the sgconfig directory here.
         raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rule_file(rules, keep_globs=True), paths=args,
-                          timeout=deadline, watch=watch)
+                          extra=extra, timeout=deadline, watch=watch)
     _relative_files(ws, cwd, raw)
     return raw
 

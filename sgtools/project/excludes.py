@@ -1,0 +1,38 @@
+"""Default excludes: code nobody in this project wrote (dependencies, virtual environments, build output,
+minified bundles) is not scanned when a directory is walked, as semgrep and ruff do.
+
+They are `--globs '!NAME'` arguments to ast-grep: a name without `/` matches at any depth of the walk, and a
+file named explicitly on the command line is still scanned (ast-grep applies globs to the walk only), so
+`sgtools scan vendor/x.js` checks that file. Off with `sgtools scan --no-default-excludes`, or for a project
+with `defaultExcludes: false` in sgconfig.yml (ast-grep ignores keys it does not know). Content markers such
+as `@generated` are issue 21's (findings worth reading), which counts files skipped that way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from sgtools.project.config import ProjectConfig
+
+CONFIG_KEY: Final = "defaultExcludes"
+# Folder names (any depth) and file globs. Hidden folders (.venv, .tox, .git) are skipped by ast-grep already;
+# `.venv` stays listed so the list reads complete.
+DEFAULT_EXCLUDES: Final = (
+    "node_modules", "bower_components", "jspm_packages", "vendor", "third_party", "third-party", "deps",
+    ".venv", "venv", "site-packages", "__pycache__", "build", "dist",
+    "*.min.js", "*.min.mjs", "*.min.css", "*-min.js", "*.bundle.js",
+)
+
+
+def enabled(cfg: ProjectConfig | None, override: bool | None = None) -> bool:
+    """Whether the default excludes apply: the caller's choice when given, else sgconfig.yml's, else on."""
+    if override is not None:
+        return override
+    value = cfg.raw.get(CONFIG_KEY, True) if cfg is not None else True
+    return value is not False
+
+
+def glob_args(on: bool) -> list[str]:
+    """The ast-grep arguments that leave the default excludes out of a walk (none when off)."""
+    return [arg for name in DEFAULT_EXCLUDES for arg in ("--globs", f"!{name}")] if on else []

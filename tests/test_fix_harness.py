@@ -1,0 +1,46 @@
+"""The fix harness on real code from the package registries (bin/fix_harness.py): every bundled fix applied to
+every finding, checked with the language's own tools. Slow, and it needs the corpus cache that the harness
+fetches (`python -m bin.fix_harness`): skipped with the reason when the cache is absent."""
+
+from __future__ import annotations
+
+import pytest
+
+from bin import fix_harness
+
+CACHE = fix_harness.default_cache()
+# Go: the safe fixes (ReplaceAll, range without the blank value) and the unsafe ioutil one; a few seconds.
+LANGUAGES = ["go"]
+
+pytestmark = [pytest.mark.slow, pytest.mark.corpus]
+
+
+@pytest.fixture(scope="module")
+def fixes() -> list[fix_harness.Fix]:
+    if not all((CACHE / "src" / lang / ".done").is_file() for lang in LANGUAGES):
+        pytest.skip(f"no fix-harness corpus in {CACHE}: run `python -m bin.fix_harness` to fetch it")
+    return fix_harness.run(CACHE, LANGUAGES)
+
+
+def test_no_safe_fix_breaks_the_code(fixes: list[fix_harness.Fix]) -> None:
+    assert len(fixes) >= 20
+    assert {f.safety for f in fixes} == {"safe", "unsafe"}
+    assert [f.key for f in fixes if f.safety == "safe" and f.broken] == []
+
+
+def test_every_judged_safe_fix_was_right(fixes: list[fix_harness.Fix]) -> None:
+    summary = fix_harness.summarize(fixes, fix_harness.load_verdicts())
+    go = summary["languages"]["go"]
+    assert go["judged_safe"] >= 5 and go["right_safe"] == go["judged_safe"]
+    # the unsafe ioutil fix was judged too, and is often wrong: that is why it is unsafe
+    assert go["judged_unsafe"] > go["right_unsafe"]
+
+
+def test_a_broken_fix_is_caught() -> None:
+    """The checks themselves: a fix that breaks the syntax is reported by each language's check."""
+    made = [fix_harness.Fix(lang, "r", f"p/x{ext}", 1, "a", "b", "safe", True, 0.9, bad, good)
+            for lang, ext, bad, good in [("python", ".py", "x = (", "x = 1"),
+                                         ("javascript", ".js", "f(", "f()"),
+                                         ("go", ".go", "package p\nfunc f() { g( }", "package p\nfunc f() { g() }")]]
+    fix_harness.check(made)
+    assert all(f.broken for f in made), [f.broken for f in made]
