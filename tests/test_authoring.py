@@ -36,7 +36,7 @@ def test_failed_examples_are_named(ws: Workspace, engine: Engine) -> None:
     assert res["examples"]["passed"] == 0
     failed = {(f["kind"], f["index"]) for f in res["examples"]["failed"]}
     assert failed == {("valid", 0), ("invalid", 0)}
-    assert "matched at line(s) 1" in res["examples"]["failed"][0]["reason"]
+    assert "matched at line 1" in res["examples"]["failed"][0]["reason"]
 
 
 @pytest.mark.parametrize(("rule_yaml", "needle", "hint"), [

@@ -11,20 +11,22 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from sgtools.core import languages, yamlio
 from sgtools.core.errors import BadInput, EngineFailed, RuleInvalid
 from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.engine.texts import scan_texts, tmp_root
 from sgtools.project import config as project
 from sgtools.project.languages import file_name_for, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
 from sgtools.rules.analysis import analyse_rule, at_least, never_fires
 from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data, snip
+from sgtools.rules.examples import check_examples
 from sgtools.rules.ruleset import glob_problem, rule_from_doc
 from sgtools.rules.types import TestRuleResult
-from sgtools.scan.rulefiles import rule_file, scan_texts, tmp_root
+from sgtools.scan.rulefiles import rule_file
 from sgtools.scan.snippet import check_code, snippet_diagnostics
 
 DEFAULT_ID = "test-rule"
@@ -149,35 +151,14 @@ def test_rule(
     rules_path = rule_file([rule], keep_globs=False, parse_language=lang)
     file_name = file_name_for(lang, cfg)
 
-    def run(_lang: str, texts: Sequence[str]) -> list[list[dict[str, Any]]]:
-        return scan_texts(engine, config, rules_path, file_name, texts)
-
     if code is not None:
         result["matches"] = snippet_diagnostics(engine, config, ws.root, rules_path, file_name, [rule], lang,
                                                         code)
 
-    missed = False
-    if valid or invalid:
-        outcomes = run(lang, [*valid, *invalid])
-        passed = 0
-        for n, (example, matches) in enumerate(zip([*valid, *invalid], outcomes, strict=True)):
-            hits = [m for m in matches if m.get("ruleId") == rule.id]
-            kind: Literal["valid", "invalid"] = "valid" if n < len(valid) else "invalid"
-            index = n if n < len(valid) else n - len(valid)
-            if kind == "valid" and hits:
-                lines = sorted({int(m["range"]["start"]["line"]) + 1 for m in hits})
-                result["examples"]["failed"].append({
-                    "kind": kind, "index": index, "code": example, "lines": lines,
-                    "reason": f"valid_examples[{index}] is matched at line(s) {', '.join(map(str, lines))} "
-                              f"(`{snip(str(hits[0].get('text', '')))}`)"})
-            elif kind == "invalid" and not hits:
-                missed = True
-                result["examples"]["failed"].append({
-                    "kind": kind, "index": index, "code": example, "lines": [],
-                    "reason": f"invalid_examples[{index}] is not matched: {snip(example)}"})
-            else:
-                passed += 1
-        result["examples"]["passed"] = passed
+    passed, failed = check_examples(lambda texts: scan_texts(engine, config, rules_path, file_name, texts),
+                                    rule.id, valid, invalid)
+    result["examples"] = {"passed": passed, "failed": failed}
+    missed = any(f["kind"] == "invalid" for f in failed)
     found = analyse_rule(ws, engine, data, {"valid": valid, "invalid": invalid}, config=config)
     result["analysis"] = found
     for f in at_least(found, "warning"):

@@ -7,8 +7,8 @@ collisions with the project and the examples; only a rule that passed them all i
 
 from __future__ import annotations
 
+import json
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,17 +17,19 @@ from ruamel.yaml.comments import CommentedMap
 
 from sgtools.core import yamlio
 from sgtools.core.errors import Conflict, RuleInvalid
-from sgtools.core.settings import get_settings
 from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.engine.texts import scan_texts
 from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
-from sgtools.project.languages import language_key, unknown_language_message
+from sgtools.project.languages import file_name_for, language_key, unknown_language_message
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import gate
 from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.docfile import DocFile
-from sgtools.rules.draft import check_rule_inputs, compile_rule, parse_one, plain_data, snip, warn_about
+from sgtools.rules.draft import check_rule_inputs, compile_rule, parse_one, plain_data, warn_about
+from sgtools.rules.examples import check_examples
 from sgtools.rules.locate import doc_id, file_ids, project_ids
+from sgtools.rules.ruleset import GLOB_KEYS
 from sgtools.rules.schema import schema_problems
 
 
@@ -135,7 +137,7 @@ def prepare(
             target = choose_target(ws, cfg, rule_id, overwrite, warnings)
         # 7. The examples behave as claimed.
         try:
-            _check_examples(ws, engine, config, rule_file, rule_id, valid or [], invalid or [], data)
+            _check_examples(engine, config, cfg, Path(tmp), rule_id, valid or [], invalid or [], data)
         except RuleInvalid as exc:
             raise gate.explain_refusal(ws, engine, config, data, exc, valid, invalid) from None
         # 8. It can fire at all (the analyser's self-match): refused unless forced.
@@ -176,26 +178,24 @@ def choose_target(ws: Workspace, cfg: ProjectConfig, rule_id: str, overwrite: bo
     return Target(path, exists=False)
 
 
-def _check_examples(ws: Workspace, engine: Engine, config: Path | str, rule_file: Path, rule_id: str,
+def _check_examples(engine: Engine, config: Path | str, cfg: ProjectConfig | None, tmp: Path, rule_id: str,
                     valid: list[str], invalid: list[str], data: dict[str, Any]) -> None:
-    cases = [(False, i, c) for i, c in enumerate(valid)] + [(True, i, c) for i, c in enumerate(invalid)]
-    if not cases:
+    """Refuse the rule when its examples contradict it. The examples have no path, so the rule runs without
+    its `files`/`ignores` globs (as ast-grep's stdin and `ast-grep test` run it), and an `off` rule as `hint`."""
+    if not valid and not invalid:
         return
-
-    def hits(code: str) -> list[dict[str, Any]]:
-        found = engine.scan(config=config, cwd=ws.root, rule_file=rule_file, stdin=code.encode("utf-8"))
-        return [m for m in found if m.get("ruleId", rule_id) == rule_id]
-
-    with ThreadPoolExecutor(max_workers=max(1, get_settings().rule_check_workers)) as pool:
-        results = list(pool.map(hits, [c for _, _, c in cases]))
-    failures: list[str] = []
-    for (should_match, i, code), found in zip(cases, results, strict=True):
-        if should_match and not found:
-            failures.append(f"invalid_examples[{i}] is not matched: {snip(code)}")
-        elif not should_match and found:
-            first = found[0]
-            line = first.get("range", {}).get("start", {}).get("line", 0) + 1
-            failures.append(f"valid_examples[{i}] is matched at line {line} (`{snip(first.get('text', ''))}`)")
-    if failures:
-        raise RuleInvalid("The examples contradict the rule: " + "; ".join(failures)
-                          + ". Fix the rule or the examples.", check="examples", failures=failures)
+    lang = language_key(str(data["language"]), cfg)
+    if lang is None:  # refused by the language check before this
+        return
+    checked = {k: v for k, v in data.items() if k not in GLOB_KEYS}
+    if checked.get("severity") == "off":
+        checked["severity"] = "hint"  # checked as it matches once enabled, as test_rule does (warned about)
+    bare = tmp / "examples.yml"
+    bare.write_text(json.dumps(checked), encoding="utf-8")
+    file_name = file_name_for(lang, cfg)
+    _passed, failed = check_examples(lambda texts: scan_texts(engine, config, bare, file_name, texts),
+                                     rule_id, valid, invalid)
+    if failed:
+        reasons = [f["reason"] for f in failed]
+        raise RuleInvalid("The examples contradict the rule: " + "; ".join(reasons)
+                          + ". Fix the rule or the examples.", check="examples", failures=reasons)

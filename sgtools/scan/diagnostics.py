@@ -16,6 +16,7 @@ from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings, requested_results
 from sgtools.core.types import severity
 from sgtools.edit.text import LineIndex, position
+from sgtools.engine.texts import normalize_file
 from sgtools.fixits import safety
 from sgtools.fixits.build import build_fixits, mark_conflicts
 from sgtools.rules.ruleset import Rule
@@ -30,16 +31,6 @@ SEVERITIES: tuple[str, ...] = tuple(SEVERITY_ORDER)
 def _range(raw_range: Mapping[str, Any]) -> Span:
     offsets = raw_range["byteOffset"]
     return {**position(raw_range), "byteStart": int(offsets["start"]), "byteEnd": int(offsets["end"])}
-
-
-def normalize_file(name: str | None) -> str | None:
-    """`./src/a.py` or `src\\a.py` as the workspace-relative `/` path the SPEC returns."""
-    if name is None:
-        return None
-    text = name.replace("\\", "/")
-    while text.startswith("./"):
-        text = text[2:]
-    return text
 
 
 def _labels(raw: Mapping[str, Any], match: Span) -> list[Label]:

@@ -11,6 +11,7 @@ from typing import Any
 from sgtools.core.errors import BadInput, NotFound
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine, ScanWatch
+from sgtools.engine.texts import scan_texts
 from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
 from sgtools.project import config as project
 from sgtools.project import excludes
@@ -19,7 +20,7 @@ from sgtools.project.languages import file_name_for, language_for_path, language
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
-from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_texts
+from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.types import Diagnostic, ScanPathResult
 
 

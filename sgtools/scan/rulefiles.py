@@ -7,13 +7,10 @@ content into a private directory outside any workspace.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
 import os
 import re
-import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -24,13 +21,13 @@ from sgtools.core.atomic import write_atomic
 from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
+from sgtools.engine.texts import tmp_root
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.fixits.verify import MissingCounter
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
 from sgtools.rules.ruleset import GLOB_KEYS, Rule, RuleError, RuleSet, glob_problem, load_ruleset
-from sgtools.scan.diagnostics import normalize_file
 
 _lock = threading.Lock()
 _rulesets: dict[str, tuple[tuple[Any, ...], RuleSet]] = {}
@@ -38,7 +35,6 @@ _rule_files: dict[str, Path] = {}
 # (rule object ids, keep_globs, parse language) -> (the rules, kept alive so ids stay theirs; the file)
 _rule_file_memo: dict[tuple[Any, ...], tuple[list[Rule], Path]] = {}
 _MEMO_MAX = 256
-_tmp_root: Path | None = None
 
 
 def _stamp(path: str, stat: Callable[[], os.stat_result]) -> tuple[Any, ...]:
@@ -102,18 +98,6 @@ def _without_bad_globs(ws: Workspace, rs: RuleSet) -> RuleSet:
     return RuleSet([r for r in rs.rules if id(r) not in bad], errors, all_valid=False)
 
 
-def tmp_root() -> Path:
-    """A private directory outside any workspace for rule files and edited texts; removed at exit."""
-    global _tmp_root
-    with _lock:
-        if _tmp_root is None or not _tmp_root.is_dir():
-            _tmp_root = Path(tempfile.mkdtemp(prefix="sgtools-scan-"))
-            _rule_files.clear()
-            _rule_file_memo.clear()
-            atexit.register(shutil.rmtree, str(_tmp_root), True)
-        return _tmp_root
-
-
 _YAML_UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
@@ -163,29 +147,6 @@ def rule_file(rules: Sequence[Rule], *, keep_globs: bool, parse_language: str | 
             _rule_file_memo.clear()
         _rule_file_memo[memo_key] = (list(rules), path)
     return path
-
-
-def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name: str,
-               texts: Sequence[str]) -> list[list[dict[str, Any]]]:
-    """Scan several texts in one ast-grep call (files in a private temp dir); matches per text, in order."""
-    if not texts:
-        return []
-    _stem, dot, ext = file_name.rpartition(".")
-    work = Path(tempfile.mkdtemp(prefix="texts-", dir=tmp_root()))
-    try:
-        names = [f"t{i}{dot}{ext}" for i in range(len(texts))]
-        for name, text in zip(names, texts, strict=True):
-            (work / name).write_bytes(text.encode("utf-8"))
-        raw = engine.scan(config=cfg_path, cwd=work, rule_file=rules_path, paths=names)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    position = {name: i for i, name in enumerate(names)}
-    out: list[list[dict[str, Any]]] = [[] for _ in texts]
-    for m in raw:
-        i = position.get(normalize_file(str(m.get("file"))) or "")
-        if i is not None:
-            out[i].append(m)
-    return out
 
 
 def missing_counter(engine: Engine, cwd: Path) -> MissingCounter:

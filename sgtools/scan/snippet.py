@@ -13,6 +13,7 @@ from pathlib import Path
 from sgtools.core.errors import BadInput, TooLarge
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
+from sgtools.engine.texts import scan_texts
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.fixits.verify import VerifyJob, verify_fixits
 from sgtools.project import config as project
@@ -21,7 +22,7 @@ from sgtools.project.languages import file_name_for, language_key, resolve_langu
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import Rule, rule_applies
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
-from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_texts
+from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.types import Diagnostic, ScanResult
 
 
