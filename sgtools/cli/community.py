@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
+from sgtools.cli.voice import speak
 
 
 def register(subs: Any) -> None:
@@ -106,7 +107,7 @@ def _print_sources(items: Sequence[Mapping[str, Any]]) -> None:
         count = f"{s['ruleCount']} rules" if s["status"] != "error" else s.get("error", "error")
         print(f"{s['status']:<6} {s['kind']:<8} {s['location']}  {count}")
         if s.get("warning"):
-            print(f"       {s['warning']}")
+            print(f"       {speak(s['warning'])}")
 
 
 def run_update(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
+from sgtools.cli.voice import speak
 from sgtools.project.discover import find_config_dir
 from sgtools.project.doctor import server_info
 from sgtools.project.types import DefaultExcludes
@@ -59,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
             state = "loaded" if lang["loaded"] else f"NOT loaded ({lang['state']}: run `sgtools trust`)"
             print(f"parser         {lang['language']}: {lang['library']} {state}")
         for err in info["ruleErrors"]:
-            print(f"  ✗ {err['path']}: {err['message']}")
+            print(f"  ✗ {err['path']}: {speak(err['message'])}")
         for problem in problems:
-            print(f"problem        {problem}")
+            print(f"problem        {speak(problem)}")
     bad = bool(info["ruleErrors"]) or info["astGrepVersion"] is None or bool(problems)
     return EXIT_ERROR if bad else EXIT_OK

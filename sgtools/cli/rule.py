@@ -10,6 +10,7 @@ from typing import Any
 
 from sgtools.cli import rule_suggest
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
+from sgtools.cli.voice import speak
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings
 from sgtools.rules.listing import explain_rule, list_rules
@@ -99,7 +100,7 @@ def print_explanation(info: Mapping[str, Any]) -> None:
     if info["url"]:
         print(f"url: {info['url']}")
     for problem in info.get("problems") or []:
-        print(f"problem: {problem}")
+        print(f"problem: {speak(problem)}")
     print("---")
     print(info["yaml"].rstrip("\n"))
     for kind in ("invalid", "valid"):
@@ -152,16 +153,16 @@ def run_test(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         for err in result.get("errors") or []:
-            print(f"error: {err}")
+            print(f"error: {speak(str(err))}")
         matches = result.get("matches") or []
         if args.code is not None:
             print(f"{len(matches)} match(es) in --code")
         for m in matches:
             print(f"{m.get('file') or '<code>'}:{m.get('line')}:{m.get('column')}: {m.get('message')}  {m.get('text')}")
         for hint in result.get("hints") or []:
-            print(f"hint: {hint}")
+            print(f"hint: {speak(hint)}")
         for warning in result.get("warnings") or []:
-            print(f"warning: {warning}")
+            print(f"warning: {speak(warning)}")
         examples = result.get("examples") or {}
         failed = examples.get("failed") or []
         if examples:
