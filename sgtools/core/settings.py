@@ -105,6 +105,7 @@ _BOUNDS: dict[str, Bounds] = {
     "max_json_depth": Bounds(high=500),  # json and pydantic recurse per level
     "rule_check_workers": Bounds(high=64),
     "verify_workers": Bounds(high=64),
+    "suggest_max_candidates": Bounds(high=100),
 }
 
 
