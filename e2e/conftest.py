@@ -3,7 +3,6 @@ starting the server on a free loopback port. Nothing is mocked; each test gets i
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import socket
@@ -32,6 +31,14 @@ ERROR_CODE = re.compile(
 SERVER_START_TIMEOUT = 30.0
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test under e2e/ carries the `e2e` marker (`pytest -m e2e` runs just those, `-m "not e2e"` skips them)."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if item.path.is_relative_to(here):
+            item.add_marker(pytest.mark.e2e)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -52,12 +59,6 @@ def root(tmp_path: Path) -> Path:
     path = tmp_path / "proj"
     path.mkdir()
     return path
-
-
-def requires_service(*modules: str) -> pytest.MarkDecorator:
-    """Skip only when a service module does not exist yet; once it lands the test runs (and must pass)."""
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    return pytest.mark.skipif(bool(missing), reason=f"service not in this build yet: {', '.join(missing)}")
 
 
 def serve_command(root: Path, *extra: str) -> list[str]:

@@ -13,11 +13,7 @@ from typing import Any
 
 import pytest
 
-from e2e.conftest import requires_service
-
 SAMPLE = Path(__file__).resolve().parent / "sample_repo"
-
-pytestmark = requires_service("sgtools.scan.paths")
 
 
 @pytest.fixture

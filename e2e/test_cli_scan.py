@@ -14,7 +14,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from e2e.conftest import requires_service
+from sgtools.engine.process import Engine
+from sgtools.fixits.apply import apply_fixes
+from sgtools.project.workspace import Workspace
+from sgtools.scan.paths import scan_path
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = Path(__file__).resolve().parent / "sample_repo"
@@ -28,8 +31,6 @@ EXPECTED = {
     ("python/calc.py", 7, "prefer-logging"),
     ("python/calc.py", 8, "no-eval"),
 }
-
-pytestmark = requires_service("sgtools.scan.paths", "sgtools.fixits.apply")
 
 
 def sgtools(cwd: Path, *args: str, env: dict[str, str] | None = None,
@@ -246,6 +247,7 @@ def test_engine_failure_exits_2(sample: Path, tmp_path: Path) -> None:
 # ---- adoption: baseline, changed lines -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_baseline_round_trip(sample: Path) -> None:
     wrote = sgtools(sample, "scan", "--write-baseline", "sgtools-baseline.json")
     assert wrote.returncode == 0, wrote.stderr
@@ -293,11 +295,6 @@ def test_changed_since_in_a_real_repository(sample: Path) -> None:
 
 
 def test_fix_matches_apply_fixes(sample: Path, tmp_path: Path) -> None:
-    from sgtools.engine.process import Engine
-    from sgtools.fixits.apply import apply_fixes
-    from sgtools.project.workspace import Workspace
-    from sgtools.scan.paths import scan_path
-
     twin = tmp_path / "twin"
     shutil.copytree(sample, twin)
     code, data, _ = scan_json(sample, "--fix")

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from e2e.conftest import requires_service
 from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.scan.paths import scan_path
 
 REPO = Path(__file__).resolve().parent.parent
-
-pytestmark = requires_service("sgtools.scan.paths")
 
 # path -> the rules that must fire there (an empty set: none may)
 PROBES = {
@@ -52,9 +51,6 @@ def test_rules_honour_their_file_scopes(tmp_path: Path) -> None:
     for rel, (code, _) in PROBES.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(code, encoding="utf-8")
-    from sgtools.project.workspace import Workspace
-    from sgtools.scan.paths import scan_path
-
     result = scan_path(Workspace(tmp_path), Engine())
     assert result["ruleErrors"] == []
     fired: dict[str, set[str]] = {}

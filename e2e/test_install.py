@@ -11,6 +11,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+pytestmark = pytest.mark.slow  # builds a wheel and installs it into a fresh virtualenv
+
 
 @pytest.fixture(scope="module")
 def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:

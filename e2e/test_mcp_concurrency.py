@@ -9,9 +9,9 @@ import anyio
 import pytest
 from mcp import Client
 
-from e2e.conftest import http_client, http_server, ok, requires_service
+from e2e.conftest import http_client, http_server, ok
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # four sessions, two hundred calls
 
 SESSIONS = 4
 ROUNDS = 10  # five calls per round: 4 sessions x 10 rounds x 5 calls = 200 calls
@@ -54,7 +54,6 @@ async def _round(client: Client, session: int, n: int, calls: list[str]) -> None
         calls.extend(["add", "scan", "explain", "list", "find"])
 
 
-@requires_service("sgtools.rules.store", "sgtools.scan.snippet", "sgtools.edit.structural")
 async def test_four_sessions_two_hundred_calls(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     with http_server(root, server_env, log=tmp_path / "server.log") as server:
         async with http_client(server.url) as setup:

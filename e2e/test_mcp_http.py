@@ -13,7 +13,6 @@ from e2e.conftest import (
     http_client,
     http_server,
     ok,
-    requires_service,
     serve_command,
     whole_story,
 )
@@ -25,13 +24,14 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@requires_service("sgtools.rules.store", "sgtools.scan.snippet", "sgtools.community.service")
+@pytest.mark.slow
 async def test_whole_story_over_http(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     with http_server(root, server_env, log=tmp_path / "server.log") as server:
         async with http_client(server.url) as client:
             await whole_story(client, root)
 
 
+@pytest.mark.slow
 async def test_bearer_token_is_required_when_configured(root: Path, server_env: dict[str, str],
                                                         tmp_path: Path) -> None:
     env = {**server_env, "SGTOOLS_HTTP_TOKEN": "from-env-token"}
@@ -51,6 +51,7 @@ async def test_bearer_token_is_required_when_configured(root: Path, server_env: 
     assert "without a valid bearer token" in server.stderr()
 
 
+@pytest.mark.slow
 async def test_token_flag_overrides_env(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     env = {**server_env, "SGTOOLS_HTTP_TOKEN": "env-token"}
     with http_server(root, env, "--token", "flag-token", log=tmp_path / "server.log") as server:
@@ -62,6 +63,7 @@ async def test_token_flag_overrides_env(root: Path, server_env: dict[str, str], 
     assert (refused.status_code, accepted.status_code) == (401, 200)
 
 
+@pytest.mark.slow
 async def test_origin_and_host_checks(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     with http_server(root, server_env, "--allow-origin", "https://app.example.com",
                      log=tmp_path / "server.log") as server:
@@ -84,6 +86,7 @@ async def test_origin_and_host_checks(root: Path, server_env: dict[str, str], tm
     assert "refused a request with Origin" in server.stderr()
 
 
+@pytest.mark.slow
 async def test_sdk_client_with_localhost_origin_works(root: Path, server_env: dict[str, str],
                                                       tmp_path: Path) -> None:
     with http_server(root, server_env, log=tmp_path / "server.log") as server:
@@ -91,6 +94,7 @@ async def test_sdk_client_with_localhost_origin_works(root: Path, server_env: di
             assert len((await client.list_tools()).tools) == 17
 
 
+@pytest.mark.slow
 async def test_read_only_over_http(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     with http_server(root, server_env, "--read-only", log=tmp_path / "server.log") as server:
         async with http_client(server.url) as client:
@@ -101,6 +105,7 @@ async def test_read_only_over_http(root: Path, server_env: dict[str, str], tmp_p
     assert not (root / "sgconfig.yml").exists()
 
 
+@pytest.mark.slow
 def test_refuses_other_interfaces_without_a_token(root: Path, server_env: dict[str, str]) -> None:
     proc = subprocess.run(serve_command(root, "--transport", "http", "--host", "0.0.0.0", "--port", str(free_port())),
                           capture_output=True, text=True, env=server_env, timeout=60)

@@ -19,7 +19,6 @@ from e2e.conftest import (
     NO_EVAL_RULE,
     fails,
     ok,
-    requires_service,
     serve_command,
     stdio_client,
     whole_story,
@@ -36,12 +35,13 @@ def _snapshot(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-@requires_service("sgtools.rules.store", "sgtools.scan.snippet", "sgtools.community.service")
+@pytest.mark.slow
 async def test_whole_story_over_stdio(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
         await whole_story(client, root)
 
 
+@pytest.mark.slow
 async def test_read_only_hides_writers_and_refuses_apply(root: Path, server_env: dict[str, str],
                                                           tmp_path: Path) -> None:
     # Set up a project with a rule and a source file while the server is writable.
@@ -78,6 +78,7 @@ async def test_read_only_hides_writers_and_refuses_apply(root: Path, server_env:
     assert _snapshot(root) == before
 
 
+@pytest.mark.slow
 async def test_stdout_carries_only_protocol_messages(root: Path, server_env: dict[str, str]) -> None:
     """Raw JSON-RPC over the pipe: every stdout line is a protocol message, logs (INFO here) go to stderr."""
     messages: list[dict[str, Any]] = [
@@ -103,6 +104,7 @@ async def test_stdout_carries_only_protocol_messages(root: Path, server_env: dic
     assert "scan_code" in stderr  # the refusal was logged, on stderr
 
 
+@pytest.mark.slow
 async def test_resources_and_prompts(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
         uris = {str(r.uri) for r in (await client.list_resources()).resources}
@@ -140,6 +142,7 @@ async def test_resources_and_prompts(root: Path, server_env: dict[str, str]) -> 
         assert "scan_path" in getattr(review.messages[0].content, "text", "")
 
 
+@pytest.mark.slow
 async def test_root_comes_from_sgtools_root_then_cwd(root: Path, server_env: dict[str, str]) -> None:
     command = [sys.executable, "-m", "sgtools", "serve"]
     replies, _ = _raw_session(command, _one_call("server_info"), {**server_env, "SGTOOLS_ROOT": str(root)}, cwd="/")
@@ -216,6 +219,7 @@ def _one_call(tool: str) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.slow
 async def test_tool_timeout_comes_from_settings(root: Path, server_env: dict[str, str]) -> None:
     """SGTOOLS_TOOL_TIMEOUT reaches the per-call deadline; a timed-out call is a [timeout] result, not a hang."""
     (root / "src").mkdir()
@@ -231,6 +235,7 @@ async def test_tool_timeout_comes_from_settings(root: Path, server_env: dict[str
         assert len((await client.list_tools()).tools) == 17  # still serving
 
 
+@pytest.mark.slow
 async def test_log_level_flag_beats_env(root: Path, server_env: dict[str, str]) -> None:
     calls = _one_call("scan_code")  # refused for missing `code`: logged at INFO
     _, chatty = _raw_session(serve_command(root), calls, server_env)  # SGTOOLS_LOG_LEVEL=INFO
@@ -242,7 +247,7 @@ async def test_log_level_flag_beats_env(root: Path, server_env: dict[str, str]) 
     assert proc.returncode == 2 and proc.stderr.startswith("[bad-input] SGTOOLS_LOG_LEVEL='LOUD'")
 
 
-@requires_service("sgtools.rules.store")
+@pytest.mark.slow
 async def test_blocked_write_times_out_and_an_abandoned_call_does_not_stall_the_server(
         root: Path, server_env: dict[str, str]) -> None:
     """Another process holds the workspace write lock: the tool deadline answers [timeout] long before the lock
@@ -265,7 +270,7 @@ async def test_blocked_write_times_out_and_an_abandoned_call_does_not_stall_the_
             assert time.monotonic() - started < 5
 
 
-@requires_service("sgtools.edit.structural", "sgtools.fixits.apply")
+@pytest.mark.slow
 async def test_rewrite_and_fixes_write_only_when_applied(root: Path, server_env: dict[str, str]) -> None:
     project.initialize(Workspace(root))
     (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)

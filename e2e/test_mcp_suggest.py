@@ -11,6 +11,7 @@ from e2e.conftest import ok, stdio_client, text
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_suggest_then_save_the_rule(root: Path, server_env: dict[str, str]) -> None:
     invalid = ["const cfg = eval(input);", "eval(readFile(path) + suffix)"]
     valid = ["const cfg = JSON.parse(input);", "evaluate(x)"]

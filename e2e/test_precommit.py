@@ -17,13 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from e2e.conftest import requires_service
-
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = Path(__file__).resolve().parent / "sample_repo"
 INSTALL_TIMEOUT = 900  # the first try-repo builds a virtualenv and installs the package with its dependencies
 
-pytestmark = [requires_service("sgtools.scan.paths", "sgtools.fixits.apply"), pytest.mark.timeout(INSTALL_TIMEOUT)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(INSTALL_TIMEOUT)]
 
 
 def git(cwd: Path, *args: str) -> str:

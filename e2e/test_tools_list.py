@@ -74,6 +74,7 @@ def _check_plain(schema: dict[str, Any], where: str) -> None:
         _check_plain(schema["items"], f"{where}[]")
 
 
+@pytest.mark.slow
 async def test_tools_list_matches_the_spec_table(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
         tools = (await client.list_tools()).tools
@@ -96,6 +97,7 @@ async def test_tools_list_matches_the_spec_table(root: Path, server_env: dict[st
         assert tool.title
 
 
+@pytest.mark.slow
 async def test_read_only_tools_list(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env, "--read-only") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
@@ -105,6 +107,7 @@ async def test_read_only_tools_list(root: Path, server_env: dict[str, str]) -> N
         assert ann is not None and ann.read_only_hint is True and ann.destructive_hint is False, name
 
 
+@pytest.mark.slow
 def test_tools_list_needs_neither_the_binary_nor_the_community_index(root: Path,
                                                                       server_env: dict[str, str]) -> None:
     """Fast start: listing tools locates no ast-grep and imports no service (so no index is loaded)."""
@@ -131,6 +134,7 @@ anyio.run(main)
     assert proc.stdout.split(maxsplit=1) == ["17", "[]\n"] or proc.stdout.strip() == "17 []", proc.stdout
 
 
+@pytest.mark.slow
 async def test_without_the_binary_tools_answer_engine_failed(root: Path, server_env: dict[str, str]) -> None:
     env = {**server_env, "SGTOOLS_AST_GREP": "/nonexistent/ast-grep"}
     async with stdio_client(root, env) as client:

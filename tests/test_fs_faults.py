@@ -226,6 +226,7 @@ LOOP_READS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+@pytest.mark.slow
 def test_catalogue_wrong_file_types_loops_and_outside_dirs(tmp_path: Path) -> None:
     failures: list[Any] = []
     probes = 0

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import statistics
-import time
 from pathlib import Path
 from typing import Any
 
@@ -380,31 +378,26 @@ def test_file_changed_after_the_scan_gets_no_fixits(proj: Workspace, engine: Eng
     assert (d["ruleId"], d["line"]) == ("no-eval", 1) and d["fixits"] == []
 
 
-def test_snippet_scan_overhead_is_small_next_to_the_engine(initialized: Workspace, engine: Engine,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hot path for agents: with 60 rules cached, our own work per clean snippet scan (everything but
-    the ast-grep process) stays far below one engine call (~3 ms on an idle machine)."""
+def test_a_cached_clean_snippet_scan_is_one_engine_call(initialized: Workspace, engine: Engine,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hot path for agents: with 60 rules cached, a clean snippet scan is exactly one engine call (no rule
+    re-check, no re-parse). Counted, not timed: our overhead next to that call is measured by bin/bench (B1), where a
+    loaded machine cannot fail a test."""
     for i in range(60):
         write(initialized.root, f"rules/r{i}.yml",
               f"id: r{i}\nlanguage: python\nseverity: warning\nrule: {{pattern: func{i}($$$A)}}\n")
-    spent: list[float] = []
+    calls: list[list[str]] = []
     real_run = Engine.run
 
-    def timed_run(self: Engine, args: list[str], **kw: Any) -> Any:
-        t = time.perf_counter()
-        try:
-            return real_run(self, args, **kw)
-        finally:
-            spent.append(time.perf_counter() - t)
+    def counted_run(self: Engine, args: list[str], **kw: Any) -> Any:
+        calls.append(list(args))
+        return real_run(self, args, **kw)
 
     code = "import os\nx = os.getcwd()\n" * 20
     snippet.scan_code(initialized, engine, code, language="python")  # fill the caches
-    monkeypatch.setattr(Engine, "run", timed_run)
-    overheads = []
-    for _ in range(15):
-        spent.clear()
-        t = time.perf_counter()
+    monkeypatch.setattr(Engine, "run", counted_run)
+    for _ in range(3):
+        calls.clear()
         res = snippet.scan_code(initialized, engine, code, language="python")
-        overheads.append(time.perf_counter() - t - sum(spent))
-        assert res["success"] and len(spent) == 1  # one engine call per clean snippet
-    assert statistics.median(overheads) < 0.005, overheads
+        assert res["success"] and len(calls) == 1, calls  # one engine call per clean snippet
+        assert calls[0][0] == "scan"

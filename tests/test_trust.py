@@ -66,6 +66,7 @@ UNTRUSTED_COMMANDS = [
 ]
 
 
+@pytest.mark.slow
 @needs_cc
 def test_no_command_loads_an_untrusted_library_and_each_says_how_to_trust(native_project: tuple[Path, Path]) -> None:
     root, marker = native_project
@@ -79,6 +80,7 @@ def test_no_command_loads_an_untrusted_library_and_each_says_how_to_trust(native
     assert doctor.returncode == 2 and "NOT loaded (untrusted" in doctor.stdout
 
 
+@pytest.mark.slow
 @needs_cc
 def test_trust_loads_then_a_changed_library_is_refused_again(native_project: tuple[Path, Path]) -> None:
     root, marker = native_project
