@@ -1,6 +1,7 @@
 """SARIF 2.1.0 for code-scanning uploads (GitHub, Azure DevOps, IDE viewers).
 
-Unlike ast-grep's own SARIF this names the rules (so viewers show help and links), says that columns count
+Unlike ast-grep's own SARIF this names the rules (so viewers show help and links) with the tags, CWE,
+security-severity and precision code-scanning platforms filter on (present/sarif_props.py), says that columns count
 code points, carries stable `partialFingerprints` (the baseline fingerprint, which survives line shifts),
 turns fix-its into `fixes`, and keeps baselined findings as suppressed results.
 """
@@ -13,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from sgtools.present import sarif_props
 from sgtools.present.report import Report
 from sgtools.scan.types import Diagnostic
 
@@ -63,7 +65,7 @@ def _rule_descriptor(rule: dict[str, Any]) -> dict[str, Any]:
         "shortDescription": {"text": message},
         "fullDescription": {"text": str(note or message)},
         "defaultConfiguration": {"level": level(rule.get("severity"))},
-        "properties": {"severity": rule.get("severity")},
+        "properties": {"severity": rule.get("severity"), **sarif_props.properties(rule)},
     }
     if note:
         descriptor["help"] = {"text": str(note), "markdown": str(note)}
@@ -100,7 +102,8 @@ def _fixes(d: Mapping[str, Any]) -> list[dict[str, Any]]:
             "description": {"text": str(fixit.get("title") or "Apply the rule's fix")},
             "artifactChanges": [{"artifactLocation": _artifact(f), "replacements": reps}
                                 for f, reps in by_file.items()],
-            "properties": {"verified": bool(fixit.get("verified")), "confidence": fixit.get("confidence")},
+            "properties": {"verified": bool(fixit.get("verified")), "confidence": fixit.get("confidence"),
+                           "safety": fixit.get("safety", "unsafe")},
         })
     return out
 

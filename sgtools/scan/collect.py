@@ -45,12 +45,12 @@ def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
 
 
 def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dict[str, Any]]:
-    """id, severity, message, note, url and language of every rule that can run (SARIF's rules array)."""
+    """id, severity, message, note, url, language and metadata of every rule that can run (SARIF's rules)."""
     from sgtools.scan.rulefiles import cached_ruleset  # the set the scan itself just loaded: no second YAML parse
 
     ruleset = cached_ruleset(ws, source.config, engine)
     return [{"id": r.id, "severity": r.severity, "message": r.message, "note": r.note, "url": r.url,
-             "language": r.language} for r in ruleset.rules if r.enabled]
+             "language": r.language, "metadata": r.data.get("metadata") or {}} for r in ruleset.rules if r.enabled]
 
 
 @dataclass
