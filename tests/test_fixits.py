@@ -189,17 +189,18 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
     assert len(scans) == 2  # the scan, then one verification call for every fix-it
     assert len(dumps) <= fixes + 1  # MISSING-token counts: the text, and each fix that passed the rest
 
-    # Bad fixes are judged alone, in the same call. A suppress comment that cannot work (its line starts
-    # inside a string) spoils the combined copy of suppressions: they are re-checked one by one, one more call.
+    # A fix that can drop a token (`foo($A` loses a bracket) is judged alone, in the same call. One that still
+    # fires (`wrap` -> `wrap(wrap(..))`) spoils the combined copy of its neighbours' fixes: the copy is split in
+    # halves, so 3 fixes cost at most 2 more calls (log2 of the copy's size), never one copy per fix-it.
     calls.clear()
     res = snippet.scan_code(proj, engine, code + "foo(z)\nwrap(w)\n", language="python")
-    assert len([c for c in calls if c[0] == "scan"]) == 2
+    assert len([c for c in calls if c[0] == "scan"]) <= 4
     verified = {(d["ruleId"], f["kind"]): f["verified"] for d in res["issues"] for f in d["fixits"]}
     assert verified[("py-bad-fix", "fix")] is False and verified[("py-refires", "fix")] is False
     assert verified[("py-eval", "fix")] is True and verified[("py-print", "suppress")] is True
     calls.clear()
     res = snippet.scan_code(proj, engine, code + 'x = """doc\n""" + eval(q)\n', language="python")
-    assert len([c for c in calls if c[0] == "scan"]) == 3
+    assert len([c for c in calls if c[0] == "scan"]) <= 5  # the 5 suppressions' copy halved until the bad one is alone
     suppress = {d["line"]: f["verified"] for d in res["issues"] for f in d["fixits"] if f["kind"] == "suppress"}
     assert suppress == {1: True, 2: True, 3: True, 4: True, 6: False}
 

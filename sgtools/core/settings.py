@@ -62,7 +62,7 @@ class Settings:
     max_arg_bytes: int = MAX_ARG_STRLEN  # one argv string (pattern, rewrite, dumped code): Linux MAX_ARG_STRLEN
     rule_check_workers: int = 4  # parallel ast-grep calls when checking a rule's examples
     max_reported_problems: int = 20  # structural problems listed in one rule-invalid message
-    fixit_verify_max: int = 1000  # fix-its re-scanned to verify them, per scan call
+    fixit_verify_max: int = 100_000  # fix-its verified per scan call (checked together in copies, see fixits/verify)
     fixit_verify_max_bytes: int = 32 * 1024 * 1024  # edited text written for that verification, per scan call
     fixit_missing_check_max: int = 64  # fix-its whose edited text is also checked for MISSING tokens, per scan
     verify_workers: int = 4  # parallel ast-grep calls for those MISSING-token checks

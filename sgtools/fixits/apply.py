@@ -8,6 +8,7 @@ fix has already changed (scan again to pick it up).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,9 +67,31 @@ def _refusal(fixit: Mapping[str, Any], include_unsafe: bool) -> str | None:
     return None
 
 
+class _Kept:
+    """The spans kept for one file, sorted; they never overlap, so their ends are sorted too and the ones that
+    can touch a new span are found by bisection (a file with 30,000 fixes is not checked pairwise)."""
+
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self.starts: list[tuple[int, int]] = []
+        self.ends: list[int] = []
+
+    def touching(self, s: Span) -> list[Span]:
+        lo = bisect.bisect_left(self.ends, s.start)
+        hi = bisect.bisect_right(self.starts, (s.end, s.end))
+        return [k for k in self.spans[lo:max(lo, hi)] if k.overlaps(s) or k.same_as(s)]
+
+    def add(self, s: Span) -> None:
+        i = bisect.bisect_right(self.starts, (s.start, s.end))
+        self.spans.insert(i, s)
+        self.starts.insert(i, (s.start, s.end))
+        self.ends.insert(i, s.end)
+
+
 def plan_fixes(diagnostics: Iterable[Mapping[str, Any]], *, include_unsafe: bool = False) -> FixPlan:
     """Pick the fixes to apply, in diagnostic order (file, offset, rule): a fix-it goes in whole or not at all."""
     plan = FixPlan()
+    index: dict[str, _Kept] = {}
     for diag in diagnostics:
         fixit = _first_fix(diag)
         if fixit is None:
@@ -83,7 +106,7 @@ def plan_fixes(diagnostics: Iterable[Mapping[str, Any]], *, include_unsafe: bool
             if not isinstance(file, str):
                 raise BadInput(f"A fix-it of {diag.get('ruleId')} names no file; only path scans can be fixed.")
             spans.append((file, to_span(edit)))
-        taken = [(f, s, [k for k in plan.edits.get(f, []) if k.overlaps(s) or k.same_as(s)]) for f, s in spans]
+        taken = [(f, s, index.setdefault(f, _Kept()).touching(s)) for f, s in spans]
         clashes = [k for _f, s, hits in taken for k in hits if not k.same_as(s)]
         if clashes:
             plan.skipped.append(_skip(diag, fixit, OVERLAPS))
@@ -94,6 +117,7 @@ def plan_fixes(diagnostics: Iterable[Mapping[str, Any]], *, include_unsafe: bool
         for f, s, hits in taken:
             if not hits:
                 plan.edits.setdefault(f, []).append(s)
+                index[f].add(s)
         plan.accepted.append((diag, fixit))
     return plan
 

@@ -54,6 +54,38 @@ def mark_unchecked(diags: Sequence[Diagnostic], reason: str) -> None:
             fx.setdefault("verification", {"checked": False, "reason": reason})
 
 
+def _plan(text: str, kind: str, members: Sequence[Member]) -> list[list[Member]]:
+    """The copies to make for one job's fix-its of one kind (see `verify_fixits`)."""
+    if kind == "suppress":
+        return _groups(members)
+    risky = [m for m in members if _may_drop_token(text, m.span)]
+    safe = [m for m in members if not _may_drop_token(text, m.span)]
+    return [*_apart(safe), *([m] for m in risky)]
+
+
+def _zone(m: Member) -> tuple[int, int]:
+    """The bytes a fix-it reads or writes: its edit and the match it fixes."""
+    lo, hi = m.target
+    return min(lo, m.span.start), max(hi, m.span.end)
+
+
+def _apart(members: Sequence[Member]) -> list[list[Member]]:
+    """Members in copies whose zones are disjoint and not even adjacent (first fit, by position)."""
+    groups: list[list[Member]] = []
+    ends: list[int] = []
+    for m in sorted(members, key=lambda m: (_zone(m), m.span.start, m.span.end)):
+        lo, hi = _zone(m)
+        for g, end in enumerate(ends):
+            if end < lo:
+                groups[g].append(m)
+                ends[g] = hi
+                break
+        else:
+            groups.append([m])
+            ends.append(hi)
+    return groups
+
+
 def _groups(members: Sequence[Member]) -> list[list[Member]]:
     """Members in copies of non-overlapping edits (first fit, by position)."""
     groups: list[list[Member]] = []
@@ -90,8 +122,8 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                   count_missing: MissingCounter | None = None) -> None:
     """Check every fix-it of `jobs` in place: one `run_batch(language, texts)` call per language, which must
     scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule (and one more
-    per language when a combined copy has to be split). Within the limits, `fix` fix-its are checked before
-    `suppress` ones: they are what gets applied.
+    per language per round while combined copies are halved: at most log2 of the largest copy's size). Within
+    the limits, `fix` fix-its are checked before `suppress` ones: they are what gets applied.
 
     ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
     dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
@@ -99,11 +131,12 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     settings = get_settings()
     chosen = _choose(jobs, settings.fixit_verify_max)
     copies = _Copies(jobs, settings.fixit_verify_max_bytes)
-    # `fix` fix-its are what gets applied, and a rule's match can depend on context another fix changes
-    # (`inside`, `has`, `follows`), so each is checked alone. Suppress comments only add comment lines: they
-    # are checked together per file, which keeps a file with many findings at a couple of copies.
-    texts = copies.make((j, g) for (j, kind), members in chosen.items()
-                        for g in (_groups(members) if kind == "suppress" else [[m] for m in members]))
+    # One copy of a file per fix-it made the work quadratic (a file with 30,000 findings never got verified).
+    # So fix-its whose matches and edits do not touch are checked together in one copy, and a copy showing
+    # anything unexpected is split in halves until the culprits stand alone (log2 n more rounds at most).
+    # A fix that could drop a token the grammar needs is checked alone: its MISSING-token count is its own.
+    # Suppress comments only add comment lines: they are grouped by edit alone.
+    texts = copies.make((j, g) for (j, kind), members in chosen.items() for g in _plan(jobs[j].text, kind, members))
     # MISSING-token counts run on their own threads while the batch scans (they only read the texts); each
     # `fix` copy is one edit alone, so its count belongs to that fix-it.
     from concurrent.futures import ThreadPoolExecutor  # ~7 ms to import: not on a path scan without fixes
@@ -189,9 +222,8 @@ def _count_missing(pool: Executor, count_missing: MissingCounter, jobs: Sequence
     originals: dict[int, Future[int | None]] = {}
     missing: dict[int, tuple[Future[int | None], Future[int | None]]] = {}
     fix_texts = [t for t in texts if t.members[0].fixit.get("kind") == "fix"]
-    no_token_lost = {id(t.members[0]) for t in fix_texts
-                     if not _may_drop_token(jobs[t.job].text, t.members[0].span)}
-    for t in [t for t in fix_texts if id(t.members[0]) not in no_token_lost][:max(0, cap)]:
+    no_token_lost = {id(m) for t in fix_texts for m in t.members if not _may_drop_token(jobs[t.job].text, m.span)}
+    for t in [t for t in fix_texts if len(t.members) == 1 and id(t.members[0]) not in no_token_lost][:max(0, cap)]:
         job = jobs[t.job]
         if t.job not in originals:
             originals[t.job] = pool.submit(count_missing, job.language, job.text)
@@ -214,13 +246,13 @@ def _record_missing(done: Sequence[Member],
 
 def _run_rounds(jobs: Sequence[VerifyJob], texts: list[EditedText], run_batch: BatchRunner,
                 make_texts: Callable[[Iterable[tuple[int, list[Member]]]], list[EditedText]]) -> list[Member]:
-    """Scan the copies (one call per language), judge them, and split combined copies that need it into
-    single checks (one more call per language)."""
+    """Scan the copies (one call per language), judge them, and halve combined copies that need it (one more
+    call per language per round) until every fix-it is judged."""
     baselines: dict[int, list[dict[str, Any]]] = {
         j: job.baseline for j, job in enumerate(jobs) if job.baseline is not None}
     done: list[Member] = []
     round_texts = texts
-    for first in (True, False):
+    while round_texts:
         results = _scan_round(jobs, round_texts, run_batch, baselines)
         retry: list[EditedText] = []
         for t in round_texts:
@@ -231,9 +263,9 @@ def _run_rounds(jobs: Sequence[VerifyJob], texts: list[EditedText], run_batch: B
                 done.extend(t.members)
             else:
                 retry.append(t)
-        if not retry or not first:
-            break
-        round_texts = make_texts((t.job, [m]) for t in retry for m in t.members)
+        # Halves: a copy with one bad fix-it among n costs log2(n) more rounds, not n copies.
+        round_texts = make_texts((t.job, half) for t in retry
+                                 for half in (t.members[:len(t.members) // 2], t.members[len(t.members) // 2:]))
     return done
 
 
