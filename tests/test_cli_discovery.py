@@ -89,3 +89,12 @@ def test_doctor_exits_non_zero_when_it_prints_a_problem(tmp_path: Path, capsys: 
     assert main(["doctor", "--root", str(tmp_path)]) == 2
     out = capsys.readouterr().out
     assert "problem        [rule-invalid]" in out
+
+
+def test_init_in_a_sub_folder_creates_no_second_config(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(repo / "src")
+    assert main(["init"]) == 0
+    out = capsys.readouterr().out
+    assert not (repo / "src" / "sgconfig.yml").exists()
+    assert f"Project: {repo.resolve()} (its sgconfig.yml was found above {(repo / 'src').resolve()}" in out

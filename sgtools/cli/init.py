@@ -15,7 +15,8 @@ def register(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = project.initialize(workspace(args))
+    ws = workspace(args)
+    result = project.initialize(ws)
     if args.json:
         print_json({"success": True, "message": result.message, "created": result.created,
                     "existing": result.existing})
@@ -23,4 +24,7 @@ def run(args: argparse.Namespace) -> int:
         print(result.message)
         if result.existing:
             print("Already present: " + ", ".join(result.existing))
+        if args.subfolder is not None:  # run below a project: that project, never a second config here
+            print(f"Project: {ws.root} (its sgconfig.yml was found above {args.subfolder}; pass --root to start "
+                  "a separate project here)")
     return 0
