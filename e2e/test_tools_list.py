@@ -48,7 +48,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                      {"diff", "changes", "applied", "skipped", "changedFiles", "hints"}),
     "apply_fixes": (set(), {"paths", "rule_ids", "apply", "include_unsafe"}, (False, True, False, False),
                     {"diff", "changedFiles", "fixesApplied", "applied", "skipped", "ruleErrors"}),
-    "search_community_rules": ({"query"}, {"language", "tags", "limit"}, (True, False, True, True),
+    "search_community_rules": ({"query"}, {"language", "tags", "limit", "source"}, (True, False, True, True),
                                {"success", "results", "matches", "warnings"}),
     "get_community_rule_details": ({"rule_id"}, set(), (True, False, True, True),
                                    {"success", "details", "rule", "warnings"}),
@@ -57,7 +57,8 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                                "migrationNotes", "testResult", "warnings"}),
     "server_info": (set(), set(), (True, False, True, True),
                     {"version", "astGrepVersion", "root", "config", "ruleCount", "ruleErrors", "languages",
-                     "communitySources", "readOnly", "python", "astGrepBinary", "customLanguages", "problems"}),
+                     "communitySources", "readOnly", "python", "astGrepBinary", "customLanguages", "problems",
+                     "defaultExcludes"}),
 }
 WRITE_ONLY = {"initialize_ast_grep", "add_or_update_rule", "remove_rule", "import_community_rule"}
 PLAIN_TYPES = {"string", "integer", "boolean", "array", "object", "number"}

@@ -11,8 +11,15 @@ from typing import Any
 import pytest
 
 from sgtools.cli import main
-from sgtools.community.index import build_index, make_index, parse_index, render_index, validate_index
-from sgtools.core.errors import BadInput
+from sgtools.community.index import (
+    build_index,
+    detect_license,
+    make_index,
+    parse_index,
+    render_index,
+    validate_index,
+)
+from sgtools.core.errors import BadInput, Conflict, NotFound
 from tests.conftest import CORPUS, needs_corpus
 
 RULE = """\
@@ -113,10 +120,13 @@ def test_build_index_skips_what_cannot_be_an_entry(repo: Path) -> None:
     reasons = {s["path"]: s["reason"] for s in result["skipped"]}
     # Files are visited in path order, so of two files with one id the first path wins, every time.
     dup_loser = "rules/python/no-eval-python.yml"
-    assert set(reasons) == {"rules/two.yml", dup_loser, "rules/badid.yml", "rules/broken.yml"}
-    assert "2 documents" in reasons["rules/two.yml"]
+    assert set(reasons) == {dup_loser, "rules/badid.yml", "rules/broken.yml"}
     assert "already indexed from rules/dup.yml" in reasons[dup_loser]
-    assert result["ruleCount"] == 2
+    # A multi-document rule file gives one entry per rule, each knowing its document.
+    index = json.loads((repo / "index.json").read_text())
+    docs = {r["id"]: r.get("document") for r in index["rules"]}
+    assert docs["a-python"] == 0 and docs["b-python"] == 1 and docs["no-eval-python"] is None
+    assert result["ruleCount"] == 4
 
 
 @needs_corpus
@@ -192,3 +202,61 @@ def test_make_index_reads_only(repo: Path) -> None:
     result = make_index(repo, source="x")
     assert len(result.index["rules"]) == 2
     assert sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*")) == before
+
+
+# ---- published repository shapes (issue 14) -----------------------------------------------------------------
+
+
+def test_a_hidden_rule_folder_indexes(tmp_path: Path) -> None:
+    repo = tmp_path / "sgrepo"
+    write(repo / "sgconfig.yml", "ruleDirs: [.sg/rules]\ntestConfigs:\n  - testDir: .sg/tests\nutilDirs: [.sg/utils]\n")
+    write(repo / ".sg" / "rules" / "no-eval.yml", RULE.format(id="no-eval-python", lang="python", pattern="eval($X)",
+                                                                extra=""))
+    write(repo / ".sg" / "tests" / "no-eval-python-test.yml", "id: no-eval-python\nvalid: [x]\ninvalid: ['eval(a)']\n")
+    (repo / ".sg" / "utils").mkdir(parents=True)
+    result = build_index(repo)
+    assert result["ruleCount"] == 1 and not result["skipped"]
+    entry = json.loads((repo / "index.json").read_text())["rules"][0]
+    assert entry["path"] == ".sg/rules/no-eval.yml" and entry["tests"] == ".sg/tests/no-eval-python-test.yml"
+
+
+def test_nothing_indexable_is_an_error_and_writes_nothing(tmp_path: Path) -> None:
+    repo = tmp_path / "broken"
+    write(repo / "rules" / "a.yml", "id: [unclosed\n")
+    with pytest.raises(BadInput, match="No rule of"):
+        build_index(repo)
+    assert not (repo / "index.json").exists()
+    assert main(["community", "build-index", str(repo)]) == 2
+
+
+def test_a_template_config_names_its_placeholders(tmp_path: Path) -> None:
+    repo = tmp_path / "template"
+    write(repo / "sgconfig.yml", "ruleDirs: [__RULES_DIR__]\ntestConfigs:\n  - testDir: __TESTS_DIR__\n")
+    with pytest.raises(NotFound, match=r"is a template.*__RULES_DIR__"):
+        build_index(repo)
+
+
+def test_an_index_of_another_tool_is_not_overwritten(repo: Path) -> None:
+    other = repo / "index.json"
+    other.write_text('{"entries": ["someone else\'s index"]}')
+    with pytest.raises(Conflict, match="not a context-sherpa index"):
+        build_index(repo)
+    assert "someone else" in other.read_text()
+    assert main(["community", "build-index", str(repo)]) == 2
+    assert main(["community", "build-index", str(repo), "--force"]) == 0
+    assert json.loads(other.read_text())["version"] == 1
+    assert main(["community", "build-index", str(repo)]) == 0  # our own index is ours to rebuild
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"LICENSE": "SPDX-License-Identifier: Apache-2.0 OR BSD-3-Clause\n"}, "Apache-2.0 OR BSD-3-Clause"),
+    ({"LICENSE": "Apache-2.0 OR MIT\n"}, "Apache-2.0 OR MIT"),
+    ({"LICENSE-APACHE": "Apache License\nVersion 2.0, January 2004\n", "LICENSE-MIT": "MIT License\n\nPermission is "
+      "hereby granted, free of charge"}, "Apache-2.0 OR MIT"),
+    ({"package.json": '{"license": "(MIT OR GPL-3.0-or-later)"}'}, "(MIT OR GPL-3.0-or-later)"),
+    ({"LICENSE": "Copyright-2020 nobody\nAll rights reserved.\n"}, None),
+])
+def test_spdx_expressions_are_detected(tmp_path: Path, files: dict[str, str], expected: str | None) -> None:
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    assert detect_license(tmp_path) == expected

@@ -227,3 +227,25 @@ def test_search_path_imports_stay_light(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=dict(os.environ), cwd=tmp_path)
     assert out.stdout.strip() == ""
+
+
+def test_a_named_rule_of_any_source_ranks_first_and_search_filters_by_source(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "acme-rules"
+    (repo / "rules").mkdir(parents=True)
+    # Words that bundled rules also use ("password", "hardcoded"), so a loose match competes with the named one.
+    (repo / "rules" / "acme-secret.yml").write_text(
+        "id: acme-secret\nlanguage: python\nseverity: warning\nmessage: Hardcoded vault token in config\n"
+        "rule: {pattern: 'VAULT_TOKEN = $X'}\n")
+    build_index(repo, source="acme")
+    monkeypatch.setenv(sources.SOURCES_ENV, str(repo))
+    search._memory.clear()
+    for query in ("acme-secret", "Hardcoded vault token in config"):
+        first = service.search_community_rules(query)["matches"][0]
+        assert first["id"] == "acme-secret", query
+    only = service.search_community_rules("hardcoded password", source="acme")["matches"]
+    assert [m["id"] for m in only] == ["acme-secret"]
+    bundled = service.search_community_rules("hardcoded password", source="context-sherpa")["matches"]
+    assert bundled and "acme-secret" not in {m["id"] for m in bundled}
+    with pytest.raises(BadInput, match="No source is named 'nope'"):
+        service.search_community_rules("x", source="nope")

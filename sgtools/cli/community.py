@@ -19,6 +19,7 @@ def register(subs: Any) -> None:
     s = csubs.add_parser("search", help="ranked search over every community source")
     s.add_argument("query", metavar="QUERY", nargs="+", help="words, e.g. `hardcoded password`")
     s.add_argument("--language", help="only rules for this language (any alias: py, ts, golang…)")
+    s.add_argument("--source", help="only rules from this source (its name as results show it)")
     s.add_argument("--tags", help="comma-separated tags that must all be present, e.g. security,cwe-89")
     s.add_argument("--limit", type=int, help="how many results (default 10)")
     add_json(s)
@@ -50,6 +51,7 @@ def register(subs: Any) -> None:
     b.add_argument("--source", help="source name recorded on each rule (default: DIR's name)")
     b.add_argument("--license", help="SPDX licence for rules without metadata.license (default: DIR's LICENSE)")
     b.add_argument("--name", help="the index's name (default: '<source> community')")
+    b.add_argument("--force", action="store_true", help="replace OUT even if it is not a context-sherpa index")
     add_json(b)
     b.set_defaults(func=run_build)
 
@@ -71,7 +73,8 @@ def _print_result(args: argparse.Namespace, result: Mapping[str, Any], text_key:
 def run_search(args: argparse.Namespace) -> int:
     from sgtools.community.service import search_community_rules
 
-    result = search_community_rules(" ".join(args.query), language=args.language, tags=args.tags, limit=args.limit)
+    result = search_community_rules(" ".join(args.query), language=args.language, tags=args.tags, limit=args.limit,
+                                    source=args.source)
     if args.json:
         print_json(result)
         return 0
@@ -138,7 +141,8 @@ def run_sources(args: argparse.Namespace) -> int:
 def run_build(args: argparse.Namespace) -> int:
     from sgtools.community.index import build_index
 
-    result = build_index(args.directory, args.out, source=args.source, license=args.license, name=args.name)
+    result = build_index(args.directory, args.out, source=args.source, license=args.license, name=args.name,
+                         force=args.force)
     if args.json:
         print_json(result)
     else:

@@ -281,15 +281,16 @@ class SearchIndex:
         return alts
 
     def search(self, query: str, *, language: str | None = None, tags: Iterable[str] = (),
-               limit: int = 10) -> list[tuple[dict[str, Any], float]]:
+               limit: int = 10, source: str | None = None) -> list[tuple[dict[str, Any], float]]:
         lang = canonical(language) if language else None
         if language and lang is None:
             lang = language.strip().lower()
         want_tags = {t.strip().lower() for t in tags if t.strip()}
         allowed: set[int] | None = None
-        if lang or want_tags:
+        if lang or want_tags or source:
             allowed = {i for i, d in enumerate(self.docs)
                        if (not lang or d.get("language") == lang)
+                       and (not source or from_source(d, source))
                        and want_tags <= {str(t).lower() for t in d.get("tags") or []}}
         raw_words = list(dict.fromkeys(words(query)))[:_QUERY_WORDS]
         if not raw_words:
@@ -322,18 +323,31 @@ class SearchIndex:
                 matched[d] = matched.get(d, 0) + 1
         total = len(groups)
         joined_query = "-".join(raw_words)
-        ranked: list[tuple[float, str, int]] = []
+        exact = " ".join(query.lower().split())
+        ranked: list[tuple[int, float, str, int]] = []
         for d, v in scores.items():
             coverage = matched[d] / total
             score = v * (0.35 + 0.65 * coverage)
-            rid = str(self.docs[d]["id"]).lower()
+            entry = self.docs[d]
+            rid = str(entry["id"]).lower()
             if rid == joined_query:
                 score *= 2.0
             elif joined_query in rid:
                 score *= 1.25
-            ranked.append((-score, rid, d))
+            # A query that is a rule's id or its whole message names that rule, from whichever source: it goes
+            # first, above any looser match however well its words score.
+            message = " ".join(str(entry.get("message", "")).lower().split())
+            named = rid in (exact, joined_query) or message == exact
+            ranked.append((0 if named else 1, -score, rid, d))
         ranked.sort()
-        return [(self.docs[d], round(-neg, 4)) for neg, _rid, d in ranked[:limit]]
+        return [(self.docs[d], round(-neg, 4)) for _tier, neg, _rid, d in ranked[:limit]]
+
+
+def from_source(doc: dict[str, Any], source: str) -> bool:
+    """A result's source label is its declared name, followed by `(location)` for a configured source."""
+    label = str(doc.get("source") or "")
+    want = source.strip()
+    return label == want or label.startswith(want + " (") or label.endswith(f"({want})")
 
 
 # ---- persistence --------------------------------------------------------------------------------------------

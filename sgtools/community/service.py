@@ -12,7 +12,7 @@ from typing import Any
 
 from sgtools.community import search as search_mod
 from sgtools.community import sources as sources_mod
-from sgtools.community.index import UNKNOWN_LICENSE
+from sgtools.community.index import UNKNOWN_LICENSE, rule_documents
 from sgtools.community.types import (
     CommunityMatch,
     CommunityRule,
@@ -78,13 +78,16 @@ def _check_search_language(language: str, indexed: set[str]) -> None:
 
 
 def search_community_rules(query: str, language: str | None = None, tags: str | list[str] | None = None,
-                           limit: int | None = None) -> SearchCommunityRulesResult:
+                           limit: int | None = None, source: str | None = None) -> SearchCommunityRulesResult:
     if not isinstance(query, str):
         raise BadInput("query must be text, e.g. `sql injection python`.")
     n = _limit(limit)
     sset = sources_mod.load_sources()
     index = search_index(sset)
-    hits = index.search(query, language=language, tags=_tag_list(tags), limit=n)
+    hits = index.search(query, language=language, tags=_tag_list(tags), limit=n, source=source)
+    if not hits and source and not any(search_mod.from_source(d, source) for d in index.docs):
+        names = sorted({str(d.get("source")) for d in index.docs})
+        raise BadInput(f"No source is named {source!r}. Sources: {', '.join(names)}.")
     if not hits and language:
         _check_search_language(language, {str(d.get("language")) for d in index.docs})
     matches: list[CommunityMatch] = [
@@ -126,7 +129,10 @@ def _tests(src: sources_mod.Source, entry: dict[str, Any], warnings: list[str]) 
         raw = src.read_tests(entry)
         if raw is None:
             return [], []
-        doc = yamlio.load_one(raw.decode("utf-8"))
+        docs = [d for d in yamlio.load_all(raw.decode("utf-8")) if d is not None]
+        # A test file may hold the tests of several rules, one document each.
+        doc = next((d for d in docs if isinstance(d, dict) and d.get("id") == entry["id"]),
+                   docs[0] if len(docs) == 1 else None)
     except (SgToolsError, UnicodeDecodeError, yamlio.YamlError) as exc:
         warnings.append(f"the tests of {entry['id']} could not be read: {getattr(exc, 'message', exc)}")
         return [], []
@@ -144,9 +150,17 @@ def _tests(src: sources_mod.Source, entry: dict[str, Any], warnings: list[str]) 
 def _rule_text(src: sources_mod.Source, entry: dict[str, Any]) -> str:
     data = src.read_rule(entry)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise RuleInvalid(f"Rule {entry['id']} from {src.location} is not UTF-8 text. Refused.") from None
+    number = entry.get("document")
+    if number is None:
+        return text
+    docs = rule_documents(text)
+    if not isinstance(number, int) or not 0 <= number < len(docs):
+        raise RuleInvalid(f"The index of {src.location} places {entry['id']} at document {number} of {entry['path']}, "
+                          f"which holds {len(docs)}. Rebuild that index.")
+    return docs[number]
 
 
 def get_community_rule_details(rule_id: str) -> CommunityRuleDetails:

@@ -11,6 +11,7 @@ class SearchCommunityRulesArgs(TypedDict, total=False):
     language: str
     tags: str
     limit: int
+    source: str
 
 
 class CommunityMatch(TypedDict):

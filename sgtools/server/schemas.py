@@ -224,6 +224,7 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
             "language": language,
             "tags": _str("comma-separated tags that must all be present, e.g. `security,cwe-95`", short),
             "limit": _int("at most this many results", 1, s.hard_max_results),
+            "source": _str("only rules from this source (its name, as results show it)", short),
         },
         "get_community_rule_details": {"rule_id": rule_id},
         "import_community_rule": {
