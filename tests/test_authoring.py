@@ -108,7 +108,7 @@ def test_input_limits(ws: Workspace, engine: Engine, monkeypatch: pytest.MonkeyP
         authoring.test_rule(ws, engine, EVAL_RULE, code="a\x00")
     with pytest.raises(BadInput):
         authoring.test_rule(ws, engine, EVAL_RULE, valid_examples="eval(x)")
-    monkeypatch.setattr("sgtools.rules.draft.get_settings", lambda: Settings(max_examples=1))
+    monkeypatch.setattr(ws, "settings", Settings(max_examples=1))
     with pytest.raises(TooLarge):
         authoring.test_rule(ws, engine, EVAL_RULE, valid_examples=["a", "b"])
 

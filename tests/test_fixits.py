@@ -211,19 +211,17 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
     assert len([c for c in calls if c[0] == "scan"]) == 3  # the scan, then one verification call per language
 
 
-def test_verification_cap(proj: Workspace, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sgtools.fixits.verify.get_settings", lambda: Settings(fixit_verify_max=1))
-    res = snippet.scan_code(proj, engine, "eval(a)\n", language="python")
+def test_verification_cap(proj: Workspace) -> None:
+    res = snippet.scan_code(proj, Engine(settings=Settings(fixit_verify_max=1)), "eval(a)\n", language="python")
     first, second = res["issues"][0]["fixits"]
     assert first["verification"]["checked"] is True
     assert second["verification"] == {"checked": False, "reason": "verification limit reached"}
     assert second["verified"] is False and 0 < second["confidence"] < 0.5
 
 
-def test_fix_fixits_are_verified_before_suppress_ones(proj: Workspace, engine: Engine,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("sgtools.fixits.verify.get_settings", lambda: Settings(fixit_verify_max=2))
-    res = snippet.scan_code(proj, engine, "eval(a)\nprint(b)\n", language="python")
+def test_fix_fixits_are_verified_before_suppress_ones(proj: Workspace) -> None:
+    capped = Engine(settings=Settings(fixit_verify_max=2))
+    res = snippet.scan_code(proj, capped, "eval(a)\nprint(b)\n", language="python")
     checked = {(d["ruleId"], f["kind"]): f["verification"]["checked"] for d in res["issues"] for f in d["fixits"]}
     assert checked == {("py-eval", "fix"): True, ("py-print", "fix"): True,
                        ("py-eval", "suppress"): False, ("py-print", "suppress"): False}

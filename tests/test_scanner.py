@@ -173,7 +173,7 @@ def test_scan_code_input_limits(proj: Workspace, engine: Engine, monkeypatch: py
         snippet.scan_code(proj, engine, b"eval(x)", language="python")  # type: ignore[arg-type]
     with pytest.raises(BadInput):
         snippet.scan_code(proj, engine, "x = '\udcff'", language="python")
-    monkeypatch.setattr("sgtools.scan.snippet.get_settings", lambda: Settings(max_code_bytes=10))
+    monkeypatch.setattr(proj, "settings", Settings(max_code_bytes=10))
     with pytest.raises(TooLarge):
         snippet.scan_code(proj, engine, "x = 1234567890\n", language="python")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sgtools.core.errors import SgToolsError
-from sgtools.core.settings import get_settings
+from sgtools.core.settings import Settings
 from sgtools.edit.text import Span, apply_edits, to_span
 from sgtools.fixits.judge import EditedText, Member, finish, judge
 from sgtools.fixits.types import Fixit
@@ -119,7 +119,7 @@ def _may_drop_token(text: str, span: Span) -> bool:
 
 
 def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
-                  count_missing: MissingCounter | None = None) -> None:
+                  count_missing: MissingCounter | None = None, *, settings: Settings) -> None:
     """Check every fix-it of `jobs` in place: one `run_batch(language, texts)` call per language, which must
     scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule (and one more
     per language per round while combined copies are halved: at most log2 of the largest copy's size). Within
@@ -128,7 +128,6 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
     dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
     `fix` fix-its (engine calls on threads, alongside the batch, up to `fixit_missing_check_max`)."""
-    settings = get_settings()
     chosen = _choose(jobs, settings.fixit_verify_max)
     copies = _Copies(jobs, settings.fixit_verify_max_bytes)
     # One copy of a file per fix-it made the work quadratic (a file with 30,000 findings never got verified).

@@ -15,15 +15,16 @@ from ruamel.yaml.scalarbool import ScalarBoolean
 
 from sgtools.core import yamlio
 from sgtools.core.errors import BadInput, RuleInvalid, TooLarge
-from sgtools.core.settings import get_settings
+from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine, stderr_message
 from sgtools.project.workspace import Workspace, check_rule_id
 from sgtools.rules.schema import type_name
 
 
-def check_rule_inputs(rule_id: object, rule_yaml: object, valid: object, invalid: object, metadata: object) -> None:
+def check_rule_inputs(rule_id: object, rule_yaml: object, valid: object, invalid: object, metadata: object,
+                      settings: Settings) -> None:
     check_rule_id(rule_id)
-    check_draft(rule_yaml, valid, invalid)
+    check_draft(rule_yaml, valid, invalid, settings)
     if metadata is not None:
         if not isinstance(metadata, dict) or not all(isinstance(k, str) for k in metadata):
             raise BadInput("metadata must be a mapping with string keys.")
@@ -33,9 +34,8 @@ def check_rule_inputs(rule_id: object, rule_yaml: object, valid: object, invalid
             raise BadInput("metadata must hold plain JSON values (strings, numbers, lists, mappings).") from None
 
 
-def check_draft(rule_yaml: object, valid: object, invalid: object) -> None:
+def check_draft(rule_yaml: object, valid: object, invalid: object, settings: Settings) -> None:
     """Type and size checks of a draft rule and its examples, before any parsing (shared with test_rule)."""
-    settings = get_settings()
     if not isinstance(rule_yaml, str):
         raise BadInput(f"rule_yaml must be a string of YAML, got {type(rule_yaml).__name__}. Pass the rule's text.")
     size = len(rule_yaml.encode("utf-8", "surrogatepass"))

@@ -52,7 +52,7 @@ def add_or_update_rule(
 ) -> AddOrUpdateRuleResult:
     """Check, then save. `force` saves a rule the analyser proves can never fire (with a warning)."""
     cfg = project.load(ws)
-    check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, metadata)
+    check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, metadata, ws.settings)
     if not isinstance(force, bool):
         raise BadInput(f"force must be true or false, not {force!r}.")
     with ws.lock():

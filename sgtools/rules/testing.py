@@ -15,6 +15,7 @@ from typing import Any
 
 from sgtools.core import languages, yamlio
 from sgtools.core.errors import BadInput, EngineFailed, RuleInvalid
+from sgtools.core.settings import Settings
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.texts import scan_texts, tmp_root
 from sgtools.project import config as project
@@ -33,10 +34,10 @@ DEFAULT_ID = "test-rule"
 _FILE_NAME = "test-rule.yml"
 
 
-def _check_inputs(rule_yaml: object, code: object, valid: object, invalid: object) -> None:
-    check_draft(rule_yaml, valid, invalid)
+def _check_inputs(rule_yaml: object, code: object, valid: object, invalid: object, settings: Settings) -> None:
+    check_draft(rule_yaml, valid, invalid, settings)
     if code is not None:
-        check_code(code)
+        check_code(code, settings)
 
 
 def _patterns(node: Any) -> list[str]:
@@ -91,7 +92,7 @@ def test_rule(
     """Compile `rule_yaml` with the real binary, run it on `code` (diagnostics with verified fix-its) and on
     the examples (valid ones must not match, invalid ones must). `success` means no error and no failed
     example; a rule ast-grep rejects comes back as `success: false` with the cause and a hint, not raised."""
-    _check_inputs(rule_yaml, code, valid_examples, invalid_examples)
+    _check_inputs(rule_yaml, code, valid_examples, invalid_examples, ws.settings)
     valid = list(valid_examples or [])
     invalid = list(invalid_examples or [])
     result: TestRuleResult = {"success": False, "errors": [], "matches": [],

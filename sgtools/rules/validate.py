@@ -43,7 +43,7 @@ def validate_rule(
 ) -> dict[str, Any]:
     """Every check `add_or_update_rule` makes, writing nothing. Without sgconfig.yml the rule is checked in
     isolation (no global utils, no id collisions), and a warning says so."""
-    check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, None)
+    check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, None, ws.settings)
     cfg = project.try_load(ws)
     cand = prepare(ws, engine, cfg, rule_id, rule_yaml, valid_examples, invalid_examples,
                     metadata=None, overwrite=True)

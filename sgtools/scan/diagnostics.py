@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
-from sgtools.core.settings import get_settings, requested_results
+from sgtools.core.settings import Settings, requested_results
 from sgtools.core.types import severity
 from sgtools.edit.text import LineIndex, position
 from sgtools.engine.texts import normalize_file
@@ -138,6 +138,6 @@ def filter_severity(diags: Sequence[D], min_severity: str | None) -> list[D]:
     return [d for d in diags if SEVERITY_ORDER.get(str(d.get("severity")), len(SEVERITY_ORDER)) <= limit]
 
 
-def result_limit(max_results: object) -> int:
+def result_limit(max_results: object, settings: Settings) -> int:
     """How many findings a caller gets: what it asked for, within the hard maximum."""
-    return min(requested_results(max_results), get_settings().hard_max_results)
+    return min(requested_results(max_results, settings), settings.hard_max_results)

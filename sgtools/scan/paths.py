@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core.errors import BadInput, NotFound
-from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.engine.texts import scan_texts
 from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
@@ -47,7 +46,7 @@ def scan_path(
     bundles out of directory walks (project/excludes.py)."""
     level = check_severity(min_severity)
     watch = watch if watch is not None else ScanWatch()
-    limit = result_limit(max_results)
+    limit = result_limit(max_results, ws.settings)
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
         raise BadInput(f"offset must be a non-negative integer, not {offset!r}.")
     if isinstance(paths, str):
@@ -99,7 +98,7 @@ def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Pa
     (`rules` None), or with just `rules` when some are broken or a subset was asked for."""
     cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
     args = [os.path.relpath(t, cwd) for t in targets]
-    deadline = get_settings().path_scan_timeout
+    deadline = engine.settings.path_scan_timeout
     if rules is None:
         raw = engine.scan(config=cfg.path, cwd=cwd, paths=args, extra=extra, timeout=deadline, watch=watch)
     else:
@@ -201,7 +200,7 @@ def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequ
         rules_path, name = files[lang]
         return scan_texts(engine, cfg.path, rules_path, name, batch)
 
-    verify_fixits(jobs, run, missing_counter(engine, ws.root))
+    verify_fixits(jobs, run, missing_counter(engine, ws.root), settings=engine.settings)
     mark_unchecked(diags, "no rules of this file's language to re-scan with")
 
 

@@ -19,7 +19,6 @@ from typing import Any
 from sgtools.core import languages
 from sgtools.core.atomic import write_atomic
 from sgtools.core.errors import SgToolsError
-from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
 from sgtools.engine.texts import tmp_root
 from sgtools.fixits.judge import PARSE_RULE_ID
@@ -152,7 +151,7 @@ def rule_file(rules: Sequence[Rule], *, keep_globs: bool, parse_language: str | 
 def missing_counter(engine: Engine, cwd: Path) -> MissingCounter:
     """Counts tree-sitter's MISSING tokens in a text from ast-grep's CST dump (the text goes in argv, so
     texts over `max_arg_bytes` and custom languages are not counted)."""
-    limit = get_settings().max_arg_bytes
+    limit = engine.settings.max_arg_bytes
 
     def count(language: str, text: str) -> int | None:
         if language not in languages.LANGUAGES or not text.strip() or len(text.encode("utf-8")) > limit:

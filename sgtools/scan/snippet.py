@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sgtools.core.errors import BadInput, TooLarge
-from sgtools.core.settings import get_settings
+from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.engine.texts import scan_texts
 from sgtools.fixits.judge import PARSE_RULE_ID
@@ -26,7 +26,7 @@ from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.types import Diagnostic, ScanResult
 
 
-def check_code(code: object) -> bytes:
+def check_code(code: object, settings: Settings) -> bytes:
     """The snippet as UTF-8 bytes; refuses non-text, NUL bytes and anything over `max_code_bytes`."""
     if not isinstance(code, str):
         raise BadInput(f"`code` must be a string, not {type(code).__name__}.")
@@ -36,7 +36,7 @@ def check_code(code: object) -> bytes:
         data = code.encode("utf-8")
     except UnicodeEncodeError:
         raise BadInput("`code` is not valid Unicode text (lone surrogates). Pass UTF-8 source text.") from None
-    limit = get_settings().max_code_bytes
+    limit = settings.max_code_bytes
     if len(data) > limit:
         raise TooLarge(
             f"`code` is {len(data)} bytes, over the {limit}-byte limit. Scan the file with scan_path instead, "
@@ -59,8 +59,8 @@ def scan_code(
     """Check `code` as if saved at `path` (virtual; nothing is written). `counts` cover every finding,
     `issues` the first `max_results`. `config` replaces the workspace's sgconfig.yml (the bundled rules)."""
     level = check_severity(min_severity)
-    limit = result_limit(max_results)
-    check_code(code)
+    limit = result_limit(max_results, ws.settings)
+    check_code(code, ws.settings)
     cfg = config if config is not None else project.load(ws)
     file: str | None = None
     rel_cfg: str | None = None
@@ -107,5 +107,6 @@ def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_pat
         [VerifyJob("STDIN", code, language, diags[:verify_max], baseline=raw)],
         lambda _lang, texts: scan_texts(engine, config, rules_path, file_name, texts),
         missing_counter(engine, cwd),
+        settings=engine.settings,
     )
     return diags

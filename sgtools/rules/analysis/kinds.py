@@ -16,7 +16,6 @@ from typing import Any
 from sgtools.core import languages, yamlio
 from sgtools.core.cache import JsonCache
 from sgtools.core.errors import SgToolsError
-from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
 
 _LINE = re.compile(r"^(\s*)(?:[A-Za-z_][A-Za-z0-9_]*: )?(\S+)(?: .*?)? \((\d+),(\d+)\)-\((\d+),(\d+)\)\s*$")
@@ -81,7 +80,7 @@ def known_kinds(engine: Engine, language: str, samples: list[str], cwd: Path) ->
         return set(hit)
     found: set[str] = set(_bundled_kinds(language))
     codes = [*samples, *_bundled_samples(language)]
-    with ThreadPoolExecutor(max_workers=max(1, get_settings().rule_check_workers)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
         for nodes in pool.map(lambda c: dump(engine, c, language, cwd), codes):
             found |= real_kinds(nodes)
     _cache.put("kinds", key, sorted(found))

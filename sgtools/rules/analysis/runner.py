@@ -20,7 +20,6 @@ from typing import Any
 
 from sgtools.core import languages
 from sgtools.core.errors import SgToolsError
-from sgtools.core.settings import get_settings
 from sgtools.engine.process import NO_CONFIG, Engine, stderr_message
 
 _GLOB_KEYS = ("files", "ignores")
@@ -117,7 +116,7 @@ def _refused(engine: Engine, work: Path, rules: Mapping[str, Mapping[str, Any]],
         keep = [c for c in causes if not c.startswith(("Fail to parse yaml as", "error: line"))]
         return rule_id, "; ".join(dict.fromkeys(c.rstrip(". ") for c in keep)) or headline
 
-    with ThreadPoolExecutor(max_workers=max(1, get_settings().rule_check_workers)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
         results = list(pool.map(check, enumerate(rules.items())))
     return {rid: why for rid, why in results if why is not None}
 

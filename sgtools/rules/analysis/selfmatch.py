@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core.errors import SgToolsError
-from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
 from sgtools.rules.analysis import kinds
 from sgtools.rules.analysis.contexts import TOP, Context, contexts_for
@@ -68,7 +67,7 @@ class Probe:
             for inst in self.instances:
                 if outcome.fired(self.rule_id, inst.file) and (r := look(inst)).clean:
                     return [r]
-        with ThreadPoolExecutor(max_workers=max(1, get_settings().rule_check_workers)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
             return list(pool.map(look, self.instances))
 
 
