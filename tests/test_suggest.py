@@ -143,3 +143,16 @@ def test_generalisation_keeps_shared_items_and_abstracts_the_rest(ws: Workspace,
     assert not any(p.endswith("x, $$$ARGS2)") for p in mixed)  # ast-grep's `x, $$$B` needs one item: no anchor
     loops = patterns("javascript", "for (const i in a) { g(i) }", "for (let k in b) { g(k) }")["for_in_statement"]
     assert any("const" in p for p in loops) and any("let" in p for p in loops)
+
+
+def test_construct_used_correctly_elsewhere_is_separated_by_its_context(ws: Workspace, engine: Engine) -> None:
+    """`defer` is fine on its own and wrong in a loop: the rule is `defer` inside a loop, not incidental code."""
+    best = _best(ws, engine, language="go", invalid_examples=[
+        "package main\nfunc f(files []F) { for _, f := range files { defer f.Close() } }",
+        "package main\nfunc g() { for i := 0; i < n; i++ { defer unlock(i) } }"],
+        valid_examples=["package main\nfunc g(f F) { defer f.Close() }"])
+    assert "pattern: defer $A" in str(best["yaml"]) and "kind: for_statement" in str(best["yaml"]), best["yaml"]
+    held = run_test_rule(ws, engine, str(best["yaml"]),
+                         invalid_examples=["package main\nfunc h(xs []X) { for _, x := range xs { defer x.Done() } }"],
+                         valid_examples=["package main\nfunc h(x X) { defer x.Done() }"])
+    assert held["success"], held

@@ -26,7 +26,7 @@ _PART_SUFFIXES = ("arguments", "argument_list", "parameters", "parameter_list", 
                   "declaration_list")
 _PART_KINDS = frozenset({"block", "statement_block", "compound_statement", "body", "suite"})
 # Forms, in order of preference (simplest first).
-PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, EXCLUDE, INSIDE = range(8)
+PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, INSIDE, EXCLUDE = range(8)
 FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
               CONTEXT: "pattern with context/selector", CONTEXT_TYPED: "context/selector + kind constraints",
               KIND_HAS: "kind + has", EXCLUDE: "pattern + not", INSIDE: "pattern + inside/not inside"}
@@ -46,8 +46,12 @@ class Candidate:
 
     def key(self) -> tuple[Any, ...]:
         level_rank = LEVELS.index(self.gen.level)
-        return (self.leaf, _effective_size(self.gen.root), self.form >= CONTEXT, level_rank, self.form, -self.gen.kept,
-                len(str(self.body)))
+        # A construct whose kind the valid examples also use is what they are near misses of (`eval` beside
+        # `ast.literal_eval`, `defer` in a loop beside `defer` alone); one they lack only separates by absence.
+        # A literal `not` copies valid code into the rule: the last resort.
+        return (self.leaf, self.form == EXCLUDE, not self.gen.kind_in_valid, _effective_size(self.gen.root),
+                self.form >= CONTEXT,
+                level_rank, self.form, -self.gen.kept, len(str(self.body)))
 
 
 def _effective_size(node: Node) -> float:
@@ -100,14 +104,16 @@ def generalisations(invalid: Sequence[Example], valid: Sequence[Example] = ()) -
     """Distinct patterns over all roots and levels; for one text, the deepest root (its kind is the selector)."""
     seen: dict[str, Generalised] = {}
     fine = {(n.kind, n.text) for e in valid for n in e.nodes()}
+    kinds = {kind for kind, _text in fine}
     for group in roots(invalid):
         # Code that also occurs in a valid example matches there whatever is abstracted: only a context
         # (`inside` / `not inside`) can separate it, so it waits for that stage.
         shadowed = (group[0].kind, group[0].text) in fine
+        in_valid = group[0].kind in kinds
         for level in LEVELS:
             gen = generalise(group, level)
             if gen is not None:
-                gen.shadowed = shadowed
+                gen.shadowed, gen.kind_in_valid = shadowed, in_valid
             if gen is None or gen.kept < MIN_KEPT or not gen.pattern.strip():
                 continue
             known = seen.get(gen.pattern)

@@ -54,6 +54,7 @@ class Generalised:
     # Keywords the examples disagree on (`const` / `let`): the pattern text for each example's choice.
     choices: list[tuple[str, ...]] = field(default_factory=list)
     shadowed: bool = False  # the root's code also occurs in a valid example
+    kind_in_valid: bool = False  # a valid example has a node of the root's kind
 
     @property
     def alternatives(self) -> list[str]:

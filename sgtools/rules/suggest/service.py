@@ -129,7 +129,7 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
     search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]))
-    if len({c.root_index for c in search.passing() if not c.leaf}) >= want:
+    if len({c.root_index for c in search.passing() if not c.leaf and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
     passed_roots = {c.root_index for c in search.passing()}
     unsolved = [i for i in by_size if i not in passed_roots and not gens[i].shadowed]
