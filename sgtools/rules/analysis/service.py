@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sgtools.core.settings import get_settings
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis import refused, repairs, selfmatch, walk
@@ -63,6 +64,8 @@ class Analysis:
     def __init__(self, engine: Engine, items: list[Item], config: Path | str, cwd: Path) -> None:
         self.engine, self.items, self.config, self.cwd = engine, items, config, cwd
         self.out: list[list[Finding]] = [[] for _ in items]
+        self.calls_left = get_settings().analysis_max_engine_calls  # per request: a huge draft is capped
+        self.unplanned: dict[int, int] = {}
         self.trials: list[Trial] = []
 
     def run(self) -> list[list[Finding]]:
@@ -72,8 +75,11 @@ class Analysis:
         for i, item in enumerate(self.items):
             if item.language is None:
                 continue
+            patterns = list(walk.patterns(item.doc))
+            planned = patterns[:max(0, self.calls_left - sum(len(p) for p in probes.values()))]
+            self.unplanned[i] = len(patterns) - len(planned)  # each probe costs files in the batch and a dump
             probes[i] = [(path, selfmatch.plan(batch, f"r{i}p{j}", item.language, value))
-                         for j, (path, value) in enumerate(walk.patterns(item.doc))]
+                         for j, (path, value) in enumerate(planned)]
             batch.add_rule(f"r{i}", {**item.doc, "language": item.language})
             example_files[i] = _examples(batch, f"r{i}", item)
         outcome = run(self.engine, batch, config=self.config)
@@ -97,8 +103,24 @@ class Analysis:
             self._try(i, cands, found, self._refused_checks(i, cands))
             return
         full = any(_example_results(outcome, f"r{i}", *files))  # the misread cause is wanted only then
-        states = {p: _state(probe, probe.readings(outcome, self.engine, self.cwd, full=full))
-                  for p, probe in probes if probe.rule_id not in outcome.refused}
+        states: dict[walk.Path, tuple[bool, list[Reading]]] = {}
+        skipped = self.unplanned.get(i, 0)
+        for p, probe in probes:
+            if probe.rule_id in outcome.refused:
+                continue
+            cost = len(probe.instances) if full else 1  # syntax-tree dumps, one ast-grep call each
+            if cost > self.calls_left:
+                skipped += 1
+                continue
+            self.calls_left -= cost
+            states[p] = _state(probe, probe.readings(outcome, self.engine, self.cwd, full=full))
+        if skipped:
+            limit = get_settings().analysis_max_engine_calls
+            total = len(probes) + self.unplanned.get(i, 0)
+            self.out[i].append(F.finding(F.NOT_ANALYSED, F.INFO, "rule", (
+                f"{skipped} of {total} patterns were not analysed: that would take more than {limit} "
+                "ast-grep calls (SGTOOLS_ANALYSIS_MAX_ENGINE_CALLS). The rule itself was still checked and "
+                "tested; split it into smaller rules to have every pattern analysed.")))
         dead_paths = {p for p, (alive, _r) in states.items() if not alive}
         rule_dead = walk.dead(item.doc.get("rule"), lambda p: p in dead_paths)
         pattern_cands: list[tuple[Candidate, dict[str, str]]] = []
