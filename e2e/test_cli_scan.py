@@ -339,6 +339,7 @@ def test_unsafe_fixes_need_the_flag(sample: Path) -> None:
     assert "Applied 1 fix in 1 file." in proc.stdout
 
 
+@pytest.mark.slow
 def test_shards_split_the_findings(sample: Path) -> None:
     parts = [found(scan_json(sample, "--shard", f"{k}/3")[1]) for k in (1, 2, 3)]
     assert set().union(*parts) == EXPECTED

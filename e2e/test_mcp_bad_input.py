@@ -134,6 +134,7 @@ async def test_tool_with_valid_then_bad_input(tool: str, root: Path, server_env:
             assert info["root"] == str(root.resolve())
 
 
+@pytest.mark.slow
 async def test_arguments_that_agents_often_send_are_accepted(root: Path, server_env: dict[str, str]) -> None:
     """Nulls for omitted options, a JSON-encoded list, a plain string for a list, numbers as strings."""
     _prepare(root)
@@ -146,6 +147,7 @@ async def test_arguments_that_agents_often_send_are_accepted(root: Path, server_
             assert [d["file"] for d in data["issues"]] == ["src/app.js"]
 
 
+@pytest.mark.slow
 async def test_unknown_tool_is_an_error_not_a_crash(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
         body = await fails(client, "no_such_tool", {}, "bad-input")

@@ -178,6 +178,7 @@ def _still_correct(w: StdioWire) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 def test_catalogue_protocol_over_stdio(wire: StdioWire) -> None:
     probes = _protocol_probes()
     failures = []
@@ -234,6 +235,7 @@ def _arguments(schema: dict[str, Any], path: list[str | int], bad: str) -> dict[
     return args
 
 
+@pytest.mark.slow
 def test_catalogue_surrogates_in_every_string_argument_of_every_tool(wire: StdioWire) -> None:
     tools = (wire.request("tools/list") or {})["result"]["tools"]
     failures = []
@@ -258,6 +260,7 @@ def test_catalogue_surrogates_in_every_string_argument_of_every_tool(wire: Stdio
            probes, failures)
 
 
+@pytest.mark.slow
 def test_text_from_disk_that_cannot_be_encoded_never_breaks_a_response(root: Path, server_env: dict[str, str],
                                                                        tmp_path: Path) -> None:
     w = StdioWire(root, server_env, tmp_path / "server.log")
@@ -308,6 +311,7 @@ def _post(client: httpx2.Client, url: str, body: bytes, session: str | None) -> 
     return resp.status_code, resp.json()
 
 
+@pytest.mark.slow
 def test_catalogue_protocol_over_http(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
     with http_server(root, server_env, log=tmp_path / "http.log") as srv, httpx2.Client(timeout=60) as client:
         resp = client.post(srv.url, json=INIT, headers={"accept": "application/json, text/event-stream"})

@@ -14,6 +14,7 @@ from e2e.conftest import NO_EVAL_RULE, ok, stdio_client
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 
+@pytest.mark.slow
 async def test_prompt_arguments_have_descriptions(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
         prompts = (await client.list_prompts()).prompts
@@ -22,6 +23,7 @@ async def test_prompt_arguments_have_descriptions(root: Path, server_env: dict[s
     assert all(desc and len(desc) > 15 for _p, _a, desc in args), args
 
 
+@pytest.mark.slow
 async def test_resource_errors_are_invalid_params(root: Path, server_env: dict[str, str]) -> None:
     async with stdio_client(root, server_env) as client:
         with pytest.raises(MCPError) as missing:

@@ -125,6 +125,7 @@ def test_configured_and_received_origins_are_compared_alike() -> None:
     assert guard.origins == {"https://app.example.com"}
 
 
+@pytest.mark.slow
 def test_a_busy_port_is_one_clear_error(root: Path, server_env: dict[str, str]) -> None:
     """Another program holds the port: one [bad-input] line naming it, exit 2, no banner and no traceback."""
     import socket as socket_mod

@@ -151,12 +151,14 @@ async def test_root_comes_from_sgtools_root_then_cwd(root: Path, server_env: dic
     assert replies[-1]["result"]["structuredContent"]["root"] == str(root.resolve())
 
 
+@pytest.mark.slow
 async def test_missing_root_is_a_usage_error(tmp_path: Path, server_env: dict[str, str]) -> None:
     proc = subprocess.run(serve_command(tmp_path / "nope"), capture_output=True, text=True, env=server_env,
                           timeout=60, input="")
     assert proc.returncode == 2 and proc.stderr.startswith("[bad-input]") and proc.stdout == ""
 
 
+@pytest.mark.slow
 async def test_context_sherpa_command_is_serve_on_stdio(root: Path, server_env: dict[str, str]) -> None:
     exe = Path(sys.executable).with_name("context-sherpa")
     if not exe.exists():

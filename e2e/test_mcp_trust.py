@@ -30,6 +30,7 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 async def test_no_tool_loads_an_untrusted_library(tmp_path: Path, server_env: dict[str, str]) -> None:
     root = project(tmp_path)
     marker = tmp_path / "loaded.txt"
@@ -44,6 +45,7 @@ async def test_no_tool_loads_an_untrusted_library(tmp_path: Path, server_env: di
     assert [(s["language"], s["state"], s["loaded"]) for s in langs] == [("marker", "untrusted", False)]
 
 
+@pytest.mark.slow
 async def test_the_server_flag_trusts_and_loads(tmp_path: Path, server_env: dict[str, str]) -> None:
     root = project(tmp_path)
     marker = tmp_path / "loaded.txt"

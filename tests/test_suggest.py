@@ -109,6 +109,7 @@ def test_bad_input_is_refused_with_bad_input(ws: Workspace, engine: Engine, bad:
         suggest_rule(ws, engine, **bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_cli_prints_json_and_exit_codes(ws: Workspace) -> None:
     base = [sys.executable, "-m", "sgtools", "rule", "suggest", "--root", str(ws.root), "-l", "javascript"]
     found = subprocess.run([*base, "--invalid", "console.log(a)", "--invalid", "console.log(b, c)",

@@ -167,6 +167,7 @@ COUNTER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_concurrent_writers_never_lose_an_update(ws: Workspace) -> None:
     procs = [subprocess.Popen([sys.executable, "-c", COUNTER, str(ws.root), "40"]) for _ in range(4)]
     for p in procs:
