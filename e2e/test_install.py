@@ -49,7 +49,7 @@ def test_init_in_an_empty_directory(fresh_venv: Path, tmp_path: Path) -> None:
 
 
 def test_installed_package_ships_the_bundled_index(fresh_venv: Path, tmp_path: Path) -> None:
-    code = ("from sgtools.community.bundled import bundled_dir; d = bundled_dir(); "
+    code = ("from sgtools.core.bundled import bundled_dir; d = bundled_dir(); "
             "print(d); print(sum(1 for _ in (d / 'rules').rglob('*.yml')))")
     out = subprocess.run([str(fresh_venv / "bin" / "python"), "-c", code], env=_env(fresh_venv), cwd=tmp_path,
                          capture_output=True, text=True, timeout=60, check=True).stdout.split()

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from sgtools.community import bundled
-from sgtools.core import yamlio
+from sgtools.core import bundled, yamlio
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace

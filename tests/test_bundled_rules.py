@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import make_index, parse_index, render_index
 from sgtools.core import yamlio
+from sgtools.core.bundled import bundled_dir
 from sgtools.core.languages import canonical
 from sgtools.engine.process import Engine
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sgtools.core.errors import BadInput, Timeout
-from sgtools.engine.process import run_tool
+from sgtools.engine.spawn import run_tool
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 from sgtools.scan import changes

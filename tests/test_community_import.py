@@ -11,9 +11,9 @@ import pytest
 
 from sgtools.cli import main
 from sgtools.community import service, sources
-from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import build_index
 from sgtools.core import yamlio
+from sgtools.core.bundled import bundled_dir
 from sgtools.core.errors import BadInput, ConfigMissing, Conflict, NotFound, SgToolsError
 from sgtools.engine.process import Engine
 from sgtools.project import config as project

@@ -13,8 +13,8 @@ import pytest
 
 from bin.synthetic_index import synthetic_index
 from sgtools.community import search, service, sources
-from sgtools.community.bundled import bundled_dir
 from sgtools.community.index import build_index
+from sgtools.core.bundled import bundled_dir
 from sgtools.core.errors import BadInput
 
 # (query as an agent would write it, language filter, the bundled rule it is looking for)

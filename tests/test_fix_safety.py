@@ -106,7 +106,7 @@ def test_lower_bound_needs_many_verdicts_for_a_high_confidence() -> None:
 
 
 def test_the_verdict_file_names_bundled_rules_with_fixes() -> None:
-    from sgtools.community.bundled import bundled_dir
+    from sgtools.core.bundled import bundled_dir
 
     ids = {p.stem: yamlio.load_one(p.read_text()) for p in (bundled_dir() / "rules").rglob("*.yml")}
     verdicts = safety.bundled_verdicts()

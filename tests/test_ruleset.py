@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sgtools.core import yamlio
-from sgtools.engine.process import NO_CONFIG, Engine, EngineResult
+from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.engine.spawn import EngineResult
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 from sgtools.rules import ruleset

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from sgtools.community.bundled import bundled_dir
 from sgtools.community.fetch import cached_fetch, check_url, fetch, is_url, write_cache
 from sgtools.community.index import INDEX_NAME, check_relpath, parse_index
+from sgtools.core.bundled import bundled_dir
 from sgtools.core.cache import APP_NAME, cache_root
 from sgtools.core.errors import BadInput, NetworkError, NotFound, SgToolsError, TooLarge
 from sgtools.core.settings import get_settings

@@ -1,4 +1,4 @@
-"""The only module that starts a process: finds ast-grep, runs it, parses its output, maps its failures.
+"""ast-grep itself: finds the binary, runs it (through engine/spawn.py), parses its output, maps its failures.
 
 Nothing else in the package knows ast-grep's command line, exit codes or stderr texts. Every call passes an
 explicit `-c` so that an `sgconfig.yml` in a parent directory can never change what a call does.
@@ -6,25 +6,21 @@ explicit `-c` so that an `sgconfig.yml` in a parent directory can never change w
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
 import re
-import selectors
 import shutil
-import signal
-import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from sgtools.core.errors import EngineFailed, Timeout, TooLarge
+from sgtools.core.errors import EngineFailed
 from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
 from sgtools.engine import trust
+from sgtools.engine.spawn import Advice, EngineResult, spawn
 
 BINARY_ENV = "SGTOOLS_AST_GREP"
 BINARY_NAME = "ast-grep"
@@ -33,14 +29,6 @@ NO_CONFIG = os.devnull
 # Exit codes of `ast-grep scan` that mean "the scan ran": 1 only says error-severity findings exist.
 SCAN_OK = (0, 1)
 TEST_FAILED = 4
-_READ_CHUNK = 65536
-
-
-@dataclass(frozen=True)
-class EngineResult:
-    returncode: int
-    stdout: bytes
-    stderr: str
 
 
 @dataclass
@@ -156,34 +144,11 @@ class Engine:
         stderr as it arrives."""
         limit = self.settings.engine_timeout if timeout is None else timeout
         cap = self.settings.engine_max_output if max_output is None else max_output
-        argv = [str(self.binary), *args]
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=str(cwd),
-                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                env=_CHILD_ENV,
-            )
-        except OSError as exc:
-            raise EngineFailed(
-                f"Could not start ast-grep at {self.binary}: {exc.strerror or exc}. "
-                f"Reinstall ast-grep-cli or set {BINARY_ENV} to a working binary."
-            ) from None
-        out, err, problem = _collect(proc, time.monotonic() + limit, cap, stdin, on_stderr)
-        if problem == "timeout":
-            raise Timeout(
-                f"ast-grep did not finish within {limit:g} s and was stopped. Scan fewer paths, "
-                "simplify the rule, or raise SGTOOLS_ENGINE_TIMEOUT."
-            )
-        if problem == "too-large":
-            raise TooLarge(
-                f"ast-grep produced more than {cap} bytes of output and was stopped. Narrow the paths or "
-                "rules, lower max_results, or raise SGTOOLS_ENGINE_MAX_OUTPUT."
-            )
-        return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))
+        advice = Advice(f"Reinstall ast-grep-cli or set {BINARY_ENV} to a working binary (tried {self.binary}).",
+                        "Scan fewer paths, simplify the rule, or raise SGTOOLS_ENGINE_TIMEOUT.",
+                        "Narrow the paths or rules, lower max_results, or raise SGTOOLS_ENGINE_MAX_OUTPUT.")
+        return spawn([str(self.binary), *args], cwd=cwd, timeout=limit, max_output=cap, advice=advice,
+                     name="ast-grep", stdin=stdin, on_stderr=on_stderr)
 
     def fail(self, result: EngineResult, what: str) -> EngineFailed:
         headline, causes = stderr_message(result.stderr)
@@ -375,15 +340,9 @@ def parse_test_output(text: str, ok: bool) -> TestReport:
 
 @functools.lru_cache(maxsize=8)
 def _cached_version(binary: str, timeout: float) -> str:
-    try:
-        out = subprocess.run([binary, "--version"], capture_output=True, timeout=timeout, check=False,
-                             env=_CHILD_ENV)
-    except subprocess.TimeoutExpired:
-        raise Timeout(f"`{binary} --version` did not answer within {timeout:g} s. Check the binary.") from None
-    except OSError as exc:
-        raise EngineFailed(
-            f"Could not run {binary}: {exc.strerror or exc}. Reinstall ast-grep-cli or set {BINARY_ENV}."
-        ) from None
+    out = spawn([binary, "--version"], cwd=None, timeout=timeout, max_output=65536, advice=Advice(
+        f"Reinstall ast-grep-cli or set {BINARY_ENV}.", "Check the binary.", "Check the binary."),
+        name=f"`{binary} --version`")
     text = out.stdout.decode("utf-8", "replace").strip()
     if out.returncode != 0 or not text.startswith("ast-grep"):
         raise EngineFailed(
@@ -391,17 +350,6 @@ def _cached_version(binary: str, timeout: float) -> str:
             f"Set {BINARY_ENV} to the ast-grep binary from the ast-grep-cli package."
         )
     return text.split()[-1]
-
-
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("RUST_BACKTRACE", None)  # keep error texts free of stack traces
-    env["NO_COLOR"] = "1"
-    return env
-
-
-# Built once: copying os.environ on every call is measurable on the snippet-scan hot path.
-_CHILD_ENV = _child_env()
 
 
 def _file_counter(on_file: Callable[[], None]) -> Callable[[bytes], None]:
@@ -415,97 +363,3 @@ def _file_counter(on_file: Callable[[], None]) -> Callable[[bytes], None]:
             if line.startswith(_FILE_DONE):
                 on_file()
     return feed
-
-
-def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int, stdin: bytes | None = None,
-             on_stderr: Callable[[bytes], None] | None = None) -> tuple[bytes, bytes, str | None]:
-    """Feed stdin and read stdout and stderr in one loop (no writer thread) until exit, killing the process
-    group on timeout or past the output cap."""
-    assert proc.stdout is not None and proc.stderr is not None
-    out = bytearray()
-    err = bytearray()
-    problem: str | None = None
-    pending = memoryview(stdin) if stdin is not None else None
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ, out)
-        sel.register(proc.stderr, selectors.EVENT_READ, err)
-        if proc.stdin is not None:
-            if pending:
-                os.set_blocking(proc.stdin.fileno(), False)
-                sel.register(proc.stdin, selectors.EVENT_WRITE, None)
-            else:
-                proc.stdin.close()
-        while sel.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                problem = "timeout"
-                break
-            for key, _ in sel.select(remaining):
-                if key.data is None:  # stdin is writable
-                    assert pending is not None and proc.stdin is not None
-                    try:
-                        pending = pending[os.write(key.fd, pending[:_READ_CHUNK]):]
-                    except BlockingIOError:
-                        continue
-                    except OSError:  # the engine closed its stdin early (BrokenPipe): it has what it needs
-                        pending = pending[len(pending):]
-                    if not pending:
-                        sel.unregister(key.fileobj)
-                        with contextlib.suppress(OSError):
-                            proc.stdin.close()
-                    continue
-                chunk = os.read(key.fd, _READ_CHUNK)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                buf: bytearray = key.data
-                buf += chunk
-                if on_stderr is not None and buf is err:
-                    on_stderr(chunk)
-                if len(out) > cap:
-                    problem = "too-large"
-                    break
-                if len(err) > cap:
-                    del err[cap:]
-            if problem:
-                break
-    if problem:
-        _kill(proc)
-    else:
-        try:
-            proc.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            problem = "timeout"
-    proc.stdout.close()
-    proc.stderr.close()
-    return bytes(out), bytes(err), problem
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-    proc.wait()
-
-
-def run_tool(argv: Sequence[str], cwd: Path, timeout: float, *, max_output: int | None = None) -> EngineResult:
-    """Run a helper tool other than ast-grep (git, for `scan --changed-since`), with the same deadline, output cap
-    and process-group kill as the engine, so that process handling stays in this one module."""
-    cap = get_settings().engine_max_output if max_output is None else max_output
-    env = dict(_CHILD_ENV)
-    env["GIT_TERMINAL_PROMPT"] = "0"  # never wait for credentials on a terminal nobody watches
-    try:
-        proc = subprocess.Popen(list(argv), cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, env=env)
-    except OSError as exc:
-        raise EngineFailed(
-            f"Could not start {argv[0]}: {exc.strerror or exc}. Install it or put it on PATH, then retry."
-        ) from None
-    out, err, problem = _collect(proc, time.monotonic() + timeout, cap)
-    if problem == "timeout":
-        raise Timeout(f"{argv[0]} did not finish within {timeout:g} s and was stopped. Retry, or raise the limit.")
-    if problem == "too-large":
-        raise TooLarge(f"{argv[0]} produced more than {cap} bytes of output and was stopped. Narrow the request.")
-    return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))

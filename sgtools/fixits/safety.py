@@ -113,7 +113,7 @@ def confidence_cap(data: Mapping[str, Any] | None, fix_safety: str) -> Confidenc
 @functools.cache
 def bundled_verdicts() -> dict[str, tuple[int, int]]:
     """{rule id: (judged, right)} from the bundled verdict file; empty when it is missing."""
-    from sgtools.community.bundled import bundled_dir
+    from sgtools.core.bundled import bundled_dir
 
     counts: dict[str, list[int]] = {}
     try:

@@ -21,7 +21,8 @@ from sgtools.core import yamlio
 from sgtools.core.cache import cache_root
 from sgtools.core.errors import BadInput, EngineFailed, NotFound, TooLarge
 from sgtools.engine import trust
-from sgtools.engine.process import Engine, run_tool
+from sgtools.engine.process import Engine
+from sgtools.engine.spawn import run_tool
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sgtools.core.errors import BadInput, EngineFailed
-from sgtools.engine.process import EngineResult, run_tool
+from sgtools.engine.spawn import EngineResult, run_tool
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
 from sgtools.scan.types import Diagnostic

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sgtools.community.bundled import bundled_dir
+from sgtools.core.bundled import bundled_dir
 from sgtools.core.types import RuleErrorDict
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.project import config as project

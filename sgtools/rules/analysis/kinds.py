@@ -88,7 +88,7 @@ def known_kinds(engine: Engine, language: str, samples: list[str], cwd: Path) ->
 
 
 def _bundled_docs() -> list[dict[str, Any]]:
-    from sgtools.community import bundled
+    from sgtools.core import bundled
 
     docs: list[dict[str, Any]] = []
     for path in sorted((bundled.bundled_dir() / "rules").rglob("*.yml")):
@@ -112,7 +112,7 @@ def _bundled_kinds(language: str) -> set[str]:
 
 def _bundled_samples(language: str) -> list[str]:
     """Code from the bundled community rules' tests in that language."""
-    from sgtools.community import bundled
+    from sgtools.core import bundled
 
     out: list[str] = []
     tests = bundled.bundled_dir() / "rule-tests"
