@@ -19,6 +19,7 @@ import pytest
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.present import results
+from sgtools.present import rules as present_rules
 from sgtools.present.text import plural
 from sgtools.project.workspace import Workspace
 from sgtools.server import app as server
@@ -222,8 +223,8 @@ def test_text_renderings_are_short_and_say_what_to_do() -> None:
     assert "call again with offset=30" in scan and "rules/bad.yml: broken" in scan
     assert results.render_scan({"issues": [], "counts": {}}) == "No issues found."
     failed = [{"reason": "invalid_examples[0] is not matched"}]
-    tested = results.render_test({"success": False, "errors": [], "matches": [],
-                                  "examples": {"passed": 1, "failed": failed}})
-    assert "failed: invalid_examples[0] is not matched" in tested and "0 matches in `code`." in tested
+    tested = present_rules.render_test({"success": False, "errors": [], "matches": [], "hints": [], "warnings": [],
+                                        "examples": {"passed": 1, "failed": failed}})
+    assert "✗ invalid_examples[0] is not matched" in tested and "0 matches in the code." in tested
     dry = results.render_diff({"diff": "--- a\n+++ b\n", "changedFiles": ["a.js"], "applied": False})
     assert dry.startswith("Would change (dry run; call again with apply=true to write): a.js")

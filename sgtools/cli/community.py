@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
 from sgtools.cli.voice import speak
+from sgtools.present.community import render_details, render_search
+from sgtools.present.rules import render_saved
 
 
 def register(subs: Any) -> None:
@@ -61,13 +63,13 @@ def _warn(result: Mapping[str, Any]) -> None:
         print(f"warning: {w}", file=sys.stderr)
 
 
-def _print_result(args: argparse.Namespace, result: Mapping[str, Any], text_key: str) -> None:
-    """The whole result as JSON, or its warnings on stderr and its human text (`result[text_key]`)."""
+def _print_result(args: argparse.Namespace, result: Mapping[str, Any], text: Callable[[], str]) -> None:
+    """The whole result as JSON, or its warnings on stderr and its text (the shared rendering)."""
     if args.json:
         print_json(result)
     else:
         _warn(result)
-        print(result[text_key])
+        print(text())
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -79,29 +81,23 @@ def run_search(args: argparse.Namespace) -> int:
         print_json(result)
         return 0
     _warn(result)
-    if not result["matches"]:
-        print(result["results"])
-        return 0
-    for m in result["matches"]:
-        fix = ", fix" if m["hasFix"] else ""
-        print(f"{m['id']}  [{m['language']}, {m['severity']}{fix}]  score {m['score']:.2f}")
-        print(f"    {m['description']}")
-        print(f"    tags: {', '.join(m['tags'])}   source: {m['source']}")
+    print(render_search(result, say=speak))
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
     from sgtools.community.service import get_community_rule_details
 
-    _print_result(args, get_community_rule_details(args.rule_id), "details")
+    details = get_community_rule_details(args.rule_id)
+    _print_result(args, details, lambda: render_details(details))  # the rule's YAML: printed as it is
     return 0
 
 
 def run_import(args: argparse.Namespace) -> int:
     from sgtools.community.service import import_community_rule
 
-    _print_result(args, import_community_rule(workspace(args), engine(), args.rule_id, overwrite=args.overwrite),
-                  "message")
+    done = import_community_rule(workspace(args), engine(), args.rule_id, overwrite=args.overwrite)
+    _print_result(args, done, lambda: render_saved(done, say=speak))
     return 0
 
 

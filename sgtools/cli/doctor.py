@@ -8,9 +8,9 @@ from typing import Any
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
 from sgtools.cli.voice import speak
+from sgtools.present.doctor import render_info
 from sgtools.project.discover import find_config_dir
 from sgtools.project.doctor import server_info
-from sgtools.project.types import DefaultExcludes
 
 
 def register(subs: Any) -> None:
@@ -32,16 +32,6 @@ def _config_line(info: Mapping[str, Any], root: Path, subfolder: Path | None) ->
     return "none: scans use the bundled community rules (run `sgtools init` to set up your own)"
 
 
-def _excludes_line(ex: DefaultExcludes) -> str:
-    """The default excludes and how to switch them off (or that they are off)."""
-    from sgtools.project.excludes import CONFIG_KEY
-
-    if not ex["enabled"]:
-        return f"everything (default excludes off: {CONFIG_KEY}: false in sgconfig.yml)"
-    return (", ".join(ex["patterns"]) + f" (off: sgtools scan --no-default-excludes, or {CONFIG_KEY}: false in "
-            "sgconfig.yml)")
-
-
 def run(args: argparse.Namespace) -> int:
     ws = workspace(args)
     info = server_info(ws, engine())
@@ -50,18 +40,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(info)
     else:
-        print(f"context-sherpa {info['version']} (Python {info['python']})")
-        print(f"ast-grep       {info['astGrepVersion'] or 'unavailable'} {info['astGrepBinary'] or ''}".rstrip())
-        print(f"root           {info['root']}")
-        print(f"config         {_config_line(info, ws.root, args.subfolder)}")
-        print(f"rules          {info['ruleCount']} loaded, {len(info['ruleErrors'])} with errors")
-        print(f"not scanned    {_excludes_line(info['defaultExcludes'])}")
-        for lang in info.get("customLanguages", []):
-            state = "loaded" if lang["loaded"] else f"NOT loaded ({lang['state']}: run `sgtools trust`)"
-            print(f"parser         {lang['language']}: {lang['library']} {state}")
-        for err in info["ruleErrors"]:
-            print(f"  ✗ {err['path']}: {speak(err['message'])}")
-        for problem in problems:
-            print(f"problem        {speak(problem)}")
+        print(render_info(info, config_line=_config_line(info, ws.root, args.subfolder), problems=problems, say=speak))
     bad = bool(info["ruleErrors"]) or info["astGrepVersion"] is None or bool(problems)
     return EXIT_ERROR if bad else EXIT_OK

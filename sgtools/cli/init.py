@@ -4,6 +4,8 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, print_json, workspace
+from sgtools.cli.voice import speak
+from sgtools.present.rules import render_init
 from sgtools.project import config as project
 
 
@@ -16,14 +18,11 @@ def register(subs: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ws = workspace(args)
-    result = project.initialize(ws)
+    result = project.initialize(ws).to_result()
     if args.json:
-        print_json({"success": True, "message": result.message, "created": result.created,
-                    "existing": result.existing})
+        print_json(result)
     else:
-        print(result.message)
-        if result.existing:
-            print("Already present: " + ", ".join(result.existing))
+        print(render_init(result, say=speak))
         if args.subfolder is not None:  # run below a project: that project, never a second config here
             print(f"Project: {ws.root} (its sgconfig.yml was found above {args.subfolder}; pass --root to start "
                   "a separate project here)")

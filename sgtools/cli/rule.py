@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,8 @@ from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, pri
 from sgtools.cli.voice import speak
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings
+from sgtools.present import rules as present_rules
+from sgtools.present.results import rule_errors_lines
 from sgtools.rules.listing import explain_rule, list_rules
 from sgtools.rules.store import add_or_update_rule, remove_rule
 
@@ -81,34 +82,10 @@ def run_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 0
-    for r in result["rules"]:
-        flags = " ".join(f for f, on in (("fix", r["hasFix"]), ("tests", r["hasTests"])) if on)
-        print(f"{r['id']}  {r['language']}  {r['severity']}  {r['path']}" + (f"  [{flags}]" if flags else ""))
-    if not result["rules"]:
-        print("No rules.")
-    for err in result["ruleErrors"]:
-        print(f"✗ {err['path']}: {err['message']}", file=sys.stderr)
+    print(present_rules.render_rules(result, errors=False))
+    for line in rule_errors_lines(result["ruleErrors"], say=speak):
+        print(line, file=sys.stderr)
     return 0
-
-
-def print_explanation(info: Mapping[str, Any]) -> None:
-    print(f"{info['id']} ({info['language']}, {info['severity']}) in {info['path']}, source: {info['source']}")
-    if info["message"]:
-        print(f"message: {info['message']}")
-    if info["note"]:
-        print(f"note: {info['note']}")
-    if info["url"]:
-        print(f"url: {info['url']}")
-    for problem in info.get("problems") or []:
-        print(f"problem: {speak(problem)}")
-    print("---")
-    print(info["yaml"].rstrip("\n"))
-    for kind in ("invalid", "valid"):
-        cases = info["examples"][kind]
-        if cases:
-            print(f"--- {kind} examples ({'matched' if kind == 'invalid' else 'not matched'}):")
-            for code in cases:
-                print("  " + code.rstrip("\n").replace("\n", "\n  "))
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -116,7 +93,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json(info)
     else:
-        print_explanation(info)
+        print(present_rules.render_explanation(info, say=speak))
     return 0
 
 
@@ -128,8 +105,8 @@ def run_add(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        print(result["message"])
-    test = result.get("testResult")
+        print(present_rules.render_saved(result, say=speak))
+    test = result["testResult"]
     return 0 if test is None or test["passed"] else 1
 
 
@@ -138,7 +115,7 @@ def run_remove(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        print(result["message"])
+        print(present_rules.render_saved(result, say=speak))
     return 0
 
 
@@ -152,22 +129,5 @@ def run_test(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        for err in result.get("errors") or []:
-            print(f"error: {speak(str(err))}")
-        matches = result.get("matches") or []
-        if args.code is not None:
-            print(f"{len(matches)} match(es) in --code")
-        for m in matches:
-            print(f"{m.get('file') or '<code>'}:{m.get('line')}:{m.get('column')}: {m.get('message')}  {m.get('text')}")
-        for hint in result.get("hints") or []:
-            print(f"hint: {speak(hint)}")
-        for warning in result.get("warnings") or []:
-            print(f"warning: {speak(warning)}")
-        examples = result.get("examples") or {}
-        failed = examples.get("failed") or []
-        if examples:
-            print(f"examples: {'FAILED' if failed else 'passed'}" + ("" if not failed else f" ({len(failed)} failed)"))
-            for item in failed:
-                print(f"  ✗ {item.get('reason') if isinstance(item, dict) else item}")
-        print("ok" if result.get("success") else "failed")
-    return 0 if result.get("success") else 1
+        print(present_rules.render_test(result, say=speak))
+    return 0 if result["success"] else 1

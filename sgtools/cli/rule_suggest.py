@@ -6,6 +6,8 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
+from sgtools.cli.voice import speak
+from sgtools.present.rules import render_suggest
 
 # Exit codes: 0 at least one verified rule, 1 none could separate the examples (the reason is printed).
 EXIT_NONE = 1
@@ -44,13 +46,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
-        for n, cand in enumerate(result["candidates"], 1):
-            print(f"# {n}. {cand['rule_id']} ({cand['form']})")
-            print(f"# {cand['why']}")
-            print(cand["yaml"].rstrip("\n"))
-            print("---" if n < len(result["candidates"]) else "")
-        for warning in result["warnings"]:
-            print(f"warning: {warning}")
-        if not result["success"]:
-            print(f"No rule found: {result.get('explanation', '')}")
+        print(render_suggest(result, say=speak))
     return 0 if result["success"] else EXIT_NONE

@@ -14,6 +14,7 @@ from typing import Any
 
 from sgtools.core import yamlio
 from sgtools.core.errors import ConfigMissing, IoFailure, OutsideWorkspace, RuleInvalid
+from sgtools.project.types import InitializeResult
 from sgtools.project.workspace import Workspace
 
 CONFIG_NAME = "sgconfig.yml"
@@ -178,6 +179,10 @@ class InitResult:
         if not self.created:
             return "The project was already initialized; nothing was changed."
         return "Created " + ", ".join(self.created) + "."
+
+    def to_result(self) -> InitializeResult:
+        """The initialize_ast_grep result (`sgtools init --json` prints the same)."""
+        return {"success": True, "message": self.message, "created": self.created, "existing": self.existing}
 
 
 def initialize(ws: Workspace) -> InitResult:

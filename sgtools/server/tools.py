@@ -6,6 +6,8 @@ locating ast-grep or loading the community index. Add a tool here (and its schem
 
 from __future__ import annotations
 
+from functools import partial
+
 from sgtools.community.types import (
     CommunityRuleDetails,
     ImportCommunityRuleArgs,
@@ -16,7 +18,11 @@ from sgtools.community.types import (
 from sgtools.core.errors import SgToolsError
 from sgtools.edit.types import FindCodeArgs, FindCodeResult, RewriteCodeArgs, RewriteCodeResult
 from sgtools.fixits.types import ApplyFixesArgs, ApplyFixesResult
+from sgtools.present import community as present_community
+from sgtools.present import doctor as present_doctor
 from sgtools.present import results as render
+from sgtools.present import rules as present_rules
+from sgtools.present.results import TEXT_ITEMS
 from sgtools.project.types import InitializeResult, NoArgs, ServerInfo
 from sgtools.rules.suggest.types import SuggestArgs, SuggestResult
 from sgtools.rules.types import (
@@ -39,8 +45,7 @@ from sgtools.server.spec import App, ToolSpec
 def _initialize(app: App, args: NoArgs) -> InitializeResult:
     from sgtools.project.config import initialize
 
-    done = initialize(app.ws)
-    return {"success": True, "message": done.message, "created": done.created, "existing": done.existing}
+    return initialize(app.ws).to_result()
 
 
 def _scan_code(app: App, args: ScanCodeArgs) -> ScanResult:
@@ -153,7 +158,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Create the project's ast-grep setup in the workspace root: sgconfig.yml, rules/, utils/ and rule-tests/. "
         "Call it once when another tool answers [config-missing]. Safe to repeat: existing files are never "
         "overwritten, missing directories are added. Returns what was created and what already existed.",
-        _initialize, render.render_init, read_only=False, idempotent=True, write_only=True),
+        _initialize, present_rules.render_init, read_only=False, idempotent=True, write_only=True),
     ToolSpec(
         "scan_code", "Scan a code snippet",
         "Check a snippet of code (for example code you are about to write) against the project's rules "
@@ -181,25 +186,25 @@ TOOLS: tuple[ToolSpec, ...] = (
         "verified repair to save instead (`force: true` saves it anyway). Nothing is written when a check fails. "
         "Draft with test_rule first. Needs an "
         "initialized project ([config-missing]: call initialize_ast_grep). " + _AFTER_ERROR,
-        _add_or_update_rule, render.render_message,
+        _add_or_update_rule, present_rules.render_saved,
         read_only=False, destructive=True, idempotent=True, write_only=True),
     ToolSpec(
         "remove_rule", "Remove a rule",
         "Delete rules/<rule_id>.yml and its test file. Returns the removed paths; [not-found] if no such rule "
         "(list_rules shows the ids). " + _AFTER_ERROR,
-        _remove_rule, render.render_message,
+        _remove_rule, present_rules.render_saved,
         read_only=False, destructive=True, idempotent=True, write_only=True),
     ToolSpec(
         "list_rules", "List rules",
         "List the project's rules (optionally for one `language`): id, language, severity, message, file, "
         "whether it has a fix and tests. Broken rule files are listed in `ruleErrors`. Use explain_rule for one "
         "rule's YAML. " + _AFTER_ERROR,
-        _list_rules, render.render_rules),
+        _list_rules, partial(present_rules.render_rules, limit=TEXT_ITEMS * 5)),
     ToolSpec(
         "explain_rule", "Explain a rule",
         "Everything about one project rule: message, note, url, fix, the YAML, its file and its test examples. "
         "Use it before editing a rule with add_or_update_rule. " + _AFTER_ERROR,
-        _explain_rule, render.render_explain),
+        _explain_rule, present_rules.render_explanation),
     ToolSpec(
         "test_rule", "Test a draft rule",
         "Try a draft rule without saving anything: ast-grep checks the YAML (`errors` say what is wrong and "
@@ -207,7 +212,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "`valid_examples` (must not match). Iterate until `success` is true, then save it with "
         "add_or_update_rule using the same examples. dump_syntax_tree shows the node kinds to match. "
         + _AFTER_ERROR,
-        _test_rule, render.render_test),
+        _test_rule, partial(present_rules.render_test, limit=TEXT_ITEMS)),
     ToolSpec(
         "suggest_rule", "Suggest a rule from examples",
         "Write the rule for you: give `invalid_examples` (code that must be flagged) and `valid_examples` (code "
@@ -216,7 +221,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "`fix_examples` ({before, after}) add a verified `fix`. Review the YAML, then save it with "
         "add_or_update_rule and the same examples. When no rule separates the examples, `explanation` says "
         "which example and why. Writes nothing. " + _AFTER_ERROR,
-        _suggest_rule, render.render_suggest),
+        _suggest_rule, partial(present_rules.render_suggest, limit=TEXT_ITEMS)),
     ToolSpec(
         "dump_syntax_tree", "Show the syntax tree",
         "Parse code with ast-grep's tree-sitter grammar and return the tree as text: `cst` (every node), `ast` "
@@ -251,19 +256,19 @@ TOOLS: tuple[ToolSpec, ...] = (
         "optionally filtered by `language` and comma-separated `tags`. Returns ranked `matches` and a readable "
         "`results` text. Next: get_community_rule_details to read one, import_community_rule to add it. "
         + _AFTER_ERROR,
-        _search_community_rules, render.render_search, open_world=True),
+        _search_community_rules, partial(present_community.render_search, limit=TEXT_ITEMS), open_world=True),
     ToolSpec(
         "get_community_rule_details", "Show a community rule",
         "The full community rule: YAML, description, tags, test examples, license, source and digest. Read it "
         "before importing. " + _AFTER_ERROR,
-        _get_community_rule_details, render.render_details, open_world=True),
+        _get_community_rule_details, present_community.render_details, open_world=True),
     ToolSpec(
         "import_community_rule", "Import a community rule",
         "Copy a community rule (after checking its digest) into rules/<rule_id>.yml with its tests, adapted to "
         "the installed ast-grep. Refuses with [conflict] if the project already has that id unless "
         "overwrite=true. Needs an initialized project. scan_code / scan_path use it right away. "
         + _AFTER_ERROR,
-        _import_community_rule, render.render_message,
+        _import_community_rule, present_rules.render_saved,
         read_only=False, destructive=True, idempotent=True, open_world=True, write_only=True),
     ToolSpec(
         "server_info", "Server info",
@@ -271,6 +276,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "rule files, supported languages, community sources (remote ones configured by the user are checked, "
         "so it may reach the network), and whether the server is read-only. Call it first to see what state "
         "the project is in; `problems` lists what is broken and how to fix it.",
-        _server_info, render.render_info, open_world=True),
+        _server_info, present_doctor.render_info, open_world=True),
 )
 
