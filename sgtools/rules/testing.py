@@ -19,10 +19,12 @@ from sgtools.core.settings import Settings
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.texts import scan_texts, tmp_root
 from sgtools.project import config as project
+from sgtools.project.config import ProjectConfig
 from sgtools.project.languages import file_name_for, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
 from sgtools.rules.analysis import analyse_rule, at_least, never_fires
+from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data, snip
 from sgtools.rules.examples import check_examples
 from sgtools.rules.ruleset import glob_problem, rule_from_doc
@@ -102,49 +104,15 @@ def test_rule(
     if cfg is None:
         result["warnings"].append("no sgconfig.yml: the rule runs in isolation, without global utils")
 
-    try:
-        doc = parse_one(rule_yaml)
-    except RuleInvalid as exc:
-        result["errors"].append(exc.message)
+    doc = _draft(rule_yaml, language, cfg, result, has_inputs=code is not None or bool(valid or invalid))
+    if doc is None:
         return result
-    if language is not None:
-        wanted = language_key(str(language), cfg)
-        if wanted is None:
-            raise BadInput(f"Unknown language {language!r}. Use a language ast-grep knows, e.g. python.")
-        if doc.get("language") is None:
-            doc["language"] = str(language)
-        elif language_key(str(doc["language"]), cfg) != wanted:
-            result["errors"].append(f"The rule says `language: {doc['language']}` but language is {language!r}. "
-                                    "Make them the same, or leave `language` out of one of them.")
-            return result
-    if doc.get("language") is not None and language_key(str(doc["language"]), cfg) is None:
-        result["errors"].append(f"language: {doc['language']!r} is not a language ast-grep knows here. Use one of "
-                                + ", ".join(sorted(languages.LANGUAGES)) + " (or a customLanguages key).")
-        return result
-    if doc.get("id") is None:
-        doc.insert(0, "id", DEFAULT_ID)
-    if str(doc.get("severity")) == "off":
-        result["warnings"].append("severity: off means the rule never reports; it was tested as `hint`")
-        doc["severity"] = "hint"
     data: dict[str, Any] = plain_data(doc)
 
-    with tempfile.TemporaryDirectory(prefix="rule-", dir=tmp_root()) as tmp:
-        rule_path = Path(tmp) / _FILE_NAME
-        rule_path.write_text(yamlio.dump_rt(doc), encoding="utf-8")
-        try:
-            compile_rule(ws, engine, config, rule_path, rule_yaml, Path(tmp))
-        except RuleInvalid as exc:
-            result["errors"].append(exc.message)
-            return result
-
-    lang = language_key(str(data.get("language")), cfg)
-    if lang is None:  # the binary accepted it, so this is a custom language we could not resolve
-        result["errors"].append(f"language {data.get('language')!r} is not known to this project.")
+    lang = _compiles(ws, engine, config, cfg, doc, rule_yaml, result)
+    if lang is None:
         return result
     rule = rule_from_doc(data, Path(_FILE_NAME), 0)
-    if (code is not None or valid or invalid) and any(k in data for k in ("files", "ignores")):
-        result["warnings"].append("`files`/`ignores` were not applied here: code and examples have no path "
-                                  "(scan_code with a `path` applies them)")
     problem = glob_problem(rule)
     if problem is not None:
         result["errors"].append(problem.replace("rejected by ast-grep: ", "", 1))
@@ -162,12 +130,69 @@ def test_rule(
     missed = any(f["kind"] == "invalid" for f in failed)
     found = analyse_rule(ws, engine, data, {"valid": valid, "invalid": invalid}, config=config)
     result["analysis"] = found
-    for f in at_least(found, "warning"):
-        if f["code"] not in ("example-not-matched", "example-matched") or "Likely cause" in f["message"] \
-                or "repair" in f:
-            result["hints"].append(f"{f['path']}: {f['message']}"
-                                   + (f"\nVerified repair:\n{f['repair']}" if "repair" in f else ""))
+    result["hints"].extend(_analysis_hints(found))
     if missed or (code is not None and not result["matches"] and not (valid or invalid)):
         result["hints"].extend(_pattern_hints(ws, engine, data, lang))
     result["success"] = not result["errors"] and not result["examples"]["failed"] and not never_fires(found)
     return result
+
+
+def _draft(rule_yaml: str, language: str | None, cfg: ProjectConfig | None, result: TestRuleResult, *,
+           has_inputs: bool) -> Any:
+    """The rule as it will be tested (round-trip document: `language` and `id` filled in, `off` as `hint`), or
+    None with the reason in `result["errors"]`."""
+    try:
+        doc = parse_one(rule_yaml)
+    except RuleInvalid as exc:
+        result["errors"].append(exc.message)
+        return None
+    if language is not None:
+        wanted = language_key(str(language), cfg)
+        if wanted is None:
+            raise BadInput(f"Unknown language {language!r}. Use a language ast-grep knows, e.g. python.")
+        if doc.get("language") is None:
+            doc["language"] = str(language)
+        elif language_key(str(doc["language"]), cfg) != wanted:
+            result["errors"].append(f"The rule says `language: {doc['language']}` but language is {language!r}. "
+                                    "Make them the same, or leave `language` out of one of them.")
+            return None
+    if doc.get("language") is not None and language_key(str(doc["language"]), cfg) is None:
+        result["errors"].append(f"language: {doc['language']!r} is not a language ast-grep knows here. Use one of "
+                                + ", ".join(sorted(languages.LANGUAGES)) + " (or a customLanguages key).")
+        return None
+    if doc.get("id") is None:
+        doc.insert(0, "id", DEFAULT_ID)
+    if str(doc.get("severity")) == "off":
+        result["warnings"].append("severity: off means the rule never reports; it was tested as `hint`")
+        doc["severity"] = "hint"
+    if has_inputs and any(k in doc for k in ("files", "ignores")):
+        result["warnings"].append("`files`/`ignores` were not applied here: code and examples have no path "
+                                  "(scan_code with a `path` applies them)")
+    return doc
+
+
+def _analysis_hints(found: list[Finding]) -> list[str]:
+    """The analyser's warnings, except a bare restatement of a failed example (already in `examples`)."""
+    return [f"{f['path']}: {f['message']}" + (f"\nVerified repair:\n{f['repair']}" if "repair" in f else "")
+            for f in at_least(found, "warning")
+            if f["code"] not in ("example-not-matched", "example-matched") or "Likely cause" in f["message"]
+            or "repair" in f]
+
+
+def _compiles(ws: Workspace, engine: Engine, config: Path | str, cfg: ProjectConfig | None, doc: Any,
+              rule_yaml: str, result: TestRuleResult) -> str | None:
+    """The rule's language key once the real binary accepted the rule, or None with the reason in `errors`."""
+    with tempfile.TemporaryDirectory(prefix="rule-", dir=tmp_root()) as tmp:
+        rule_path = Path(tmp) / _FILE_NAME
+        rule_path.write_text(yamlio.dump_rt(doc), encoding="utf-8")
+        try:
+            compile_rule(ws, engine, config, rule_path, rule_yaml, Path(tmp))
+        except RuleInvalid as exc:
+            result["errors"].append(exc.message)
+            return None
+
+    lang = language_key(str(doc.get("language")), cfg)
+    if lang is None:  # the binary accepted it, so this is a custom language we could not resolve
+        result["errors"].append(f"language {str(doc.get('language'))!r} is not known to this project.")
+        return None
+    return lang
