@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from sgtools.core import settings
 from sgtools.core.errors import BadInput, TooLarge
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
@@ -101,7 +100,7 @@ def test_code_just_under_the_limit_dumps(ws: Workspace, engine: Engine, monkeypa
     code = "x = 1\n" * 20_000  # 120 000 bytes: under the real 128 KiB argv limit
     out = dump_syntax_tree(ws, engine, code, "python", format="ast")
     assert out["tree"].count("expression_statement") == 20_000
-    monkeypatch.setattr(settings, "_current", Settings(max_arg_bytes=1000))
+    monkeypatch.setattr(ws, "settings", Settings(max_arg_bytes=1000))
     with pytest.raises(TooLarge):
         dump_syntax_tree(ws, engine, code, "python")
 

@@ -69,9 +69,9 @@ def pattern_matches(
     """The canonical language and ast-grep's raw matches, sorted by file and offset. A pattern ast-grep
     cannot parse becomes `BadInput` with its cause and a hint."""
     lang = languages.require(language)
-    check_code_arg(pattern, "pattern")
+    check_code_arg(pattern, "pattern", ws.settings)
     if rewrite is not None:
-        check_rewrite(pattern, rewrite)
+        check_rewrite(pattern, rewrite, ws.settings)
     targets = search_paths(ws, paths)
     try:
         raw = engine.run_pattern(pattern, lang, cwd=ws.root, paths=targets, rewrite=rewrite)
@@ -89,12 +89,12 @@ def pattern_matches(
     return lang, raw
 
 
-def check_rewrite(pattern: str, rewrite: object) -> str:
+def check_rewrite(pattern: str, rewrite: object, settings: Settings) -> str:
     """The rewrite must be text, and use only metavariables the pattern captures: ast-grep silently
     substitutes an unknown `$B` with nothing, which would delete code."""
     if not isinstance(rewrite, str):
         raise BadInput(f"The rewrite must be text, not {type(rewrite).__name__}.")
-    check_code_arg(rewrite, "rewrite", allow_blank=True)
+    check_code_arg(rewrite, "rewrite", settings, allow_blank=True)
     captured = set(_METAVAR.findall(pattern))
     unknown = sorted(set(_METAVAR.findall(rewrite)) - captured - {"_"})
     if unknown:

@@ -15,8 +15,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sgtools.core.settings import get_settings
-
 if TYPE_CHECKING:  # jsonschema costs ~50 ms to import: only a validation pays it
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
@@ -36,15 +34,15 @@ def _validator() -> Draft202012Validator:
 
 
 def schema_problems(data: Any, limit: int | None = None) -> list[str]:
-    """Every structural problem, each naming its JSON path and how to fix it."""
-    cap = get_settings().max_reported_problems if limit is None else limit
+    """Every structural problem, each naming its JSON path and how to fix it; past `limit` (None: no limit)
+    the rest are counted, not listed."""
     problems: list[str] = []
     for err in sorted(_validator().iter_errors(data), key=lambda e: _path(e.absolute_path)):
         for text in _describe(err):
             if text not in problems:
                 problems.append(text)
-    if len(problems) > cap:
-        problems = [*problems[:cap], f"... and {len(problems) - cap} more"]
+    if limit is not None and len(problems) > limit:
+        problems = [*problems[:limit], f"... and {len(problems) - limit} more"]
     return problems
 
 

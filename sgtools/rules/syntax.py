@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput, SgToolsError, TooLarge
-from sgtools.core.settings import get_settings
+from sgtools.core.settings import Settings
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.types import SyntaxTreeResult
@@ -22,7 +22,7 @@ _FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: ")
 _MULTIPLE = "Multiple AST nodes"
 
 
-def check_code_arg(code: object, what: str, *, allow_blank: bool = False) -> str:
+def check_code_arg(code: object, what: str, settings: Settings, *, allow_blank: bool = False) -> str:
     """ast-grep takes patterns and dumped code as one command-line argument: refuse what argv cannot carry."""
     if not isinstance(code, str):
         raise BadInput(f"The {what} must be text, not {type(code).__name__}.")
@@ -31,7 +31,7 @@ def check_code_arg(code: object, what: str, *, allow_blank: bool = False) -> str
     if "\x00" in code:
         raise BadInput(f"The {what} contains a NUL byte, which cannot be passed to ast-grep. Remove it.")
     size = len(code.encode("utf-8", "surrogatepass"))
-    limit = get_settings().max_arg_bytes
+    limit = settings.max_arg_bytes
     if size > limit:
         raise TooLarge(
             f"The {what} is {size} bytes; ast-grep receives it as one command-line argument, which is capped at "
@@ -112,7 +112,7 @@ def dump_syntax_tree(ws: Workspace, engine: Engine, code: str, language: str, fo
     """`{tree, language, format, hints}`; a pattern ast-grep refuses gives an empty tree and hints saying why."""
     fmt = check_format(format)
     lang, config = _tree_language(ws, language)
-    check_code_arg(code, "code")
+    check_code_arg(code, "code", ws.settings)
     tree, result = engine.dump_tree(code, lang, fmt, cwd=ws.root, config=config)
     hints: list[str]
     if tree:

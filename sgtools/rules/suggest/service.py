@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
-from sgtools.core.settings import get_settings
+from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
@@ -34,20 +34,20 @@ _REPAIR_ROOTS = 12  # near misses given `not`/`inside` clauses, and roots tried 
 FixExample = FixPair
 
 
-def _texts(value: object, what: str, *, required: bool) -> list[str]:
+def _texts(value: object, what: str, settings: Settings, *, required: bool) -> list[str]:
     if value is None:
         value = []
     if not isinstance(value, list | tuple):
         raise BadInput(f"{what} must be a list of code strings, not {type(value).__name__}.")
     if required and not value:
         raise BadInput(f"{what} is empty. Give at least one piece of code the rule must flag.")
-    limit = get_settings().max_examples
+    limit = settings.max_examples
     if len(value) > limit:
         raise BadInput(f"{what} has {len(value)} items; at most {limit} are accepted. Keep the telling ones.")
-    return [syntax.check_code_arg(v, f"item {i} of {what}") for i, v in enumerate(value)]
+    return [syntax.check_code_arg(v, f"item {i} of {what}", settings) for i, v in enumerate(value)]
 
 
-def _fix_pairs(value: object) -> list[FixExample]:
+def _fix_pairs(value: object, settings: Settings) -> list[FixExample]:
     if value is None:
         return []
     if not isinstance(value, list | tuple):
@@ -57,8 +57,9 @@ def _fix_pairs(value: object) -> list[FixExample]:
         if not isinstance(item, Mapping) or not isinstance(item.get("before"), str) or not isinstance(
                 item.get("after"), str):
             raise BadInput(f"fix_examples[{i}] must be an object with `before` and `after` code strings.")
-        pairs.append({"before": syntax.check_code_arg(item["before"], f"fix_examples[{i}].before"),
-                      "after": syntax.check_code_arg(item["after"], f"fix_examples[{i}].after", allow_blank=True)})
+        pairs.append({"before": syntax.check_code_arg(item["before"], f"fix_examples[{i}].before", settings),
+                      "after": syntax.check_code_arg(item["after"], f"fix_examples[{i}].after", settings,
+                                                     allow_blank=True)})
     return pairs
 
 
@@ -74,8 +75,8 @@ def _file_name(language: str, path: object) -> str:
     return name
 
 
-def _options(severity: object, rule_id: object, message: object, max_candidates: object) -> tuple[str, str | None,
-                                                                                                 str | None, int]:
+def _options(severity: object, rule_id: object, message: object, max_candidates: object,
+             settings: Settings) -> tuple[str, str | None, str | None, int]:
     sev = "warning" if severity is None else str(severity).lower()
     if sev not in SEVERITIES:
         raise BadInput(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}.")
@@ -83,7 +84,7 @@ def _options(severity: object, rule_id: object, message: object, max_candidates:
         raise BadInput(f"rule_id {rule_id!r} is not a valid id: letters, digits, '.', '_' and '-', up to 128.")
     if message is not None and not isinstance(message, str):
         raise BadInput("message must be text.")
-    cap = get_settings().suggest_max_candidates
+    cap = settings.suggest_max_candidates
     count = 3 if max_candidates is None else max_candidates
     if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= cap:
         raise BadInput(f"max_candidates must be a whole number from 1 to {cap}, not {max_candidates!r}.")
@@ -171,10 +172,10 @@ def suggest_rule(
 ) -> SuggestResult:
     """Verified rules that flag every invalid example and no valid one, best first; `explanation` if none."""
     lang = languages.require(language)
-    invalid = _texts(invalid_examples, "invalid_examples", required=True)
-    valid = _texts(valid_examples, "valid_examples", required=False)
-    pairs = _fix_pairs(fix_examples)
-    sev, given_id, given_message, count = _options(severity, rule_id, message, max_candidates)
+    invalid = _texts(invalid_examples, "invalid_examples", ws.settings, required=True)
+    valid = _texts(valid_examples, "valid_examples", ws.settings, required=False)
+    pairs = _fix_pairs(fix_examples, ws.settings)
+    sev, given_id, given_message, count = _options(severity, rule_id, message, max_candidates, ws.settings)
     file_name = _file_name(lang, path)
     result: SuggestResult = {"success": False, "candidates": [], "warnings": []}
 

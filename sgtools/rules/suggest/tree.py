@@ -121,7 +121,7 @@ def read_examples(engine: Engine, cwd: Path, language: str, texts: Sequence[str]
     """Each text's tree, as ast-grep parses it."""
     examples: list[Example] = []
     for i, text in enumerate(texts):
-        syntax.check_code_arg(text, "example")
+        syntax.check_code_arg(text, "example", engine.settings)
         dump, result = engine.dump_tree(text, language, "cst", cwd=cwd)
         root = parse_dump(text, dump)
         if root is None:
