@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from sgtools.cli.common import add_root, engine, needs_subcommand
+from sgtools.cli.exit_codes import EXIT_ERROR
 from sgtools.rules.ruleset import SEVERITIES
 
 
@@ -32,10 +33,17 @@ def register(subs: Any) -> None:
 
 
 def run_claude(args: argparse.Namespace) -> int:
+    from sgtools.core import bounded
+    from sgtools.core.errors import TooLarge
     from sgtools.scan.hooks import PASS, claude_post_tool_use
 
     try:
-        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
+        raw = bounded.read_stream(sys.stdin.buffer, "The hook input on stdin", "max_input_bytes").decode(
+            "utf-8", "replace")
+    except TooLarge as exc:  # an endless or huge stdin: answered at once, never read to the end
+        print(exc.render(), file=sys.stderr)
+        return EXIT_ERROR
+    try:
         outcome = claude_post_tool_use(raw, engine(), root=args.root, fail_on=args.fail_on)
     except Exception as exc:  # a bug of ours must not block the agent either
         print(f"sgtools hook: internal error, file not checked: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from sgtools.cli import rule_suggest
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
 from sgtools.cli.voice import speak
 from sgtools.core.errors import BadInput
-from sgtools.core.settings import get_settings
 from sgtools.present import rules as present_rules
 from sgtools.present.results import rule_errors_lines
 from sgtools.rules.listing import explain_rule, list_rules
@@ -66,9 +64,12 @@ def _common(p: argparse.ArgumentParser, func: Any) -> None:
 
 def read_rule_file(name: str) -> str:
     """The rule text from a file the user names on the command line (not confined: it is input, not output)."""
-    limit = get_settings().max_rule_bytes
+    from sgtools.core import bounded
+
+    what = "The rule on stdin" if name == "-" else f"The rule file {name}"
     try:
-        data = sys.stdin.buffer.read(limit + 1) if name == "-" else Path(name).read_bytes()[: limit + 1]
+        data = (bounded.read_stream(sys.stdin.buffer, what, "max_rule_bytes") if name == "-"
+                else bounded.read_file(name, what, "max_rule_bytes"))
     except OSError as exc:
         raise BadInput(f"Cannot read {name}: {exc.strerror or exc}. Pass an existing rule YAML file.") from None
     try:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sgtools.core.errors import BadInput, Conflict, EngineFailed, NotFound
+from sgtools.core import bounded
+from sgtools.core.errors import BadInput, Conflict, EngineFailed, NotFound, TooLarge
 from sgtools.core.languages import canonical
 from sgtools.project.config import yaml_files
 from sgtools.project.workspace import RULE_ID, Workspace
@@ -158,7 +159,7 @@ def _license_of_text(head: str) -> str | None:
 
 def _package_license(directory: Path) -> str | None:
     try:
-        data = json.loads((directory / "package.json").read_bytes()[:1 << 20])
+        data = json.loads(bounded.read_head(directory / "package.json", 1 << 20))
     except (OSError, ValueError):
         return None
     value = data.get("license") if isinstance(data, dict) else None
@@ -173,7 +174,7 @@ def detect_license(directory: Path) -> str | None:
                     *directory.glob("COPYING*")})
     for path in files:
         if path.is_file():
-            spdx = _license_of_text(path.read_bytes()[:8192].decode("utf-8", "replace"))
+            spdx = _license_of_text(bounded.read_head(path, 8192).decode("utf-8", "replace"))
             if spdx and spdx not in found:
                 found.append(spdx)
     if not found:
@@ -211,7 +212,7 @@ _PLACEHOLDER = re.compile(r"__[A-Z][A-Z0-9_]*__|\{\{[^}]*\}\}|\$\{[^}]*\}")
 def _no_rules_message(root: Path) -> str:
     """Why a repository has no rule directory, naming a template config's placeholders when that is the cause."""
     try:
-        text = (root / "sgconfig.yml").read_text(encoding="utf-8", errors="replace")[:65536]
+        text = bounded.read_head(root / "sgconfig.yml", 65536).decode("utf-8", "replace")
     except OSError:
         text = ""
     holes = sorted(set(_PLACEHOLDER.findall(text)))
@@ -287,8 +288,8 @@ def _tests_by_id(test_files: list[Path]) -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     for p in test_files:
         try:
-            doc = yamlio.load_one(p.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yamlio.YamlError):
+            doc = yamlio.load_one(bounded.read_file(p, f"The test file {p}", "max_input_bytes").decode("utf-8"))
+        except (OSError, UnicodeDecodeError, yamlio.YamlError, TooLarge):
             continue
         if isinstance(doc, dict) and isinstance(doc.get("id"), str):
             out.setdefault(doc["id"], []).append(p)
@@ -345,12 +346,12 @@ class _Builder:
             )
         try:
             check_relpath(rel, str(self.out_path))
-            raw = path.read_bytes()
+            raw = bounded.read_file(path, f"The rule file {path}", "max_rule_bytes")
             docs = [yamlio.load_one(c) for c in rule_documents(raw.decode("utf-8"))]
         except BadInput as exc:
             self.skip(path, exc.message)
             return
-        except (OSError, UnicodeDecodeError, yamlio.YamlError) as exc:
+        except (OSError, UnicodeDecodeError, yamlio.YamlError, TooLarge) as exc:
             self.skip(path, f"not readable as YAML: {exc}")
             return
         if not docs:
@@ -453,8 +454,8 @@ def _ours(path: Path) -> bool:
     """Whether an existing file is an index this builder wrote (or could have): anything else is not ours to
     overwrite, whatever its name."""
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        data = json.loads(bounded.read_file(path, f"The index {path}", "max_input_bytes"))
+    except (OSError, ValueError, TooLarge):
         return False
     return isinstance(data, dict) and data.get("version") == INDEX_VERSION and isinstance(data.get("rules"), list) \
         and isinstance(data.get("name"), str)

@@ -51,6 +51,7 @@ class Settings:
     hard_max_results: int = 10_000  # the most any caller may ask for
     lock_timeout: float = 30.0  # seconds to wait for the workspace write lock
     max_file_bytes: int = 8 * 1024 * 1024  # a source file that fixes or rewrites touch
+    max_input_bytes: int = 64 * 1024 * 1024  # one file or stdin the CLI or a hook reads (hook JSON, a baseline)
     http_timeout: float = 10.0  # seconds to connect / read a remote community source
     http_max_bytes: int = 4 * 1024 * 1024  # one remote index or rule file
     cache_ttl: float = 3600.0  # seconds a fetched community source stays fresh

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sgtools.core import yamlio
+from sgtools.core import bounded, yamlio
 from sgtools.core.errors import ConfigMissing, IoFailure, OutsideWorkspace, RuleInvalid
 from sgtools.project.types import InitializeResult
 from sgtools.project.workspace import Workspace
@@ -131,7 +131,7 @@ def try_load(ws: Workspace) -> ProjectConfig | None:
 def _load_cached(path_str: str, _mtime: int, _size: int) -> ProjectConfig:
     path = Path(path_str)
     try:
-        data = yamlio.load_one(path.read_bytes())
+        data = yamlio.load_one(bounded.read_file(path, CONFIG_NAME, "max_rule_bytes"))
     except (yamlio.YamlError, UnicodeDecodeError) as exc:
         raise RuleInvalid(f"{CONFIG_NAME} is not valid YAML: {exc}. Fix the file, then retry.") from None
     if data is None:

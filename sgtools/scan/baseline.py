@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from sgtools.core import bounded
 from sgtools.core.errors import BadInput
 from sgtools.scan.types import Diagnostic
 
@@ -78,7 +79,7 @@ def dumps(diags: list[Diagnostic]) -> str:
 def load(path: Path, shown_as: str | None = None) -> Baseline:
     name = shown_as or str(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(bounded.read_file(path, f"The baseline {name}", "max_input_bytes").decode("utf-8"))
     except FileNotFoundError:
         raise BadInput(f"The baseline {name} does not exist. Create it with `sgtools scan --write-baseline "
                        f"{name}`, then retry.") from None
