@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
+from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.present.community import render_details, render_search
 from sgtools.present.rules import render_saved
@@ -79,10 +80,10 @@ def run_search(args: argparse.Namespace) -> int:
                                     source=args.source)
     if args.json:
         print_json(result)
-        return 0
+        return EXIT_OK
     _warn(result)
     print(render_search(result, say=speak))
-    return 0
+    return EXIT_OK
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -90,7 +91,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     details = get_community_rule_details(args.rule_id)
     _print_result(args, details, lambda: render_details(details))  # the rule's YAML: printed as it is
-    return 0
+    return EXIT_OK
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -98,7 +99,7 @@ def run_import(args: argparse.Namespace) -> int:
 
     done = import_community_rule(workspace(args), engine(), args.rule_id, overwrite=args.overwrite)
     _print_result(args, done, lambda: render_saved(done, say=speak))
-    return 0
+    return EXIT_OK
 
 
 def _print_sources(items: Sequence[Mapping[str, Any]]) -> None:
@@ -118,7 +119,7 @@ def run_update(args: argparse.Namespace) -> int:
     else:
         _print_sources(result["sources"])
         print(result["message"])
-    return 0 if result["success"] else 2
+    return EXIT_OK if result["success"] else EXIT_ERROR
 
 
 def run_sources(args: argparse.Namespace) -> int:
@@ -131,7 +132,7 @@ def run_sources(args: argparse.Namespace) -> int:
     else:
         _print_sources(items)
         print(f"More sources: {SOURCES_ENV}=<url or path>,… or `community_sources = [\"…\"]` in {config_path()}")
-    return 0
+    return EXIT_OK
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -145,4 +146,4 @@ def run_build(args: argparse.Namespace) -> int:
         print(result["message"])
         for s in result["skipped"]:
             print(f"  skipped {s['path']}: {s['reason']}", file=sys.stderr)
-    return 0
+    return EXIT_OK

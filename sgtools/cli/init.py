@@ -4,6 +4,7 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, print_json, workspace
+from sgtools.cli.exit_codes import EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.present.rules import render_init
 from sgtools.project import config as project
@@ -26,4 +27,4 @@ def run(args: argparse.Namespace) -> int:
         if args.subfolder is not None:  # run below a project: that project, never a second config here
             print(f"Project: {ws.root} (its sgconfig.yml was found above {args.subfolder}; pass --root to start "
                   "a separate project here)")
-    return 0
+    return EXIT_OK

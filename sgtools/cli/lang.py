@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
+from sgtools.cli.exit_codes import EXIT_OK
 
 
 def register(subs: Any) -> None:
@@ -33,4 +34,4 @@ def run_add(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print(result["message"])
-    return 0
+    return EXIT_OK

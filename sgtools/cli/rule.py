@@ -8,6 +8,7 @@ from typing import Any
 
 from sgtools.cli import rule_suggest
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
+from sgtools.cli.exit_codes import EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.core.errors import BadInput
 from sgtools.present import rules as present_rules
@@ -82,11 +83,11 @@ def run_list(args: argparse.Namespace) -> int:
     result = list_rules(workspace(args), engine(), args.language)
     if args.json:
         print_json(result)
-        return 0
+        return EXIT_OK
     print(present_rules.render_rules(result, errors=False))
     for line in rule_errors_lines(result["ruleErrors"], say=speak):
         print(line, file=sys.stderr)
-    return 0
+    return EXIT_OK
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -95,7 +96,7 @@ def run_show(args: argparse.Namespace) -> int:
         print_json(info)
     else:
         print(present_rules.render_explanation(info, say=speak))
-    return 0
+    return EXIT_OK
 
 
 def run_add(args: argparse.Namespace) -> int:
@@ -108,7 +109,7 @@ def run_add(args: argparse.Namespace) -> int:
     else:
         print(present_rules.render_saved(result, say=speak))
     test = result["testResult"]
-    return 0 if test is None or test["passed"] else 1
+    return EXIT_OK if test is None or test["passed"] else EXIT_FINDINGS
 
 
 def run_remove(args: argparse.Namespace) -> int:
@@ -117,7 +118,7 @@ def run_remove(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print(present_rules.render_saved(result, say=speak))
-    return 0
+    return EXIT_OK
 
 
 def run_test(args: argparse.Namespace) -> int:
@@ -131,4 +132,4 @@ def run_test(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print(present_rules.render_test(result, say=speak))
-    return 0 if result["success"] else 1
+    return EXIT_OK if result["success"] else EXIT_FINDINGS

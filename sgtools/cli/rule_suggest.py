@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
+from sgtools.cli.exit_codes import EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.present.rules import render_suggest
 
@@ -47,4 +48,4 @@ def run(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print(render_suggest(result, say=speak))
-    return 0 if result["success"] else EXIT_NONE
+    return EXIT_OK if result["success"] else EXIT_NONE

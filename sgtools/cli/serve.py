@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from sgtools.cli.common import add_root
+from sgtools.cli.exit_codes import EXIT_OK
 from sgtools.core.errors import BadInput
 
 LOG_LEVEL_ENV = "SGTOOLS_LOG_LEVEL"
@@ -69,11 +70,11 @@ def run(args: argparse.Namespace) -> int:
         from sgtools.server import guard
 
         guard.serve_stdio(srv)  # srv.run("stdio"), with every incoming message checked (answered if malformed)
-        return 0
+        return EXIT_OK
     from sgtools.server import http as server_http
 
     token = args.token if args.token is not None else os.environ.get(server_http.TOKEN_ENV)
     origins = [*args.allow_origin, *server_http.allowed_origins_from_env()]
     server_http.serve_http(srv, host=args.host, port=args.port, token=token or None, allowed_origins=origins,
                            log_level=level)
-    return 0
+    return EXIT_OK

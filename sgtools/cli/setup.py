@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_root, workspace
+from sgtools.cli.exit_codes import EXIT_OK
 from sgtools.project.clients import CLIENTS, client_setup, render, write_setup
 
 
@@ -29,11 +30,11 @@ def run(args: argparse.Namespace) -> int:
     if args.write:
         for rel in write_setup(ws, setup):
             print(f"wrote {ws.root / rel}")
-        return 0
+        return EXIT_OK
     for command in setup.commands:
         print(f"# or, with Claude Code's own CLI (same server entry):\n{command}\n")
     for file in setup.files:
         print(f"# {ws.root / file.path}")
         print(render(file))
     print("# Run again with --write to merge this into the files above.")
-    return 0
+    return EXIT_OK

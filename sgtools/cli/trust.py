@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, print_json, workspace
+from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
 from sgtools.engine import trust
 from sgtools.project import config as project
 
@@ -27,17 +28,17 @@ def run(args: argparse.Namespace) -> int:
     statuses = trust.revoke(cfg.path) if args.revoke else trust.trust(cfg.path)
     if args.json:
         print_json({"success": True, "config": str(cfg.path), "customLanguages": statuses})
-        return 0
+        return EXIT_OK
     if not statuses:
         print(f"{cfg.path} names no customLanguages library: nothing to trust.")
-        return 0
+        return EXIT_OK
     for s in statuses:
         print(f"{s['language']}: {s['library']} ({s['path']}) {s['state']}")
     missing = [s for s in statuses if s["state"] == "missing"]
     if missing:
         print("A library that does not exist cannot be trusted; build it, then run `sgtools trust` again.")
-        return 2
+        return EXIT_ERROR
     verb = "revoked: these libraries will not be loaded" if args.revoke else \
         "trusted: ast-grep may load them until they change"
     print(f"{len(statuses)} parser librar{'y' if len(statuses) == 1 else 'ies'} {verb}.")
-    return 0
+    return EXIT_OK
