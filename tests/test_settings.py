@@ -150,3 +150,25 @@ def test_a_good_setting_is_used(tmp_path: Path) -> None:
     out = _run(["-m", "sgtools", "rule", "test", "--code", "x = 1" * 10, "--language", "python", "--file", "-"],
                tmp_path, SGTOOLS_MAX_CODE_BYTES="5")
     assert out.returncode == 2 and out.stderr.startswith("[too-large]"), out.stderr
+
+
+# ---- the adapters hand their settings to services -----------------------------------------------------------------
+
+def test_the_mcp_server_hands_its_settings_to_workspace_and_engine(tmp_path: Path) -> None:
+    from sgtools.server.app import build_server
+
+    tiny = Settings(max_code_bytes=5, hard_max_results=7)
+    app = build_server(str(tmp_path), settings=tiny).app
+    assert app is not None and app.settings is tiny
+    assert app.ws.settings is tiny and app.engine.settings is tiny
+
+
+def test_the_cli_hands_its_settings_to_workspace_and_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from sgtools.cli import common
+
+    monkeypatch.setattr(settings_mod, "_current", None)
+    monkeypatch.setenv("SGTOOLS_LOCK_TIMEOUT", "7")
+    args = argparse.Namespace(root=str(tmp_path))
+    assert common.workspace(args).settings.lock_timeout == 7 and common.engine().settings.lock_timeout == 7
