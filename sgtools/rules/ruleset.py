@@ -191,33 +191,10 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
     utils_digest = salt + _digest(contents, [cfg.path, *util_files])
     project_digest = salt + _digest(contents, [cfg.path, *util_files, *rule_files])
 
-    rules: list[Rule] = []
     errors: list[RuleError] = []
-    per_file: dict[Path, list[Rule]] = {}
-    for path in rule_files:
-        data = contents[path]
-        if not _utf8_name(path):
-            errors.append(RuleError(ws.relative(path), "the file name is not valid UTF-8, which ast-grep cannot load "
-                                                       "(it aborts): rename the file"))
-            continue
-        try:
-            if data is None:
-                raise OSError("the file cannot be read")
-            docs = parse_rule_docs(data, path)
-        except (yamlio.YamlError, UnicodeDecodeError, OSError) as exc:
-            errors.append(RuleError(ws.relative(path), f"cannot be read as YAML: {exc}"))
-            continue
-        file_rules = [rule_from_doc(d, path, i) for i, d in enumerate(docs)]
-        refused = next((blocked[r.language] for r in file_rules if r.language in blocked), None)
-        if refused is not None:
-            errors.append(RuleError(ws.relative(path), refused, file_rules[0].id if len(file_rules) == 1 else None))
-            continue
-        per_file[path] = file_rules
-
+    per_file = _parse_files(ws, rule_files, contents, blocked, errors)
     if not validate:
-        for file_rules in per_file.values():
-            rules.extend(file_rules)
-        return RuleSet(rules, errors, all_valid=not errors)
+        return RuleSet([r for file_rules in per_file.values() for r in file_rules], errors, all_valid=not errors)
 
     with _cache_lock:
         known = _checks.get("projectOk", project_digest)
@@ -226,9 +203,7 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
         with _cache_lock:
             _checks.put("projectOk", project_digest, known)
     if known and not errors:
-        for file_rules in per_file.values():
-            rules.extend(file_rules)
-        return RuleSet(rules, errors, all_valid=True)
+        return RuleSet([r for file_rules in per_file.values() for r in file_rules], errors, all_valid=True)
 
     def check(path: Path) -> str | None:
         key = hashlib.sha256((utils_digest + _digest(contents, [path])).encode()).hexdigest()
@@ -250,21 +225,54 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
 
     with ThreadPoolExecutor(max_workers=_CHECK_WORKERS) as pool:
         problems = dict(zip(paths, pool.map(check, paths), strict=True))
+    return RuleSet(_good_rules(ws, per_file, problems, errors), errors, all_valid=False)
+
+
+def _parse_files(ws: Workspace, rule_files: list[Path], contents: dict[Path, bytes | None],
+                 blocked: dict[str, str], errors: list[RuleError]) -> dict[Path, list[Rule]]:
+    """Each readable rule file's rules; the others become `errors` (unreadable, not YAML, untrusted language)."""
+    per_file: dict[Path, list[Rule]] = {}
+    for path in rule_files:
+        data = contents[path]
+        if not _utf8_name(path):
+            errors.append(RuleError(ws.relative(path), "the file name is not valid UTF-8, which ast-grep cannot load "
+                                                       "(it aborts): rename the file"))
+            continue
+        try:
+            if data is None:
+                raise OSError("the file cannot be read")
+            docs = parse_rule_docs(data, path)
+        except (yamlio.YamlError, UnicodeDecodeError, OSError) as exc:
+            errors.append(RuleError(ws.relative(path), f"cannot be read as YAML: {exc}"))
+            continue
+        file_rules = [rule_from_doc(d, path, i) for i, d in enumerate(docs)]
+        refused = next((blocked[r.language] for r in file_rules if r.language in blocked), None)
+        if refused is not None:
+            errors.append(RuleError(ws.relative(path), refused, file_rules[0].id if len(file_rules) == 1 else None))
+            continue
+        per_file[path] = file_rules
+    return per_file
+
+
+def _good_rules(ws: Workspace, per_file: dict[Path, list[Rule]], problems: dict[Path, str | None],
+                errors: list[RuleError]) -> list[Rule]:
+    """The rules of the files ast-grep accepted, first definition of an id winning; the rest become errors."""
+    rules: list[Rule] = []
     seen: dict[str, Path] = {}
-    for path in paths:
+    for path, file_rules in per_file.items():
         problem = problems[path]
         if problem is not None:
-            ids = [r.id for r in per_file[path]]
+            ids = [r.id for r in file_rules]
             errors.append(RuleError(ws.relative(path), f"rejected by ast-grep: {problem}",
                                     ids[0] if len(ids) == 1 else None))
             continue
-        clash = next((r.id for r in per_file[path] if r.id in seen), None)
+        clash = next((r.id for r in file_rules if r.id in seen), None)
         if clash is not None:
             errors.append(RuleError(ws.relative(path),
                                     f"duplicate rule id `{clash}`, already defined in {ws.relative(seen[clash])}; "
                                     "give one of them another id", clash))
             continue
-        for r in per_file[path]:
+        for r in file_rules:
             seen[r.id] = path
-        rules.extend(per_file[path])
-    return RuleSet(rules, errors, all_valid=False)
+        rules.extend(file_rules)
+    return rules
