@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from sgtools.engine.process import Engine
     from sgtools.present.report import Report
     from sgtools.project.workspace import Workspace
+    from sgtools.scan.baseline import Baseline
     from sgtools.scan.changes import Changes
-    from sgtools.scan.collect import RuleSource
+    from sgtools.scan.collect import Findings, RuleSource
     from sgtools.scan.types import Diagnostic
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -165,11 +166,9 @@ def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str
 
 
 def run(args: argparse.Namespace) -> int:
-    from sgtools import __version__
-    from sgtools.present.report import Report
     from sgtools.scan import baseline
-    from sgtools.scan.collect import collect, rule_metadata, rule_source
-    from sgtools.scan.diagnostics import counts, filter_severity
+    from sgtools.scan.collect import rule_source
+    from sgtools.scan.diagnostics import filter_severity
 
     if args.unsafe_fixes and not args.fix:
         raise BadInput("--unsafe-fixes only makes sense with --fix. Add --fix, or drop --unsafe-fixes.")
@@ -188,9 +187,36 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--fix applies the fixes of this project's own rules, and there is no sgconfig.yml. "
                        "Run `sgtools init` (and import the rules you want), then retry.")
     paths, changed = _select_paths(args, ws, source)
+    fixes, found = _scan(args, ws, eng, source, paths)
+
+    diags = baseline.with_fingerprints(found.issues)
+    if args.write_baseline:
+        _write_file(ws, Path(args.write_baseline), baseline.dumps(diags))
+        _note(f"wrote {len(diags)} finding(s) to the baseline {args.write_baseline}")
+        known = baseline.of(diags, args.write_baseline)
+    old: list[Diagnostic] = []
+    if known is not None:
+        diags, old = known.split(diags)
+    if changed is not None:
+        diags, old = changed.filter(diags), changed.filter(old)
+    for err in found.rule_errors:
+        _note(f"rule file {err.get('path')} was not used: {err.get('message')}")
+    _write_out(_render(args.format, _report(args, ws, eng, source, found, diags, old, known, fixes)))
+    # A broken bundled rule is our packaging bug, which the user cannot fix: it is noted, but never fails CI.
+    if found.rule_errors and not (args.allow_rule_errors or source.bundled):
+        _note(f"{len(found.rule_errors)} rule file(s) could not be loaded: exit 2 "
+              "(fix them, or pass --allow-rule-errors)")
+        return EXIT_ERROR
+    return EXIT_FINDINGS if filter_severity(diags, args.fail_on) else EXIT_OK
+
+
+def _scan(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSource,
+          paths: list[str] | None) -> tuple[dict[str, Any] | None, Findings]:
+    """Apply the fixes when asked, then collect the findings, with progress on a terminal only (never in CI
+    logs, pipes or pre-commit output)."""
+    from sgtools.scan.collect import collect
 
     fixes = None
-    # Progress on a terminal only: never in CI logs, pipes or pre-commit output.
     shown = not args.no_progress and sys.stderr.isatty()
     total = _files_to_scan(ws, eng, source, paths) if shown else None
     with contextlib.ExitStack() as stack:
@@ -203,23 +229,19 @@ def run(args: argparse.Namespace) -> int:
                         verify_fixits=args.verify_fixits or args.format == "sarif",
                         default_excludes=args.default_excludes,
                         on_file=progress.file_done if progress is not None else None)
+    return fixes, found
 
-    diags = baseline.with_fingerprints(found.issues)
-    if args.write_baseline:
-        _write_file(ws, Path(args.write_baseline), baseline.dumps(diags))
-        _note(f"wrote {len(diags)} finding(s) to the baseline {args.write_baseline}")
-        known = baseline.of(diags, args.write_baseline)
-    old: list[Diagnostic] = []
-    if known is not None:
-        diags, old = known.split(diags)
-    if changed is not None:
-        diags, old = changed.filter(diags), changed.filter(old)
 
-    failing = bool(filter_severity(diags, args.fail_on))
+def _report(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSource, found: Findings,
+            diags: list[Diagnostic], old: list[Diagnostic], known: Baseline | None,
+            fixes: dict[str, Any] | None) -> Report:
+    from sgtools import __version__
+    from sgtools.present.report import Report
+    from sgtools.scan.collect import rule_metadata
+    from sgtools.scan.diagnostics import counts
+
     shown = diags if args.max_results is None else diags[: args.max_results]
-    for err in found.rule_errors:
-        _note(f"rule file {err.get('path')} was not used: {err.get('message')}")
-    report = Report(
+    return Report(
         diagnostics=shown,
         counts=counts(diags),
         root=ws.root,
@@ -236,17 +258,14 @@ def run(args: argparse.Namespace) -> int:
         tool_version=__version__,
         files_checked=found.files_checked,
     )
+
+
+def _write_out(text: str) -> None:
     try:
-        sys.stdout.write(_render(args.format, report))
+        sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # `sgtools scan | head`: the reader left; the exit code still tells the truth
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    # A broken bundled rule is our packaging bug, which the user cannot fix: it is noted, but never fails CI.
-    if found.rule_errors and not (args.allow_rule_errors or source.bundled):
-        _note(f"{len(found.rule_errors)} rule file(s) could not be loaded: exit 2 "
-              "(fix them, or pass --allow-rule-errors)")
-        return EXIT_ERROR
-    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 def _render(fmt: str, report: Report) -> str:
