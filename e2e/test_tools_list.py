@@ -52,7 +52,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                                {"success", "results", "matches", "warnings"}),
     "get_community_rule_details": ({"rule_id"}, set(), (True, False, True, True),
                                    {"success", "details", "rule", "warnings"}),
-    "import_community_rule": ({"rule_id"}, {"overwrite"}, (False, True, True, True),
+    "import_community_rule": ({"rule_id"}, {"overwrite", "globs"}, (False, True, True, True),
                               {"success", "message", "path", "testPath", "source", "sha256", "license",
                                "migrationNotes", "testResult", "warnings"}),
     "server_info": (set(), set(), (True, False, True, True),

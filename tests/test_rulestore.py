@@ -83,7 +83,9 @@ def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> N
     assert [h["text"] for h in hits] == ["eval('1 + 1')"]
 
     removed = store.remove_rule(proj, engine, "no-print")
-    assert sorted(removed["removed"]) == ["rule-tests/no-print-test.yml", "rules/no-print.yml"]
+    # The snapshot written when the tests passed goes with the rule.
+    assert sorted(removed["removed"]) == ["rule-tests/__snapshots__/no-print-snapshot.yml",
+                                          "rule-tests/no-print-test.yml", "rules/no-print.yml"]
     assert ids_found(engine, proj) == set()
     assert listing.list_rules(proj, engine)["rules"] == []
 
@@ -183,7 +185,7 @@ def test_multi_document_file_edits_touch_only_that_document(initialized: Workspa
 def test_remove_takes_tests_and_snapshots_from_every_test_dir(initialized: Workspace, engine: Engine) -> None:
     store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, ["x"], ["print(1)"])
     snaps = initialized.root / "rule-tests" / "__snapshots__"
-    snaps.mkdir()
+    snaps.mkdir(exist_ok=True)  # the store already wrote a snapshot when the cases passed
     (snaps / "no-print-snapshot.yml").write_text("id: no-print\nsnapshots: {}\n")
     (initialized.root / "rule-tests" / "extra.yml").write_text("id: no-print\nvalid: [y]\ninvalid: []\n")
     (initialized.root / "rule-tests" / "other-test.yml").write_text("id: other\nvalid: [y]\ninvalid: []\n")
@@ -257,7 +259,8 @@ def test_cli_json_is_the_service_dict(proj: Workspace, engine: Engine, tmp_path:
     assert cli_main(["rule", "add", "no-print", "--file", str(rule_file), "--no-overwrite", "--root", root]) == 2
     assert capsys.readouterr().err.startswith("[conflict]")
     assert cli_main(["rule", "remove", "no-print", "--root", root, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["removed"] == ["rules/no-print.yml", "rule-tests/no-print-test.yml"]
+    assert json.loads(capsys.readouterr().out)["removed"] == [
+        "rules/no-print.yml", "rule-tests/no-print-test.yml", "rule-tests/__snapshots__/no-print-snapshot.yml"]
     assert cli_main(["rule", "remove", "no-print", "--root", root]) == 2
     assert capsys.readouterr().err.startswith("[not-found]")
 
@@ -342,8 +345,9 @@ def test_a_validation_costs_a_few_engine_calls(initialized: Workspace) -> None:
     assert counting.calls == ["scan", "scan", "run"]
     counting.calls.clear()
     store.add_or_update_rule(initialized, counting, "no-print", NO_PRINT, ["x"], ["print(1)"])
-    # compile, both examples in one batched scan (rules/examples.py), the analysis with the examples, `ast-grep test`
-    assert counting.calls == ["scan", "scan", "scan", "run", "test"]
+    # compile, both examples in one batched scan (rules/examples.py), the analysis with the examples, `ast-grep test`,
+    # and once it passed, `ast-grep test --update-all` writing the rule's snapshot
+    assert counting.calls == ["scan", "scan", "scan", "run", "test", "test"]
 
 
 def test_empty_example_lists_write_no_test_file(initialized: Workspace, engine: Engine) -> None:
@@ -401,3 +405,16 @@ def test_a_written_rule_and_its_tests_are_primed_under_the_key_the_next_lookup_u
     rule_path, test_path = proj.root / "rules/no-print.yml", proj.root / "rule-tests/no-print-test.yml"
     assert locate._ids_cache[locate._content_key("rules", rule_path, rule_path.read_bytes())] == ["no-print"]
     assert locate._ids_cache[locate._content_key("tests", test_path, test_path.read_bytes())] == ["no-print"]
+
+
+def test_a_rule_added_with_examples_passes_a_plain_ast_grep_test(initialized: Workspace, engine: Engine) -> None:
+    """Plain `ast-grep test` also checks snapshots: the store writes the rule's snapshot once its cases pass."""
+    import subprocess
+
+    added = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, valid_examples=["logger.info(1)"],
+                                     invalid_examples=["print(1)"])
+    assert added["testResult"]["passed"]
+    assert (initialized.root / "rule-tests" / "__snapshots__" / "no-print-snapshot.yml").is_file()
+    plain = subprocess.run([str(engine.binary), "test"], cwd=initialized.root, capture_output=True, text=True,
+                           timeout=60)
+    assert plain.returncode == 0, plain.stdout + plain.stderr

@@ -36,6 +36,8 @@ def register(subs: Any) -> None:
     imp = csubs.add_parser("import", help="fetch, verify, migrate and add a community rule to this project")
     imp.add_argument("rule_id", metavar="ID")
     imp.add_argument("--overwrite", action="store_true", help="replace a local rule with the same id")
+    imp.add_argument("--globs", choices=("keep", "drop"), default="keep",
+                     help="the source repository's files/ignores globs: keep (default, with a warning) or drop")
     add_root(imp)
     add_json(imp)
     imp.set_defaults(func=run_import)
@@ -97,7 +99,8 @@ def run_show(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from sgtools.community.service import import_community_rule
 
-    done = import_community_rule(workspace(args), engine(), args.rule_id, overwrite=args.overwrite)
+    done = import_community_rule(workspace(args), engine(), args.rule_id, overwrite=args.overwrite,
+                                 globs=args.globs)
     _print_result(args, done, lambda: render_saved(done, say=speak))
     return EXIT_OK
 

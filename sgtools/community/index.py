@@ -201,7 +201,7 @@ def _layout(directory: Path) -> tuple[list[Path], list[Path]]:
                     continue  # outside the repository: an index cannot point there
     if not any(d.is_dir() for d in rule_dirs):
         rule_dirs = [directory / "rules"]
-    if not test_dirs:
+    if not any(d.is_dir() for d in test_dirs):
         test_dirs = [directory / n for n in ("rule-tests", "tests")]
     return [d for d in rule_dirs if d.is_dir()], [d for d in test_dirs if d.is_dir()]
 
@@ -288,11 +288,13 @@ def _tests_by_id(test_files: list[Path]) -> dict[str, list[Path]]:
     out: dict[str, list[Path]] = {}
     for p in test_files:
         try:
-            doc = yamlio.load_one(bounded.read_file(p, f"The test file {p}", "max_input_bytes").decode("utf-8"))
+            # one file may hold several rules' tests
+            docs = yamlio.load_all(bounded.read_file(p, f"The test file {p}", "max_input_bytes").decode("utf-8"))
         except (OSError, UnicodeDecodeError, yamlio.YamlError, TooLarge):
             continue
-        if isinstance(doc, dict) and isinstance(doc.get("id"), str):
-            out.setdefault(doc["id"], []).append(p)
+        for doc in docs:
+            if isinstance(doc, dict) and isinstance(doc.get("id"), str):
+                out.setdefault(doc["id"], []).append(p)
     return out
 
 

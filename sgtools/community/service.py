@@ -208,10 +208,40 @@ def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[st
     return yamlio.dump_rt(migrated), notes
 
 
+GLOB_CHOICES = ("keep", "drop")
+_GLOB_KEYS = ("files", "ignores")
+
+
+def _source_globs(text: str, declared: dict[str, Any], rule_id: str, choice: str,
+                  warnings: list[str]) -> str:
+    """The source repository's `files`/`ignores` name its own paths (`ddtrace/**`): said at import, and dropped
+    when the caller chooses, since in this project they may match nothing and the rule would never fire."""
+    if choice not in GLOB_CHOICES:
+        raise BadInput(f"globs must be one of {', '.join(GLOB_CHOICES)}, not {choice!r}.")
+    present = {k: declared[k] for k in _GLOB_KEYS if declared.get(k)}
+    if not present:
+        return text
+    shown = "; ".join(f"{k}: {v}" for k, v in present.items())
+    if choice == "keep":
+        warnings.append(f"{rule_id} keeps the source repository's globs ({shown}); they name that repository's "
+                        "paths and may match nothing here. Import with globs=drop (CLI: --globs drop) to remove "
+                        "them, or edit them to this project's layout.")
+        return text
+    from sgtools.core import yamlio
+
+    doc = yamlio.load_rt(text)
+    for key in present:
+        del doc[key]
+    warnings.append(f"{rule_id}: dropped the source repository's globs ({shown}); the rule applies to every file "
+                    "of its language here.")
+    return yamlio.dump_rt(doc)
+
+
 def import_community_rule(ws: Workspace, engine: Engine, rule_id: str,
-                          overwrite: bool = False) -> ImportCommunityRuleResult:
+                          overwrite: bool = False, globs: str = "keep") -> ImportCommunityRuleResult:
     """Fetch (digest-checked), migrate, validate and write one community rule with its tests. A local rule with
-    the same id is kept unless `overwrite` is true; a refused import writes nothing."""
+    the same id is kept unless `overwrite` is true; a refused import writes nothing. `globs` says what becomes of
+    the source repository's `files`/`ignores` (keep, with a warning, or drop)."""
     from sgtools.core import yamlio
     from sgtools.rules.store import add_or_update_rule
 
@@ -229,7 +259,7 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str,
                           "file disagree, so it was refused. Nothing was written.")
     warnings: list[str] = list(sset.warnings())
     valid, invalid = _tests(src, entry, warnings)
-    yaml_text, notes = _migrate(text, declared, rule_id)
+    yaml_text, notes = _migrate(_source_globs(text, declared, rule_id, globs, warnings), declared, rule_id)
     label = _source_label(src, entry)
     metadata = {"source": label, "sha256": entry["sha256"], "communityId": rule_id,
                 "license": entry.get("license") or UNKNOWN_LICENSE, **safety.for_import(declared)}

@@ -59,6 +59,7 @@ class CommunityRuleDetails(TypedDict):
 class ImportCommunityRuleArgs(TypedDict, total=False):
     rule_id: Required[str]
     overwrite: bool
+    globs: str
 
 
 class ImportCommunityRuleResult(TypedDict):

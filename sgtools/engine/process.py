@@ -277,9 +277,13 @@ class Engine:
     # ---- test -------------------------------------------------------------------------------------
 
     def test(self, config: Path, *, cwd: Path, rule_filter: str | None = None,
-             skip_snapshots: bool = True) -> TestReport:
+             skip_snapshots: bool = True, update_snapshots: bool = False) -> TestReport:
+        """`ast-grep test`. Our checks are the valid/invalid cases, so snapshots are skipped by default;
+        `update_snapshots` (re)writes each tested rule's snapshot, so a plain `ast-grep test` passes too."""
         args = ["test", "-c", str(config), *self._language_flags(config)]
-        if skip_snapshots:
+        if update_snapshots:
+            args.append("--update-all")
+        elif skip_snapshots:
             args.append("--skip-snapshot-tests")
         if rule_filter:
             args += ["-f", rule_filter]

@@ -230,6 +230,9 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
         "import_community_rule": {
             "rule_id": rule_id,
             "overwrite": _bool("replace a project rule with the same id (default false: refuse with [conflict])"),
+            "globs": {"type": "string", "enum": ["keep", "drop"], "default": "keep",
+                      "description": "the source repository's files/ignores globs: keep them (with a warning) or "
+                                     "drop them so the rule applies to every file of its language"},
         },
         "server_info": {},
     }
