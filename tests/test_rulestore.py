@@ -307,8 +307,10 @@ def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine:
     assert all(r["hasTests"] for r in rules["rules"])
     files = sorted(p.name for p in (initialized.root / "rules").iterdir())
     assert files == sorted(f"new-{i}.yml" for i in range(14))  # no temp files left behind
-    tests = sorted(p.name for p in (initialized.root / "rule-tests").iterdir())
+    tests = sorted(p.name for p in (initialized.root / "rule-tests").iterdir() if p.name != "__snapshots__")
     assert tests == sorted(f"new-{i}-test.yml" for i in range(14))
+    snapshots = sorted(p.name for p in (initialized.root / "rule-tests" / "__snapshots__").iterdir())
+    assert snapshots == sorted(f"new-{i}-snapshot.yml" for i in range(14))  # the removed rules' snapshots went too
     cfg = project.load(initialized)
     assert engine.check_project(cfg.path, cwd=initialized.root).returncode == 0
     report = engine.test(cfg.path, cwd=initialized.root)
