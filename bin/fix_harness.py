@@ -34,6 +34,8 @@ REPO = Path(__file__).resolve().parent.parent
 VERDICTS = REPO / "community_index" / "fix_verdicts.tsv"
 PYPI = ["ansible-core==2.19.14", "django==5.2.19", "requests==2.34.2", "werkzeug==3.1.9", "pygments==2.21.0",
         "docutils==0.23", "sqlalchemy==2.1.9"]
+# A pure-Python project whose sdist ships its own test suite: `sgtools scan --fix` must leave it passing.
+SDIST = "docutils==0.21.2"
 NPM = ["lodash@4.18.1", "jquery@4.0.0", "moment@2.31.0", "underscore@1.13.8", "async@3.2.6", "rxjs@7.8.2"]
 DEBIAN = {
     "rust": ["librust-regex-dev", "librust-clap-dev", "librust-grep-searcher-dev", "librust-ignore-dev",
@@ -54,6 +56,23 @@ def default_cache() -> Path:
 
 def _run(cmd: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def fetch_sdist(cache: Path) -> Path | None:
+    """The unpacked sdist of `SDIST` (with its tests) in the cache, fetched when missing; None if it cannot be."""
+    name, version = SDIST.split("==")
+    target = cache / "sdist" / f"{name}-{version}"
+    if (target / "test").is_dir():
+        return target
+    dl = cache / "dl" / "sdist"
+    dl.mkdir(parents=True, exist_ok=True)
+    _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", str(dl), SDIST],
+         dl)
+    archive = next(iter(sorted(dl.glob(f"{name}-{version}.tar.gz"))), None)
+    if archive is None:
+        return None
+    shutil.unpack_archive(archive, cache / "sdist")
+    return target if (target / "test").is_dir() else None
 
 
 def fetch(cache: Path, languages: list[str]) -> dict[str, str]:
@@ -321,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     langs = [x for x in args.languages.split(",") if x]
     if not args.no_fetch:
+        if fetch_sdist(args.cache) is None:
+            print(f"fix_harness: {SDIST}: sdist not available", file=sys.stderr)
         for lang, why in fetch(args.cache, langs).items():
             print(f"fix_harness: {lang}: corpus not available ({why})", file=sys.stderr)
     fixes = run(args.cache, langs)
