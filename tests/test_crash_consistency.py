@@ -98,8 +98,8 @@ def test_catalogue_sigkill_at_every_step_of_every_multi_file_write(tmp_path: Pat
             _project(root)
             killed = _run(root, scenario, kill_at)
             probes += 1
-            if killed.returncode != -9:
-                failures.append((scenario, kill_at, "not killed", killed.returncode, killed.stderr[-300:]))
+            if killed.returncode not in (-9, 0):  # 0: this run took fewer steps (cache writes vary): it finished
+                failures.append((scenario, kill_at, "failed", killed.returncode, killed.stderr[-300:]))
                 continue
             Workspace(root)  # the next command starts: an interrupted set is finished here
             after = _state(root)
