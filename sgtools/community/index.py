@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sgtools.community.types import BuildIndexResult, SkippedRuleFile
 from sgtools.core import bounded
 from sgtools.core.errors import BadInput, Conflict, EngineFailed, NotFound, TooLarge
 from sgtools.core.languages import canonical
@@ -122,9 +123,9 @@ def render_index(index: dict[str, Any]) -> bytes:
 class BuildResult:
     index: dict[str, Any]
     out: Path
-    skipped: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[SkippedRuleFile] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> BuildIndexResult:
         n = len(self.index["rules"])
         return {
             "success": True,
@@ -465,7 +466,7 @@ def _ours(path: Path) -> bool:
 
 def build_index(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
                 source: str | None = None, license: str | None = None, name: str | None = None,
-                force: bool = False) -> dict[str, Any]:
+                force: bool = False) -> BuildIndexResult:
     """Index a rule repository and write `index.json` (atomically) to `out`, default `<directory>/index.json`.
     A file there that is not one of our indexes is kept unless `force`."""
     result = make_index(directory, out, source=source, license=license, name=name)

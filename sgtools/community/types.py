@@ -75,6 +75,21 @@ class ImportCommunityRuleResult(TypedDict):
     warnings: NotRequired[list[str]]
 
 
+class SkippedRuleFile(TypedDict):
+    path: str
+    reason: str
+
+
+class BuildIndexResult(TypedDict):
+    """`sgtools community build-index`: where the index went and the rule files left out."""
+
+    success: bool
+    message: str
+    path: str
+    ruleCount: int
+    skipped: list[SkippedRuleFile]
+
+
 class SourcesUpdate(TypedDict):
     success: bool
     message: str
