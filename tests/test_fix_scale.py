@@ -57,6 +57,7 @@ def _project(root: Path, lines: int, bad_every: int = 0) -> Workspace:
     return ws
 
 
+@pytest.mark.slow  # thousands of fix-its verified: about 50 s on the shared 2-core machine
 def test_a_few_bad_fixes_among_many_cost_log_rounds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = _project(tmp_path / "p", 2000, bad_every=500)  # 4 fixes that still fire among 1,996 good ones
     calls: list[Any] = []
