@@ -95,32 +95,40 @@ def words(text: str) -> list[str]:
 def stem(word: str) -> str:
     """A deliberately small stemmer: inflections (s, es, ed, ing) and a few derivations, so that
     injection/injections/injected and hardcode/hardcoded meet. Consistency matters more than linguistics."""
-    w = word
-    if len(w) <= 3 or w.isdigit():
-        return w
-    if w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "i"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    for suffix in ("ing", "ed"):
-        base = w[: -len(suffix)]
-        if w.endswith(suffix) and len(base) >= 3 and _VOWELS & set(base):
-            w = base
-            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
-                w = w[:-1]
-            elif w.endswith("at"):
-                w += "e"
-            break
-    for suffix in ("ation", "ness", "ity", "ion", "ate", "ly"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
-            w = w[: -len(suffix)]
-            break
+    if len(word) <= 3 or word.isdigit():
+        return word
+    w = _derivation(_inflection(_plural(word)))
     if w.endswith("e") and len(w) > 4:
         w = w[:-1]
     if w.endswith("y") and len(w) > 3:
         w = w[:-1] + "i"
+    return w
+
+
+def _plural(w: str) -> str:
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "i"
+    if w.endswith("sses"):
+        return w[:-2]
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def _inflection(w: str) -> str:
+    for suffix in ("ing", "ed"):
+        base = w[: -len(suffix)]
+        if w.endswith(suffix) and len(base) >= 3 and _VOWELS & set(base):
+            if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+                return base[:-1]
+            return base + "e" if base.endswith("at") else base
+    return w
+
+
+def _derivation(w: str) -> str:
+    for suffix in ("ation", "ness", "ity", "ion", "ate", "ly"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            return w[: -len(suffix)]
     return w
 
 
@@ -137,6 +145,22 @@ def _field_terms(doc: dict[str, Any]) -> dict[str, list[str]]:
         "description": terms(str(doc.get("description") or "")),
         "message": terms(str(doc.get("message") or "")),
     }
+
+
+def _postings(per_doc: list[dict[str, list[str]]]) -> dict[str, list[list[float]]]:
+    """BM25F: each term's (document, saturated field-weighted frequency) pairs."""
+    n = len(per_doc)
+    avg = {f: (sum(len(t[f]) for t in per_doc) / n if n else 1.0) or 1.0 for f in FIELD_WEIGHTS}
+    postings: dict[str, list[list[float]]] = {}
+    for i, fields in enumerate(per_doc):
+        weighted: dict[str, float] = {}
+        for f, toks in fields.items():
+            norm = 1 - B + B * len(toks) / avg[f]
+            for t in toks:
+                weighted[t] = weighted.get(t, 0.0) + FIELD_WEIGHTS[f] / norm
+        for t, tf in weighted.items():
+            postings.setdefault(t, []).append([i, round(tf / (K1 + tf), 6)])
+    return postings
 
 
 def _deletes(word: str) -> set[str]:
@@ -186,24 +210,14 @@ class SearchIndex:
     @classmethod
     def build(cls, docs: Iterable[dict[str, Any]], key: str = "") -> SearchIndex:
         kept = [{k: d.get(k) for k in DOC_FIELDS} for d in docs]
-        per_doc = [_field_terms(d) for d in kept]
+        postings = _postings([_field_terms(d) for d in kept])
         n = len(kept)
-        avg = {f: (sum(len(t[f]) for t in per_doc) / n if n else 1.0) or 1.0 for f in FIELD_WEIGHTS}
-        postings: dict[str, list[list[float]]] = {}
+        idf = {t: round(math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)), 6) for t, p in postings.items()}
         surface: dict[str, str] = {}
-        for i, fields in enumerate(per_doc):
-            weighted: dict[str, float] = {}
-            for f, toks in fields.items():
-                norm = 1 - B + B * len(toks) / avg[f]
-                for t in toks:
-                    weighted[t] = weighted.get(t, 0.0) + FIELD_WEIGHTS[f] / norm
-            for t, tf in weighted.items():
-                postings.setdefault(t, []).append([i, round(tf / (K1 + tf), 6)])
-            d = kept[i]
+        for d in kept:
             text = " ".join(str(d.get(k) or "") for k in ("id", "language", "description", "message"))
             for w in words(text.replace("_", " ") + " " + " ".join(map(str, d.get("tags") or []))):
                 surface.setdefault(w, stem(w))
-        idf = {t: round(math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)), 6) for t, p in postings.items()}
         for t in idf:
             surface.setdefault(t, t)
         synonyms: dict[str, list[list[str]]] = {}
@@ -282,16 +296,7 @@ class SearchIndex:
 
     def search(self, query: str, *, language: str | None = None, tags: Iterable[str] = (),
                limit: int = 10, source: str | None = None) -> list[tuple[dict[str, Any], float]]:
-        lang = canonical(language) if language else None
-        if language and lang is None:
-            lang = language.strip().lower()
-        want_tags = {t.strip().lower() for t in tags if t.strip()}
-        allowed: set[int] | None = None
-        if lang or want_tags or source:
-            allowed = {i for i, d in enumerate(self.docs)
-                       if (not lang or d.get("language") == lang)
-                       and (not source or from_source(d, source))
-                       and want_tags <= {str(t).lower() for t in d.get("tags") or []}}
+        allowed = self._allowed(language, tags, source)
         raw_words = list(dict.fromkeys(words(query)))[:_QUERY_WORDS]
         if not raw_words:
             pool = range(len(self.docs)) if allowed is None else sorted(allowed)
@@ -306,41 +311,56 @@ class SearchIndex:
         scores: dict[int, float] = {}
         matched: dict[int, int] = {}
         for alts in groups:
-            best: dict[int, float] = {}
-            for alt in alts:
-                acc: dict[int, float] = {}
-                for term, weight in alt:
-                    idf = self.idf.get(term, 0.0) * weight
-                    for doc, tfw in self.postings.get(term, ()):
-                        d = int(doc)
-                        if allowed is None or d in allowed:
-                            acc[d] = acc.get(d, 0.0) + idf * tfw
-                for d, v in acc.items():
-                    if v > best.get(d, 0.0):
-                        best[d] = v
-            for d, v in best.items():
+            for d, v in self._best(alts, allowed).items():
                 scores[d] = scores.get(d, 0.0) + v
                 matched[d] = matched.get(d, 0) + 1
-        total = len(groups)
         joined_query = "-".join(raw_words)
         exact = " ".join(query.lower().split())
-        ranked: list[tuple[int, float, str, int]] = []
-        for d, v in scores.items():
-            coverage = matched[d] / total
-            score = v * (0.35 + 0.65 * coverage)
-            entry = self.docs[d]
-            rid = str(entry["id"]).lower()
-            if rid == joined_query:
-                score *= 2.0
-            elif joined_query in rid:
-                score *= 1.25
-            # A query that is a rule's id or its whole message names that rule, from whichever source: it goes
-            # first, above any looser match however well its words score.
-            message = " ".join(str(entry.get("message", "")).lower().split())
-            named = rid in (exact, joined_query) or message == exact
-            ranked.append((0 if named else 1, -score, rid, d))
-        ranked.sort()
+        ranked = sorted(self._rank(d, v * (0.35 + 0.65 * matched[d] / len(groups)), joined_query, exact)
+                        for d, v in scores.items())
         return [(self.docs[d], round(-neg, 4)) for _tier, neg, _rid, d in ranked[:limit]]
+
+    def _allowed(self, language: str | None, tags: Iterable[str], source: str | None) -> set[int] | None:
+        """The documents the filters leave (None: no filter)."""
+        lang = canonical(language) if language else None
+        if language and lang is None:
+            lang = language.strip().lower()
+        want_tags = {t.strip().lower() for t in tags if t.strip()}
+        if not (lang or want_tags or source):
+            return None
+        return {i for i, d in enumerate(self.docs)
+                if (not lang or d.get("language") == lang)
+                and (not source or from_source(d, source))
+                and want_tags <= {str(t).lower() for t in d.get("tags") or []}}
+
+    def _best(self, alts: list[list[tuple[str, float]]], allowed: set[int] | None) -> dict[int, float]:
+        """Each document's score for one query word: its best-scoring alternative (the word, a synonym, a typo)."""
+        best: dict[int, float] = {}
+        for alt in alts:
+            acc: dict[int, float] = {}
+            for term, weight in alt:
+                idf = self.idf.get(term, 0.0) * weight
+                for doc, tfw in self.postings.get(term, ()):
+                    d = int(doc)
+                    if allowed is None or d in allowed:
+                        acc[d] = acc.get(d, 0.0) + idf * tfw
+            for d, v in acc.items():
+                if v > best.get(d, 0.0):
+                    best[d] = v
+        return best
+
+    def _rank(self, d: int, score: float, joined_query: str, exact: str) -> tuple[int, float, str, int]:
+        """A sort key: a query that is a rule's id or its whole message names that rule, from whichever source,
+        so it goes first, above any looser match however well its words score; then by score."""
+        entry = self.docs[d]
+        rid = str(entry["id"]).lower()
+        if rid == joined_query:
+            score *= 2.0
+        elif joined_query in rid:
+            score *= 1.25
+        message = " ".join(str(entry.get("message", "")).lower().split())
+        named = rid in (exact, joined_query) or message == exact
+        return (0 if named else 1, -score, rid, d)
 
 
 def from_source(doc: dict[str, Any], source: str) -> bool:
