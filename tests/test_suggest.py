@@ -157,3 +157,12 @@ def test_construct_used_correctly_elsewhere_is_separated_by_its_context(ws: Work
                          invalid_examples=["package main\nfunc h(xs []X) { for _, x := range xs { defer x.Done() } }"],
                          valid_examples=["package main\nfunc h(x X) { defer x.Done() }"])
     assert held["success"], held
+
+
+def test_literals_that_share_a_prefix_are_pinned_with_regex(ws: Workspace, engine: Engine) -> None:
+    best = _best(ws, engine, language="python", invalid_examples=['key = "AKIAQWERTYUIOPASDFGH"',
+                                                                  'aws_key = "AKIAZXCVBNMLKJHGFDSA"'],
+                 valid_examples=['key = os.environ["AWS"]', 'name = "bob"'])
+    assert "regex: ^\"AKIA" in str(best["yaml"]) and "kind: string" in str(best["yaml"]), best["yaml"]
+    assert run_test_rule(ws, engine, str(best["yaml"]), invalid_examples=['k = "AKIA0000111122223333"'],
+                         valid_examples=['k = "AK"'])["success"]

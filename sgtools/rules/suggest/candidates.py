@@ -110,6 +110,10 @@ def generalisations(invalid: Sequence[Example], valid: Sequence[Example] = ()) -
         # (`inside` / `not inside`) can separate it, so it waits for that stage.
         shadowed = (group[0].kind, group[0].text) in fine
         in_valid = group[0].kind in kinds
+        literal = _literal(group)
+        if literal is not None:
+            literal.kind_in_valid = in_valid
+            seen[literal.pattern] = literal
         for level in LEVELS:
             gen = generalise(group, level)
             if gen is not None:
@@ -122,6 +126,17 @@ def generalisations(invalid: Sequence[Example], valid: Sequence[Example] = ()) -
     return list(seen.values())
 
 
+def _literal(group: list[Node]) -> Generalised | None:
+    """Literals of one kind that differ but share a prefix or suffix (`"AKIA..."`): `kind` + `regex`."""
+    root = group[0]
+    if not root.atomic or not root.named or len({n.kind for n in group}) > 1:
+        return None
+    pin = _pin([n.text for n in group])
+    if pin is None:
+        return None
+    return Generalised(root, f"{root.kind} literals matching {pin}", [], 0, 1.0, pinned=pin)
+
+
 def _kind_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
     return {h.name: {"kind": next(iter(h.kinds))} for h in holes if not h.multi and len(h.kinds) == 1}
 
@@ -131,8 +146,11 @@ def _pin(texts: Sequence[str]) -> str | None:
         return None
     prefix = _common(texts)
     suffix = _common([t[::-1] for t in texts])[::-1]
-    best = max((f"^{re.escape(prefix)}", prefix), (f"{re.escape(suffix)}$", suffix), key=lambda p: len(p[1]))
-    return best[0] if len(re.sub(r"\W", "", best[1])) >= PIN_MIN else None
+    # A shared start (`"AKIA`, `"sk-`, `"http://`) usually is the point; a shared end only when there is none.
+    for shown, regex in ((prefix, f"^{re.escape(prefix)}"), (suffix, f"{re.escape(suffix)}$")):
+        if len(re.sub(r"\W", "", shown)) >= PIN_MIN:
+            return regex
+    return None
 
 
 def _common(texts: Sequence[str]) -> str:
@@ -161,6 +179,9 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False) -> list[
     out: list[Candidate] = []
     for i, gen in enumerate(gens):
         if gen.shadowed != shadowed:
+            continue
+        if gen.pinned is not None:
+            out.append(Candidate({"rule": {"kind": gen.root.kind, "regex": gen.pinned}}, gen, PINNED, i))
             continue
         rule = _patterns([{"pattern": p} for p in gen.alternatives])
         out.append(Candidate({"rule": rule}, gen, PLAIN, i))
@@ -198,6 +219,8 @@ def context_forms(gens: Sequence[Generalised], pivot: Example, indexes: Sequence
     out: list[Candidate] = []
     for i in indexes:
         gen = gens[i]
+        if gen.pinned is not None:
+            continue
         contexts = [_context(gen, pivot, n) for n in range(len(gen.alternatives))]
         if any(c is None for c in contexts):
             continue
@@ -214,7 +237,7 @@ def kind_has_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[
     out: list[Candidate] = []
     for i in indexes:
         gen = gens[i]
-        leaves = _kept_leaves(gen)[:3]
+        leaves = _kept_leaves(gen)[:3] if gen.pinned is None else []
         if not leaves:
             continue
         has = [{"has": {"kind": n.kind, "regex": f"^{re.escape(n.text)}$", "stopBy": "end"}} for n in leaves]

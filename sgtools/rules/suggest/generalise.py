@@ -55,6 +55,7 @@ class Generalised:
     choices: list[tuple[str, ...]] = field(default_factory=list)
     shadowed: bool = False  # the root's code also occurs in a valid example
     kind_in_valid: bool = False  # a valid example has a node of the root's kind
+    pinned: str | None = None  # differing literals with a common prefix/suffix: this regex, not a pattern
 
     @property
     def alternatives(self) -> list[str]:

@@ -63,10 +63,15 @@ def _holes(cand: Candidate) -> str:
     return "; ".join(parts)
 
 
+def form_name(cand: Candidate) -> str:
+    return "kind + regex (the literals differ but share this start or end)" if cand.gen.pinned else \
+        FORM_NAMES[cand.form]
+
+
 def why(cand: Candidate, n_invalid: int, n_valid: int) -> str:
     shared = "shared by all" if n_invalid > 1 else "in"
     text = (f"The smallest `{cand.gen.root.kind}` {shared} {n_invalid} invalid example(s), written as "
-            f"{FORM_NAMES[cand.form]}")
+            f"{form_name(cand)}")
     holes = _holes(cand)
     if holes:
         text += f"; {holes}"

@@ -207,7 +207,7 @@ def suggest_rule(
         cand, doc = picked[n], docs[n]
         rid = str(doc["id"])
         item: SuggestedRule = {"yaml": "", "rule_id": rid, "why": render.why(cand, len(invalid), len(valid)),
-                               "checked": {"invalid": invalid, "valid": valid}, "form": cands.FORM_NAMES[cand.form],
+                               "checked": {"invalid": invalid, "valid": valid}, "form": render.form_name(cand),
                                "analysis": findings[n]}
         if pairs:
             fix, note = fixes.infer(engine, lang, file_name, cand, pairs)
