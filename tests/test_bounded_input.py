@@ -111,3 +111,18 @@ def test_hook_in_a_real_process_with_an_endless_pipe(initialized: Workspace) -> 
         yes.wait()
     assert proc.returncode == 2 and "[too-large]" in proc.stderr, proc.stderr
     assert took < 10  # the interpreter's start-up included; the read itself stops at the cap
+
+
+def test_a_file_past_max_file_bytes_keeps_its_findings_without_fix_its(initialized: Workspace,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgtools.engine.process import Engine
+    from sgtools.scan.paths import scan_path
+
+    (initialized.root / "rules/w.yml").write_text(
+        "id: w\nlanguage: python\nseverity: info\nmessage: w\nrule:\n  pattern: wrap($A)\nfix: w($A)\n")
+    (initialized.root / "small.py").write_text("wrap(1)\n")
+    (initialized.root / "big.py").write_text("wrap(2)\n" + "# pad\n" * 400)
+    monkeypatch.setattr(settings, "_current", Settings(max_file_bytes=1024))
+    found = {d["file"]: d for d in scan_path(initialized, Engine())["issues"]}
+    assert set(found) == {"big.py", "small.py"}
+    assert found["big.py"]["fixits"] == [] and found["small.py"]["fixits"]

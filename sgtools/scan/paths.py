@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sgtools.core.errors import BadInput, NotFound
+from sgtools.core import bounded
+from sgtools.core.errors import BadInput, NotFound, TooLarge
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.engine.texts import scan_texts
 from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
@@ -151,9 +152,9 @@ def _read_matched_files(ws: Workspace, raw: list[dict[str, Any]]) -> dict[str, s
     for m in raw:
         name = str(m["file"])
         if name not in data:
-            try:
-                data[name] = (ws.root / name).read_bytes()
-            except OSError:
+            try:  # past max_file_bytes no fix could be applied anyway: its findings stand without fix-its
+                data[name] = bounded.read_file(ws.root / name, name, "max_file_bytes")
+            except (OSError, TooLarge):
                 data[name] = None
         content = data[name]
         if content is not None:
