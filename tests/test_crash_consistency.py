@@ -133,3 +133,15 @@ def test_the_journal_holds_every_file_before_the_first_rename(tmp_path: Path) ->
     assert sorted(e["path"] for e in data["files"]) == sorted(SOURCES)
     assert _state(ws.root)["src/m0.py"] == SOURCES["src/m0.py"].encode()  # nothing renamed yet
     assert os.path.exists(ws.root / JOURNAL_NAME)
+
+
+def test_a_long_running_workspace_replays_before_its_next_write(tmp_path: Path) -> None:
+    ws = _project(tmp_path / "proj")  # made before the crash, like a server that keeps running
+    old = _state(tmp_path / "proj")
+    killed = _run(ws.root, "rewrite", 3)  # journal written, one source file renamed, then SIGKILL
+    assert killed.returncode == -9 and (ws.root / JOURNAL_NAME).exists()
+    assert _state(ws.root) != old  # torn until someone replays it
+    with ws.lock():  # its next write starts here
+        assert not (ws.root / JOURNAL_NAME).exists()
+    after = _state(ws.root)
+    assert all(after[f] == SOURCES[f].replace("eval(", "ev(").encode() for f in SOURCES)

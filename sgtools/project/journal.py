@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core.errors import SgToolsError, Timeout
-from sgtools.project.workspace import Workspace
+from sgtools.project.workspace import JOURNAL_NAME, Workspace
 
 log = logging.getLogger("sgtools.project.journal")
 
-JOURNAL_NAME = ".sgtools-journal.json"
 _VERSION = 1
 
 
@@ -80,18 +79,25 @@ def pending(root: Path) -> bool:
 
 
 def recover(ws: Workspace) -> list[str]:
-    """Finish a set a crash interrupted (see the module docstring); returns the files written. Never raises for
-    a fault of its own: a command must still start (the journal stays for the next one)."""
+    """Finish a set a crash interrupted (see the module docstring); returns the files written. `Workspace`
+    does this when it is made and whenever its lock is taken."""
     try:
         with ws.lock():
-            if not pending(ws.root):
-                return []
-            return _replay(ws)
-    except (OSError, SgToolsError, ValueError) as exc:
-        if isinstance(exc, Timeout):
-            log.info("journal replay postponed: the project is locked by another writer")
-        else:
-            log.warning("could not replay %s: %s", ws.root / JOURNAL_NAME, exc)
+            return replay_held(ws)
+    except Timeout:
+        log.info("journal replay postponed: the project is locked by another writer")
+        return []
+
+
+def replay_held(ws: Workspace) -> list[str]:
+    """`recover` with the lock already held. Never raises for a fault of its own: a command must still run
+    (the journal stays for the next one)."""
+    if not pending(ws.root):
+        return []
+    try:
+        return _replay(ws)
+    except (OSError, SgToolsError, ValueError, KeyError, TypeError) as exc:
+        log.warning("could not replay %s: %s", ws.root / JOURNAL_NAME, exc)
         return []
 
 

@@ -24,6 +24,7 @@ from sgtools.core.settings import Settings, get_settings
 
 ROOT_ENV = "SGTOOLS_ROOT"
 RULE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # always fullmatch: `$` passes "id\n"
+JOURNAL_NAME = ".sgtools-journal.json"  # see project/journal.py
 MAX_NAME_BYTES = 255  # one path component, as on ext4 / APFS / NTFS
 MAX_PATH_BYTES = 4096
 _LOCK_POLL = 0.02
@@ -62,10 +63,9 @@ class Workspace:
     def __init__(self, root: str | os.PathLike[str] | None = None, settings: Settings | None = None) -> None:
         self.root = resolve_root(root)
         self.settings = settings if settings is not None else get_settings()
-        from sgtools.project import journal  # it builds on this module
-
-        if journal.pending(self.root):  # a multi-file write was interrupted by a crash: finish it first
-            journal.recover(self)
+        if os.path.lexists(self.root / JOURNAL_NAME):  # a multi-file write was cut by a crash: finish it first
+            with contextlib.suppress(Timeout, OSError), self.lock():  # Timeout: a live writer holds it
+                pass
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -145,6 +145,7 @@ class Workspace:
                             ) from None
                         time.sleep(_LOCK_POLL)
                 try:
+                    self._finish_interrupted_write()
                     yield
                 finally:
                     fcntl.flock(fd, fcntl.LOCK_UN)
@@ -152,6 +153,14 @@ class Workspace:
                 os.close(fd)
         finally:
             tlock.release()
+
+    def _finish_interrupted_write(self) -> None:
+        """With the lock held: replay a multi-file write a crash interrupted (project/journal), so no writer
+        ever starts from a half-written project, in this process or a long-running server."""
+        if os.path.lexists(self.root / JOURNAL_NAME):
+            from sgtools.project import journal  # it builds on this module
+
+            journal.replay_held(self)
 
     def write_text(self, path: str | os.PathLike[str], text: str) -> Path:
         return self.write_bytes(path, text.encode("utf-8"))
