@@ -23,9 +23,10 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
     "initialize_ast_grep": (set(), set(), (False, False, True, False),
                             {"success", "message", "created", "existing"}),
     "scan_code": ({"code"}, {"language", "path", "min_severity", "max_results"}, (True, False, True, False),
-                  {"success", "issues", "counts", "truncated", "ruleErrors", "notes"}),
+                  {"success", "issues", "counts", "truncated", "ruleErrors", "notes", "analysis"}),
     "scan_path": (set(), {"paths", "min_severity", "rule_ids", "max_results", "offset"}, (True, False, True, False),
-                  {"success", "issues", "counts", "truncated", "nextOffset", "ruleErrors", "notes", "filesChecked"}),
+                  {"success", "issues", "counts", "truncated", "nextOffset", "ruleErrors", "notes", "filesChecked",
+                   "analysis"}),
     "add_or_update_rule": ({"rule_id", "rule_yaml"}, {"valid_examples", "invalid_examples", "force"},
                            (False, True, True, False), {"success", "message", "path", "created", "testPath",
                                                         "testResult", "analysis", "warnings"}),
@@ -54,11 +55,11 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                                    {"success", "details", "rule", "warnings"}),
     "import_community_rule": ({"rule_id"}, {"overwrite", "globs"}, (False, True, True, True),
                               {"success", "message", "path", "testPath", "source", "sha256", "license",
-                               "migrationNotes", "testResult", "warnings"}),
+                               "migrationNotes", "testResult", "warnings", "analysis"}),
     "server_info": (set(), set(), (True, False, True, True),
                     {"version", "astGrepVersion", "root", "config", "ruleCount", "ruleErrors", "languages",
                      "communitySources", "readOnly", "python", "astGrepBinary", "customLanguages", "problems",
-                     "defaultExcludes"}),
+                     "defaultExcludes", "ruleAnalysis"}),
 }
 WRITE_ONLY = {"initialize_ast_grep", "add_or_update_rule", "remove_rule", "import_community_rule"}
 PLAIN_TYPES = {"string", "integer", "boolean", "array", "object", "number"}

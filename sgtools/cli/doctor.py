@@ -41,5 +41,6 @@ def run(args: argparse.Namespace) -> int:
         print_json(info)
     else:
         print(render_info(info, config_line=_config_line(info, ws.root, args.subfolder), problems=problems, say=speak))
-    bad = bool(info["ruleErrors"]) or info["astGrepVersion"] is None or bool(problems)
+    bad = (bool(info["ruleErrors"]) or info["astGrepVersion"] is None or bool(problems)
+           or bool(info.get("ruleAnalysis", {}).get("neverFire")))
     return EXIT_ERROR if bad else EXIT_OK

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from sgtools.cli import rule_suggest
+from sgtools.cli import rule_lint, rule_suggest
 from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.voice import speak
@@ -55,6 +55,7 @@ def register(subs: Any) -> None:
     _common(test, run_test)
 
     rule_suggest.register(rule_subs)
+    rule_lint.register(rule_subs)
 
 
 def _common(p: argparse.ArgumentParser, func: Any) -> None:

@@ -276,7 +276,7 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str,
     result: ImportCommunityRuleResult = {
         "success": True, "message": message, "path": written["path"], "testPath": written["testPath"],
         "source": label, "sha256": entry["sha256"], "license": metadata["license"], "migrationNotes": notes,
-        "testResult": report,
+        "testResult": report, "analysis": written.get("analysis") or [],
     }
     warnings += written["warnings"]
     if warnings:

@@ -3,7 +3,7 @@
 from typing import NotRequired, Required, TypedDict
 
 from sgtools.core.types import Examples, SourceStatus
-from sgtools.rules.types import RuleTestReport
+from sgtools.rules.types import Finding, RuleTestReport
 
 
 class SearchCommunityRulesArgs(TypedDict, total=False):
@@ -72,6 +72,7 @@ class ImportCommunityRuleResult(TypedDict):
     license: str
     migrationNotes: list[str]
     testResult: RuleTestReport | None
+    analysis: list[Finding]
     warnings: NotRequired[list[str]]
 
 

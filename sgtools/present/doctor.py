@@ -27,6 +27,8 @@ def render_info(info: ServerInfo, *, config_line: str | None = None, problems: S
         state = "loaded" if lang["loaded"] else f"NOT loaded ({lang['state']}: run `sgtools trust`)"
         lines.append(f"parser         {lang['language']}: {lang['library']} {state}")
     lines += [f"  ✗ {err['path']}: {say(err['message'])}" for err in info["ruleErrors"]]
+    lines += [f"  ✗ rule {rid} can never fire: `sgtools rule lint {rid}` says why and shows a verified repair"
+              for rid in info.get("ruleAnalysis", {}).get("neverFire", [])]
     lines += [f"problem        {say(p)}" for p in (info["problems"] if problems is None else problems)]
     return "\n".join(lines)
 

@@ -53,4 +53,7 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
     rules = load_ruleset(ws, cfg, engine)
     info["ruleCount"] = len(rules.rules)
     info["ruleErrors"] = rules.error_dicts()
+    from sgtools.rules.analysis.project import analyse_project, summary  # the analyser is not needed for a bare info
+
+    info["ruleAnalysis"] = summary(analyse_project(ws, engine, cfg, rules.rules))
     return info

@@ -1,6 +1,6 @@
 """The shapes of the project services: initialize (sgconfig.yml and folders) and server_info / doctor."""
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from sgtools.core.types import RuleErrorDict, SourceStatus
 
@@ -34,6 +34,12 @@ class DefaultExcludes(TypedDict):
     patterns: list[str]
 
 
+class RuleAnalysisSummary(TypedDict):
+    analysed: int
+    neverFire: list[str]  # ids of rules that can never fire (`sgtools rule lint` says why)
+    withWarnings: list[str]
+
+
 class ServerInfo(TypedDict):
     version: str
     python: str
@@ -49,3 +55,4 @@ class ServerInfo(TypedDict):
     customLanguages: list[CustomLanguage]
     defaultExcludes: DefaultExcludes
     problems: list[str]
+    ruleAnalysis: NotRequired[RuleAnalysisSummary]

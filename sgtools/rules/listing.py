@@ -11,6 +11,7 @@ from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.languages import language_key, unknown_language_message
 from sgtools.project.workspace import Workspace, check_rule_id
+from sgtools.rules.analysis.project import analyse_project
 from sgtools.rules.docfile import DocFile
 from sgtools.rules.locate import load_docs_quietly, project_ids, test_files_for, tested_ids, unknown_id_message
 from sgtools.rules.ruleset import DEFAULT_SEVERITY, load_ruleset
@@ -24,14 +25,15 @@ def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> Li
         raise BadInput(unknown_language_message(cfg, language))
     ruleset = load_ruleset(ws, cfg, engine)
     tested = tested_ids(cfg)
+    chosen = [r for r in sorted(ruleset.rules, key=lambda r: (r.id, str(r.path), r.index))
+              if want is None or language_key(r.language, cfg) == want]
+    analysis = analyse_project(ws, engine, cfg, chosen)
     rules: list[RuleSummary] = []
-    for r in sorted(ruleset.rules, key=lambda r: (r.id, str(r.path), r.index)):
-        if want is not None and language_key(r.language, cfg) != want:
-            continue
+    for r in chosen:
         rules.append({
             "id": r.id, "language": r.language, "severity": r.severity, "message": r.message,
             "path": ws.relative(r.path), "hasFix": r.has_fix and r.data.get("fix") is not None,
-            "hasTests": r.id in tested,
+            "hasTests": r.id in tested, "analysis": analysis.get(r.id, []),
         })
     return {"rules": rules, "ruleErrors": ruleset.error_dicts()}
 

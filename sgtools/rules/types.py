@@ -73,6 +73,7 @@ class RuleSummary(TypedDict):
     path: str
     hasFix: bool
     hasTests: bool
+    analysis: list[Finding]  # what the rule analyser found (nothing when the rule is sound)
 
 
 class ListRulesResult(TypedDict):

@@ -18,6 +18,7 @@ from sgtools.project import excludes
 from sgtools.project.config import ProjectConfig
 from sgtools.project.languages import file_name_for, language_for_path, language_key
 from sgtools.project.workspace import Workspace
+from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
@@ -71,9 +72,13 @@ def scan_path(
         _verify_files(ws, engine, cfg, rules, page, by_rel)
     else:
         mark_unchecked(page, "verification not requested")
-    return {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
-            "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
-            "filesChecked": watch.files}
+    result: ScanPathResult = {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
+                              "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
+                              "filesChecked": watch.files}
+    analysis = scan_analysis(engine, rules, cfg.path)
+    if analysis:  # rules that can never fire (from their last analysis) say so next to ruleErrors
+        result["analysis"] = analysis
+    return result
 
 
 def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule]:

@@ -20,6 +20,7 @@ from sgtools.project import config as project
 from sgtools.project.config import ProjectConfig
 from sgtools.project.languages import file_name_for, language_key, resolve_language
 from sgtools.project.workspace import Workspace
+from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, rule_applies
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
@@ -83,11 +84,14 @@ def scan_code(
         result.setdefault("notes", []).append("No rule could be loaded, so nothing was checked: see ruleErrors.")
     if not rules:
         return result
+    result["analysis"] = scan_analysis(engine, rules, cfg.path)
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
     diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
                                 file=file, min_severity=level, verify_max=limit)
     page = diags[:limit]
     result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
+    if not result["analysis"]:
+        del result["analysis"]
     return result
 
 

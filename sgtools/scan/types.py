@@ -63,6 +63,17 @@ class ScanPathArgs(TypedDict, total=False):
     offset: int
 
 
+class RuleFinding(TypedDict):
+    """A rule analysis finding (sgtools.rules.types.Finding) of a rule that ran in a scan, with its rule id."""
+
+    ruleId: str
+    code: str
+    severity: str
+    path: str
+    message: str
+    repair: NotRequired[str]
+
+
 class ScanResult(TypedDict):
     """scan_code's result; `success` is true when nothing was found. `counts` cover every finding."""
 
@@ -72,6 +83,7 @@ class ScanResult(TypedDict):
     truncated: bool
     ruleErrors: list[RuleErrorDict]
     notes: NotRequired[list[str]]  # why some rules did not run on a snippet
+    analysis: NotRequired[list[RuleFinding]]  # the last analysis of the rules that ran, at warning or above
 
 
 class ScanPathResult(ScanResult):

@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from sgtools.core import languages, yamlio
 from sgtools.core.cache import JsonCache
@@ -27,7 +27,7 @@ from sgtools.rules.analysis.findings import Finding, at_least, never_fires
 from sgtools.rules.analysis.globs import workspace_findings
 from sgtools.rules.analysis.service import Item, analyse_items
 
-__all__ = ["Examples", "Finding", "analyse_rule", "analyse_rules", "at_least", "never_fires"]
+__all__ = ["Examples", "Finding", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires"]
 
 _CACHE_VERSION = "1"
 _cache = JsonCache("analysis")
@@ -88,11 +88,33 @@ def analyse_rules(ws: Workspace | None, engine: Engine, rules: Sequence[Mapping[
             results[n] = found
             if not any(f["code"] == F.NOT_ANALYSED for f in found):
                 _cache.put("findings", keys[n], found)
-    out: list[list[Finding]] = [[Finding(**f) for f in r or []] for r in results]  # copies: the cache keeps its own
+                _cache.put("latest", _latest_key(engine, items[n], config),
+                           [f for f in found if f["code"] not in _EXAMPLE_CODES])
+    out: list[list[Finding]] = [[cast(Finding, dict(f)) for f in r or []] for r in results]  # the cache keeps its own
     if ws is not None:
         for n, d in enumerate(docs):
             out[n] += workspace_findings(ws, d, config)
     return [F.sort_findings(found) for found in out]
+
+
+_EXAMPLE_CODES = (F.EXAMPLE_MATCHED, F.EXAMPLE_NOT_MATCHED)
+
+
+def _latest_key(engine: Engine, item: Item, config: Path | str) -> str:
+    return _key(engine, Item(item.doc, item.language), config)
+
+
+def last_findings(engine: Engine, rules: Sequence[Mapping[str, Any]], *, config: Path | str = NO_CONFIG,
+                  ) -> list[list[Finding] | None]:
+    """What the last analysis of each rule found (examples aside), without running anything: None for a rule
+    never analysed. Scans report these next to `ruleErrors` at no cost."""
+    out: list[list[Finding] | None] = []
+    for rule in rules:
+        doc = _doc(rule)
+        hit = _cache.get("latest", _latest_key(engine, Item(doc, languages.canonical(str(doc.get("language", "")))),
+                                               config))
+        out.append([cast(Finding, dict(f)) for f in hit] if isinstance(hit, list) else None)
+    return out
 
 
 def analyse_rule(ws: Workspace | None, engine: Engine, rule: Mapping[str, Any] | str,

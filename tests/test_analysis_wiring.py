@@ -1,0 +1,89 @@
+"""The analyser where users meet it: list_rules per rule, `sgtools rule lint` (exit 1 when a rule can never
+fire), scans reporting a never-firing rule next to ruleErrors, server_info/doctor, and `force`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sgtools.core.errors import BadInput, RuleInvalid
+from sgtools.engine.process import Engine
+from sgtools.project.doctor import server_info
+from sgtools.project.workspace import Workspace
+from sgtools.rules import store
+from sgtools.rules.listing import list_rules
+from sgtools.scan.snippet import scan_code
+
+BARE = "id: no-println\nlanguage: go\nseverity: warning\nmessage: m\nrule:\n  pattern: fmt.Println($$$ARGS)\n"
+GOOD = "id: no-eval\nlanguage: python\nseverity: error\nmessage: m\nrule:\n  pattern: eval($X)\n"
+
+
+def _write(ws: Workspace, name: str, text: str) -> None:
+    (ws.root / "rules" / f"{name}.yml").write_text(text, encoding="utf-8")
+
+
+def _lint(ws: Workspace, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sgtools", "rule", "lint", "--root", str(ws.root), *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_add_refuses_a_rule_that_can_never_fire_and_force_saves_it(initialized: Workspace, engine: Engine) -> None:
+    with pytest.raises(RuleInvalid) as err:
+        store.add_or_update_rule(initialized, engine, "no-println", BARE)
+    assert "can never fire" in err.value.message and "Verified repair" in err.value.message
+    assert err.value.details["analysis"][0]["code"] == "pattern-never-matches"
+    assert not (initialized.root / "rules" / "no-println.yml").exists()
+    with pytest.raises(BadInput):
+        store.add_or_update_rule(initialized, engine, "no-println", BARE, force="yes")  # type: ignore[arg-type]
+    saved = store.add_or_update_rule(initialized, engine, "no-println", BARE, force=True)
+    assert (initialized.root / "rules" / "no-println.yml").is_file()
+    assert any("never fire" in w for w in saved["warnings"])
+
+
+def test_list_rules_carries_each_rules_analysis(initialized: Workspace, engine: Engine) -> None:
+    _write(initialized, "no-println", BARE)
+    _write(initialized, "no-eval", GOOD)
+    rules = {r["id"]: r for r in list_rules(initialized, engine)["rules"]}
+    assert [f["code"] for f in rules["no-println"]["analysis"]] == ["pattern-never-matches"]
+    assert rules["no-eval"]["analysis"] == []
+
+
+def test_scan_reports_a_never_firing_rule_next_to_rule_errors(initialized: Workspace, engine: Engine) -> None:
+    _write(initialized, "no-println", BARE)
+    list_rules(initialized, engine)  # analyses the project; scans read the result, they never compute it
+    result = scan_code(initialized, engine, 'package main\nfunc main() {\n\tfmt.Println("x")\n}\n', "go")
+    assert result["issues"] == []
+    assert [(a["ruleId"], a["code"]) for a in result["analysis"]] == [("no-println", "pattern-never-matches")]
+
+
+def test_server_info_counts_rules_that_can_never_fire(initialized: Workspace, engine: Engine) -> None:
+    _write(initialized, "no-println", BARE)
+    _write(initialized, "no-eval", GOOD)
+    info = server_info(initialized, engine)
+    assert info["ruleAnalysis"] == {"analysed": 2, "neverFire": ["no-println"], "withWarnings": []}
+
+
+@pytest.mark.slow
+def test_rule_lint_exits_1_when_a_rule_can_never_fire(initialized: Workspace) -> None:
+    _write(initialized, "no-println", BARE)
+    _write(initialized, "no-eval", GOOD)
+    done = _lint(initialized)
+    assert done.returncode == 1, done.stderr
+    assert "error[pattern-never-matches] no-println rule.pattern" in done.stdout
+    assert "selector: call_expression" in done.stdout
+    assert _lint(initialized, "no-eval").returncode == 0
+    as_json = json.loads(_lint(initialized, "--json").stdout)
+    assert as_json["neverFire"] == ["no-println"]
+    assert _lint(initialized, "nope").returncode == 2
+
+
+@pytest.mark.slow
+def test_repository_rules_lint_clean() -> None:
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "sgtools", "rule", "lint", "--root", str(root)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
