@@ -40,7 +40,7 @@ class Examples(TypedDict, total=False):
 
 def _doc(rule: Mapping[str, Any] | str) -> dict[str, Any]:
     if isinstance(rule, str):
-        loaded = yamlio.load_all(rule)
+        loaded = yamlio.load_all_cached(rule.encode("utf-8", "surrogatepass"))  # parsed once per content
         docs = [d for d in loaded if d is not None]
         if len(docs) != 1 or not isinstance(docs[0], dict):
             raise ValueError("analyse_rule takes one rule document")
