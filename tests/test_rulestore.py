@@ -63,7 +63,7 @@ def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> N
     listed = listing.list_rules(proj, engine)
     assert listed == {"rules": [{"id": "no-print", "language": "python", "severity": "warning",
                                  "message": "print of $A", "path": "rules/no-print.yml", "hasFix": True,
-                                 "hasTests": True}], "ruleErrors": []}
+                                 "hasTests": True, "analysis": []}], "ruleErrors": []}
 
     info = listing.explain_rule(proj, engine, "no-print")
     assert info["fix"] == "logger.info($A)" and info["source"] == "project"
