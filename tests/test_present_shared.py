@@ -120,3 +120,16 @@ def test_lists_are_capped_for_mcp_only() -> None:
     capped = rules.render_rules(many, limit=5)
     assert capped.splitlines()[-1] == "... and 2 more (see the structured result)"
     assert len(rules.render_rules(many).splitlines()) == 8
+
+
+def test_cli_and_present_never_import_mcp() -> None:
+    """The shared renderings live in sgtools.present so that the CLI prints them without the MCP SDK."""
+    import subprocess
+    import sys
+
+    code = ("import sys, sgtools.cli, sgtools.cli.rule, sgtools.cli.rule_suggest, sgtools.cli.community, "
+            "sgtools.cli.doctor, sgtools.cli.init, sgtools.present.rules, sgtools.present.community, "
+            "sgtools.present.doctor, sgtools.present.results; "
+            "print(' '.join(m for m in ('mcp', 'mcp_types', 'pydantic') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
