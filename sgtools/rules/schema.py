@@ -33,11 +33,40 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
-def schema_problems(data: Any, limit: int | None = None) -> list[str]:
+_RELATIONS = frozenset({"inside", "has", "precedes", "follows"})
+
+
+def _ignored_by_ast_grep(err: ValidationError) -> bool:
+    """An unknown key in an object where ast-grep 0.51 ignores unknown keys (relations, nthChild, the inner
+    objects of a transformation, fix configs, labels, glob objects): refusing it would refuse a rule ast-grep
+    accepts, so it is a warning. tests/test_schema_parity.py checks these against the binary."""
+    while err.validator in ("anyOf", "oneOf") and err.context:
+        err = _best(err.context, err)
+    if err.validator != "additionalProperties" or not isinstance(err.instance, dict):
+        return False
+    # A near miss of a known key (`stopby`) is a typo that silently changes the rule: still refused.
+    allowed = [str(k) for k in (err.schema.get("properties") or {})]
+    unknown = [str(k) for k in err.instance if k not in allowed]
+    if any(difflib.get_close_matches(k.lower(), [a.lower() for a in allowed], n=1, cutoff=0.75) for k in unknown):
+        return False
+    path = list(err.absolute_path)
+    last = path[-1] if path else None
+    return (last in _RELATIONS or last == "nthChild" or (len(path) >= 2 and path[-2] == "range")
+            or (len(path) >= 3 and path[0] == "transform")
+            or (bool(path) and path[0] in ("files", "ignores"))
+            or (len(path) == 2 and path[0] == "labels")
+            or ((bool(path) and "fix" in path and path[-1] == "fix") or (len(path) >= 2 and path[-2] == "fix")))
+
+
+def schema_problems(data: Any, limit: int | None = None, warnings: list[str] | None = None) -> list[str]:
     """Every structural problem, each naming its JSON path and how to fix it; past `limit` (None: no limit)
-    the rest are counted, not listed."""
+    the rest are counted, not listed. Unknown keys that ast-grep ignores go to `warnings` instead."""
     problems: list[str] = []
     for err in sorted(_validator().iter_errors(data), key=lambda e: _path(e.absolute_path)):
+        if _ignored_by_ast_grep(err):
+            if warnings is not None:
+                warnings += [f"{text}; ast-grep ignores it" for text in _describe(err)]
+            continue
         for text in _describe(err):
             if text not in problems:
                 problems.append(text)

@@ -106,7 +106,7 @@ def prepare(
     text = yamlio.dump_rt(doc)
     data = plain_data(doc)
     # 2. Structure, with our schema.
-    problems = schema_problems(data, ws.settings.max_reported_problems)
+    problems = schema_problems(data, ws.settings.max_reported_problems, warnings)
     if problems:
         raise RuleInvalid("The rule's structure is invalid: " + "; ".join(problems) + " (fix these, then retry)",
                           check="schema", problems=problems)
