@@ -120,6 +120,7 @@ class Fix:
     safety: str
     verified: bool
     confidence: float
+    reason: str | None  # why it is not verified, when it is not
     fixed_text: str = field(repr=False)
     original: str = field(repr=False)
     broken: str | None = None
@@ -128,6 +129,13 @@ class Fix:
     def key(self) -> str:
         digest = hashlib.sha1(f"{self.old}\0{self.new}".encode()).hexdigest()[:10]
         return f"{self.rule}|{self.file}|{self.line}|{digest}"
+
+
+def _why(fx: dict[str, Any]) -> str:
+    v = fx.get("verification") or {}
+    if not v.get("checked"):
+        return str(v.get("reason") or "not checked")
+    return "still fires" if v.get("stillFires") else "parses worse"
 
 
 SUFFIX_LANGUAGE = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -140,13 +148,15 @@ SUFFIX_LANGUAGE = {".py": "python", ".js": "javascript", ".mjs": "javascript", "
 def scan(corpus: Path) -> list[Fix]:
     """The product's own JSON scan of each package of one corpus (bundled rules, fix-its verified), each fix
     applied alone. Limits are raised only where a whole package would exceed them (verification count and the
-    engine's output cap); everything else runs with the defaults a user has."""
+    engine's output cap), and default excludes are off (npm packages ship their code in dist/); everything else
+    runs with the defaults a user has."""
     env = {**os.environ, "SGTOOLS_FIXIT_VERIFY_MAX": "100000", "SGTOOLS_FIXIT_VERIFY_MAX_BYTES": str(1 << 31),
            "SGTOOLS_ENGINE_MAX_OUTPUT": str(1 << 31)}
     out: list[Fix] = []
     for root in sorted(p for p in corpus.iterdir() if p.is_dir()):
         proc = subprocess.run([sys.executable, "-m", "sgtools", "scan", "--format", "json", "--verify-fixits",
-                               "--no-progress", "--allow-rule-errors", "--root", str(root), str(root)],
+                               "--no-progress", "--allow-rule-errors", "--no-default-excludes", "--root", str(root),
+                               str(root)],
                               cwd=root, capture_output=True, text=True, env=env, timeout=3600, check=False)
         if proc.returncode not in (0, 1):
             raise RuntimeError(f"scan of {root} failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -170,6 +180,7 @@ def _fixes(root: Path, issues: list[dict[str, Any]]) -> list[Fix]:
             out.append(Fix(lang, str(d["ruleId"]), f"{root.name}/{file}", int(d["line"]),
                            data[s:e].decode("utf-8", "replace"), str(edit["newText"]), str(fx.get("safety")),
                            bool(fx.get("verified")), float(fx.get("confidence") or 0),
+                           None if fx.get("verified") else _why(fx),
                            fixed.decode("utf-8", "replace"), data.decode("utf-8", "replace")))
     return out
 
@@ -357,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "fixes": [
             {"key": f.key, "safety": f.safety, "verified": f.verified, "confidence": f.confidence,
-             "broken": f.broken} for f in fixes]}, indent=1))
+             "broken": f.broken, "unverifiedBecause": f.reason} for f in fixes]}, indent=1))
     return 1 if summary["brokenSafe"] else 0
 
 

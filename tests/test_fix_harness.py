@@ -38,7 +38,7 @@ def test_every_judged_safe_fix_was_right(fixes: list[fix_harness.Fix]) -> None:
 
 def test_a_broken_fix_is_caught() -> None:
     """The checks themselves: a fix that breaks the syntax is reported by each language's check."""
-    made = [fix_harness.Fix(lang, "r", f"p/x{ext}", 1, "a", "b", "safe", True, 0.9, bad, good)
+    made = [fix_harness.Fix(lang, "r", f"p/x{ext}", 1, "a", "b", "safe", True, 0.9, None, bad, good)
             for lang, ext, bad, good in [("python", ".py", "x = (", "x = 1"),
                                          ("javascript", ".js", "f(", "f()"),
                                          ("go", ".go", "package p\nfunc f() { g( }", "package p\nfunc f() { g() }")]]

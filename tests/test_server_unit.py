@@ -213,12 +213,15 @@ def test_guide_ships_with_the_package() -> None:
 def test_text_renderings_are_short_and_say_what_to_do() -> None:
     assert plural(0, "match") == "0 matches" and plural(1, "issue") == "1 issue" and plural(2, "fix") == "2 fixes"
     issue = {"ruleId": "no-eval", "severity": "error", "message": "avoid eval", "file": "a.js", "line": 2,
-             "column": 5, "fixits": [{"kind": "fix", "verified": True, "title": "Replace with JSON.parse(x)"}]}
+             "column": 5, "fixits": [{"kind": "fix", "verified": True, "safety": "safe",
+                                                "title": "Replace with JSON.parse(x)"}]}
     scan = results.render_scan({"issues": [issue] * 30, "counts": {"error": 30}, "truncated": True,
                                 "nextOffset": 30, "ruleErrors": [{"path": "rules/bad.yml", "message": "broken"}]})
     lines = scan.splitlines()
     assert lines[0] == "30 issues (30 error)."
-    assert lines[1] == "a.js:2:5: error[no-eval] avoid eval [fix: verified] Replace with JSON.parse(x)"
+    assert lines[1] == "a.js:2:5: error[no-eval] avoid eval [fix: verified, safe] Replace with JSON.parse(x)"
+    unsafe = {**issue, "fixits": [{"kind": "fix", "verified": True, "safety": "unsafe", "title": "x"}]}
+    assert "[fix: verified, unsafe]" in results.diagnostic_line(unsafe)
     assert "... and 10 more (see the structured result)" in lines
     assert "call again with offset=30" in scan and "rules/bad.yml: broken" in scan
     assert results.render_scan({"issues": [], "counts": {}}) == "No issues found."

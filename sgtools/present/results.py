@@ -44,7 +44,8 @@ def diagnostic_line(d: Mapping[str, Any]) -> str:
     fix_note = ""
     if fixes:
         state = "verified" if fixes[0].get("verified") else "unverified"
-        fix_note = f" [fix: {state}] {fixes[0].get('title', '')}"
+        # unsafe: apply_fixes leaves it out unless include_unsafe (it may change behaviour)
+        fix_note = f" [fix: {state}, {fixes[0].get('safety', 'unsafe')}] {fixes[0].get('title', '')}"
     return f"{where}: {d.get('severity')}[{d.get('ruleId')}] {d.get('message')}{fix_note}".rstrip()
 
 
