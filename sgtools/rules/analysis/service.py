@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sgtools.core.settings import get_settings
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis import refused, repairs, selfmatch, walk
@@ -64,7 +63,7 @@ class Analysis:
     def __init__(self, engine: Engine, items: list[Item], config: Path | str, cwd: Path) -> None:
         self.engine, self.items, self.config, self.cwd = engine, items, config, cwd
         self.out: list[list[Finding]] = [[] for _ in items]
-        self.calls_left = get_settings().analysis_max_engine_calls  # per request: a huge draft is capped
+        self.calls_left = engine.settings.analysis_max_engine_calls  # per request: a huge draft is capped
         self.unplanned: dict[int, int] = {}
         self.trials: list[Trial] = []
 
@@ -115,7 +114,7 @@ class Analysis:
             self.calls_left -= cost
             states[p] = _state(probe, probe.readings(outcome, self.engine, self.cwd, full=full))
         if skipped:
-            limit = get_settings().analysis_max_engine_calls
+            limit = self.engine.settings.analysis_max_engine_calls
             total = len(probes) + self.unplanned.get(i, 0)
             self.out[i].append(F.finding(F.NOT_ANALYSED, F.INFO, "rule", (
                 f"{skipped} of {total} patterns were not analysed: that would take more than {limit} "
