@@ -74,22 +74,7 @@ def analyse_rules(ws: Workspace | None, engine: Engine, rules: Sequence[Mapping[
     items = [Item(d, languages.canonical(str(d.get("language", ""))),
                   list((e or {}).get("valid") or []), list((e or {}).get("invalid") or []))
              for d, e in zip(docs, exs, strict=True)]
-    keys = [_key(engine, it, config) for it in items]
-    results: list[list[Finding] | None] = [_cache.get("findings", k) for k in keys]
-    todo = [n for n, r in enumerate(results) if r is None]
-    if todo:
-        cwd = ws.root if ws is not None else Path.cwd()
-        try:
-            fresh = analyse_items(engine, [items[n] for n in todo], config=config, cwd=cwd)
-        except SgToolsError as exc:
-            fresh = [[F.finding(F.NOT_ANALYSED, F.INFO, "rule", f"the rule could not be analysed: {exc}")]
-                     for _ in todo]
-        for n, found in zip(todo, fresh, strict=True):
-            results[n] = found
-            if not any(f["code"] == F.NOT_ANALYSED for f in found):
-                _cache.put("findings", keys[n], found)
-                _cache.put("latest", _latest_key(engine, items[n], config),
-                           [f for f in found if f["code"] not in _EXAMPLE_CODES])
+    results = _cached_or_analysed(ws, engine, items, config)
     out: list[list[Finding]] = [[cast(Finding, dict(f)) for f in r or []] for r in results]  # the cache keeps its own
     if ws is not None:
         for n, d in enumerate(docs):
@@ -115,6 +100,30 @@ def last_findings(engine: Engine, rules: Sequence[Mapping[str, Any]], *, config:
                                                config))
         out.append([cast(Finding, dict(f)) for f in hit] if isinstance(hit, list) else None)
     return out
+
+
+def _cached_or_analysed(ws: Workspace | None, engine: Engine, items: list[Item],
+                        config: Path | str) -> list[list[Finding] | None]:
+    """Each item's findings from the cache, the missing ones analysed in one batch (and cached, with the
+    latest findings without examples, unless the engine failed)."""
+    keys = [_key(engine, it, config) for it in items]
+    results: list[list[Finding] | None] = [_cache.get("findings", k) for k in keys]
+    todo = [n for n, r in enumerate(results) if r is None]
+    if not todo:
+        return results
+    cwd = ws.root if ws is not None else Path.cwd()
+    try:
+        fresh = analyse_items(engine, [items[n] for n in todo], config=config, cwd=cwd)
+    except SgToolsError as exc:
+        fresh = [[F.finding(F.NOT_ANALYSED, F.INFO, "rule", f"the rule could not be analysed: {exc}")]
+                 for _ in todo]
+    for n, found in zip(todo, fresh, strict=True):
+        results[n] = found
+        if not any(f["code"] == F.NOT_ANALYSED for f in found):
+            _cache.put("findings", keys[n], found)
+            _cache.put("latest", _latest_key(engine, items[n], config),
+                       [f for f in found if f["code"] not in _EXAMPLE_CODES])
+    return results
 
 
 def analyse_rule(ws: Workspace | None, engine: Engine, rule: Mapping[str, Any] | str,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core import languages
-from sgtools.core.globs import glob_match
+from sgtools.core.globs import glob_list, glob_match
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis.findings import Finding
@@ -32,12 +32,6 @@ def _files(root: Path) -> list[str]:
     return out
 
 
-def _globs(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
 def workspace_findings(ws: Workspace, doc: Mapping[str, Any], config: Path | str) -> list[Finding]:
     lang = languages.canonical(str(doc.get("language", "")))
     has_globs = bool(doc.get("files") or doc.get("ignores"))
@@ -56,7 +50,20 @@ def workspace_findings(ws: Workspace, doc: Mapping[str, Any], config: Path | str
                                  f"{len(tsx)} (e.g. {tsx[0]}); add the same rule with `language: tsx` to cover them."))
     if not mine:
         return out
-    for n, glob in enumerate(_globs(doc.get("files"))):
+    out.extend(_files_findings(doc, lang, mine))
+    ignores = glob_list(doc.get("ignores"))
+    if ignores and all(any(glob_match(g, f) for g in ignores) for f in mine):
+        out.append(F.finding(F.IGNORES_EVERYTHING, F.WARNING, "ignores",
+                             f"`ignores` excludes every {lang} file of the workspace ({len(mine)}), so the rule "
+                             "never runs; `files` lists where a rule runs, `ignores` where it does not."))
+    return out
+
+
+def _files_findings(doc: Mapping[str, Any], lang: str, mine: list[str]) -> list[Finding]:
+    """A `files` glob that matches none of the workspace's files of the rule's language, with the repair when
+    the glob only had a leading `./` or `/` too many."""
+    out: list[Finding] = []
+    for n, glob in enumerate(glob_list(doc.get("files"))):
         if any(glob_match(glob, f) for f in mine):
             continue
         fixed = glob.lstrip("./") if glob.startswith(("./", "/")) else None
@@ -66,12 +73,7 @@ def workspace_findings(ws: Workspace, doc: Mapping[str, Any], config: Path | str
         repair = None
         if fixed and any(glob_match(fixed, f) for f in mine):
             msg += f" Write `{fixed}`: it matches {sum(glob_match(fixed, f) for f in mine)} files."
-            new_files = [fixed if g == glob else g for g in _globs(doc.get("files"))]
+            new_files = [fixed if g == glob else g for g in glob_list(doc.get("files"))]
             repair = to_yaml({**doc, "files": new_files})
         out.append(F.finding(F.FILES_MATCH_NOTHING, F.WARNING, where, msg, repair))
-    ignores = _globs(doc.get("ignores"))
-    if ignores and all(any(glob_match(g, f) for g in ignores) for f in mine):
-        out.append(F.finding(F.IGNORES_EVERYTHING, F.WARNING, "ignores",
-                             f"`ignores` excludes every {lang} file of the workspace ({len(mine)}), so the rule "
-                             "never runs; `files` lists where a rule runs, `ignores` where it does not."))
     return out

@@ -102,17 +102,7 @@ class Analysis:
             self._try(i, cands, found, self._refused_checks(i, cands))
             return
         full = any(_example_results(outcome, f"r{i}", *files))  # the misread cause is wanted only then
-        states: dict[walk.Path, tuple[bool, list[Reading]]] = {}
-        skipped = self.unplanned.get(i, 0)
-        for p, probe in probes:
-            if probe.rule_id in outcome.refused:
-                continue
-            cost = len(probe.instances) if full else 1  # syntax-tree dumps, one ast-grep call each
-            if cost > self.calls_left:
-                skipped += 1
-                continue
-            self.calls_left -= cost
-            states[p] = _state(probe, probe.readings(outcome, self.engine, self.cwd, full=full))
+        states, skipped = self._states(i, outcome, probes, full)
         if skipped:
             limit = self.engine.settings.analysis_max_engine_calls
             total = len(probes) + self.unplanned.get(i, 0)
@@ -135,6 +125,22 @@ class Analysis:
         self._regex_info(i)
         if item.valid or item.invalid:
             self._examples_failed(i, outcome, files, pattern_cands)
+
+    def _states(self, i: int, outcome: Outcome, probes: list[tuple[walk.Path, Probe]],
+                full: bool) -> tuple[dict[walk.Path, tuple[bool, list[Reading]]], int]:
+        """Each probed pattern's (alive, readings) within the engine-call budget; how many were skipped."""
+        states: dict[walk.Path, tuple[bool, list[Reading]]] = {}
+        skipped = self.unplanned.get(i, 0)
+        for p, probe in probes:
+            if probe.rule_id in outcome.refused:
+                continue
+            cost = len(probe.instances) if full else 1  # syntax-tree dumps, one ast-grep call each
+            if cost > self.calls_left:
+                skipped += 1
+                continue
+            self.calls_left -= cost
+            states[p] = _state(probe, probe.readings(outcome, self.engine, self.cwd, full=full))
+        return states, skipped
 
     def _misread_pattern(self, i: int, path: walk.Path, probe: Probe, readings: list[Reading], rule_dead: bool,
                          alive: bool) -> tuple[Finding, list[tuple[Candidate, dict[str, str]]]]:
