@@ -182,6 +182,18 @@ class _Builder:
 
     def gen(self, group: list[Node]) -> bool:
         pivot = group[0]
+        whole = self._whole(group)
+        if whole is not None:
+            return whole
+        if pivot.atomic or any(n.kind != pivot.kind for n in group):
+            return False
+        if any(len(n.children) != len(pivot.children) for n in group):
+            return _listlike(pivot) and self.many(group)
+        return all(self._child(child, [n.children[i] for n in group]) for i, child in enumerate(pivot.children))
+
+    def _whole(self, group: list[Node]) -> bool | None:
+        """The group handled as a whole (one hole, a list of holes, or kept as written), or None to recurse."""
+        pivot = group[0]
         if pivot is not self.root and incidental(pivot, self.level):
             self.single(group, relaxed=all(n.text == pivot.text for n in group))
             return True
@@ -192,30 +204,26 @@ class _Builder:
                 self.level == 0 or not any(incidental(d, self.level) for d in pivot.walk())):
             self.kept += _weight(pivot)
             return True
-        if pivot.atomic or any(n.kind != pivot.kind for n in group):
-            return False
-        if any(len(n.children) != len(pivot.children) for n in group):
-            return _listlike(pivot) and self.many(group)
-        for i, child in enumerate(pivot.children):
-            sub = [n.children[i] for n in group]
-            state = self._state()
-            if self.gen(sub):
-                if child.named and len(self.holes) > state[1] and self.kept == state[2] and not _listlike(child):
-                    self._restore(state)  # only holes and punctuation (`$A()` for `load()` / `f.read()`): one hole
-                    self.single(sub)
-                continue
-            self._restore(state)
-            if not child.named and all(_WORD.fullmatch(n.text) for n in sub):
-                self.edits.append((child.start, child.end, f"\x03{len(self.choices)}\x03"))  # `const` / `let`
-                self.choices.append(tuple(n.text for n in sub))
-                continue
-            if not child.named:
-                return False
-            if _listlike(child) and not child.atomic:
-                if not self.many(sub):
-                    return False
-            else:
+        return None
+
+    def _child(self, child: Node, sub: list[Node]) -> bool:
+        """Generalise one child position across the group; False when the group cannot be generalised."""
+        state = self._state()
+        if self.gen(sub):
+            if child.named and len(self.holes) > state[1] and self.kept == state[2] and not _listlike(child):
+                self._restore(state)  # only holes and punctuation (`$A()` for `load()` / `f.read()`): one hole
                 self.single(sub)
+            return True
+        self._restore(state)
+        if not child.named and all(_WORD.fullmatch(n.text) for n in sub):
+            self.edits.append((child.start, child.end, f"\x03{len(self.choices)}\x03"))  # `const` / `let`
+            self.choices.append(tuple(n.text for n in sub))
+            return True
+        if not child.named:
+            return False
+        if _listlike(child) and not child.atomic:
+            return self.many(sub)
+        self.single(sub)
         return True
 
     def finish(self) -> Generalised:
