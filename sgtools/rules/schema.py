@@ -49,13 +49,20 @@ def _ignored_by_ast_grep(err: ValidationError) -> bool:
     unknown = [str(k) for k in err.instance if k not in allowed]
     if any(difflib.get_close_matches(k.lower(), [a.lower() for a in allowed], n=1, cutoff=0.75) for k in unknown):
         return False
-    path = list(err.absolute_path)
-    last = path[-1] if path else None
-    return (last in _RELATIONS or last == "nthChild" or (len(path) >= 2 and path[-2] == "range")
+    return _lenient_place(list(err.absolute_path))
+
+
+def _lenient_place(path: list[Any]) -> bool:
+    """Whether the object at `path` is one whose unknown keys ast-grep 0.51 ignores."""
+    if not path:
+        return False
+    last = path[-1]
+    parent = path[-2] if len(path) >= 2 else None
+    return (last in _RELATIONS or last == "nthChild" or parent == "range"
             or (len(path) >= 3 and path[0] == "transform")
-            or (bool(path) and path[0] in ("files", "ignores"))
+            or path[0] in ("files", "ignores")
             or (len(path) == 2 and path[0] == "labels")
-            or ((bool(path) and "fix" in path and path[-1] == "fix") or (len(path) >= 2 and path[-2] == "fix")))
+            or last == "fix" or parent == "fix")
 
 
 def schema_problems(data: Any, limit: int | None = None, warnings: list[str] | None = None) -> list[str]:
