@@ -15,6 +15,7 @@ from sgtools.engine.process import Engine
 from sgtools.project.doctor import server_info
 from sgtools.project.workspace import Workspace
 from sgtools.rules import store
+from sgtools.rules.analysis import analyse_rule
 from sgtools.rules.listing import list_rules
 from sgtools.scan.snippet import scan_code
 
@@ -87,3 +88,30 @@ def test_repository_rules_lint_clean() -> None:
     done = subprocess.run([sys.executable, "-m", "sgtools", "rule", "lint", "--root", str(root)],
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_misplaced_not_and_csharp_spelling_get_the_right_hint(initialized: Workspace, engine: Engine) -> None:
+    misplaced = "id: x\nlanguage: python\nrule:\n  pattern: print($A)\nnot:\n  pattern: print(1)\n"
+    with pytest.raises(RuleInvalid) as err:
+        store.add_or_update_rule(initialized, engine, "x", misplaced)
+    assert "move it under `rule:`" in err.value.message and "note" not in err.value.message
+    with pytest.raises(RuleInvalid) as err:
+        store.add_or_update_rule(initialized, engine, "x", "id: x\nlanguage: C#\nrule:\n  pattern: Foo()\n")
+    assert "Did you mean csharp?" in err.value.message
+
+
+def test_files_glob_with_dot_slash_gets_a_relative_repair(initialized: Workspace, engine: Engine) -> None:
+    (initialized.root / "internal").mkdir()
+    (initialized.root / "internal" / "a.go").write_text("package internal\n", encoding="utf-8")
+    rule = ("id: x\nlanguage: go\nseverity: warning\nmessage: m\nfiles:\n  - ./internal/**/*.go\n"
+            "rule:\n  kind: go_statement\n")
+    found = analyse_rule(initialized, engine, rule)
+    glob = next(f for f in found if f["code"] == "files-match-nothing")
+    assert glob["severity"] == "warning" and "internal/**/*.go" in glob["repair"]
+    assert "./internal" not in glob["repair"]
+
+
+def test_typescript_rule_in_a_workspace_with_tsx_files_is_told(initialized: Workspace, engine: Engine) -> None:
+    (initialized.root / "App.tsx").write_text("export const A = () => <div/>;\n", encoding="utf-8")
+    found = analyse_rule(initialized, engine, "id: x\nlanguage: typescript\nrule:\n  pattern: console.log($$$)\n")
+    assert [f["code"] for f in found] == ["tsx-not-covered"]

@@ -36,8 +36,11 @@ def language_key(name: str | None, cfg: ProjectConfig | None = None) -> str | No
 def unknown_language_message(cfg: ProjectConfig | None, name: str) -> str:
     names = sorted(languages.LANGUAGES) + sorted(custom_languages(cfg))
     aliases = sorted({a for canon, (al, _, _) in languages.LANGUAGES.items() for a in (canon, *al)})
-    close = difflib.get_close_matches(name.lower(), aliases + names, n=1, cutoff=0.6)
-    hint = f" Did you mean {close[0]}?" if close else ""
+    spelled = name.lower().replace("#", "sharp").replace("+", "p").replace("-", "").replace(" ", "")
+    # `C#` and `C++` are spellings of csharp and cpp, not typos of `c`.
+    close = [spelled] if spelled in aliases else difflib.get_close_matches(name.lower(), aliases + names, n=1,
+                                                                           cutoff=0.6)
+    hint = f" Did you mean {languages.canonical(close[0]) or close[0]}?" if close else ""
     return f"{name!r} is not a language ast-grep knows.{hint} Use one of: {', '.join(names)}."
 
 

@@ -82,6 +82,10 @@ def schema_problems(data: Any, limit: int | None = None, warnings: list[str] | N
     return problems
 
 
+_RULE_KEYS = ("pattern", "kind", "regex", "nthChild", "range", "inside", "has", "precedes", "follows", "all", "any",
+              "not", "matches")
+
+
 def _describe(err: ValidationError) -> list[str]:
     if err.validator in ("anyOf", "oneOf") and err.context:
         if all(e.validator in ("type", "enum") and e.absolute_path == err.absolute_path for e in err.context):
@@ -132,7 +136,9 @@ def _describe_keys(err: ValidationError) -> list[str]:
             continue
         close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]}?" if close else "allowed: " + ", ".join(allowed)
-        if not where and not close:
+        if not where and key in _RULE_KEYS:  # `not:` beside `rule:` is a misplaced rule key, not a typo of `note`
+            hint = f"`{key}` is a rule key: move it under `rule:` (e.g. `rule: {{pattern: ..., {key}: ...}}`)"
+        elif not where and not close:
             hint = "move extra information under `metadata:`; allowed: " + ", ".join(allowed)
         elif key in ("stopBy", "field") and "stopBy" not in allowed:
             hint = f"`{key}` belongs inside a relational rule (inside, has, precedes, follows)"
