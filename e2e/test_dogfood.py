@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 # path -> the rules that must fire there (an empty set: none may)
 PROBES = {
-    "sgtools/engine/process.py": ("import subprocess\n", set()),
+    "sgtools/engine/spawn.py": ("import subprocess\n", set()),
+    "sgtools/engine/process.py": ("import subprocess\n", {"sgtools-no-subprocess"}),
     "sgtools/other.py": ("import subprocess\nos.system('ls')\n", {"sgtools-no-subprocess"}),
     "sgtools/cli/show.py": ("print('hello')\ntime.sleep(1)\n", set()),
     "sgtools/present/out.py": ("print('hello')\n", set()),
