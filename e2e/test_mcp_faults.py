@@ -329,3 +329,18 @@ def test_catalogue_protocol_over_http(root: Path, server_env: dict[str, str], tm
         if srv.proc.poll() is not None:
             failures.append("server exited")
         report(f"protocol over HTTP ({len(probes)} malformed messages)", len(probes), failures)
+
+
+def test_an_oversized_line_is_refused_and_the_next_one_served(root: Path, server_env: dict[str, str],
+                                                              tmp_path: Path) -> None:
+    w = StdioWire(root, {**server_env, "SGTOOLS_MAX_MESSAGE_BYTES": "4096"}, tmp_path / "server.log")
+    try:
+        w.send(json.dumps(INIT).encode())
+        assert w.read() is not None
+        big = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                          "params": {"name": "scan_code", "arguments": {"code": "x" * 100_000}}}).encode()
+        reply = w.exchange(big, ("error", -32600, None))
+        assert _matches(reply, ("error", -32600, None)) and "over 4096 bytes" in str(reply)
+        assert (w.request("ping") or {}).get("result") == {}
+    finally:
+        w.close()

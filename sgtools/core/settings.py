@@ -69,6 +69,7 @@ class Settings:
     verify_workers: int = 4  # parallel ast-grep calls for those MISSING-token checks
     suggest_max_candidates: int = 10  # the most candidate rules one suggest_rule call may ask for
     analysis_max_engine_calls: int = 200  # syntax-tree dumps one rule analysis may make (a draft with 8,000 patterns)
+    max_message_bytes: int = 16 * 1024 * 1024  # one MCP message (a stdio line, an HTTP body) checked by the guard
     max_json_depth: int = 64  # nesting of one MCP message; deeper is refused with -32600 before parsing
 
     def __post_init__(self) -> None:

@@ -231,9 +231,27 @@ class _Lines:
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
 
+    def _readline(self) -> bytes | None:
+        """One line, or None when it is longer than the message cap (the rest of it is read and dropped, so
+        one huge line cannot exhaust memory)."""
+        limit = get_settings().max_message_bytes
+        raw = self._file.readline(limit + 1)
+        if len(raw) <= limit or raw.endswith(b"\n"):
+            return raw
+        while raw and not raw.endswith(b"\n"):
+            raw = self._file.readline(1 << 20)
+        return None
+
     async def _lines(self) -> AsyncIterator[str]:
         while True:
-            raw = await anyio.to_thread.run_sync(self._file.readline, abandon_on_cancel=True)
+            raw = await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
+            if raw is None:
+                limit = get_settings().max_message_bytes
+                reply = _error(INVALID_REQUEST, f"Invalid Request: the message is over {limit} bytes "
+                                                "(SGTOOLS_MAX_MESSAGE_BYTES); send less at once").reply
+                assert reply is not None
+                await self._wire.write(_encode(reply) + "\n")
+                continue
             if not raw:
                 return
             verdict = check_message(raw.rstrip(b"\r\n"))

@@ -129,7 +129,7 @@ def build_app(server: MCPServer[Any], *, host: str = "127.0.0.1", token: str | N
     sdk_security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=sdk_security,
                                               host=host)
-    app = JsonRpcGuard(app, max_body=get_settings().max_code_bytes * 4)
+    app = JsonRpcGuard(app, max_body=get_settings().max_message_bytes)
     app = OriginGuard(app, host, allowed_origins)
     return BearerTokenMiddleware(app, token) if token else app
 
