@@ -11,7 +11,7 @@ from typing import Any
 
 from sgtools.cli.common import add_root, engine, needs_subcommand
 from sgtools.cli.exit_codes import EXIT_ERROR
-from sgtools.rules.ruleset import SEVERITIES
+from sgtools.core.types import SEVERITIES
 
 
 def register(subs: Any) -> None:

@@ -6,12 +6,13 @@ import argparse
 from typing import Any
 
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
-from sgtools.cli.exit_codes import EXIT_OK
+from sgtools.cli.exit_codes import EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.voice import speak
+from sgtools.core.types import SEVERITIES
 from sgtools.present.rules import render_suggest
 
-# Exit codes: 0 at least one verified rule, 1 none could separate the examples (the reason is printed).
-EXIT_NONE = 1
+# Exit codes: EXIT_OK when at least one verified rule came out, EXIT_FINDINGS when none could separate the
+# examples (the reason is printed).
 
 
 def register(rule_subs: Any) -> None:
@@ -29,7 +30,7 @@ def register(rule_subs: Any) -> None:
                    help="a before/after pair to infer the rule's fix from (repeatable)")
     p.add_argument("--id", dest="rule_id", help="the rule id (default: derived from the pattern)")
     p.add_argument("--message", help="the rule's message")
-    p.add_argument("--severity", choices=("error", "warning", "info", "hint"), help="default: warning")
+    p.add_argument("--severity", choices=SEVERITIES, help="default: warning")
     p.add_argument("--path", help="a virtual file path for the examples (e.g. app.tsx)")
     p.add_argument("--max-candidates", type=int, default=None, metavar="N", help="how many rules to print (3)")
     add_root(p)
@@ -48,4 +49,4 @@ def run(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print(render_suggest(result, say=speak))
-    return EXIT_OK if result["success"] else EXIT_NONE
+    return EXIT_OK if result["success"] else EXIT_FINDINGS

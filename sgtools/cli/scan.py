@@ -18,7 +18,7 @@ from sgtools.cli.common import add_root, engine, workspace
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.progress import Progress
 from sgtools.core.errors import BadInput, SgToolsError
-from sgtools.rules.ruleset import SEVERITIES
+from sgtools.core.types import SEVERITIES
 
 if TYPE_CHECKING:
     from sgtools.engine.process import Engine

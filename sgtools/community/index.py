@@ -22,6 +22,7 @@ from sgtools.community.types import BuildIndexResult, SkippedRuleFile
 from sgtools.core import bounded
 from sgtools.core.errors import BadInput, Conflict, EngineFailed, NotFound, TooLarge
 from sgtools.core.languages import canonical
+from sgtools.core.types import SEVERITIES
 from sgtools.project.config import yaml_files
 from sgtools.project.workspace import RULE_ID, Workspace
 
@@ -379,7 +380,7 @@ class _Builder:
             self.skip(path, f"a rule needs `language` and `rule`{where}")
             return
         language = canonical(lang_raw) or lang_raw.strip().lower()
-        severity = doc.get("severity") if doc.get("severity") in ("error", "warning", "info", "hint", "off") \
+        severity = doc.get("severity") if doc.get("severity") in (*SEVERITIES, "off") \
             else DEFAULT_SEVERITY
         folders = path.parent.relative_to(next(d for d in self.rule_dirs if d in path.parents)).parts
         entry: dict[str, Any] = {

@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sgtools.core.types import RuleErrorDict
-from sgtools.rules.ruleset import SEVERITIES
+from sgtools.core.types import SEVERITIES, RuleErrorDict
 from sgtools.scan.types import Counts, Diagnostic
 
 __all__ = ["SEVERITIES", "Report"]

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sgtools.core.types import RuleErrorDict
+from sgtools.core.types import SEVERITIES, RuleErrorDict
 from sgtools.present.text import plural
-from sgtools.rules.ruleset import SEVERITIES
 
 Say = Callable[[str], str]  # how a message reaches its reader: as it is (MCP) or in the CLI's words
 

@@ -23,7 +23,6 @@ from sgtools.engine.process import Engine, stderr_message
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
 
-SEVERITIES = ("error", "warning", "info", "hint")
 DEFAULT_SEVERITY = "hint"  # what ast-grep assumes when a rule names none
 _CHECK_WORKERS = 4
 GLOB_KEYS = ("files", "ignores")

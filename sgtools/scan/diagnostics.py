@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import Settings, requested_results
-from sgtools.core.types import severity
+from sgtools.core.types import SEVERITIES, severity
 from sgtools.edit.text import LineIndex, position
 from sgtools.engine.texts import normalize_file
 from sgtools.fixits import safety
@@ -24,8 +24,7 @@ from sgtools.scan.types import Counts, Diagnostic, Label, Span
 
 D = TypeVar("D", bound=Mapping[str, Any])
 
-SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3}
-SEVERITIES: tuple[str, ...] = tuple(SEVERITY_ORDER)
+SEVERITY_ORDER: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 def _range(raw_range: Mapping[str, Any]) -> Span:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import Settings
+from sgtools.core.types import SEVERITIES
 from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
@@ -25,7 +26,6 @@ from sgtools.rules.suggest.tree import Example, read_examples
 from sgtools.rules.suggest.types import FixPair, SuggestedRule, SuggestResult
 from sgtools.rules.suggest.verify import Outcome, run_rules
 
-SEVERITIES = ("error", "warning", "info", "hint")
 _CONTEXT_ROOTS = 60  # roots tried in context/selector form when their bare pattern is misread
 _SPARE = 2  # candidates beyond max_candidates kept in reserve for those the rule analyser rejects
 _REPAIR_ROOTS = 12  # near misses given `not`/`inside` clauses, and roots tried as kind + has
