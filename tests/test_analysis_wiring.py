@@ -115,3 +115,12 @@ def test_typescript_rule_in_a_workspace_with_tsx_files_is_told(initialized: Work
     (initialized.root / "App.tsx").write_text("export const A = () => <div/>;\n", encoding="utf-8")
     found = analyse_rule(initialized, engine, "id: x\nlanguage: typescript\nrule:\n  pattern: console.log($$$)\n")
     assert [f["code"] for f in found] == ["tsx-not-covered"]
+
+
+def test_scan_code_says_which_rules_its_path_leaves_out(initialized: Workspace, engine: Engine) -> None:
+    _write(initialized, "no-eval", GOOD.replace("rule:", "files:\n  - src/**/*.py\nrule:"))
+    result = scan_code(initialized, engine, "eval(x)\n", path="tools/build.py")
+    assert result["issues"] == []
+    assert any("no-eval" in n and "tools/build.py" in n for n in result.get("notes", [])), result
+    inside = scan_code(initialized, engine, "eval(x)\n", path="src/app.py")
+    assert [i["ruleId"] for i in inside["issues"]] == ["no-eval"] and "notes" not in inside

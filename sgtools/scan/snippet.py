@@ -80,6 +80,11 @@ def scan_code(
         if scoped:
             result["notes"] = [f"{len(scoped)} rule(s) limited to some files did not run ({', '.join(scoped[:5])}"
                                f"{', …' if len(scoped) > 5 else ''}): pass `path` to check the code as that file."]
+    else:
+        skipped = [r.id for r in of_lang if r not in rules]
+        if skipped:  # said, not silent: a rule whose files/ignores globs leave this path out did not run
+            result["notes"] = [f"{len(skipped)} {lang} rule(s) did not run on {file}: their files/ignores globs "
+                               f"leave it out ({', '.join(skipped[:5])}{', …' if len(skipped) > 5 else ''})."]
     if ruleset.errors and not ruleset.rules:
         result.setdefault("notes", []).append("No rule could be loaded, so nothing was checked: see ruleErrors.")
     if not rules:
