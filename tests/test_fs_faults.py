@@ -52,7 +52,7 @@ READS: list[tuple[str, dict[str, Any]]] = [
 def call(ws: Workspace, name: str, args: dict[str, Any]) -> tuple[bool, str]:
     """One real tool call through the MCP runner: (is_error, text)."""
     app = App(ws=ws, engine=Engine(), settings=get_settings())
-    schema = input_schemas(app.settings)[name]
+    schema = input_schemas(app.settings, server.TOOLS)[name]
     result = anyio.run(runner.run_tool, app, server.tool_specs()[name], schema, args)
     return bool(result.is_error), str(result.content[0].text)
 
