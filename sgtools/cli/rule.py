@@ -123,9 +123,9 @@ def run_remove(args: argparse.Namespace) -> int:
 
 
 def run_test(args: argparse.Namespace) -> int:
-    from sgtools.rules import testing as authoring
+    from sgtools.rules.testing import test_rule
 
-    result = authoring.test_rule(
+    result = test_rule(
         workspace(args), engine(), read_rule_file(args.file), code=args.code, language=args.language,
         valid_examples=args.valid, invalid_examples=args.invalid,
     )

@@ -10,9 +10,9 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from sgtools.community import search as search_mod
-from sgtools.community import sources as sources_mod
 from sgtools.community.index import UNKNOWN_LICENSE, rule_documents
+from sgtools.community.search import SearchIndex, from_source, index_key, load_or_build
+from sgtools.community.sources import Source, SourceSet, cache_dir, load_sources
 from sgtools.community.types import (
     CommunityMatch,
     CommunityRule,
@@ -32,24 +32,24 @@ DEFAULT_LIMIT = 10  # results when the caller names no limit; the cap is Setting
 _CLOSEST = 5
 
 
-def _source_label(src: sources_mod.Source, entry: dict[str, Any]) -> str:
+def _source_label(src: Source, entry: dict[str, Any]) -> str:
     """What a result says it came from: the bundled index's own name, else the declared name and where it
     really came from (a remote index cannot pass itself off as the bundled one)."""
     declared = str(entry.get("source") or src.name)
     return declared if src.kind == "bundled" else f"{declared} ({src.location})"
 
 
-def _docs(sset: sources_mod.SourceSet) -> list[dict[str, Any]]:
+def _docs(sset: SourceSet) -> list[dict[str, Any]]:
     return [{**entry, "source": _source_label(src, entry)} for src, entry in sset.resolved()]
 
 
-def search_index(sset: sources_mod.SourceSet) -> search_mod.SearchIndex:
-    key = search_mod.index_key((s.location, s.digest) for s in sset.sources)
+def search_index(sset: SourceSet) -> SearchIndex:
+    key = index_key((s.location, s.digest) for s in sset.sources)
     try:
-        cache: Any = sources_mod.cache_dir()
+        cache: Any = cache_dir()
     except OSError:
         cache = None
-    return search_mod.load_or_build(key, lambda: _docs(sset), cache)
+    return load_or_build(key, lambda: _docs(sset), cache)
 
 
 def _limit(limit: int | None) -> int:
@@ -82,10 +82,10 @@ def search_community_rules(query: str, language: str | None = None, tags: str | 
     if not isinstance(query, str):
         raise BadInput("query must be text, e.g. `sql injection python`.")
     n = _limit(limit)
-    sset = sources_mod.load_sources()
+    sset = load_sources()
     index = search_index(sset)
     hits = index.search(query, language=language, tags=_tag_list(tags), limit=n, source=source)
-    if not hits and source and not any(search_mod.from_source(d, source) for d in index.docs):
+    if not hits and source and not any(from_source(d, source) for d in index.docs):
         names = sorted({str(d.get("source")) for d in index.docs})
         raise BadInput(f"No source is named {source!r}. Sources: {', '.join(names)}.")
     if not hits and language:
@@ -106,7 +106,7 @@ def search_community_rules(query: str, language: str | None = None, tags: str | 
     return result
 
 
-def _find(sset: sources_mod.SourceSet, rule_id: str) -> tuple[sources_mod.Source, dict[str, Any]]:
+def _find(sset: SourceSet, rule_id: str) -> tuple[Source, dict[str, Any]]:
     check_rule_id(rule_id)
     try:
         return sset.find(rule_id)
@@ -122,7 +122,7 @@ def _find(sset: sources_mod.SourceSet, rule_id: str) -> tuple[sources_mod.Source
                        closest=closest) from None
 
 
-def _tests(src: sources_mod.Source, entry: dict[str, Any], warnings: list[str]) -> tuple[list[str], list[str]]:
+def _tests(src: Source, entry: dict[str, Any], warnings: list[str]) -> tuple[list[str], list[str]]:
     from sgtools.core import yamlio
 
     try:
@@ -147,7 +147,7 @@ def _tests(src: sources_mod.Source, entry: dict[str, Any], warnings: list[str]) 
     return cases("valid"), cases("invalid")
 
 
-def _rule_text(src: sources_mod.Source, entry: dict[str, Any]) -> str:
+def _rule_text(src: Source, entry: dict[str, Any]) -> str:
     data = src.read_rule(entry)
     try:
         text = data.decode("utf-8")
@@ -164,7 +164,7 @@ def _rule_text(src: sources_mod.Source, entry: dict[str, Any]) -> str:
 
 
 def get_community_rule_details(rule_id: str) -> CommunityRuleDetails:
-    sset = sources_mod.load_sources()
+    sset = load_sources()
     src, entry = _find(sset, rule_id)
     text = _rule_text(src, entry)
     warnings = list(sset.warnings())
@@ -245,7 +245,7 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str,
     from sgtools.core import yamlio
     from sgtools.rules.store import add_or_update_rule
 
-    sset = sources_mod.load_sources()
+    sset = load_sources()
     src, entry = _find(sset, rule_id)
     text = _rule_text(src, entry)
     try:
@@ -286,12 +286,12 @@ def import_community_rule(ws: Workspace, engine: Engine, rule_id: str,
 
 def community_sources() -> list[SourceStatus]:
     """Every source in priority order with its rule count and status, for server_info and `doctor`."""
-    return sources_mod.load_sources().to_dicts()
+    return load_sources().to_dicts()
 
 
 def update_community_sources() -> SourcesUpdate:
     """Revalidate every remote source now, ignoring the TTL; a source that fails is reported, not raised."""
-    sset = sources_mod.load_sources(refresh=True)
+    sset = load_sources(refresh=True)
     items = sset.to_dicts()
     ok = not sset.problems
     n = sum(1 for i in items if i["status"] != "error")
