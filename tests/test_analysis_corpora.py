@@ -69,4 +69,4 @@ def test_essentials_rules_after_migration_raise_nothing(engine: Engine, tmp_path
     root = tmp_path / "essentials"
     ws, _languages = _project(root)
     _check("ast-grep-essentials (migrated)", ws, engine, _docs(root / "rules"), CORPUS / "tests",
-           config=project.load(ws).path, expected=184)
+           config=project.load_config(ws).path, expected=184)

@@ -86,7 +86,7 @@ def test_global_utils_resolve_with_a_project(initialized: Workspace, engine: Eng
     assert [d["ruleId"] for d in res["matches"]] == ["no-exit"]
     assert res["warnings"] == []
     assert snapshot_tree(initialized.root) == before
-    assert project.load(initialized)  # still a valid project
+    assert project.load_config(initialized)  # still a valid project
 
 
 def test_unverifiable_fix_is_flagged(ws: Workspace, engine: Engine) -> None:

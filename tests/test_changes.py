@@ -87,7 +87,7 @@ def test_candidate_files_follow_git_ignores_and_code_extensions(repo: Path, tmp_
     assert changes.candidate_files(ws, ["ignored.py", "pkg"]) == ["ignored.py", "pkg/a.py", "pkg/gone.py",
                                                                    "pkg/new.py"]
     (repo / "sgconfig.yml").write_text("ruleDirs: []\nlanguageGlobs:\n  python: ['*.txt']\n", encoding="utf-8")
-    assert "notes.txt" in changes.candidate_files(ws, [], project.load(ws))
+    assert "notes.txt" in changes.candidate_files(ws, [], project.load_config(ws))
     assert "notes.txt" not in changes.candidate_files(ws, [])
     plain = tmp_path / "plain"
     (plain / ".hidden").mkdir(parents=True)

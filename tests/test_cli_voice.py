@@ -33,7 +33,7 @@ def test_speak_leaves_other_words_alone() -> None:
 
 def test_mcp_wording_names_the_tool_not_the_cli(ws: Workspace) -> None:
     with pytest.raises(ConfigMissing) as info:
-        project.load(ws)
+        project.load_config(ws)
     assert "initialize_ast_grep" in info.value.message and "sgtools" not in info.value.message
 
 

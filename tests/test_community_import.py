@@ -50,7 +50,7 @@ def test_import_a_bundled_rule(initialized: Workspace, engine: Engine) -> None:
     tests = yamlio.load_one((initialized.root / result["testPath"]).read_text())
     details = service.get_community_rule_details(rid)["rule"]
     assert tests["valid"] == details["tests"]["valid"] and tests["invalid"] == details["tests"]["invalid"]
-    report = engine.test(project.load(initialized).path, cwd=initialized.root)
+    report = engine.test(project.load_config(initialized).path, cwd=initialized.root)
     assert report.passed and report.statuses.get(rid, "").count(".") == len(tests["valid"]) + len(tests["invalid"])
 
 

@@ -70,7 +70,7 @@ def _cases() -> list[tuple[str, str, int, str]]:
 
 def test_essentials_corpus_through_scan_code(tmp_path: Path, engine: Engine) -> None:
     ws, languages = _project(tmp_path / "essentials")
-    ruleset = rulefiles.cached_ruleset(ws, project.load(ws), engine)
+    ruleset = rulefiles.cached_ruleset(ws, project.load_config(ws), engine)
     assert ruleset.errors == [], ruleset.error_dicts()[:5]
     assert len(ruleset.rules) == EXPECTED_RULES
 

@@ -47,7 +47,7 @@ def test_existing_config_is_kept_and_its_missing_dirs_created(ws: Workspace) -> 
     assert (ws.root / "sgconfig.yml").read_text() == custom
     assert result.created == ["checks/rules", "checks/tests"]
     assert result.existing == ["sgconfig.yml"]
-    cfg = project.load(ws)
+    cfg = project.load_config(ws)
     assert cfg.first_rule_dir == ws.root / "checks" / "rules"
 
 
@@ -60,13 +60,13 @@ def test_config_naming_a_dir_outside_the_root_is_refused(ws: Workspace, tmp_path
 
 def test_missing_config_names_initialize(ws: Workspace) -> None:
     with pytest.raises(ConfigMissing, match="initialize_ast_grep"):
-        project.load(ws)
+        project.load_config(ws)
 
 
 def test_malformed_config(ws: Workspace) -> None:
     (ws.root / "sgconfig.yml").write_text("ruleDirs: [\n")
     with pytest.raises(RuleInvalid, match="line"):
-        project.load(ws)
+        project.load_config(ws)
 
 
 def test_a_broken_rule_file_is_reported_and_hides_nothing(initialized: Workspace, engine: Engine) -> None:
@@ -75,7 +75,7 @@ def test_a_broken_rule_file_is_reported_and_hides_nothing(initialized: Workspace
     (rules / "bad.yml").write_text("id: bad\nlanguage: python\nrule: {patern: print($A)}\n")
     (rules / "dup.yml").write_text("id: good\nlanguage: python\nrule: {pattern: eval($A)}\n")
     (rules / "junk.yml").write_text("id: [unclosed\n")
-    ruleset = load_ruleset(initialized, project.load(initialized), engine)
+    ruleset = load_ruleset(initialized, project.load_config(initialized), engine)
     assert [r.id for r in ruleset.rules] == ["good"]
     problems = {e.path: e.message for e in ruleset.errors}
     # Files are taken in path order, so the second definition of `good` (rules/good.yml) is the duplicate.

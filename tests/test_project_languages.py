@@ -34,7 +34,7 @@ def test_builtin_names_in_any_spelling_and_case() -> None:
 
 
 def test_custom_languages_by_their_exact_sgconfig_name(with_ada: Workspace) -> None:
-    cfg = project.load(with_ada)
+    cfg = project.load_config(with_ada)
     assert language_key("ada", cfg) == "ada"
     assert language_key("Ada", cfg) is None  # ast-grep would refuse `language: Ada`
     assert language_key("broken", cfg) is None  # not a mapping: not a language
@@ -42,7 +42,7 @@ def test_custom_languages_by_their_exact_sgconfig_name(with_ada: Workspace) -> N
 
 
 def test_paths_follow_language_globs_then_custom_extensions(with_ada: Workspace) -> None:
-    cfg = project.load(with_ada)
+    cfg = project.load_config(with_ada)
     assert language_for_path("gui/app.pyw", cfg) == "python"
     assert language_for_path("src/main.adb", cfg) == "ada"
     assert language_for_path("src/main.adb", None) is None

@@ -25,7 +25,7 @@ def _rules(ws: Workspace, **files: str) -> None:
 
 
 def _load(ws: Workspace, engine: Engine, **kw: bool) -> ruleset.RuleSet:
-    return load_ruleset(ws, project.load(ws), engine, **kw)
+    return load_ruleset(ws, project.load_config(ws), engine, **kw)
 
 
 class CountingEngine(Engine):

@@ -35,7 +35,7 @@ SOURCE = "import logging\nlogger = logging.getLogger()\nprint('a')\nlogger.info(
 
 def ids_found(engine: Engine, ws: Workspace) -> set[str]:
     """What a plain `ast-grep scan` of the project reports on the source file: the ground truth."""
-    cfg = project.load(ws)
+    cfg = project.load_config(ws)
     return {m["ruleId"] for m in engine.scan(config=cfg.path, cwd=ws.root, paths=["src/app.py"])}
 
 
@@ -78,7 +78,7 @@ def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> N
     # Without new examples the old tests stay and now fail: the result says so instead of hiding it.
     assert updated["testResult"]["passed"] is False
     assert ids_found(engine, proj) == {"no-print"}  # now from the eval line
-    cfg = project.load(proj)
+    cfg = project.load_config(proj)
     hits = engine.scan(config=cfg.path, cwd=proj.root, paths=["src/app.py"])
     assert [h["text"] for h in hits] == ["eval('1 + 1')"]
 
@@ -142,7 +142,7 @@ def test_metadata_is_merged_and_reported_as_source(initialized: Workspace, engin
     assert info["source"] == "community:test"
     assert info["metadata"] == {"category": "style", "source": "community:test", "sha256": "abc"}
     # ast-grep accepts the merged metadata (it reports it with --include-metadata).
-    cfg = project.load(initialized)
+    cfg = project.load_config(initialized)
     out = engine.run(["scan", "-c", str(cfg.path), "--json=compact", "--include-metadata", "--stdin", "-r",
                       str(initialized.root / "rules/no-print.yml")], cwd=initialized.root, stdin=b"print(1)")
     assert json.loads(out.stdout)[0]["metadata"]["source"] == "community:test"
@@ -178,7 +178,7 @@ def test_multi_document_file_edits_touch_only_that_document(initialized: Workspa
     assert result["removed"] == ["rules/bundle.yml"]
     assert multi.read_text() == ("# bundle header\nid: first\nlanguage: python\nrule: {pattern: print($A)}\n"
                                  "---\nid: third\nlanguage: python\nrule: {pattern: exec($A)}\n")
-    cfg = project.load(initialized)
+    cfg = project.load_config(initialized)
     assert engine.check_project(cfg.path, cwd=initialized.root).returncode == 0
 
 
@@ -311,7 +311,7 @@ def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine:
     assert tests == sorted(f"new-{i}-test.yml" for i in range(14))
     snapshots = sorted(p.name for p in (initialized.root / "rule-tests" / "__snapshots__").iterdir())
     assert snapshots == sorted(f"new-{i}-snapshot.yml" for i in range(14))  # the removed rules' snapshots went too
-    cfg = project.load(initialized)
+    cfg = project.load_config(initialized)
     assert engine.check_project(cfg.path, cwd=initialized.root).returncode == 0
     report = engine.test(cfg.path, cwd=initialized.root)
     assert report.passed and len(report.statuses) == 14
@@ -367,7 +367,7 @@ def test_remove_keeps_other_tests_in_a_shared_test_file(initialized: Workspace, 
     assert store.remove_rule(initialized, engine, "no-print")["removed"] == ["rules/no-print.yml",
                                                                               "rule-tests/all-test.yml"]
     assert shared.read_text() == "id: no-eval\nvalid: [x]\ninvalid: ['eval(1)']\n"
-    report = engine.test(project.load(initialized).path, cwd=initialized.root)
+    report = engine.test(project.load_config(initialized).path, cwd=initialized.root)
     assert report.passed and list(report.statuses) == ["no-eval"]
 
 

@@ -272,7 +272,7 @@ def test_scan_path_with_another_config(proj: Workspace, engine: Engine, tmp_path
     write(other, "sgconfig.yml", "ruleDirs: [rules]\n")
     write(other, "rules/no-exec.yml", "id: no-exec\nlanguage: python\nseverity: error\nrule: {pattern: exec($A)}\n")
     write(proj.root, "a.py", "exec(s)\neval(s)\n")
-    cfg = project.load(Workspace(other))
+    cfg = project.load_config(Workspace(other))
     res = paths.scan_path(proj, engine, config=cfg)
     assert [(d["file"], d["ruleId"]) for d in res["issues"]] == [("a.py", "no-exec")]
 
@@ -315,7 +315,7 @@ def test_rule_globs_match_like_ast_grep(initialized: Workspace, engine: Engine) 
     for f in FILES:
         write(root, f, "hit()\n")
     actual = {(d["ruleId"], d["file"]) for d in paths.scan_path(initialized, engine, max_results=1000)["issues"]}
-    rules = {r.id: r for r in rulefiles.cached_ruleset(initialized, project.load(initialized), engine).rules}
+    rules = {r.id: r for r in rulefiles.cached_ruleset(initialized, project.load_config(initialized), engine).rules}
     predicted = {(f"g{i}", f) for i in range(len(GLOBS)) for f in FILES if rule_applies(rules[f"g{i}"], f)}
     assert predicted == actual
     assert ("g0", "src/sub/a.py") in actual  # `*` crosses `/` in globset's default mode

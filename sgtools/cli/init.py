@@ -7,7 +7,7 @@ from sgtools.cli.common import add_json, add_root, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.present.rules import render_init
-from sgtools.project import config as project
+from sgtools.project.config import initialize
 
 
 def register(subs: Any) -> None:
@@ -19,7 +19,7 @@ def register(subs: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     ws = workspace(args)
-    result = project.initialize(ws).to_result()
+    result = initialize(ws).to_result()
     if args.json:
         print_json(result)
     else:

@@ -50,10 +50,10 @@ def log_level(args: argparse.Namespace) -> str:
 
 def _trust_project(root: str | None) -> None:
     from sgtools.engine import trust
-    from sgtools.project import config as project
+    from sgtools.project.config import load_config
     from sgtools.project.workspace import Workspace
 
-    for s in trust.trust(project.load(Workspace(root)).path):
+    for s in trust.trust(load_config(Workspace(root)).path):
         logging.getLogger(__name__).warning("parser library for %s: %s (%s)", s["language"], s["path"], s["state"])
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from sgtools.cli.common import add_json, add_root, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
 from sgtools.engine import trust
-from sgtools.project import config as project
+from sgtools.project.config import load_config
 
 
 def register(subs: Any) -> None:
@@ -24,7 +24,7 @@ def register(subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    cfg = project.load(workspace(args))
+    cfg = load_config(workspace(args))
     statuses = trust.revoke(cfg.path) if args.revoke else trust.trust(cfg.path)
     if args.json:
         print_json({"success": True, "config": str(cfg.path), "customLanguages": statuses})

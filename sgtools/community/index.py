@@ -188,13 +188,13 @@ def detect_license(directory: Path) -> str | None:
 def _layout(directory: Path) -> tuple[list[Path], list[Path]]:
     """Rule and test directories, lexically under `directory`: from its sgconfig.yml when it has one, else
     `rules/` and `rule-tests/` or `tests/` (this project's and ast-grep-essentials' layouts)."""
-    from sgtools.project import config as project
+    from sgtools.project.config import CONFIG_NAME, load_config
 
     rule_dirs: list[Path] = []
     test_dirs: list[Path] = []
-    if (directory / project.CONFIG_NAME).is_file():
+    if (directory / CONFIG_NAME).is_file():
         ws = Workspace(directory)
-        cfg = project.load(ws)
+        cfg = load_config(ws)
         for src, dst in ((cfg.rule_dirs, rule_dirs), (cfg.test_dirs, test_dirs)):
             for d in src:
                 try:

@@ -89,7 +89,7 @@ def config_path(ws: Workspace) -> Path:
     return ws.root / CONFIG_NAME
 
 
-def load(ws: Workspace) -> ProjectConfig:
+def load_config(ws: Workspace) -> ProjectConfig:
     """The project config, or `[config-missing]` telling the agent how to create one."""
     path = config_path(ws)
     try:
@@ -120,9 +120,9 @@ def _check_dirs(ws: Workspace, cfg: ProjectConfig) -> None:
                     "remove it, then run initialize_ast_grep (`sgtools init`) to recreate the directory.")
 
 
-def try_load(ws: Workspace) -> ProjectConfig | None:
+def try_load_config(ws: Workspace) -> ProjectConfig | None:
     try:
-        return load(ws)
+        return load_config(ws)
     except ConfigMissing:
         return None
 
@@ -196,7 +196,7 @@ def initialize(ws: Workspace) -> InitResult:
         else:
             ws.write_text(CONFIG_NAME, DEFAULT_CONFIG)
             created.append(CONFIG_NAME)
-        cfg = load(ws)
+        cfg = load_config(ws)
         for d in (*cfg.rule_dirs, *cfg.util_dirs, *cfg.test_dirs):
             rel = ws.relative(ws.resolve(d))
             if d.is_dir():

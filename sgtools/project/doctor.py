@@ -10,8 +10,8 @@ from sgtools.core.languages import LANGUAGES
 from sgtools.core.types import SourceStatus
 from sgtools.engine import trust
 from sgtools.engine.process import Engine
-from sgtools.project import config as project
 from sgtools.project import excludes
+from sgtools.project.config import load_config
 from sgtools.project.types import ServerInfo
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import load_ruleset
@@ -42,7 +42,7 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
         info["problems"].append(exc.render())
         return info
     try:
-        cfg = project.load(ws)
+        cfg = load_config(ws)
     except SgToolsError as exc:
         info["problems"].append(exc.render())
         return info

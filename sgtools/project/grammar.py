@@ -23,7 +23,7 @@ from sgtools.core.errors import BadInput, EngineFailed, NotFound, TooLarge
 from sgtools.engine import trust
 from sgtools.engine.process import Engine
 from sgtools.engine.spawn import run_tool
-from sgtools.project import config as project
+from sgtools.project.config import load_config
 from sgtools.project.workspace import Workspace
 
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -128,7 +128,7 @@ def build_library(name: str, parser: Path, sources: list[Path], engine: Engine) 
 
 
 def _register(ws: Workspace, name: str, library: Path, symbol: str, extensions: list[str]) -> Path:
-    cfg = project.load(ws)
+    cfg = load_config(ws)
     with ws.lock():
         doc = yamlio.load_rt(cfg.path.read_text(encoding="utf-8")) or {}
         custom = doc.get("customLanguages")

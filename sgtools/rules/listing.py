@@ -8,7 +8,7 @@ from typing import Any
 from sgtools.core.errors import BadInput, NotFound
 from sgtools.core.types import Examples
 from sgtools.engine.process import Engine
-from sgtools.project import config as project
+from sgtools.project.config import load_config
 from sgtools.project.languages import language_key, unknown_language_message
 from sgtools.project.workspace import Workspace, check_rule_id
 from sgtools.rules.analysis.project import analyse_project
@@ -19,7 +19,7 @@ from sgtools.rules.types import ExplainRuleResult, ListRulesResult, RuleSummary
 
 
 def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> ListRulesResult:
-    cfg = project.load(ws)
+    cfg = load_config(ws)
     want = language_key(language, cfg) if language else None
     if language and want is None:
         raise BadInput(unknown_language_message(cfg, language))
@@ -40,7 +40,7 @@ def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> Li
 
 def explain_rule(ws: Workspace, engine: Engine, rule_id: str) -> ExplainRuleResult:
     check_rule_id(rule_id)
-    cfg = project.load(ws)
+    cfg = load_config(ws)
     places = project_ids(cfg).get(rule_id, [])
     if not places:
         raise NotFound(unknown_id_message(cfg, rule_id))

@@ -17,8 +17,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 from sgtools.core import yamlio
 from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.engine.process import Engine, TestReport
-from sgtools.project import config as project
-from sgtools.project.config import ProjectConfig
+from sgtools.project.config import ProjectConfig, load_config
 from sgtools.project.transaction import write_all
 from sgtools.project.workspace import Workspace, check_rule_id
 from sgtools.rules.docfile import DocFile
@@ -51,7 +50,7 @@ def add_or_update_rule(
     force: bool = False,
 ) -> AddOrUpdateRuleResult:
     """Check, then save. `force` saves a rule the analyser proves can never fire (with a warning)."""
-    cfg = project.load(ws)
+    cfg = load_config(ws)
     check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, metadata, ws.settings)
     if not isinstance(force, bool):
         raise BadInput(f"force must be true or false, not {force!r}.")
@@ -94,7 +93,7 @@ def add_or_update_rule(
 def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> RemoveRuleResult:
     """The rule's document (the whole file when it is the only one), its tests and its snapshots."""
     check_rule_id(rule_id)
-    cfg = project.load(ws)
+    cfg = load_config(ws)
     with ws.lock():
         places = project_ids(cfg).get(rule_id, [])
         if not places:

@@ -96,11 +96,11 @@ def _tree_language(ws: Workspace, language: str) -> tuple[str, Path | str]:
     config, so its parser library loads (when trusted)."""
     if languages.canonical(language) is not None or not isinstance(language, str):
         return languages.require(language), NO_CONFIG
-    from sgtools.project import config as project
+    from sgtools.project.config import load_config
     from sgtools.project.languages import custom_languages
 
     try:
-        cfg = project.load(ws)
+        cfg = load_config(ws)
     except SgToolsError:
         return languages.require(language), NO_CONFIG
     if language in custom_languages(cfg):

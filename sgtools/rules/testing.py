@@ -18,8 +18,7 @@ from sgtools.core.errors import BadInput, EngineFailed, RuleInvalid
 from sgtools.core.settings import Settings
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.texts import scan_texts, tmp_root
-from sgtools.project import config as project
-from sgtools.project.config import ProjectConfig
+from sgtools.project.config import ProjectConfig, try_load_config
 from sgtools.project.languages import file_name_for, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
@@ -99,7 +98,7 @@ def test_rule(
     invalid = list(invalid_examples or [])
     result: TestRuleResult = {"success": False, "errors": [], "matches": [],
                               "examples": {"passed": 0, "failed": []}, "hints": [], "warnings": []}
-    cfg = project.try_load(ws)
+    cfg = try_load_config(ws)
     config: Path | str = cfg.path if cfg is not None else NO_CONFIG
     if cfg is None:
         result["warnings"].append("no sgconfig.yml: the rule runs in isolation, without global utils")

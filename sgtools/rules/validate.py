@@ -19,8 +19,7 @@ from sgtools.core import yamlio
 from sgtools.core.errors import Conflict, RuleInvalid
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.texts import scan_texts
-from sgtools.project import config as project
-from sgtools.project.config import ProjectConfig
+from sgtools.project.config import ProjectConfig, try_load_config
 from sgtools.project.languages import file_name_for, language_key, unknown_language_message
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import gate
@@ -44,7 +43,7 @@ def validate_rule(
     """Every check `add_or_update_rule` makes, writing nothing. Without sgconfig.yml the rule is checked in
     isolation (no global utils, no id collisions), and a warning says so."""
     check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, None, ws.settings)
-    cfg = project.try_load(ws)
+    cfg = try_load_config(ws)
     cand = prepare(ws, engine, cfg, rule_id, rule_yaml, valid_examples, invalid_examples,
                     metadata=None, overwrite=True)
     return {"valid": True, "rule": cand.data, "yaml": cand.text, "warnings": cand.warnings}

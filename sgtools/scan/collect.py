@@ -13,8 +13,7 @@ from typing import Any
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.types import RuleErrorDict
 from sgtools.engine.process import Engine, ScanWatch
-from sgtools.project import config as project
-from sgtools.project.config import ProjectConfig
+from sgtools.project.config import ProjectConfig, load_config, try_load_config
 from sgtools.project.workspace import Workspace
 from sgtools.scan.types import Diagnostic
 
@@ -34,12 +33,12 @@ class RuleSource:
 
 def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
     """The project's rules; without an `sgconfig.yml`, the bundled community rules (zero configuration)."""
-    own = project.try_load(ws)
+    own = try_load_config(ws)
     if own is not None:
         return RuleSource(own, ws.relative(own.path))
     from sgtools.scan.rulefiles import cached_ruleset  # the scan reuses this load and its validation
 
-    cfg = project.load(Workspace(bundled_dir()))
+    cfg = load_config(Workspace(bundled_dir()))
     count = sum(r.enabled for r in cached_ruleset(ws, cfg, engine).rules)
     return RuleSource(cfg, "bundled community rules", bundled=True, rule_count=count)
 

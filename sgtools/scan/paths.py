@@ -13,9 +13,8 @@ from sgtools.core.errors import BadInput, NotFound, TooLarge
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.engine.texts import scan_texts
 from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
-from sgtools.project import config as project
 from sgtools.project import excludes
-from sgtools.project.config import ProjectConfig
+from sgtools.project.config import ProjectConfig, load_config
 from sgtools.project.languages import file_name_for, language_for_path, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
@@ -53,7 +52,7 @@ def scan_path(
         raise BadInput(f"offset must be a non-negative integer, not {offset!r}.")
     if isinstance(paths, str):
         paths = [paths]
-    cfg = config if config is not None else project.load(ws)
+    cfg = config if config is not None else load_config(ws)
     targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
     ruleset = cached_ruleset(ws, cfg, engine)
     rules = _chosen_rules(ruleset, rule_ids)

@@ -16,8 +16,7 @@ from sgtools.engine.process import Engine
 from sgtools.engine.texts import scan_texts
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.fixits.verify import VerifyJob, verify_fixits
-from sgtools.project import config as project
-from sgtools.project.config import ProjectConfig
+from sgtools.project.config import ProjectConfig, load_config
 from sgtools.project.languages import file_name_for, language_key, resolve_language
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
@@ -62,7 +61,7 @@ def scan_code(
     level = check_severity(min_severity)
     limit = result_limit(max_results, ws.settings)
     check_code(code, ws.settings)
-    cfg = config if config is not None else project.load(ws)
+    cfg = config if config is not None else load_config(ws)
     file: str | None = None
     rel_cfg: str | None = None
     if path is not None:

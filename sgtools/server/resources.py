@@ -15,7 +15,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from mcp_types import Resource as MCPResource
 
 from sgtools.core.errors import SgToolsError
-from sgtools.project import config as project
+from sgtools.project.config import load_config
 from sgtools.server.guard import escape_surrogates
 from sgtools.server.spec import App
 
@@ -48,7 +48,7 @@ def add_resources(server: MCPServer[Any], app: App) -> None:
                      mime_type="application/yaml")
     async def config_file() -> str:
         def read() -> str:
-            return project.load(app.ws).path.read_text(encoding="utf-8")
+            return load_config(app.ws).path.read_text(encoding="utf-8")
         return await _read_in_thread(read)
 
     @server.resource(RULE_URI, name="rule", title="A project rule",

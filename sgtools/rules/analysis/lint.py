@@ -7,7 +7,7 @@ from typing import Any
 
 from sgtools.core.errors import BadInput
 from sgtools.engine.process import Engine
-from sgtools.project import config as project
+from sgtools.project.config import load_config
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis.project import analyse_project, summary
@@ -16,7 +16,7 @@ from sgtools.rules.ruleset import load_ruleset
 
 def lint_rules(ws: Workspace, engine: Engine, rule_ids: Sequence[str] | None = None) -> dict[str, Any]:
     """`{rules: [{id, path, analysis}], neverFire: [ids], withWarnings: [ids], ruleErrors}`."""
-    cfg = project.load(ws)
+    cfg = load_config(ws)
     ruleset = load_ruleset(ws, cfg, engine)
     wanted = list(dict.fromkeys(rule_ids or []))
     known = {r.id for r in ruleset.rules}
