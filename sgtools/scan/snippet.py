@@ -74,18 +74,11 @@ def scan_code(
     rules = [r for r in of_lang if rule_applies(r, rel_cfg)]
     result: ScanResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
                           "ruleErrors": ruleset.error_dicts()}
-    if path is None:
-        scoped = [r.id for r in of_lang if r.data.get("files") is not None]
-        if scoped:
-            result["notes"] = [f"{len(scoped)} rule(s) limited to some files did not run ({', '.join(scoped[:5])}"
-                               f"{', …' if len(scoped) > 5 else ''}): pass `path` to check the code as that file."]
-    else:
-        skipped = [r.id for r in of_lang if r not in rules]
-        if skipped:  # said, not silent: a rule whose files/ignores globs leave this path out did not run
-            result["notes"] = [f"{len(skipped)} {lang} rule(s) did not run on {file}: their files/ignores globs "
-                               f"leave it out ({', '.join(skipped[:5])}{', …' if len(skipped) > 5 else ''})."]
+    notes = _left_out(of_lang, rules, lang, file)
     if ruleset.errors and not ruleset.rules:
-        result.setdefault("notes", []).append("No rule could be loaded, so nothing was checked: see ruleErrors.")
+        notes.append("No rule could be loaded, so nothing was checked: see ruleErrors.")
+    if notes:
+        result["notes"] = notes
     if not rules:
         return result
     result["analysis"] = scan_analysis(engine, rules, cfg.path)
@@ -97,6 +90,21 @@ def scan_code(
     if not result["analysis"]:
         del result["analysis"]
     return result
+
+
+def _left_out(of_lang: list[Rule], rules: list[Rule], lang: str, file: str | None) -> list[str]:
+    """Said, not silent: the rules of the language that did not run because of their files/ignores globs."""
+    if file is None:
+        scoped = [r.id for r in of_lang if r.data.get("files") is not None]
+        if scoped:
+            return [f"{len(scoped)} rule(s) limited to some files did not run ({', '.join(scoped[:5])}"
+                    f"{', …' if len(scoped) > 5 else ''}): pass `path` to check the code as that file."]
+        return []
+    skipped = [r.id for r in of_lang if r not in rules]
+    if skipped:
+        return [f"{len(skipped)} {lang} rule(s) did not run on {file}: their files/ignores globs "
+                f"leave it out ({', '.join(skipped[:5])}{', …' if len(skipped) > 5 else ''})."]
+    return []
 
 
 def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
