@@ -63,7 +63,8 @@ class Analysis:
     def __init__(self, engine: Engine, items: list[Item], config: Path | str, cwd: Path) -> None:
         self.engine, self.items, self.config, self.cwd = engine, items, config, cwd
         self.out: list[list[Finding]] = [[] for _ in items]
-        self.calls_left = engine.settings.analysis_max_engine_calls  # per request: a huge draft is capped
+        # Per rule: one huge draft is capped, while a project of many ordinary rules is analysed whole.
+        self.limit = engine.settings.analysis_max_engine_calls
         self.unplanned: dict[int, int] = {}
         self.trials: list[Trial] = []
 
@@ -75,7 +76,7 @@ class Analysis:
             if item.language is None:
                 continue
             patterns = list(walk.patterns(item.doc))
-            planned = patterns[:max(0, self.calls_left - sum(len(p) for p in probes.values()))]
+            planned = patterns[:max(0, self.limit)]
             self.unplanned[i] = len(patterns) - len(planned)  # each probe costs files in the batch and a dump
             probes[i] = [(path, selfmatch.plan(batch, f"r{i}p{j}", item.language, value))
                          for j, (path, value) in enumerate(planned)]
@@ -131,14 +132,15 @@ class Analysis:
         """Each probed pattern's (alive, readings) within the engine-call budget; how many were skipped."""
         states: dict[walk.Path, tuple[bool, list[Reading]]] = {}
         skipped = self.unplanned.get(i, 0)
+        calls_left = self.limit
         for p, probe in probes:
             if probe.rule_id in outcome.refused:
                 continue
             cost = len(probe.instances) if full else 1  # syntax-tree dumps, one ast-grep call each
-            if cost > self.calls_left:
+            if cost > calls_left:
                 skipped += 1
                 continue
-            self.calls_left -= cost
+            calls_left -= cost
             states[p] = _state(probe, probe.readings(outcome, self.engine, self.cwd, full=full))
         return states, skipped
 
