@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sgtools.cli import main
-from sgtools.community.index import make_index
+from sgtools.community.build import make_index
 from sgtools.core import bounded, settings
 from sgtools.core.errors import TooLarge
 from sgtools.core.settings import Settings

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sgtools.community.index import make_index, parse_index, render_index
+from sgtools.community.build import make_index
+from sgtools.community.index import parse_index, render_index
 from sgtools.core import yamlio
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.languages import canonical

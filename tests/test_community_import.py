@@ -11,7 +11,7 @@ import pytest
 
 from sgtools.cli import main
 from sgtools.community import service, sources
-from sgtools.community.index import build_index
+from sgtools.community.build import build_index
 from sgtools.core import yamlio
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.errors import BadInput, ConfigMissing, Conflict, NotFound, SgToolsError

@@ -11,14 +11,8 @@ from typing import Any
 import pytest
 
 from sgtools.cli import main
-from sgtools.community.index import (
-    build_index,
-    detect_license,
-    make_index,
-    parse_index,
-    render_index,
-    validate_index,
-)
+from sgtools.community.build import build_index, detect_license, make_index
+from sgtools.community.index import parse_index, render_index, validate_index
 from sgtools.core.errors import BadInput, Conflict, NotFound
 from tests.conftest import CORPUS, needs_corpus
 

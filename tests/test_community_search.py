@@ -13,7 +13,7 @@ import pytest
 
 from bin.synthetic_index import synthetic_index
 from sgtools.community import search, service, sources
-from sgtools.community.index import build_index
+from sgtools.community.build import build_index
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.errors import BadInput
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from sgtools.community import service, sources
-from sgtools.community.index import build_index
+from sgtools.community.build import build_index
 from sgtools.core import settings as settings_mod
 from sgtools.core.errors import BadInput, Conflict, NetworkError, TooLarge
 from sgtools.engine.process import Engine

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sgtools.community import search, service, sources
-from sgtools.community.index import build_index
+from sgtools.community.build import build_index
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace

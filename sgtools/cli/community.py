@@ -139,7 +139,7 @@ def run_sources(args: argparse.Namespace) -> int:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from sgtools.community.index import build_index
+    from sgtools.community.build import build_index
 
     result = build_index(args.directory, args.out, source=args.source, license=args.license, name=args.name,
                          force=args.force)

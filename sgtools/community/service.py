@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from sgtools.community.index import UNKNOWN_LICENSE, rule_documents
+from sgtools.community.build import rule_documents
+from sgtools.community.index import UNKNOWN_LICENSE
 from sgtools.community.search import SearchIndex, from_source, index_key, load_or_build
 from sgtools.community.sources import Source, SourceSet, cache_dir, load_sources
 from sgtools.community.types import (
