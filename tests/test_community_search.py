@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bin.synthetic_index import synthetic_index
-from sgtools.community import search, service, sources
+from sgtools.community import search, service, sources, terms
 from sgtools.community.build import build_index
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.errors import BadInput
@@ -130,7 +130,7 @@ def test_stemmer_typos_and_synonyms() -> None:
     for group in (["injection", "injections", "injected", "injecting"], ["hardcode", "hardcoded"],
                   ["validate", "validation", "validated"], ["cookie", "cookies"], ["query", "queries"],
                   ["deserialize", "deserialization", "deserialized"]):
-        assert len({search.stem(w) for w in group}) == 1, group
+        assert len({terms.stem(w) for w in group}) == 1, group
     docs = [{"id": "hardcoded-password-python", "language": "python", "message": "password in code",
              "description": "A hardcoded password", "tags": ["security", "secrets"], "severity": "error",
              "hasFix": False, "source": "t"},
@@ -152,7 +152,7 @@ def test_stemmer_typos_and_synonyms() -> None:
     assert top("hard coded") == "hardcoded-password-python"  # two words that are one indexed word
     assert top("pwd") == "hardcoded-password-python"
     assert index.search("xyz") == [] and index.search("qu") == []  # short junk never fuzz-matches
-    assert search.distance("kitten", "sitting", 5) == 3 and search.distance("ab", "ba", 2) == 1
+    assert terms.distance("kitten", "sitting", 5) == 3 and terms.distance("ab", "ba", 2) == 1
     start = time.perf_counter()  # a hostile query: huge words, thousands of them
     index.search("x" * 100_000 + " " + " ".join(f"pasword{i}" for i in range(5000)))
     assert time.perf_counter() - start < 1.0

@@ -13,11 +13,11 @@ import hashlib
 import itertools
 import json
 import math
-import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from sgtools.community.terms import deletes, distance, stem, terms, words
 from sgtools.core.atomic import write_atomic
 from sgtools.core.languages import canonical
 
@@ -73,68 +73,10 @@ SYNONYMS_RAW: dict[str, str] = {
     "cors": "origin",
     "perf": "performance",
 }
-_TOKEN = re.compile(r"[a-z0-9]+")
-_CWE = re.compile(r"cwe(\d+)")
-_VOWELS = set("aeiouy")
 _TYPO_MIN = 4  # tokens shorter than this are never corrected: too many near neighbours
 _TYPO_MAX = 24  # nor longer ones: no real word is that long, and the neighbourhood grows with the square
 _QUERY_WORDS = 32  # words of a query that count; the rest cannot change a ranking over one-line descriptions
 _PREFIX_MIN = 4
-
-# ---- text -> terms ------------------------------------------------------------------------------------------
-
-
-def words(text: str) -> list[str]:
-    out: list[str] = []
-    for w in _TOKEN.findall(text.lower()):
-        m = _CWE.fullmatch(w)
-        out.extend(("cwe", m.group(1)) if m else (w,))
-    return out
-
-
-def stem(word: str) -> str:
-    """A deliberately small stemmer: inflections (s, es, ed, ing) and a few derivations, so that
-    injection/injections/injected and hardcode/hardcoded meet. Consistency matters more than linguistics."""
-    if len(word) <= 3 or word.isdigit():
-        return word
-    w = _derivation(_inflection(_plural(word)))
-    if w.endswith("e") and len(w) > 4:
-        w = w[:-1]
-    if w.endswith("y") and len(w) > 3:
-        w = w[:-1] + "i"
-    return w
-
-
-def _plural(w: str) -> str:
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "i"
-    if w.endswith("sses"):
-        return w[:-2]
-    if w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
-
-
-def _inflection(w: str) -> str:
-    for suffix in ("ing", "ed"):
-        base = w[: -len(suffix)]
-        if w.endswith(suffix) and len(base) >= 3 and _VOWELS & set(base):
-            if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
-                return base[:-1]
-            return base + "e" if base.endswith("at") else base
-    return w
-
-
-def _derivation(w: str) -> str:
-    for suffix in ("ation", "ness", "ity", "ion", "ate", "ly"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
-            return w[: -len(suffix)]
-    return w
-
-
-def terms(text: str) -> list[str]:
-    return [stem(w) for w in words(text)]
-
 
 def _field_terms(doc: dict[str, Any]) -> dict[str, list[str]]:
     tags = doc.get("tags") or []
@@ -161,29 +103,6 @@ def _postings(per_doc: list[dict[str, list[str]]]) -> dict[str, list[list[float]
         for t, tf in weighted.items():
             postings.setdefault(t, []).append([i, round(tf / (K1 + tf), 6)])
     return postings
-
-
-def _deletes(word: str) -> set[str]:
-    return {word[:i] + word[i + 1:] for i in range(len(word))}
-
-
-def distance(a: str, b: str, limit: int) -> int:
-    """Optimal-string-alignment edit distance, giving up (returning limit + 1) once it exceeds `limit`."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        if min(cur) > limit:
-            return limit + 1
-        prev2, prev = prev, cur
-    return prev[-1]
 
 
 # ---- the index ----------------------------------------------------------------------------------------------
@@ -236,7 +155,7 @@ class SearchIndex:
             table: dict[str, list[str]] = {}
             for w in sorted(self.surface):
                 if len(w) >= _TYPO_MIN:
-                    for gone in sorted(_deletes(w)):
+                    for gone in sorted(deletes(w)):
                         table.setdefault(gone, []).append(w)
             self._deletes_table = table
         return self._deletes_table
@@ -251,9 +170,9 @@ class SearchIndex:
     def _typos(self, word: str) -> list[tuple[str, float]]:
         """Indexed stems whose written form is within edit distance 1 (2 for words of 6+ letters)."""
         limit = 1 if len(word) < 6 else 2
-        variants = {word} | _deletes(word)
+        variants = {word} | deletes(word)
         if limit == 2:
-            variants |= {d2 for d in list(variants) for d2 in _deletes(d)}
+            variants |= {d2 for d in list(variants) for d2 in deletes(d)}
         forms: set[str] = set()
         for v in variants:
             if v in self.surface:
