@@ -75,7 +75,10 @@ class Analysis:
         for i, item in enumerate(self.items):
             if item.language is None:
                 continue
-            patterns = list(walk.patterns(item.doc))
+            # A bare metavariable (`pattern: $F`, usually beside `kind` or constraints) matches any node: there is
+            # nothing to self-match, and ast-grep refuses it alone (which would cost a per-rule fallback).
+            patterns = [(p, v) for p, v in walk.patterns(item.doc)
+                        if not walk.METAVAR.fullmatch(walk.pattern_text(v).strip())]
             planned = patterns[:max(0, self.limit)]
             self.unplanned[i] = len(patterns) - len(planned)  # each probe costs files in the batch and a dump
             probes[i] = [(path, selfmatch.plan(batch, f"r{i}p{j}", item.language, value))
@@ -306,6 +309,13 @@ def _path_of(cand: Candidate, doc: Mapping[str, Any]) -> walk.Path:
     return walk.patterns(cand.doc)[0][0]
 
 
+_CHUNK = 8  # rules per batched scan: one scan runs every rule on every file of its language, a cross product
+
+
 def analyse_items(engine: Engine, items: list[Item], *, config: Path | str = NO_CONFIG,
                   cwd: Path | None = None) -> list[list[Finding]]:
-    return Analysis(engine, items, config, cwd or Path.cwd()).run()
+    """Findings per item, analysed a few rules per batch (two engine calls per batch, plus dumps)."""
+    out: list[list[Finding]] = []
+    for start in range(0, len(items), _CHUNK):
+        out += Analysis(engine, items[start:start + _CHUNK], config, cwd or Path.cwd()).run()
+    return out
