@@ -124,3 +124,14 @@ def test_scan_code_says_which_rules_its_path_leaves_out(initialized: Workspace, 
     assert any("no-eval" in n and "tools/build.py" in n for n in result.get("notes", [])), result
     inside = scan_code(initialized, engine, "eval(x)\n", path="src/app.py")
     assert [i["ruleId"] for i in inside["issues"]] == ["no-eval"] and "notes" not in inside
+
+
+def test_test_rule_applies_the_same_structural_checks_as_add(initialized: Workspace, engine: Engine) -> None:
+    from sgtools.rules.testing import test_rule
+
+    res = test_rule(initialized, engine, "id: x\nlanguage: python\nrule:\n  anyy:\n    - pattern: print($A)\n",
+                    invalid_examples=["print(2)"])
+    assert res["success"] is False and "did you mean any?" in res["errors"][0]
+    res = test_rule(initialized, engine, "id: x\nlanguage: python\nrule:\n  pattern: print($A)\nnot:\n  kind: x\n",
+                    invalid_examples=["print(2)"])
+    assert res["success"] is False and "move it under `rule:`" in res["errors"][0]

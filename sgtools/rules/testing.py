@@ -27,6 +27,7 @@ from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data, snip
 from sgtools.rules.examples import check_examples
 from sgtools.rules.ruleset import glob_problem, rule_from_doc
+from sgtools.rules.schema import schema_problems
 from sgtools.rules.types import TestRuleResult
 from sgtools.scan.rulefiles import rule_file
 from sgtools.scan.snippet import check_code, snippet_diagnostics
@@ -107,6 +108,11 @@ def test_rule(
     if doc is None:
         return result
     data: dict[str, Any] = plain_data(doc)
+    # The same structural checks as add_or_update_rule (a misplaced `not`, `anyy`...), in our words.
+    problems = schema_problems(data, ws.settings.max_reported_problems, result["warnings"])
+    if problems:
+        result["errors"].append("The rule's structure is invalid: " + "; ".join(problems) + " (fix these, then retry)")
+        return result
 
     lang = _compiles(ws, engine, config, cfg, doc, rule_yaml, result)
     if lang is None:
