@@ -45,13 +45,13 @@ def stop_by_end(doc: Mapping[str, Any]) -> list[Candidate]:
 def multi_metavars(doc: Mapping[str, Any]) -> list[Candidate]:
     out = []
     for path, value in walk.patterns(doc):
-        if not isinstance(value, str):
-            continue
-        for name in walk.metavariables(value):
+        text = walk.pattern_text(value)
+        for name in walk.metavariables(text):
             single = re.compile(r"(?<!\$)\$" + re.escape(name) + r"\b")
-            if not single.search(value):
+            if not single.search(text):
                 continue
-            new = single.sub(_multi(name), value)
+            new_text = single.sub(_multi(name), text)
+            new: Any = {**value, "context": new_text} if isinstance(value, Mapping) else new_text
             out.append(Candidate(walk.replaced(doc, path, new),
                                  f"`${name}` matches exactly one node; `$$${name}` matches any number",
                                  walk.show(path)))

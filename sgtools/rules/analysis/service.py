@@ -46,8 +46,10 @@ def _snip(text: str, limit: int = 70) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
-def _examples(batch: Batch, key: str, item: Item) -> tuple[list[str], list[str]]:
-    lang = item.language or ""
+def _examples(batch: Batch, key: str, item: Item, language: str | None = None) -> tuple[list[str], list[str]]:
+    """The item's examples as files of `language` (default its own): a repair in another grammar (typescript for
+    a javascript draft) is checked on files that grammar reads."""
+    lang = language or item.language or ""
     return ([batch.add_file(f"{key}-valid{k}", lang, c) for k, c in enumerate(item.valid)],
             [batch.add_file(f"{key}-invalid{k}", lang, c) for k, c in enumerate(item.invalid)])
 
@@ -238,7 +240,7 @@ class Analysis:
         if not self.trials:
             return
         batch = Batch()
-        files: dict[int, tuple[list[str], list[str]]] = {}
+        files: dict[tuple[int, str], tuple[list[str], list[str]]] = {}
         wider: dict[str, list[Probe]] = {}
         for t in self.trials:
             item = self.items[t.item]
@@ -248,15 +250,16 @@ class Analysis:
                 value = walk.get_at(t.cand.doc, _path_of(t.cand, item.doc))
                 batch.add_rule(f"{t.rule_id}-self", {"language": lang, "rule": {"pattern": value}})
                 batch.files.update(t.must_fire)
-            if t.item not in files:
-                files[t.item] = _examples(batch, f"r{t.item}", item)
+            if (t.item, lang) not in files:
+                files[(t.item, lang)] = _examples(batch, f"r{t.item}-{lang}", item, lang)
             if lang != item.language and not (item.valid or item.invalid):
                 wider[t.rule_id] = [selfmatch.plan(batch, f"{t.rule_id}w{j}", lang, v)
                                     for j, (_p, v) in enumerate(walk.patterns(t.cand.doc))]
         outcome = run(self.engine, batch, config=self.config)
         best: dict[int, Trial] = {}
         for t in self.trials:
-            if not self._passes(t, outcome, files[t.item], wider.get(t.rule_id)):
+            lang = str(t.cand.doc.get("language") or self.items[t.item].language)
+            if not self._passes(t, outcome, files[(t.item, lang)], wider.get(t.rule_id)):
                 continue
             if t.item not in best or (t.rank, _size(t)) < (best[t.item].rank, _size(best[t.item])):
                 best[t.item] = t
