@@ -93,6 +93,7 @@ def to_diagnostics(
             "text": str(raw.get("text", "")),
             "labels": _labels(raw, span),
             "fixits": [],
+            "inTest": bool(raw.get("inTest")),
         }
         text = text_by_file.get(raw_file)
         if with_fixits and text is not None:

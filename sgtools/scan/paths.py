@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,10 @@ from sgtools.project.languages import file_name_for, language_for_path, language
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
+from sgtools.scan import testcode
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
+from sgtools.scan.signal import Signal
 from sgtools.scan.types import Diagnostic, ScanPathResult
 
 
@@ -65,7 +67,10 @@ def scan_path(
     whole_project = ruleset.all_valid and not rule_ids
     raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch,
                excludes.glob_args(excludes.enabled(cfg, default_excludes)))
-    diags, page, by_rel = _page(ws, raw, {r.id: r for r in rules}, level, offset, limit)
+    by_id = {r.id: r for r in rules}
+    signal = Signal(testcode.test_patterns(cfg))
+    raw = signal.refine(raw, by_id, _text_reader(ws))
+    diags, page, by_rel = _page(ws, raw, by_id, level, offset, limit)
     more = offset + limit < len(diags)
     if verify_fixits:
         _verify_files(ws, engine, cfg, rules, page, by_rel)
@@ -74,6 +79,7 @@ def scan_path(
     result: ScanPathResult = {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
                               "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
                               "filesChecked": watch.files}
+    result.update(signal.report())  # type: ignore[typeddict-item]
     analysis = scan_analysis(engine, rules, cfg.path)
     if analysis:  # rules that can never fire (from their last analysis) say so next to ruleErrors
         result["analysis"] = analysis
@@ -136,6 +142,16 @@ def _page(ws: Workspace, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], l
             page_raw.append(m)
     by_rel = _read_matched_files(ws, page_raw)
     return diags, filter_severity(to_diagnostics(page_raw, text_by_file=by_rel, rules_by_id=by_id), level), by_rel
+
+
+def _text_reader(ws: Workspace) -> Callable[[str], str | None]:
+    """A matched file's text by its workspace-relative name (None when unreadable or too large)."""
+    def read(name: str) -> str | None:
+        try:
+            return bounded.read_file(ws.root / name, name, "max_file_bytes").decode("utf-8", "replace")
+        except (OSError, TooLarge):
+            return None
+    return read
 
 
 def _relative_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> None:

@@ -21,8 +21,10 @@ from sgtools.project.languages import file_name_for, language_key, resolve_langu
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, rule_applies
+from sgtools.scan import testcode
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
+from sgtools.scan.signal import Signal
 from sgtools.scan.types import Diagnostic, ScanResult
 
 
@@ -83,10 +85,12 @@ def scan_code(
         return result
     result["analysis"] = scan_analysis(engine, rules, cfg.path)
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
+    signal = Signal(testcode.test_patterns(cfg))
     diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
-                                file=file, min_severity=level, verify_max=limit)
+                                file=file, min_severity=level, verify_max=limit, signal=signal)
     page = diags[:limit]
     result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
+    result.update(signal.report())  # type: ignore[typeddict-item]
     if not result["analysis"]:
         del result["analysis"]
     return result
@@ -109,14 +113,18 @@ def _left_out(of_lang: list[Rule], rules: list[Rule], lang: str, file: str | Non
 
 def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
                         rules: Sequence[Rule], language: str, code: str, *, file: str | None = None,
-                        min_severity: str | None = None, verify_max: int | None = None) -> list[Diagnostic]:
+                        min_severity: str | None = None, verify_max: int | None = None,
+                        signal: Signal | None = None) -> list[Diagnostic]:
     """`code` scanned on stdin with `rules_path` (holding `rules` and the parse-error rule of `language`): its
     diagnostics at or above `min_severity`, the first `verify_max` (all by default) with verified fix-its.
     scan_code and test_rule share it, so a snippet is checked one way. `file_name` names the edited copies."""
     raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
     found = [m for m in raw if m.get("ruleId") != PARSE_RULE_ID]
+    by_id = {r.id: r for r in rules}
+    if signal is not None:  # scans only: test_rule reports every match of the rule under test
+        found = signal.refine(found, by_id, lambda _name: code, file_override=file)
     diags = filter_severity(
-        to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id={r.id: r for r in rules}, file_override=file),
+        to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id=by_id, file_override=file),
         min_severity,
     )
     verify_fixits(

@@ -37,6 +37,7 @@ class Diagnostic(TypedDict):
     text: str
     labels: list[Label]
     fixits: list[Fixit]
+    inTest: NotRequired[bool]  # in test code (scan/testcode.py); always set by scans
     fingerprint: NotRequired[str]  # added by `sgtools scan` for baselines and CI formats
 
 
@@ -84,6 +85,8 @@ class ScanResult(TypedDict):
     ruleErrors: list[RuleErrorDict]
     notes: NotRequired[list[str]]  # why some rules did not run on a snippet
     analysis: NotRequired[list[RuleFinding]]  # the last analysis of the rules that ran, at warning or above
+    inTests: NotRequired[dict[str, int]]  # per rule: findings in test code (reported, marked `inTest`)
+    skippedInTests: NotRequired[dict[str, int]]  # per rule: findings in tests its `metadata.inTests: skip` dropped
 
 
 class ScanPathResult(ScanResult):

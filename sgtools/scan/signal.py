@@ -1,0 +1,63 @@
+"""Findings worth reading: the one pass over ast-grep's raw matches, for snippets and paths alike, that marks
+test code (scan/testcode.py) and counts what it leaves out, so nothing is lost silently.
+
+It runs before raw matches become Diagnostics (scan/diagnostics.py copies `inTest` and the adjusted severity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sgtools.rules.ruleset import Rule
+from sgtools.scan import testcode
+
+
+@dataclass
+class Signal:
+    """One scan's settings for the pass and what it did, per rule id: findings in tests (reported), findings
+    dropped in tests (`skip` rules)."""
+
+    test_patterns: Sequence[str] = testcode.DEFAULT_TEST_PATHS
+    in_tests: dict[str, int] = field(default_factory=dict)
+    skipped_in_tests: dict[str, int] = field(default_factory=dict)
+
+    def refine(self, raw: Iterable[dict[str, Any]], rules_by_id: Mapping[str, Rule],
+               text_of: Callable[[str], str | None], *, file_override: str | None = None) -> list[dict[str, Any]]:
+        """The raw matches to report, each marked `inTest` when in test code; the counters are updated.
+
+        `text_of(raw_file)` gives a matched file's text (None when unreadable) for Rust `#[cfg(test)]`
+        modules; `file_override` is the path a snippet is checked as (its matches say `STDIN`).
+        """
+        kept: list[dict[str, Any]] = []
+        test_files: dict[str, bool] = {}
+        cfg_spans: dict[str, list[tuple[int, int]]] = {}
+        for m in raw:
+            raw_file = str(m.get("file", ""))
+            path = file_override if file_override is not None or raw_file == "STDIN" else raw_file
+            if raw_file not in test_files:
+                test_files[raw_file] = testcode.is_test_path(path, self.test_patterns)
+            in_test = test_files[raw_file]
+            if not in_test and str(m.get("language", "")).lower() == "rust":
+                if raw_file not in cfg_spans:
+                    cfg_spans[raw_file] = testcode.cfg_test_spans(text_of(raw_file) or "")
+                start = int(m["range"]["byteOffset"]["start"])
+                in_test = any(a <= start < b for a, b in cfg_spans[raw_file])
+            rule_id = str(m.get("ruleId", ""))
+            if in_test:
+                if not testcode.mark_in_test(m, rules_by_id.get(rule_id)):
+                    _bump(self.skipped_in_tests, rule_id)
+                    continue
+                _bump(self.in_tests, rule_id)
+            kept.append(m)
+        return kept
+
+    def report(self) -> dict[str, dict[str, int]]:
+        """The result fields of what the pass did (only the non-empty ones)."""
+        fields = {"inTests": self.in_tests, "skippedInTests": self.skipped_in_tests}
+        return {k: dict(sorted(v.items())) for k, v in fields.items() if v}
+
+
+def _bump(counter: dict[str, int], rule_id: str) -> None:
+    counter[rule_id] = counter.get(rule_id, 0) + 1
