@@ -10,7 +10,7 @@ import pytest
 from sgtools.core.errors import RuleInvalid
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan import paths, snippet, testcode
+from sgtools.scan import paths, snippet, suppress, testcode
 
 NO_PRINT = """id: no-print
 language: python
@@ -123,3 +123,77 @@ def test_bad_policy_and_bad_test_paths_are_refused(initialized: Workspace, engin
     cfg.write_text(cfg.read_text() + "testPaths: tests\n")
     with pytest.raises(RuleInvalid, match="testPaths"):
         paths.scan_path(initialized, engine, verify_fixits=False)
+
+
+# (file lines, 0-based finding row, the rule's equivalents, suppressed?): every syntax, and beside each a
+# suppression naming another check, which must not apply.
+SYNTAXES = [
+    (["x = eval(s)  # noqa: S307"], 0, ["S307"], True),
+    (["x = eval(s)  # noqa: E501"], 0, ["S307"], False),
+    (["x = eval(s)  # noqa: E501, S307"], 0, ["S307"], True),
+    (["x = eval(s)  # noqa"], 0, ["S307"], True),
+    (["x = eval(s)  # pylint: disable=eval-used"], 0, ["W0123", "eval-used"], True),
+    (["x = eval(s)  # pylint: disable=line-too-long"], 0, ["W0123", "eval-used"], False),
+    (["# pylint: disable-next=W0123", "x = eval(s)"], 1, ["W0123", "eval-used"], True),
+    (["# pylint: disable-next=C0301", "x = eval(s)"], 1, ["W0123", "eval-used"], False),
+    (["# shellcheck disable=SC2086", "rm $f"], 1, ["SC2086"], True),
+    (["# shellcheck disable=SC2046,SC2086", "# why: it is one word", "rm $f"], 2, ["SC2086"], True),
+    (["# shellcheck disable=SC2046", "rm $f"], 1, ["SC2086"], False),
+    (["// eslint-disable-next-line no-eval", "eval(s);"], 1, ["no-eval"], True),
+    (["// eslint-disable-next-line no-console", "eval(s);"], 1, ["no-eval"], False),
+    (["// eslint-disable-next-line", "eval(s);"], 1, ["no-eval"], True),
+    (["eval(s); // eslint-disable-line no-eval -- trusted input"], 0, ["no-eval"], True),
+    (["eval(s); // eslint-disable-line eqeqeq"], 0, ["no-eval"], False),
+    (["x := exec.Command(s) //nolint:gosec"], 0, ["gosec"], True),
+    (["x := exec.Command(s) //nolint:errcheck"], 0, ["gosec"], False),
+    (["x := exec.Command(s) //nolint"], 0, ["gosec"], True),
+    (["#[allow(clippy::unwrap_used)]", "fn a() {", "    x.unwrap();", "}"], 2, ["clippy::unwrap_used"], True),
+    (["#[allow(clippy::expect_used)]", "fn a() {", "    x.unwrap();", "}"], 2, ["clippy::unwrap_used"], False),
+    (["#[allow(clippy::unwrap_used)]", "fn a() {", "}", "fn b() {", "    x.unwrap();", "}"], 4,
+     ["clippy::unwrap_used"], False),
+    (["#![allow(clippy::unwrap_used)]", "fn b() {", "    x.unwrap();", "}"], 2, ["unwrap_used"], True),
+    (["eval(s)  # rubocop:disable Security/Eval"], 0, ["Security/Eval"], True),
+    (["eval(s)  # rubocop:disable Style/Semicolon"], 0, ["Security/Eval"], False),
+    (["# rubocop:disable Security/Eval", "eval(a)", "# rubocop:enable Security/Eval", "eval(b)"], 1,
+     ["Security/Eval"], True),
+    (["# rubocop:disable Security/Eval", "eval(a)", "# rubocop:enable Security/Eval", "eval(b)"], 3,
+     ["Security/Eval"], False),
+    (["gets(buf); // NOLINT(cert-msc24-c)"], 0, ["cert-msc24-c"], True),
+    (["gets(buf); // NOLINT(bugprone-*)"], 0, ["bugprone-unsafe-functions"], True),
+    (["gets(buf); // NOLINT(readability-*)"], 0, ["bugprone-unsafe-functions"], False),
+    (["// NOLINTNEXTLINE(cert-msc24-c)", "gets(buf);"], 1, ["cert-msc24-c"], True),
+    (["// NOLINTNEXTLINE(misc-foo)", "gets(buf);"], 1, ["cert-msc24-c"], False),
+    (["x = eval(s)  # noqa: S307"], 0, [], False),  # a rule without equivalents is never silenced
+]
+
+
+@pytest.mark.parametrize(("lines", "row", "checks", "expected"), SYNTAXES)
+def test_each_suppression_syntax(lines: list[str], row: int, checks: list[str], expected: bool) -> None:
+    assert suppress.is_suppressed(lines, row, row, checks) is expected
+
+
+EVAL_RULE = """id: no-eval
+language: python
+severity: error
+message: eval
+metadata: {equivalents: [S307, W0123, eval-used]}
+rule: {pattern: eval($X)}
+"""
+
+
+def test_scan_counts_suppressed_and_the_setting_turns_it_off(initialized: Workspace, engine: Engine) -> None:
+    root = initialized.root
+    _write(root, {"rules/no-eval.yml": EVAL_RULE, "rules/no-print.yml": NO_PRINT,
+                  "app.py": "eval(a)  # noqa: S307\neval(b)  # noqa: E501\nprint(eval(c))  # noqa: S307\n"})
+    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    kept = sorted((d["ruleId"], d["line"]) for d in result["issues"])
+    # no-print has no equivalents: `# noqa: S307` on line 3 names no check of its
+    assert kept == [("no-eval", 2), ("no-print", 3)]
+    assert result["suppressed"] == {"no-eval": 2}
+    assert result["counts"]["error"] == 1
+    snip = snippet.scan_code(initialized, engine, "eval(a)  # pylint: disable=eval-used\n", language="python")
+    assert snip["issues"] == [] and snip["suppressed"] == {"no-eval": 1}
+    cfg = root / "sgconfig.yml"
+    cfg.write_text(cfg.read_text() + "equivalentSuppressions: false\n")
+    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    assert len([d for d in result["issues"] if d["ruleId"] == "no-eval"]) == 3 and "suppressed" not in result

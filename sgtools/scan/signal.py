@@ -1,5 +1,6 @@
 """Findings worth reading: the one pass over ast-grep's raw matches, for snippets and paths alike, that marks
-test code (scan/testcode.py) and counts what it leaves out, so nothing is lost silently.
+test code (scan/testcode.py), drops findings silenced for an equivalent check of another linter
+(scan/suppress.py) and counts what it leaves out, so nothing is lost silently.
 
 It runs before raw matches become Diagnostics (scan/diagnostics.py copies `inTest` and the adjusted severity).
 """
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools.rules.ruleset import Rule
-from sgtools.scan import testcode
+from sgtools.scan import suppress, testcode
 
 
 @dataclass
@@ -20,8 +21,10 @@ class Signal:
     dropped in tests (`skip` rules)."""
 
     test_patterns: Sequence[str] = testcode.DEFAULT_TEST_PATHS
+    honour_equivalents: bool = True
     in_tests: dict[str, int] = field(default_factory=dict)
     skipped_in_tests: dict[str, int] = field(default_factory=dict)
+    suppressed: dict[str, int] = field(default_factory=dict)
 
     def refine(self, raw: Iterable[dict[str, Any]], rules_by_id: Mapping[str, Rule],
                text_of: Callable[[str], str | None], *, file_override: str | None = None) -> list[dict[str, Any]]:
@@ -33,6 +36,7 @@ class Signal:
         kept: list[dict[str, Any]] = []
         test_files: dict[str, bool] = {}
         cfg_spans: dict[str, list[tuple[int, int]]] = {}
+        lines: dict[str, list[str]] = {}
         for m in raw:
             raw_file = str(m.get("file", ""))
             path = file_override if file_override is not None or raw_file == "STDIN" else raw_file
@@ -45,6 +49,15 @@ class Signal:
                 start = int(m["range"]["byteOffset"]["start"])
                 in_test = any(a <= start < b for a, b in cfg_spans[raw_file])
             rule_id = str(m.get("ruleId", ""))
+            checks = suppress.equivalents(rules_by_id.get(rule_id)) if self.honour_equivalents else ()
+            if checks:
+                if raw_file not in lines:
+                    lines[raw_file] = (text_of(raw_file) or "").splitlines()
+                where = m["range"]
+                if suppress.is_suppressed(lines[raw_file], int(where["start"]["line"]), int(where["end"]["line"]),
+                                          checks):
+                    _bump(self.suppressed, rule_id)
+                    continue
             if in_test:
                 if not testcode.mark_in_test(m, rules_by_id.get(rule_id)):
                     _bump(self.skipped_in_tests, rule_id)
@@ -55,7 +68,7 @@ class Signal:
 
     def report(self) -> dict[str, dict[str, int]]:
         """The result fields of what the pass did (only the non-empty ones)."""
-        fields = {"inTests": self.in_tests, "skippedInTests": self.skipped_in_tests}
+        fields = {"suppressed": self.suppressed, "inTests": self.in_tests, "skippedInTests": self.skipped_in_tests}
         return {k: dict(sorted(v.items())) for k, v in fields.items() if v}
 
 

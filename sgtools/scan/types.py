@@ -85,6 +85,7 @@ class ScanResult(TypedDict):
     ruleErrors: list[RuleErrorDict]
     notes: NotRequired[list[str]]  # why some rules did not run on a snippet
     analysis: NotRequired[list[RuleFinding]]  # the last analysis of the rules that ran, at warning or above
+    suppressed: NotRequired[dict[str, int]]  # per rule: findings silenced by an equivalent check's suppression
     inTests: NotRequired[dict[str, int]]  # per rule: findings in test code (reported, marked `inTest`)
     skippedInTests: NotRequired[dict[str, int]]  # per rule: findings in tests its `metadata.inTests: skip` dropped
 

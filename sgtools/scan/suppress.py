@@ -1,0 +1,147 @@
+"""Equivalent suppressions: a line the team already silenced for another linter's same check stays silent here.
+
+A rule names the same check in established linters with `metadata.equivalents` (each as that linter's
+suppression comment spells it: `B001`, `eval-used`, `SC2086`, `no-eval`, `gosec`, `clippy::unwrap_used`,
+`Security/Eval`, `cert-err33-c`). An inline suppression naming one of them suppresses the finding too:
+
+- `# noqa: B001` (same line; a bare `# noqa` too), `# pylint: disable=eval-used` (same line) or
+  `# pylint: disable-next=...` (line above);
+- `# shellcheck disable=SC2086` (in the comment lines right above);
+- `// eslint-disable-line no-eval` (same line), `// eslint-disable-next-line no-eval` (line above; bare too);
+- `//nolint:gosec` (same line; a bare `//nolint` too);
+- `#[allow(clippy::unwrap_used)]` on the enclosing item, `#![allow(...)]` for the whole file;
+- `# rubocop:disable Security/Eval` (same line, or a region until `# rubocop:enable`);
+- `// NOLINT(cert-err33-c)` (same line), `// NOLINTNEXTLINE(...)` (line above); bare forms too, globs allowed.
+
+Suppressed findings are counted per rule (`suppressed` in results), never silently lost. On by default; a
+project turns it off with `equivalentSuppressions: false` in sgconfig.yml.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from sgtools.project.config import ProjectConfig
+    from sgtools.rules.ruleset import Rule
+
+CONFIG_KEY: Final = "equivalentSuppressions"
+BLANKET: Final = "*"  # a suppression that names no check silences every check on its line
+
+_SPLIT = re.compile(r"[\s,]+")
+# (regex, where it applies): "same" = the finding's line, "above" = the line before it.
+_SAME_LINE: Final = (
+    re.compile(r"#\s*noqa(?::\s*(?P<c>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE),
+    re.compile(r"#\s*pylint:\s*disable=(?P<c>[\w\-, ]+)"),
+    re.compile(r"//\s*eslint-disable-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?(?:\*/)?$"),
+    re.compile(r"/\*\s*eslint-disable-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/"),
+    re.compile(r"//\s*nolint(?::(?P<c>[\w\-,]+))?"),
+    re.compile(r"#\s*rubocop:\s*(?:disable|todo)\s+(?P<c>[\w/, ]+)"),
+    re.compile(r"//\s*NOLINT(?:\((?P<c>[^)]*)\))?(?!NEXTLINE|BEGIN|END)"),
+)
+_LINE_ABOVE: Final = (
+    re.compile(r"#\s*pylint:\s*disable-next=(?P<c>[\w\-, ]+)"),
+    re.compile(r"//\s*eslint-disable-next-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?$"),
+    re.compile(r"/\*\s*eslint-disable-next-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/"),
+    re.compile(r"//\s*NOLINTNEXTLINE(?:\((?P<c>[^)]*)\))?"),
+)
+_SHELLCHECK: Final = re.compile(r"^\s*#\s*shellcheck\s+disable=(?P<c>[\w,\- ]+)")
+_RUBOCOP_OFF: Final = re.compile(r"^\s*#\s*rubocop:\s*disable\s+(?P<c>[\w/, ]+)")
+_RUBOCOP_ON: Final = re.compile(r"^\s*#\s*rubocop:\s*enable\s+(?P<c>[\w/, ]+)")
+_ALLOW: Final = re.compile(r"^\s*#\[allow\((?P<c>[^\]]*)\)\]")
+_ALLOW_FILE: Final = re.compile(r"#!\[allow\((?P<c>[^\]]*)\)\]")
+
+
+def enabled(cfg: ProjectConfig | None) -> bool:
+    """On unless sgconfig.yml says `equivalentSuppressions: false`."""
+    return cfg is None or cfg.raw.get(CONFIG_KEY, True) is not False
+
+
+def equivalents(rule: Rule | None) -> tuple[str, ...]:
+    """The rule's `metadata.equivalents`, as strings (anything else is ignored)."""
+    meta = rule.data.get("metadata") if rule is not None else None
+    values = meta.get("equivalents") if isinstance(meta, Mapping) else None
+    if not isinstance(values, list):
+        return ()
+    return tuple(str(v).strip() for v in values if isinstance(v, str | int) and str(v).strip())
+
+
+def _names(group: str | None) -> list[str]:
+    if group is None or not group.strip():
+        return [BLANKET]
+    return [n for n in _SPLIT.split(group.strip()) if n]
+
+
+def _same(a: str, b: str) -> bool:
+    a, b = a.lower().removeprefix("clippy::"), b.lower().removeprefix("clippy::")
+    return a == b or fnmatchcase(b, a)  # clang-tidy allows globs such as bugprone-*
+
+
+def _names_any(named: Sequence[str], checks: Sequence[str]) -> bool:
+    return any(n == BLANKET or any(_same(n, c) for c in checks) for n in named)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _allowed_by_attribute(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+    """A `#[allow(...)]` right above line `row` (0-based) or above an item enclosing it (found by indentation),
+    or `#![allow(...)]` anywhere in the file."""
+    if any(_names_any(_names(m.group("c")), checks) for line in lines for m in _ALLOW_FILE.finditer(line)):
+        return True
+    limit, attached = _indent(lines[row]), True  # attributes right above the finding's own line apply
+    for line in reversed(lines[:row]):
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith(("#[", "//")):
+            m = _ALLOW.match(line)
+            if attached and m and _names_any(_names(m.group("c")), checks):
+                return True
+            continue
+        attached = _indent(line) < limit  # a line less indented is the header of an item enclosing the finding
+        limit = min(limit, _indent(line))
+    return False
+
+
+def _shellcheck_above(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+    i = row - 1
+    while i >= 0 and lines[i].lstrip().startswith("#"):
+        m = _SHELLCHECK.match(lines[i])
+        if m and _names_any(_names(m.group("c")), checks):
+            return True
+        i -= 1
+    return False
+
+
+def _rubocop_region(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+    off = False
+    for line in lines[:row]:
+        if (m := _RUBOCOP_OFF.match(line)) and _names_any(_names(m.group("c")), checks):
+            off = True
+        elif (m := _RUBOCOP_ON.match(line)) and _names_any(_names(m.group("c")), checks):
+            off = False
+    return off
+
+
+def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Sequence[str]) -> bool:
+    """Whether a finding on rows `start_row`..`end_row` (0-based) is silenced for one of `checks`."""
+    if not checks or start_row >= len(lines):
+        return False
+    end_row = min(end_row, len(lines) - 1)
+    for row in {start_row, end_row}:
+        for rx in _SAME_LINE:
+            m = rx.search(lines[row])
+            if m and _names_any(_names(m.group("c")), checks):
+                return True
+    if start_row > 0:
+        for rx in _LINE_ABOVE:
+            m = rx.search(lines[start_row - 1])
+            if m and _names_any(_names(m.group("c")), checks):
+                return True
+    return (_shellcheck_above(lines, start_row, checks) or _rubocop_region(lines, start_row, checks)
+            or _allowed_by_attribute(lines, start_row, checks))
