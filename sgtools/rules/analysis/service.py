@@ -68,6 +68,7 @@ class Analysis:
         # Per rule: one huge draft is capped, while a project of many ordinary rules is analysed whole.
         self.limit = engine.settings.analysis_max_engine_calls
         self.unplanned: dict[int, int] = {}
+        self.examples_passed: dict[int, bool] = {}
         self.trials: list[Trial] = []
 
     def run(self) -> list[list[Finding]]:
@@ -108,6 +109,7 @@ class Analysis:
             self._try(i, cands, found, self._refused_checks(i, cands))
             return
         full = any(_example_results(outcome, f"r{i}", *files))  # the misread cause is wanted only then
+        self.examples_passed[i] = not full
         states, skipped = self._states(i, outcome, probes, full)
         if skipped:
             limit = self.engine.settings.analysis_max_engine_calls
@@ -182,6 +184,10 @@ class Analysis:
                 cause += "; this part of the rule is dead (it never contributes a match)."
         if not curated(lang):  # only a whole-file context to try: not enough to be sure
             severity = F.INFO
+        elif severity == F.ERROR and item.invalid and self.examples_passed.get(i):
+            # The rule reports every invalid example: real code beats the instances, so it can fire after all.
+            severity, cause = F.WARNING, cause.replace(", and the rule can never fire.", "; yet the rule reports "
+                                                       "its invalid examples, so check that they are what you mean.")
         found = F.finding(code, severity, where, cause)
         cands = [(Candidate(walk.replaced(item.doc, path, value),
                             f"give the pattern its context and a selector ({why})", where), must)
