@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
@@ -40,3 +41,24 @@ def test_rule_source_without_sgconfig_is_the_bundled_index(ws: Workspace) -> Non
     assert source.bundled and source.scan_config is source.config
     assert source.rule_count > 0
     assert source.description == "bundled community rules"
+
+
+class _CountingEngine(Engine):
+    """The real engine, counting its passes over the project (fix-it verification scans temporary copies)."""
+
+    scans = 0
+
+    def scan(self, **kwargs: Any) -> list[dict[str, Any]]:
+        self.scans += kwargs.get("watch") is not None
+        return super().scan(**kwargs)
+
+
+def test_collect_runs_the_engine_once_however_many_findings(tmp_path: Path) -> None:
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root)
+    ws = Workspace(root)
+    whole = collect(ws, Engine(), rule_source(ws, Engine()), paths=None)
+    tiny = _CountingEngine(settings=Settings(hard_max_results=2))  # 6 findings: 3 pages of the MCP tool
+    found = collect(ws, tiny, rule_source(ws, tiny), paths=None)
+    assert tiny.scans == 1  # paging used to re-run ast-grep once per page
+    assert found.issues == whole.issues and found.files_checked == whole.files_checked

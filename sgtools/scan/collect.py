@@ -1,4 +1,4 @@
-"""Whole-project scans for CI, pre-commit and agent hooks: which rules run, and every finding, page by page.
+"""Whole-project scans for CI, pre-commit and agent hooks: which rules run, and every finding, in one engine pass.
 
 `sgtools scan` and `sgtools hook claude` share this, so a project without `sgconfig.yml` gets the same bundled
 community rules from both, and both see the same findings as the `scan_path` tool.
@@ -83,7 +83,7 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
             min_severity: str | None = None, rule_ids: list[str] | None = None,
             verify_fixits: bool = True, on_file: Callable[[], None] | None = None,
             default_excludes: bool | None = None) -> Findings:
-    """Every finding, following `nextOffset` through the pages of `scan_path`. All of them, always: a CI gate
+    """Every finding of `scan_path`, in one engine pass per batch of paths. All of them, always: a CI gate
     must not pass because the finding that fails it lay beyond a display limit. `verify_fixits=False` skips the
     re-scans that check fix-its, for output that never shows them. `on_file` hears of each file as it is
     scanned (progress)."""
@@ -95,23 +95,15 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
         return found  # nothing changed / nothing in this shard: an empty list must not mean "everything"
     groups = path_groups(engine, paths)
     for group in groups:
-        offset = 0
-        while True:
-            watch = ScanWatch(on_file if offset == 0 else None)  # later pages scan the same files again
-            result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
-                               max_results=engine.settings.hard_max_results, offset=offset,
-                               config=source.scan_config, verify_fixits=verify_fixits, watch=watch,
-                               default_excludes=default_excludes)
-            if offset == 0:
-                found.files_checked += watch.files
-            if not found.rule_errors:
-                found.rule_errors = list(result.get("ruleErrors") or [])
-            found.issues.extend(result.get("issues") or [])
-            raw_next = result.get("nextOffset")
-            next_offset = int(raw_next) if raw_next is not None else None
-            if next_offset is None or next_offset <= offset:
-                break
-            offset = next_offset
+        # One engine pass per group: every finding on one page (paging re-ran ast-grep for each page).
+        watch = ScanWatch(on_file)
+        result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
+                           offset=0, config=source.scan_config, verify_fixits=verify_fixits, watch=watch,
+                           default_excludes=default_excludes, every_finding=True)
+        found.files_checked += watch.files
+        if not found.rule_errors:
+            found.rule_errors = list(result.get("ruleErrors") or [])
+        found.issues.extend(result.get("issues") or [])
     if len(groups) > 1:
         found.issues.sort(key=sort_key)
     return found

@@ -39,6 +39,7 @@ def scan_path(
     verify_fixits: bool = True,
     watch: ScanWatch | None = None,
     default_excludes: bool | None = None,
+    every_finding: bool = False,
 ) -> ScanPathResult:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
@@ -46,7 +47,8 @@ def scan_path(
     `verify_fixits=False` skips the re-scan of fix-its (a CI gate that only reports does not need it).
     `filesChecked` is how many files ast-grep scanned (`watch.on_file` hears of each as it is done).
     `default_excludes` (None: as sgconfig.yml says, else on) leaves dependency and build folders and minified
-    bundles out of directory walks (project/excludes.py)."""
+    bundles out of directory walks (project/excludes.py). `every_finding` (internal callers such as CI
+    collection, never the MCP tool) returns all findings on one page, so one engine pass serves them all."""
     level = check_severity(min_severity)
     watch = watch if watch is not None else ScanWatch()
     limit = result_limit(max_results, ws.settings)
@@ -70,6 +72,8 @@ def scan_path(
     by_id = {r.id: r for r in rules}
     signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg))
     raw = signal.refine(raw, by_id, _text_reader(ws))
+    if every_finding:
+        limit = max(limit, len(raw))  # severity filtering only removes findings: all of them fit
     diags, page, by_rel = _page(ws, raw, by_id, level, offset, limit)
     more = offset + limit < len(diags)
     if verify_fixits:
