@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sgtools.core.bundled import bundled_dir
 from sgtools.core.errors import RuleInvalid
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
@@ -197,3 +198,17 @@ def test_scan_counts_suppressed_and_the_setting_turns_it_off(initialized: Worksp
     cfg.write_text(cfg.read_text() + "equivalentSuppressions: false\n")
     result = paths.scan_path(initialized, engine, verify_fixits=False)
     assert len([d for d in result["issues"] if d["ruleId"] == "no-eval"]) == 3 and "suppressed" not in result
+
+
+def test_bundled_rules_name_their_equivalents(initialized: Workspace, engine: Engine) -> None:
+    bundled = bundled_dir() / "rules"
+    named = [p.stem for p in bundled.rglob("*.yml") if "equivalents:" in p.read_text()]
+    assert len(named) >= 70
+    _write(initialized.root, {"rules/no-eval.yml": (bundled / "python" / "no-eval-python.yml").read_text(),
+                              "rules/unwrap.yml": (bundled / "rust" / "unwrap-rust.yml").read_text(),
+                              "a.py": "eval(a)  # noqa: S307\neval(b)  # noqa: E501\n",
+                              "src/lib.rs": "#[allow(clippy::unwrap_used)]\nfn a() {\n    x.unwrap();\n}\n"
+                                            "fn b() {\n    y.unwrap();\n}\n"})
+    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    assert sorted((d["file"], d["line"]) for d in result["issues"]) == [("a.py", 2), ("src/lib.rs", 6)]
+    assert result["suppressed"] == {"no-eval-python": 1, "unwrap-rust": 1}
