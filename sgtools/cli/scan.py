@@ -65,6 +65,9 @@ def register(subs: Any) -> None:
     p.add_argument("--no-default-excludes", action="store_false", dest="default_excludes", default=None,
                    help="also scan node_modules, vendor, third_party, virtualenvs, build, dist and minified bundles "
                    "(skipped by default; `sgtools doctor` lists them)")
+    p.add_argument("--profile", action="store_true",
+                   help="after the report, print on stderr what each rule costs, slowest first (runs each rule "
+                   "alone once more)")
     p.add_argument("--no-progress", action="store_true", help="never show progress on stderr")
     p.add_argument("--verify-fixits", action="store_true",
                    help="re-scan each fix-it to mark it verified (always on for --format sarif)")
@@ -202,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
     for err in found.rule_errors:
         _note(f"rule file {err.get('path')} was not used: {err.get('message')}")
     _write_out(_render(args.format, _report(args, ws, eng, source, found, diags, old, known, fixes)))
+    if args.profile:
+        from sgtools.scan.profile import merge, render
+
+        print(render(merge(found.profiles)), end="", file=sys.stderr)
     # A broken bundled rule is our packaging bug, which the user cannot fix: it is noted, but never fails CI.
     if found.rule_errors and not (args.allow_rule_errors or source.bundled):
         _note(f"{len(found.rule_errors)} rule file(s) could not be loaded: exit 2 "
@@ -227,7 +234,7 @@ def _scan(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSour
                         # Re-scanning every fix-it costs about one more engine call over the matched files:
                         # paid where fixes are published (SARIF) or asked for, not by a report-only CI gate.
                         verify_fixits=args.verify_fixits or args.format == "sarif",
-                        default_excludes=args.default_excludes,
+                        default_excludes=args.default_excludes, profile=args.profile,
                         on_file=progress.file_done if progress is not None else None)
     return fixes, found
 

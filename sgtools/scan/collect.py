@@ -15,7 +15,7 @@ from sgtools.core.types import RuleErrorDict
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.project.config import ProjectConfig, load_config, try_load_config
 from sgtools.project.workspace import Workspace
-from sgtools.scan.types import Diagnostic
+from sgtools.scan.types import Diagnostic, Profile
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class Findings:
     issues: list[Diagnostic] = field(default_factory=list)
     rule_errors: list[RuleErrorDict] = field(default_factory=list)
     files_checked: int = 0  # as ast-grep counted them
+    profiles: list[Profile] = field(default_factory=list)  # one per engine call group, when profiled
 
 
 def batches(paths: list[str], limit: int) -> list[list[str]]:
@@ -82,11 +83,11 @@ def path_groups(engine: Engine, paths: list[str] | None) -> list[list[str] | Non
 def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
             min_severity: str | None = None, rule_ids: list[str] | None = None,
             verify_fixits: bool = True, on_file: Callable[[], None] | None = None,
-            default_excludes: bool | None = None) -> Findings:
+            default_excludes: bool | None = None, profile: bool = False) -> Findings:
     """Every finding of `scan_path`, in one engine pass per batch of paths. All of them, always: a CI gate
     must not pass because the finding that fails it lay beyond a display limit. `verify_fixits=False` skips the
     re-scans that check fix-its, for output that never shows them. `on_file` hears of each file as it is
-    scanned (progress)."""
+    scanned (progress). `profile` times each rule too (`Findings.profiles`)."""
     from sgtools.scan.diagnostics import sort_key
     from sgtools.scan.paths import scan_path  # the scanner pulls in fix-it verification; load it only to scan
 
@@ -99,8 +100,10 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
         watch = ScanWatch(on_file)
         result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
                            offset=0, config=source.scan_config, verify_fixits=verify_fixits, watch=watch,
-                           default_excludes=default_excludes, every_finding=True)
+                           default_excludes=default_excludes, every_finding=True, profile=profile)
         found.files_checked += watch.files
+        if "profile" in result:
+            found.profiles.append(result["profile"])
         if not found.rule_errors:
             found.rule_errors = list(result.get("ruleErrors") or [])
         found.issues.extend(result.get("issues") or [])

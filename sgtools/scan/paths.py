@@ -40,6 +40,7 @@ def scan_path(
     watch: ScanWatch | None = None,
     default_excludes: bool | None = None,
     every_finding: bool = False,
+    profile: bool = False,
 ) -> ScanPathResult:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
@@ -48,7 +49,8 @@ def scan_path(
     `filesChecked` is how many files ast-grep scanned (`watch.on_file` hears of each as it is done).
     `default_excludes` (None: as sgconfig.yml says, else on) leaves dependency and build folders and minified
     bundles out of directory walks (project/excludes.py). `every_finding` (internal callers such as CI
-    collection, never the MCP tool) returns all findings on one page, so one engine pass serves them all."""
+    collection, never the MCP tool) returns all findings on one page, so one engine pass serves them all. `profile`
+    adds what each rule costs (scan/profile.py: one more ast-grep call per rule)."""
     level = check_severity(min_severity)
     watch = watch if watch is not None else ScanWatch()
     limit = result_limit(max_results, ws.settings)
@@ -67,8 +69,8 @@ def scan_path(
             empty["notes"] = ["No rule could be loaded, so nothing was checked: see ruleErrors."]
         return empty
     whole_project = ruleset.all_valid and not rule_ids
-    raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch,
-               excludes.glob_args(excludes.enabled(cfg, default_excludes)))
+    extra = excludes.glob_args(excludes.enabled(cfg, default_excludes))
+    raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch, extra)
     by_id = {r.id: r for r in rules}
     signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg))
     raw = signal.refine(raw, by_id, _text_reader(ws))
@@ -84,6 +86,10 @@ def scan_path(
                               "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
                               "filesChecked": watch.files}
     result.update(signal.report())  # type: ignore[typeddict-item]
+    if profile:
+        from sgtools.scan.profile import profile_rules
+
+        result["profile"] = profile_rules(ws, engine, cfg, targets, rules, extra)
     analysis = scan_analysis(engine, rules, cfg.path)
     if analysis:  # rules that can never fire (from their last analysis) say so next to ruleErrors
         result["analysis"] = analysis

@@ -59,6 +59,7 @@ class ScanCodeArgs(TypedDict, total=False):
 class ScanPathArgs(TypedDict, total=False):
     paths: list[str]
     min_severity: Severity
+    profile: bool
     rule_ids: list[str]
     max_results: int
     offset: int
@@ -90,6 +91,25 @@ class ScanResult(TypedDict):
     skippedInTests: NotRequired[dict[str, int]]  # per rule: findings in tests its `metadata.inTests: skip` dropped
 
 
+class RuleCost(TypedDict):
+    ruleId: str
+    language: str
+    seconds: float  # the rule alone over the paths, parsing included
+    cost: float  # seconds minus its language's parse-only baseline, never below 0
+    findings: int
+
+
+class Profile(TypedDict):
+    """Per-rule cost (scan/profile.py): rules sorted by cost, slowest first; `baseline` is each language's
+    parse-only run."""
+
+    rules: list[RuleCost]
+    baseline: dict[str, float]
+    slowest: str | None
+    totalCost: float
+
+
 class ScanPathResult(ScanResult):
     nextOffset: int | None  # the offset of the next page, None at the end
     filesChecked: int  # the files ast-grep scanned
+    profile: NotRequired[Profile]  # with profile=true: what each rule costs

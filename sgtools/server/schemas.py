@@ -171,6 +171,8 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
         "scan_path": {
             "paths": paths, "min_severity": min_severity, "rule_ids": rule_ids, "max_results": max_results,
             "offset": _int("skip this many findings (use the nextOffset of the previous page)", 0),
+            "profile": _bool("also time each rule alone (one more engine call per rule): `profile` lists rules by "
+                             "cost, slowest first"),
         },
         "add_or_update_rule": {
             "rule_id": rule_id, "rule_yaml": rule_yaml, "valid_examples": valid, "invalid_examples": invalid,
