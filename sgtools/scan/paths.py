@@ -19,7 +19,7 @@ from sgtools.project.languages import file_name_for, language_for_path, language
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
-from sgtools.scan import suppress, testcode
+from sgtools.scan import generated, suppress, testcode
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
@@ -72,7 +72,7 @@ def scan_path(
     extra = excludes.glob_args(excludes.enabled(cfg, default_excludes))
     raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch, extra)
     by_id = {r.id: r for r in rules}
-    signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg))
+    signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
     raw = signal.refine(raw, by_id, _text_reader(ws))
     if every_finding:
         limit = max(limit, len(raw))  # severity filtering only removes findings: all of them fit

@@ -1,9 +1,7 @@
-"""Findings worth reading: the one pass over ast-grep's raw matches, for snippets and paths alike, that marks
+"""Findings worth reading: the one pass over ast-grep's raw matches, for snippets and paths alike. It marks
 test code (scan/testcode.py), drops findings silenced for an equivalent check of another linter
-(scan/suppress.py) and counts what it leaves out, so nothing is lost silently.
-
-It runs before raw matches become Diagnostics (scan/diagnostics.py copies `inTest` and the adjusted severity).
-"""
+(scan/suppress.py) and findings in generated or bundled files (scan/generated.py), and counts what it leaves
+out, so nothing is lost silently."""
 
 from __future__ import annotations
 
@@ -12,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools.rules.ruleset import Rule
-from sgtools.scan import suppress, testcode
+from sgtools.scan import generated, suppress, testcode
 
 
 @dataclass
@@ -22,9 +20,12 @@ class Signal:
 
     test_patterns: Sequence[str] = testcode.DEFAULT_TEST_PATHS
     honour_equivalents: bool = True
+    skip_generated: bool = True
     in_tests: dict[str, int] = field(default_factory=dict)
     skipped_in_tests: dict[str, int] = field(default_factory=dict)
     suppressed: dict[str, int] = field(default_factory=dict)
+    generated: dict[str, int] = field(default_factory=dict)  # per rule: findings dropped in generated files
+    generated_files: dict[str, str] = field(default_factory=dict)  # file -> why it is generated
 
     def refine(self, raw: Iterable[dict[str, Any]], rules_by_id: Mapping[str, Rule],
                text_of: Callable[[str], str | None], *, file_override: str | None = None) -> list[dict[str, Any]]:
@@ -37,9 +38,19 @@ class Signal:
         test_files: dict[str, bool] = {}
         cfg_spans: dict[str, list[tuple[int, int]]] = {}
         lines: dict[str, list[str]] = {}
+        why: dict[str, str | None] = {}
         for m in raw:
             raw_file = str(m.get("file", ""))
             path = file_override if file_override is not None or raw_file == "STDIN" else raw_file
+            rule_id = str(m.get("ruleId", ""))
+            if self.skip_generated:
+                if raw_file not in why:
+                    why[raw_file] = generated.why_generated(path, text_of(raw_file) or "")
+                reason = why[raw_file]
+                if reason is not None:
+                    self.generated_files[path or raw_file] = reason
+                    _bump(self.generated, rule_id)
+                    continue
             if raw_file not in test_files:
                 test_files[raw_file] = testcode.is_test_path(path, self.test_patterns)
             in_test = test_files[raw_file]
@@ -48,7 +59,6 @@ class Signal:
                     cfg_spans[raw_file] = testcode.cfg_test_spans(text_of(raw_file) or "")
                 start = int(m["range"]["byteOffset"]["start"])
                 in_test = any(a <= start < b for a, b in cfg_spans[raw_file])
-            rule_id = str(m.get("ruleId", ""))
             checks = suppress.equivalents(rules_by_id.get(rule_id)) if self.honour_equivalents else ()
             if checks:
                 if raw_file not in lines:
@@ -66,10 +76,14 @@ class Signal:
             kept.append(m)
         return kept
 
-    def report(self) -> dict[str, dict[str, int]]:
+    def report(self) -> dict[str, Any]:
         """The result fields of what the pass did (only the non-empty ones)."""
-        fields = {"suppressed": self.suppressed, "inTests": self.in_tests, "skippedInTests": self.skipped_in_tests}
-        return {k: dict(sorted(v.items())) for k, v in fields.items() if v}
+        fields = {"suppressed": self.suppressed, "inTests": self.in_tests, "skippedInTests": self.skipped_in_tests,
+                  "generated": self.generated}
+        out: dict[str, Any] = {k: dict(sorted(v.items())) for k, v in fields.items() if v}
+        if self.generated_files:
+            out["skippedGenerated"] = [{"file": f, "why": w} for f, w in sorted(self.generated_files.items())]
+        return out
 
 
 def _bump(counter: dict[str, int], rule_id: str) -> None:

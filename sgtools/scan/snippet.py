@@ -21,7 +21,7 @@ from sgtools.project.languages import file_name_for, language_key, resolve_langu
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, rule_applies
-from sgtools.scan import suppress, testcode
+from sgtools.scan import generated, suppress, testcode
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
@@ -85,7 +85,7 @@ def scan_code(
         return result
     result["analysis"] = scan_analysis(engine, rules, cfg.path)
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
-    signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg))
+    signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
     diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
                                 file=file, min_severity=level, verify_max=limit, signal=signal)
     page = diags[:limit]

@@ -65,6 +65,11 @@ class ScanPathArgs(TypedDict, total=False):
     offset: int
 
 
+class SkippedFile(TypedDict):
+    file: str
+    why: str  # e.g. "minified", "Code generated ... DO NOT EDIT" (scan/generated.py)
+
+
 class RuleFinding(TypedDict):
     """A rule analysis finding (sgtools.rules.types.Finding) of a rule that ran in a scan, with its rule id."""
 
@@ -87,6 +92,8 @@ class ScanResult(TypedDict):
     notes: NotRequired[list[str]]  # why some rules did not run on a snippet
     analysis: NotRequired[list[RuleFinding]]  # the last analysis of the rules that ran, at warning or above
     suppressed: NotRequired[dict[str, int]]  # per rule: findings silenced by an equivalent check's suppression
+    generated: NotRequired[dict[str, int]]  # per rule: findings dropped because their file is generated
+    skippedGenerated: NotRequired[list[SkippedFile]]  # the generated or bundled files whose findings were dropped
     inTests: NotRequired[dict[str, int]]  # per rule: findings in test code (reported, marked `inTest`)
     skippedInTests: NotRequired[dict[str, int]]  # per rule: findings in tests its `metadata.inTests: skip` dropped
 
