@@ -68,6 +68,9 @@ def register(subs: Any) -> None:
     p.add_argument("--profile", action="store_true",
                    help="after the report, print on stderr what each rule costs, slowest first (runs each rule "
                    "alone once more)")
+    p.add_argument("--summary", action="store_true",
+                   help="after the report, print per rule: findings, suppressed by other linters' comments, "
+                   "in tests, skipped in tests, skipped as generated")
     p.add_argument("--no-progress", action="store_true", help="never show progress on stderr")
     p.add_argument("--verify-fixits", action="store_true",
                    help="re-scan each fix-it to mark it verified (always on for --format sarif)")
@@ -205,6 +208,14 @@ def run(args: argparse.Namespace) -> int:
     for err in found.rule_errors:
         _note(f"rule file {err.get('path')} was not used: {err.get('message')}")
     _write_out(_render(args.format, _report(args, ws, eng, source, found, diags, old, known, fixes)))
+    if args.summary:
+        from sgtools.present import summary
+
+        table = summary.render(summary.rows(diags, found.signal), found.signal)
+        if args.format == "text":
+            _write_out(table)
+        else:  # stdout holds one JSON/SARIF document
+            print(table, end="", file=sys.stderr)
     if args.profile:
         from sgtools.scan.profile import merge, render
 
@@ -264,6 +275,7 @@ def _report(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSo
         fixable=not source.bundled,
         tool_version=__version__,
         files_checked=found.files_checked,
+        signal=found.signal,
     )
 
 

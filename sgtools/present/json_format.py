@@ -22,6 +22,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "fixes": report.fixes,
         "config": report.config,
         "filesChecked": report.files_checked,
+        **report.signal,
     }
 
 

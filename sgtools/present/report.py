@@ -40,6 +40,7 @@ class Report:
     fixable: bool = True  # whether `sgtools scan --fix` can apply the fixes (not for bundled rules)
     tool_version: str = ""
     files_checked: int | None = None  # files ast-grep scanned (None: not known, e.g. a hand-built report)
+    signal: dict[str, Any] = field(default_factory=dict)  # what the scan left out or marked (scan/signal.py)
 
     def dumps(self, data: Any) -> str:
         if self.pretty:

@@ -11,6 +11,7 @@ from pathlib import Path
 from sgtools.core.types import SEVERITIES
 from sgtools.fixits.types import Fixit
 from sgtools.present.report import Report
+from sgtools.present.summary import line as signal_line
 from sgtools.scan.types import Diagnostic
 
 _RESET = "\033[0m"
@@ -101,6 +102,9 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
         lines.append(paint(worst, f"✖ {plural(total, 'problem')} ({parts}){where}{checked}"))
     else:
         lines.append(paint("ok", f"✔ no problems found{checked}"))
+    also = signal_line(report.signal, report.diagnostics)
+    if also:
+        lines.append(also)
     if report.baselined:
         where = f" in {report.baseline_file}" if report.baseline_file else ""
         lines.append(f"{plural(len(report.baselined), 'known finding')} from the baseline{where} not shown.")

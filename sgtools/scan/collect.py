@@ -15,6 +15,7 @@ from sgtools.core.types import RuleErrorDict
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.project.config import ProjectConfig, load_config, try_load_config
 from sgtools.project.workspace import Workspace
+from sgtools.scan import signal
 from sgtools.scan.types import Diagnostic, Profile
 
 
@@ -58,6 +59,7 @@ class Findings:
     rule_errors: list[RuleErrorDict] = field(default_factory=list)
     files_checked: int = 0  # as ast-grep counted them
     profiles: list[Profile] = field(default_factory=list)  # one per engine call group, when profiled
+    signal: dict[str, Any] = field(default_factory=dict)  # suppressed, inTests, generated... (scan/signal.py)
 
 
 def batches(paths: list[str], limit: int) -> list[list[str]]:
@@ -107,6 +109,7 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
         if not found.rule_errors:
             found.rule_errors = list(result.get("ruleErrors") or [])
         found.issues.extend(result.get("issues") or [])
+        signal.merge(found.signal, result)
     if len(groups) > 1:
         found.issues.sort(key=sort_key)
     return found

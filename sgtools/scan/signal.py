@@ -88,3 +88,16 @@ class Signal:
 
 def _bump(counter: dict[str, int], rule_id: str) -> None:
     counter[rule_id] = counter.get(rule_id, 0) + 1
+
+
+COUNTED = ("suppressed", "inTests", "skippedInTests", "generated")
+
+
+def merge(into: dict[str, Any], part: Mapping[str, Any]) -> None:
+    """Add one scan result's signal fields (`Signal.report`) to `into`: a scan split into batches reports once."""
+    for key in COUNTED:
+        for rule_id, n in (part.get(key) or {}).items():
+            into.setdefault(key, {})[rule_id] = into.get(key, {}).get(rule_id, 0) + int(n)
+    files = part.get("skippedGenerated") or []
+    if files:
+        into["skippedGenerated"] = sorted([*into.get("skippedGenerated", []), *files], key=lambda f: f["file"])

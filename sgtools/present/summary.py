@@ -1,0 +1,70 @@
+"""`sgtools scan --summary`: per rule, what the scan found and what it left out (issue 21), so a reader sees
+at once which rules are noisy and why findings are missing: suppressed for an equivalent check of another
+linter, in test code, or in generated or bundled files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
+
+from sgtools.scan.types import Diagnostic
+
+
+class SummaryRow(TypedDict):
+    ruleId: str
+    findings: int  # reported (after baseline and --changed-since)
+    suppressed: int  # silenced by an equivalent check's inline suppression
+    inTests: int  # reported findings in test code
+    skippedInTests: int  # dropped in tests by the rule's metadata.inTests: skip
+    generated: int  # dropped in generated or bundled files
+
+
+def rows(diags: Iterable[Diagnostic], signal: Mapping[str, Any]) -> list[SummaryRow]:
+    """One row per rule that found or dropped anything, most findings first."""
+    found: dict[str, int] = {}
+    in_tests: dict[str, int] = {}
+    for d in diags:
+        found[d["ruleId"]] = found.get(d["ruleId"], 0) + 1
+        if d.get("inTest"):
+            in_tests[d["ruleId"]] = in_tests.get(d["ruleId"], 0) + 1
+    counted = {k: dict(signal.get(k) or {}) for k in ("suppressed", "skippedInTests", "generated")}
+    ids = set(found) | {r for c in counted.values() for r in c}
+    out: list[SummaryRow] = [{"ruleId": r, "findings": found.get(r, 0), "suppressed": counted["suppressed"].get(r, 0),
+                              "inTests": in_tests.get(r, 0), "skippedInTests": counted["skippedInTests"].get(r, 0),
+                              "generated": counted["generated"].get(r, 0)} for r in ids]
+    out.sort(key=lambda row: (-row["findings"], row["ruleId"]))
+    return out
+
+
+HEADERS = ("rule", "findings", "suppressed", "in tests", "skipped in tests", "skipped generated")
+
+
+def render(table: list[SummaryRow], signal: Mapping[str, Any]) -> str:
+    """A plain-text table, a totals line and the generated files that were skipped."""
+    body = [(r["ruleId"], r["findings"], r["suppressed"], r["inTests"], r["skippedInTests"], r["generated"])
+            for r in table]
+    totals = ("total", *(sum(int(row[i]) for row in body) for i in range(1, len(HEADERS))))
+    width = max([len(HEADERS[0]), *(len(str(row[0])) for row in [*body, totals])])
+    lines = ["  ".join([HEADERS[0].ljust(width), *HEADERS[1:]])]
+    for row in [*body, totals]:
+        lines.append("  ".join([str(row[0]).ljust(width),
+                                *(str(v).rjust(len(h)) for v, h in zip(row[1:], HEADERS[1:], strict=True))]))
+    for f in signal.get("skippedGenerated") or []:
+        lines.append(f"skipped as generated: {f['file']} ({f['why']})")
+    return "\n".join(lines) + "\n"
+
+
+def line(signal: Mapping[str, Any], diags: Iterable[Diagnostic]) -> str | None:
+    """The one line the text report adds: what was left out or marked, or None when nothing was."""
+    parts: list[str] = []
+    suppressed = sum((signal.get("suppressed") or {}).values())
+    if suppressed:
+        parts.append(f"{suppressed} suppressed by other linters' comments")
+    in_tests = sum(1 for d in diags if d.get("inTest"))
+    skipped_tests = sum((signal.get("skippedInTests") or {}).values())
+    if in_tests or skipped_tests:
+        parts.append(f"{in_tests} in tests" + (f" ({skipped_tests} more skipped there)" if skipped_tests else ""))
+    files = signal.get("skippedGenerated") or []
+    if files:
+        parts.append(f"{sum((signal.get('generated') or {}).values())} in {len(files)} generated file(s) skipped")
+    return ("Also: " + "; ".join(parts) + " (--summary shows them per rule).") if parts else None
