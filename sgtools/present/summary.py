@@ -54,8 +54,8 @@ def render(table: list[SummaryRow], signal: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def line(signal: Mapping[str, Any], diags: Iterable[Diagnostic]) -> str | None:
-    """The one line the text report adds: what was left out or marked, or None when nothing was."""
+def line(signal: Mapping[str, Any], diags: Iterable[Diagnostic]) -> list[str]:
+    """The one line the text report adds: what was left out or marked (none when nothing was)."""
     parts: list[str] = []
     suppressed = sum((signal.get("suppressed") or {}).values())
     if suppressed:
@@ -67,4 +67,4 @@ def line(signal: Mapping[str, Any], diags: Iterable[Diagnostic]) -> str | None:
     files = signal.get("skippedGenerated") or []
     if files:
         parts.append(f"{sum((signal.get('generated') or {}).values())} in {len(files)} generated file(s) skipped")
-    return ("Also: " + "; ".join(parts) + " (--summary shows them per rule).") if parts else None
+    return ["Also: " + "; ".join(parts) + " (--summary shows them per rule)."] if parts else []

@@ -102,9 +102,7 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
         lines.append(paint(worst, f"✖ {plural(total, 'problem')} ({parts}){where}{checked}"))
     else:
         lines.append(paint("ok", f"✔ no problems found{checked}"))
-    also = signal_line(report.signal, report.diagnostics)
-    if also:
-        lines.append(also)
+    lines.extend(signal_line(report.signal, report.diagnostics))
     if report.baselined:
         where = f" in {report.baseline_file}" if report.baseline_file else ""
         lines.append(f"{plural(len(report.baselined), 'known finding')} from the baseline{where} not shown.")

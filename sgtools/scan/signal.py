@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from sgtools.rules.ruleset import Rule
 from sgtools.scan import generated, suppress, testcode
@@ -35,46 +35,48 @@ class Signal:
         modules; `file_override` is the path a snippet is checked as (its matches say `STDIN`).
         """
         kept: list[dict[str, Any]] = []
-        test_files: dict[str, bool] = {}
-        cfg_spans: dict[str, list[tuple[int, int]]] = {}
-        lines: dict[str, list[str]] = {}
-        why: dict[str, str | None] = {}
+        texts = _Texts(text_of, file_override)
         for m in raw:
-            raw_file = str(m.get("file", ""))
-            path = file_override if file_override is not None or raw_file == "STDIN" else raw_file
             rule_id = str(m.get("ruleId", ""))
-            if self.skip_generated:
-                if raw_file not in why:
-                    why[raw_file] = generated.why_generated(path, text_of(raw_file) or "")
-                reason = why[raw_file]
-                if reason is not None:
-                    self.generated_files[path or raw_file] = reason
-                    _bump(self.generated, rule_id)
-                    continue
-            if raw_file not in test_files:
-                test_files[raw_file] = testcode.is_test_path(path, self.test_patterns)
-            in_test = test_files[raw_file]
-            if not in_test and str(m.get("language", "")).lower() == "rust":
-                if raw_file not in cfg_spans:
-                    cfg_spans[raw_file] = testcode.cfg_test_spans(text_of(raw_file) or "")
-                start = int(m["range"]["byteOffset"]["start"])
-                in_test = any(a <= start < b for a, b in cfg_spans[raw_file])
-            checks = suppress.equivalents(rules_by_id.get(rule_id)) if self.honour_equivalents else ()
-            if checks:
-                if raw_file not in lines:
-                    lines[raw_file] = (text_of(raw_file) or "").splitlines()
-                where = m["range"]
-                if suppress.is_suppressed(lines[raw_file], int(where["start"]["line"]), int(where["end"]["line"]),
-                                          checks):
-                    _bump(self.suppressed, rule_id)
-                    continue
-            if in_test:
-                if not testcode.mark_in_test(m, rules_by_id.get(rule_id)):
+            rule = rules_by_id.get(rule_id)
+            if self.skip_generated and self._generated(m, texts, rule_id):
+                continue
+            if self.honour_equivalents and self._suppressed(m, texts, rule, rule_id):
+                continue
+            if self._in_test(m, texts):
+                if not testcode.mark_in_test(m, rule):
                     _bump(self.skipped_in_tests, rule_id)
                     continue
                 _bump(self.in_tests, rule_id)
             kept.append(m)
         return kept
+
+    def _generated(self, m: Mapping[str, Any], texts: _Texts, rule_id: str) -> bool:
+        raw_file = str(m.get("file", ""))
+        reason = texts.generated(raw_file)
+        if reason is None:
+            return False
+        self.generated_files[texts.path(raw_file) or raw_file] = reason
+        _bump(self.generated, rule_id)
+        return True
+
+    def _suppressed(self, m: Mapping[str, Any], texts: _Texts, rule: Rule | None, rule_id: str) -> bool:
+        checks = suppress.equivalents(rule)
+        where = m["range"]
+        if checks and suppress.is_suppressed(texts.lines(str(m.get("file", ""))), int(where["start"]["line"]),
+                                             int(where["end"]["line"]), checks):
+            _bump(self.suppressed, rule_id)
+            return True
+        return False
+
+    def _in_test(self, m: Mapping[str, Any], texts: _Texts) -> bool:
+        raw_file = str(m.get("file", ""))
+        if testcode.is_test_path(texts.path(raw_file), self.test_patterns):
+            return True
+        if str(m.get("language", "")).lower() != "rust":
+            return False
+        start = int(m["range"]["byteOffset"]["start"])
+        return any(a <= start < b for a, b in texts.cfg_test_spans(raw_file))
 
     def report(self) -> dict[str, Any]:
         """The result fields of what the pass did (only the non-empty ones)."""
@@ -84,6 +86,39 @@ class Signal:
         if self.generated_files:
             out["skippedGenerated"] = [{"file": f, "why": w} for f, w in sorted(self.generated_files.items())]
         return out
+
+
+class _Texts:
+    """Matched files' texts and what is derived from them, each worked out once per file."""
+
+    def __init__(self, text_of: Callable[[str], str | None], file_override: str | None) -> None:
+        self._text_of, self._override = text_of, file_override
+        self._cache: dict[tuple[str, str], Any] = {}
+
+    def _once(self, kind: str, raw_file: str, make: Callable[[], Any]) -> Any:
+        key = (kind, raw_file)
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def path(self, raw_file: str) -> str | None:
+        """The workspace path a match is in (a snippet's virtual path; its matches say `STDIN`)."""
+        return self._override if self._override is not None or raw_file == "STDIN" else raw_file
+
+    def text(self, raw_file: str) -> str:
+        return str(self._once("text", raw_file, lambda: self._text_of(raw_file) or ""))
+
+    def lines(self, raw_file: str) -> list[str]:
+        return cast("list[str]", self._once("lines", raw_file, lambda: self.text(raw_file).splitlines()))
+
+    def generated(self, raw_file: str) -> str | None:
+        why = self._once("generated", raw_file, lambda: generated.why_generated(self.path(raw_file),
+                                                                                self.text(raw_file)))
+        return None if why is None else str(why)
+
+    def cfg_test_spans(self, raw_file: str) -> list[tuple[int, int]]:
+        return cast("list[tuple[int, int]]",
+                    self._once("cfg", raw_file, lambda: testcode.cfg_test_spans(self.text(raw_file))))
 
 
 def _bump(counter: dict[str, int], rule_id: str) -> None:
