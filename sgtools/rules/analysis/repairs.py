@@ -84,6 +84,30 @@ def wider_languages(doc: Mapping[str, Any], language: str) -> list[Candidate]:
             for other in WIDER.get(language, ())]
 
 
+def wider_kinds(doc: Mapping[str, Any], known: set[str]) -> list[Candidate]:
+    """Each `kind: K` replaced by a real kind that contains it (`for_statement` -> `for_in_statement`, the
+    JavaScript for...of loop): for examples that a near-miss kind does not reach."""
+    out = []
+    for path, node in walk.rule_objects(doc):
+        kind = node.get("kind")
+        if not isinstance(kind, str):
+            continue
+        for other in sorted(k for k in known if k != kind and _contains(kind, k))[:_MAX_KINDS]:
+            where = walk.show((*path, "kind"))
+            out.append(Candidate(walk.replaced(doc, (*path, "kind"), other),
+                                 f"`{where}`: the code is a `{other}`, not a `{kind}`", where))
+    return out
+
+
+_MAX_KINDS = 4
+
+
+def _contains(small: str, big: str) -> bool:
+    """Every word of `small` in `big`, in order (for_statement in for_in_statement)."""
+    words = iter(big.split("_"))
+    return all(w in words for w in small.split("_"))
+
+
 def mutations(doc: Mapping[str, Any], language: str) -> list[Candidate]:
     return [*stop_by_end(doc), *multi_metavars(doc), *anchored_regexes(doc), *wider_languages(doc, language)]
 

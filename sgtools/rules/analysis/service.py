@@ -11,7 +11,7 @@ from typing import Any
 
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.rules.analysis import findings as F
-from sgtools.rules.analysis import refused, repairs, selfmatch, walk
+from sgtools.rules.analysis import kinds, refused, repairs, selfmatch, walk
 from sgtools.rules.analysis.contexts import curated
 from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.analysis.repairs import Candidate
@@ -227,7 +227,9 @@ class Analysis:
         causes = [f["message"] for f in self.out[i] if f["code"] in (F.PATTERN_MISREAD, F.UNANCHORED_REGEX)]
         if causes:
             first["message"] += " Likely cause: " + " ".join(causes)
-        singles = [c for c, _ in pattern_cands] + repairs.mutations(item.doc, item.language)
+        known = kinds.known_kinds(self.engine, item.language, item.valid + item.invalid, self.cwd)
+        singles = ([c for c, _ in pattern_cands] + repairs.mutations(item.doc, item.language)
+                   + repairs.wider_kinds(item.doc, known))
         self._try(i, singles, first, [{} for _ in singles])
         pairs = [p for c in singles for p in repairs.combined(c, singles, item.language)][:_MAX_COMBINED]
         self._try(i, pairs, first, [{} for _ in pairs])
