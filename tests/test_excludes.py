@@ -77,3 +77,21 @@ def test_scan_fix_leaves_excluded_folders_alone(tree: Workspace, capsys: pytest.
     changed = sorted(p.relative_to(tree.root).as_posix() for p in Path(tree.root).rglob("*.js")
                      if "safeEval" in p.read_text())
     assert changed == sorted(SOURCES)
+
+
+BACKTICKS = ("id: backticks\nlanguage: bash\nseverity: warning\nmessage: backticks\n"
+             "rule:\n  kind: command_substitution\n  regex: '^`'\n")
+
+
+def test_zsh_is_not_parsed_as_bash_unless_languageglobs_says_so(initialized: Workspace, engine: Engine) -> None:
+    """ast-grep's bash grammar claims *.zsh; a zsh file misparses (issue 18: a rule fired in a `#` comment)."""
+    root = initialized.root
+    (root / "rules/backticks.yml").write_text(BACKTICKS)
+    (root / "run.sh").write_text("x=`date`\n")
+    (root / "prompt.zsh").write_text("setopt prompt_subst\nx=`date`\n")
+    assert files(paths.scan_path(initialized, engine)) == ["run.sh"]
+    assert files(paths.scan_path(initialized, engine, default_excludes=False)) == ["run.sh"]  # not a dependency
+    assert files(paths.scan_path(initialized, engine, paths=["prompt.zsh"])) == ["prompt.zsh"]  # named: scanned
+    cfg = root / "sgconfig.yml"
+    cfg.write_text(cfg.read_text() + "languageGlobs:\n  bash: ['*.zsh']\n")
+    assert files(paths.scan_path(initialized, engine)) == ["prompt.zsh", "run.sh"]

@@ -24,6 +24,18 @@ DEFAULT_EXCLUDES: Final = (
     "*.min.js", "*.min.mjs", "*.min.css", "*-min.js", "*.bundle.js",
 )
 
+# Shell dialects that ast-grep's built-in bash grammar claims by extension though they are not bash: zsh's glob
+# qualifiers, parameter flags and `=(...)` misparse, and rules for bash code then fire inside comments and
+# strings. Left out of walks (on or off with the default excludes) unless sgconfig.yml's `languageGlobs` names
+# the glob (`bash: ["*.zsh"]`: the user says "parse these as bash"), or the file is named on the command line.
+DIALECT_EXCLUDES: Final = ("*.zsh",)
+
+
+def dialect_args(cfg: ProjectConfig | None) -> list[str]:
+    """The ast-grep arguments that leave other shell dialects out of a walk, less those languageGlobs claims."""
+    claimed = {g for globs in (cfg.language_globs.values() if cfg is not None else ()) for g in globs}
+    return [arg for glob in DIALECT_EXCLUDES if glob not in claimed for arg in ("--globs", f"!{glob}")]
+
 
 def enabled(cfg: ProjectConfig | None, override: bool | None = None) -> bool:
     """Whether the default excludes apply: the caller's choice when given, else sgconfig.yml's, else on."""

@@ -69,7 +69,7 @@ def scan_path(
             empty["notes"] = ["No rule could be loaded, so nothing was checked: see ruleErrors."]
         return empty
     whole_project = ruleset.all_valid and not rule_ids
-    extra = excludes.glob_args(excludes.enabled(cfg, default_excludes))
+    extra = excludes.glob_args(excludes.enabled(cfg, default_excludes)) + excludes.dialect_args(cfg)
     raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch, extra)
     by_id = {r.id: r for r in rules}
     signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
