@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +74,37 @@ def json_safe(value: Any) -> bool:
         return bool(json.loads(json.dumps(value)) == value)
     except (TypeError, ValueError):
         return False
+
+
+SETTLE_NS = 2_000_000_000  # a file changed this recently may change again within one timestamp tick
+
+
+class StatMemo:
+    """Values derived from files, remembered across processes by each file's stat (path, device, inode, size,
+    modification and change times), so a later CLI run answers for an unchanged file without reading it.
+
+    Only a settled file (last changed at least SETTLE_NS ago) is remembered: an edit in the same clock tick as
+    the read could leave its stat unchanged (git's "racy" files), so a recent file is read and computed anew
+    each time. A rename, a copy or an in-place edit changes the inode or the change time, so a stale value is
+    never served."""
+
+    def __init__(self, name: str, table: str) -> None:
+        self._cache = JsonCache(name)
+        self._table = table
+
+    @staticmethod
+    def key(kind: str, path: Path, st: os.stat_result) -> str:
+        return "\0".join(str(p) for p in (kind, path.absolute(), st.st_dev, st.st_ino, st.st_size,
+                                          st.st_mtime_ns, st.st_ctime_ns))
+
+    def get(self, kind: str, path: Path, st: os.stat_result) -> Any:
+        """The remembered value, or the MISSING sentinel (`StatMemo.missing`)."""
+        hit = self._cache.get(self._table, self.key(kind, path, st))
+        return hit["v"] if isinstance(hit, dict) and "v" in hit else _MISSING
+
+    def put(self, kind: str, path: Path, st: os.stat_result, value: Any) -> None:
+        """Remember `value` (JSON data) for this stat, when the file has settled."""
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= SETTLE_NS and json_safe(value):
+            self._cache.put(self._table, self.key(kind, path, st), {"v": value})
+
+    missing = _MISSING

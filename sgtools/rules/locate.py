@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core import yamlio
+from sgtools.core.cache import StatMemo
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import parse_rule_docs
 
@@ -23,12 +24,21 @@ SNAPSHOT_SUFFIX = "-snapshot.yml"
 _ids_cache: dict[tuple[str, str, bytes], list[str] | None] = {}
 _ids_lock = threading.Lock()
 _IDS_CACHE_MAX = 16384
+_ids_on_disk = StatMemo("rule-ids-v1", "ids")
 
 
 def _by_content(kind: str, path: Path, compute: Callable[[Path, str], list[str] | None]) -> list[str] | None:
     """`compute(path, text)`, cached by the file's bytes: reading and hashing a file costs microseconds, parsing
     it (pure-Python YAML) milliseconds, and a store of hundreds of rules asks for every file's ids on each call.
-    Keyed by content, not mtime, so an in-place edit within one timestamp tick is never served stale."""
+    Keyed by content, not mtime, so an in-place edit within one timestamp tick is never served stale. Across
+    processes (each CLI call) a settled file's ids come from the stat-keyed disk cache, without reading it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    remembered = _ids_on_disk.get(kind, path, st)
+    if remembered is not StatMemo.missing and (remembered is None or isinstance(remembered, list)):
+        return remembered
     try:
         data = path.read_bytes()
     except OSError:
@@ -45,6 +55,7 @@ def _by_content(kind: str, path: Path, compute: Callable[[Path, str], list[str] 
         if len(_ids_cache) > _IDS_CACHE_MAX:
             _ids_cache.clear()
         _ids_cache[key] = value
+    _ids_on_disk.put(kind, path, st, value)
     return value
 
 
