@@ -8,6 +8,7 @@ ast-grep cannot list a grammar's kinds, so they are harvested from its CST dumps
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,15 +74,23 @@ def real_kinds(nodes: list[Node]) -> set[str]:
 
 
 def known_kinds(engine: Engine, language: str, samples: list[str], cwd: Path) -> set[str]:
-    """Kinds seen in ast-grep's parse of `samples` and of the bundled rules' tests for `language`."""
-    key = f"{language}\0{engine.version()}\0" + "\0".join(samples)
+    """Kinds seen in ast-grep's parse of `samples` and of the bundled rules' tests for `language` (those cached
+    once per language and engine version, the samples per content)."""
+    found = _cached_kinds(engine, f"bundled\0{language}", lambda: _bundled_samples(language), language, cwd)
+    found |= set(_bundled_kinds(language))
+    if samples:
+        found |= _cached_kinds(engine, "\0".join(samples), lambda: samples, language, cwd)
+    return found
+
+
+def _cached_kinds(engine: Engine, what: str, codes: Callable[[], list[str]], language: str, cwd: Path) -> set[str]:
+    key = f"{language}\0{engine.version()}\0{what}"
     hit = _cache.get("kinds", key)
     if isinstance(hit, list):
         return set(hit)
-    found: set[str] = set(_bundled_kinds(language))
-    codes = [*samples, *_bundled_samples(language)]
+    found: set[str] = set()
     with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
-        for nodes in pool.map(lambda c: dump(engine, c, language, cwd), codes):
+        for nodes in pool.map(lambda c: dump(engine, c, language, cwd), codes()):
             found |= real_kinds(nodes)
     _cache.put("kinds", key, sorted(found))
     return found
