@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import LiteralScalarString
@@ -45,7 +44,7 @@ def add_or_update_rule(
     valid_examples: list[str] | None = None,
     invalid_examples: list[str] | None = None,
     *,
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
     overwrite: bool = True,
     force: bool = False,
 ) -> AddOrUpdateRuleResult:

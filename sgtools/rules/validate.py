@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,7 @@ class Candidate:
 
 def prepare(
     ws: Workspace, engine: Engine, cfg: ProjectConfig | None, rule_id: str, rule_yaml: str,
-    valid: list[str] | None, invalid: list[str] | None, *, metadata: dict[str, Any] | None, overwrite: bool,
+    valid: list[str] | None, invalid: list[str] | None, *, metadata: Mapping[str, object] | None, overwrite: bool,
     force: bool = False,
 ) -> Candidate:
     warnings: list[str] = []
