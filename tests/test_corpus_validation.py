@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from sgtools.community.migrate import migrate_rule
 from sgtools.core import yamlio
 from sgtools.core.errors import RuleInvalid
+from sgtools.engine import texts
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules import listing, schema, store, validate
@@ -111,12 +112,14 @@ def test_as_written_every_rule_is_refused_naming_the_cause(initialized: Workspac
         typo = "unknown key; did you mean" in message
         assert typo == (rid in KEY_CASE_TYPOS), (rid, message)
         counts["misspelt key"] += typo
+        # Keys ast-grep ignores inside a relation or nthChild (IGNORED_KEYS) are warnings now, as the binary
+        # accepts them (tests/test_schema_parity.py); the refusal names only what ast-grep refuses.
         misplaced = "unknown key; allowed:" in message
-        assert misplaced == (rid in IGNORED_KEYS), (rid, message)
+        assert not misplaced, (rid, message)
         counts["misplaced key"] += misplaced
     print(f"\ncorpus as written: {counts}")
     assert counts == {"refused": 184, "unknown key": 184, "reserved util id": 67, "misspelt key": 2,
-                      "misplaced key": 2}
+                      "misplaced key": 0}
 
 
 def test_the_binary_gives_the_same_causes(engine: Engine, tmp_path: Path) -> None:
@@ -143,6 +146,7 @@ def test_after_migration_every_rule_validates_with_its_own_examples(initialized:
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     scratch = tmp_path / "scratch"
     scratch.mkdir()
+    texts.tmp_root()  # the process-wide dir for scanned texts lives until exit: made before the scratch is patched in
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     examples = corpus_examples()
     counts = {"valid": 0, "renamed utils": 0, "fixed key case": 0, "dropped ignored keys": 0, "examples checked": 0}
