@@ -24,8 +24,7 @@ from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis.findings import Finding, at_least, never_fires
-from sgtools.rules.analysis.globs import workspace_findings
-from sgtools.rules.analysis.service import Item, analyse_items
+from sgtools.rules.analysis.item import Item
 
 __all__ = ["Examples", "Finding", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires"]
 
@@ -77,6 +76,8 @@ def analyse_rules(ws: Workspace | None, engine: Engine, rules: Sequence[Mapping[
     results = _cached_or_analysed(ws, engine, items, config)
     out: list[list[Finding]] = [[cast(Finding, dict(f)) for f in r or []] for r in results]  # the cache keeps its own
     if ws is not None:
+        from sgtools.rules.analysis.globs import workspace_findings  # the analyser loads only to analyse
+
         for n, d in enumerate(docs):
             out[n] += workspace_findings(ws, d, config)
     return [F.sort_findings(found) for found in out]
@@ -112,6 +113,8 @@ def _cached_or_analysed(ws: Workspace | None, engine: Engine, items: list[Item],
     if not todo:
         return results
     cwd = ws.root if ws is not None else Path.cwd()
+    from sgtools.rules.analysis.service import analyse_items  # scans only read the cache: load it to analyse
+
     try:
         fresh = analyse_items(engine, [items[n] for n in todo], config=config, cwd=cwd)
     except SgToolsError as exc:

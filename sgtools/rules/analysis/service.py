@@ -5,7 +5,7 @@ batched engine calls for any number of rules (one to find problems, one to verif
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,19 +14,12 @@ from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis import kinds, refused, repairs, selfmatch, walk
 from sgtools.rules.analysis.contexts import curated
 from sgtools.rules.analysis.findings import Finding
+from sgtools.rules.analysis.item import Item
 from sgtools.rules.analysis.repairs import Candidate
 from sgtools.rules.analysis.runner import Batch, Outcome, run
 from sgtools.rules.analysis.selfmatch import Probe, Reading
 
 _MAX_COMBINED = 24  # two-fault candidates tried per rule when no single mutation passes the examples
-
-
-@dataclass
-class Item:
-    doc: dict[str, Any]  # plain rule data
-    language: str | None  # built-in canonical name; None: not analysed (custom language)
-    valid: list[str] = field(default_factory=list)
-    invalid: list[str] = field(default_factory=list)
 
 
 @dataclass

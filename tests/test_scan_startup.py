@@ -1,0 +1,37 @@
+"""`sgtools scan` of one file starts fast: the analyser, the YAML parser (the parse cache answers) and the MCP
+SDK are not imported on that path. Each costs tens of milliseconds of a run that should take under 100."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).resolve().parent.parent / "e2e" / "sample_repo"
+HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtools.rules.analysis.globs",
+         "sgtools.server")
+_PROBE = """
+import json, sys
+from sgtools.cli import main
+try:
+    code = main(["scan", "python/calc.py", "--format", "json"])
+finally:
+    print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+@pytest.mark.slow
+def test_one_file_scan_imports_no_heavy_module(tmp_path: Path) -> None:
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", _PROBE], cwd=root, env=env, capture_output=True, text=True,
+                           timeout=120) for _ in range(2)]  # the first fills the parse cache
+    assert '"issues"' in runs[1].stdout, runs[1].stderr[-2000:]
+    loaded = runs[1].stderr.strip().splitlines()[-1]
+    heavy = [m for m in HEAVY if f'"{m}"' in loaded or f'"{m}.' in loaded]
+    assert heavy == []
