@@ -147,6 +147,10 @@ SYNTAXES = [
     (["// eslint-disable-next-line", "eval(s);"], 1, ["no-eval"], True),
     (["eval(s); // eslint-disable-line no-eval -- trusted input"], 0, ["no-eval"], True),
     (["eval(s); // eslint-disable-line eqeqeq"], 0, ["no-eval"], False),
+    (["/* eslint-disable no-eval */", "eval(a);", "/* eslint-enable no-eval */", "eval(b);"], 1, ["no-eval"], True),
+    (["/* eslint-disable no-eval */", "eval(a);", "/* eslint-enable no-eval */", "eval(b);"], 3, ["no-eval"], False),
+    (["/* eslint-disable eqeqeq */", "eval(a);"], 1, ["no-eval"], False),
+    (["/* eslint-disable */", "eval(a);"], 1, ["no-eval"], True),
     (["x := exec.Command(s) //nolint:gosec"], 0, ["gosec"], True),
     (["x := exec.Command(s) //nolint:errcheck"], 0, ["gosec"], False),
     (["x := exec.Command(s) //nolint"], 0, ["gosec"], True),
@@ -190,7 +194,7 @@ def test_scan_counts_suppressed_and_the_setting_turns_it_off(initialized: Worksp
                   "app.py": "eval(a)  # noqa: S307\neval(b)  # noqa: E501\nprint(eval(c))  # noqa: S307\n"})
     result = paths.scan_path(initialized, engine, verify_fixits=False)
     kept = sorted((d["ruleId"], d["line"]) for d in result["issues"])
-    # no-print has no equivalents: `# noqa: S307` on line 3 names no check of its
+    # no-print has no equivalents: the S307 noqa on line 3 names no check of its
     assert kept == [("no-eval", 2), ("no-print", 3)]
     assert result["suppressed"] == {"no-eval": 2}
     assert result["counts"]["error"] == 1

@@ -7,7 +7,8 @@ suppression comment spells it: `B001`, `eval-used`, `SC2086`, `no-eval`, `gosec`
 - `# noqa: B001` (same line; a bare `# noqa` too), `# pylint: disable=eval-used` (same line) or
   `# pylint: disable-next=...` (line above);
 - `# shellcheck disable=SC2086` (in the comment lines right above);
-- `// eslint-disable-line no-eval` (same line), `// eslint-disable-next-line no-eval` (line above; bare too);
+- `// eslint-disable-line no-eval` (same line), `// eslint-disable-next-line no-eval` (line above; bare too),
+  `/* eslint-disable no-eval */` up to `/* eslint-enable no-eval */` (or the end of the file);
 - `//nolint:gosec` (same line; a bare `//nolint` too);
 - `#[allow(clippy::unwrap_used)]` on the enclosing item, `#![allow(...)]` for the whole file;
 - `# rubocop:disable Security/Eval` (same line, or a region until `# rubocop:enable`);
@@ -51,6 +52,8 @@ _LINE_ABOVE: Final = (
 _SHELLCHECK: Final = re.compile(r"^\s*#\s*shellcheck\s+disable=(?P<c>[\w,\- ]+)")
 _RUBOCOP_OFF: Final = re.compile(r"^\s*#\s*rubocop:\s*disable\s+(?P<c>[\w/, ]+)")
 _RUBOCOP_ON: Final = re.compile(r"^\s*#\s*rubocop:\s*enable\s+(?P<c>[\w/, ]+)")
+_ESLINT_OFF: Final = re.compile(r"^\s*/\*\s*eslint-disable(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/")
+_ESLINT_ON: Final = re.compile(r"^\s*/\*\s*eslint-enable(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/")
 _ALLOW: Final = re.compile(r"^\s*#\[allow\((?P<c>[^\]]*)\)\]")
 _ALLOW_FILE: Final = re.compile(r"#!\[allow\((?P<c>[^\]]*)\)\]")
 
@@ -118,12 +121,14 @@ def _shellcheck_above(lines: Sequence[str], row: int, checks: Sequence[str]) -> 
     return False
 
 
-def _rubocop_region(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+def _region(lines: Sequence[str], row: int, checks: Sequence[str], off_rx: re.Pattern[str],
+            on_rx: re.Pattern[str]) -> bool:
+    """Inside a `disable ... enable` region (rubocop, eslint's block comments) that names one of `checks`."""
     off = False
     for line in lines[:row]:
-        if (m := _RUBOCOP_OFF.match(line)) and _names_any(_names(m.group("c")), checks):
+        if (m := off_rx.match(line)) and _names_any(_names(m.group("c")), checks):
             off = True
-        elif (m := _RUBOCOP_ON.match(line)) and _names_any(_names(m.group("c")), checks):
+        elif (m := on_rx.match(line)) and _names_any(_names(m.group("c")), checks):
             off = False
     return off
 
@@ -143,5 +148,7 @@ def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Se
             m = rx.search(lines[start_row - 1])
             if m and _names_any(_names(m.group("c")), checks):
                 return True
-    return (_shellcheck_above(lines, start_row, checks) or _rubocop_region(lines, start_row, checks)
+    return (_shellcheck_above(lines, start_row, checks)
+            or _region(lines, start_row, checks, _RUBOCOP_OFF, _RUBOCOP_ON)
+            or _region(lines, start_row, checks, _ESLINT_OFF, _ESLINT_ON)
             or _allowed_by_attribute(lines, start_row, checks))
