@@ -1,0 +1,134 @@
+"""Precision harness for the bundled rules over real code that ships through package registries (issue 18).
+
+    python bin/precision.py fetch            # download and unpack the corpus into the cache dir (outside the repo)
+    python bin/precision.py sample [-n 5]    # scan each package with the bundled rules, print sampled findings
+    python bin/precision.py report           # precision per rule from community_index/precision/verdicts.tsv
+
+A person reads each sampled finding in context and records a verdict in verdicts.tsv (tab-separated: rule,
+language, location, verdict, reason). `tp` is a true problem, `ok` acceptable (the rule's claim holds, the code
+is deliberate), `fp` a false positive; precision counts tp and ok as right. The cache dir is
+$SGTOOLS_PRECISION_CACHE, else ~/.cache/sgtools-precision. Fetching uses the ordinary clients (pip, npm,
+apt-get) by package name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tarfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VERDICTS = ROOT / "community_index" / "precision" / "verdicts.tsv"
+# (client, package spec): small, well-known packages whose sources ship in the registry archive.
+CORPUS = [
+    ("pip", "requests==2.32.3"), ("pip", "flask==3.0.3"), ("pip", "click==8.1.7"), ("pip", "jinja2==3.1.4"),
+    ("pip", "werkzeug==3.0.3"), ("npm", "express@4.19.2"), ("npm", "axios@1.7.2"), ("npm", "zod@3.23.8"),
+    ("npm", "lodash@4.17.21"), ("npm", "commander@12.1.0"), ("npm", "typeorm@0.3.20"),
+    ("apt", "ruby-rack"), ("apt", "php-psr-log"), ("apt", "librust-serde-json-dev"),
+    ("apt", "golang-github-gin-gonic-gin-dev"), ("apt", "golang-golang-x-crypto-dev"),
+    ("apt", "golang-github-prometheus-client-golang-dev"), ("apt", "golang-github-spf13-cobra-dev"),
+    ("apt", "librust-regex-dev"),
+]
+SEVERITIES = ("error", "warning")
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("SGTOOLS_PRECISION_CACHE") or Path.home() / ".cache" / "sgtools-precision")
+
+
+def fetch() -> None:
+    dl, src = cache_dir() / "dl", cache_dir() / "src"
+    dl.mkdir(parents=True, exist_ok=True)
+    src.mkdir(parents=True, exist_ok=True)
+    for client, spec in CORPUS:
+        if client == "pip":
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+                            "-d", str(dl), spec], check=True)
+        elif client == "npm":
+            subprocess.run(["npm", "pack", "--silent", spec], cwd=dl, check=True, stdout=subprocess.DEVNULL)
+        else:
+            subprocess.run(["apt-get", "download", "-q", spec], cwd=dl, check=True)
+    for archive in sorted(dl.iterdir()):
+        name = archive.name.split(".t")[0] if archive.suffix in {".gz", ".tgz"} else archive.stem
+        target = src / name
+        if target.exists():
+            continue
+        target.mkdir()
+        if archive.suffix == ".deb":
+            subprocess.run(["dpkg-deb", "-x", str(archive), str(target)], check=True)
+        else:
+            with tarfile.open(archive) as tar:
+                tar.extractall(target, filter="data")
+    print(f"corpus in {src}")
+
+
+def _findings(package: Path) -> list[dict[str, object]]:
+    from sgtools.engine.process import Engine
+    from sgtools.project.workspace import Workspace
+    from sgtools.scan.collect import collect, rule_source
+
+    ws, eng = Workspace(package), Engine()
+    return [dict(d) for d in collect(ws, eng, rule_source(ws, eng), paths=None, min_severity="warning",
+                                     verify_fixits=False).issues]
+
+
+def sample(per_rule: int, seed: int) -> None:
+    """Up to `per_rule` findings of each rule in each package, with three lines of context, for judging."""
+    rng = random.Random(seed)
+    for package in sorted((cache_dir() / "src").iterdir()):
+        by_rule: dict[str, list[dict[str, object]]] = defaultdict(list)
+        for d in _findings(package):
+            by_rule[str(d["ruleId"])].append(d)
+        for rule, found in sorted(by_rule.items()):
+            for d in rng.sample(found, min(per_rule, len(found))):
+                lines = (package / str(d["file"])).read_text(errors="replace").splitlines()
+                line = int(str(d["line"]))
+                context = lines[max(0, line - 3): line + 2]
+                print(f"=== {rule}\t{package.name}/{d['file']}:{line}\t{d['severity']}\t({len(found)} in package)")
+                print("\n".join(f"    {t}" for t in context))
+
+
+def report() -> int:
+    rows = [ln.split("\t") for ln in VERDICTS.read_text().splitlines()[1:] if ln.strip()]
+    per: dict[str, Counter[str]] = defaultdict(Counter)
+    langs: set[str] = set()
+    for rule, lang, _loc, verdict, _why in rows:
+        per[rule][verdict] += 1
+        langs.add(lang)
+    total = Counter[str]()
+    for rule, c in sorted(per.items()):
+        n = sum(c.values())
+        total.update(c)
+        print(f"{rule:<40} {n:>4} judged  tp {c['tp']:>3}  ok {c['ok']:>3}  fp {c['fp']:>3}  "
+              f"precision {(c['tp'] + c['ok']) / n:.0%}")
+    n = sum(total.values())
+    print(f"overall: {n} judged over {len(langs)} language(s), {total['fp']} false positive(s), "
+          f"precision {(total['tp'] + total['ok']) / n:.1%}" if n else "nothing judged")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    subs = parser.add_subparsers(dest="cmd", required=True)
+    subs.add_parser("fetch")
+    s = subs.add_parser("sample")
+    s.add_argument("-n", type=int, default=5, help="findings per rule per package (default 5)")
+    s.add_argument("--seed", type=int, default=18)
+    subs.add_parser("report")
+    args = parser.parse_args()
+    if args.cmd == "fetch":
+        fetch()
+    elif args.cmd == "sample":
+        sample(args.n, args.seed)
+    else:
+        return report()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
