@@ -18,15 +18,18 @@ from e2e.conftest import stdio_client
 
 pytestmark = pytest.mark.anyio
 
+SIGNAL = {"suppressed", "inTests", "skippedInTests", "generated", "skippedGenerated"}  # docs/signal.md
 # name: (required inputs, optional inputs, (readOnly, destructive, idempotent, openWorld), output keys)
 SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set[str]]] = {
     "initialize_ast_grep": (set(), set(), (False, False, True, False),
                             {"success", "message", "created", "existing"}),
     "scan_code": ({"code"}, {"language", "path", "min_severity", "max_results"}, (True, False, True, False),
-                  {"success", "issues", "counts", "truncated", "ruleErrors", "notes", "analysis"}),
-    "scan_path": (set(), {"paths", "min_severity", "rule_ids", "max_results", "offset"}, (True, False, True, False),
+                  {"success", "issues", "counts", "truncated", "ruleErrors", "notes", "analysis",
+                   *SIGNAL}),
+    "scan_path": (set(), {"paths", "min_severity", "rule_ids", "max_results", "offset", "profile"},
+                  (True, False, True, False),
                   {"success", "issues", "counts", "truncated", "nextOffset", "ruleErrors", "notes", "filesChecked",
-                   "analysis"}),
+                   "analysis", "profile", *SIGNAL}),
     "add_or_update_rule": ({"rule_id", "rule_yaml"}, {"valid_examples", "invalid_examples", "force"},
                            (False, True, True, False), {"success", "message", "path", "created", "testPath",
                                                         "testResult", "analysis", "warnings"}),
