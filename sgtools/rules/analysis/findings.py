@@ -25,6 +25,7 @@ WRONG_LANGUAGE = "wrong-language"  # the rule only works under another grammar (
 FILES_MATCH_NOTHING = "files-match-nothing"  # a `files` glob matches no file of the workspace
 IGNORES_EVERYTHING = "ignores-everything"  # `ignores` excludes every file of the language (`files` meant)
 TSX_NOT_COVERED = "tsx-not-covered"  # a typescript rule in a workspace with .tsx files
+QUADRATIC_SEARCH = "quadratic-search"  # from every match, a search of an ancestor's whole subtree (cost.py)
 UNANCHORED_REGEX = "unanchored-regex"  # a regex alternation of words that also matches inside longer words
 DEAD_BRANCH = "dead-branch"  # a sub-rule that can never match, inside `not`/`any`
 RULE_REFUSED = "rule-refused"  # ast-grep refuses the rule for another reason

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.rules.analysis import cost, kinds, refused, repairs, selfmatch, walk
 from sgtools.rules.analysis import findings as F
-from sgtools.rules.analysis import kinds, refused, repairs, selfmatch, walk
 from sgtools.rules.analysis.contexts import curated
 from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.analysis.item import Item
@@ -124,6 +124,7 @@ class Analysis:
             if not (item.valid or item.invalid):
                 self._try(i, [c for c, _ in pcands], found, [m for _, m in pcands], ranked=True)
         self._regex_info(i)
+        self.out[i] += cost.quadratic_findings(item.doc)
         if item.valid or item.invalid:
             self._examples_failed(i, outcome, files, pattern_cands)
 
