@@ -9,6 +9,7 @@ recomputation, never a failure. Keys are content digests, so a stale entry is ne
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -25,6 +26,13 @@ _MISSING = object()
 
 
 def cache_root() -> Path:
+    """Asked once per cache entry (hundreds per CLI call on a large rule store): platformdirs is asked once per
+    environment (XDG_CACHE_HOME and HOME, which tests and users may change at run time)."""
+    return _cache_root(os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _cache_root(xdg_cache_home: str | None, home: str | None) -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_path(APP_NAME))
