@@ -60,7 +60,7 @@ def test_scan_fix_applies_only_safe_fixes_and_the_tests_still_pass(tmp_path: Pat
     report = json.loads(sgtools(project, "scan", "--format", "json", "--verify-fixits", "--no-progress").stdout)
     offered = [(d["ruleId"], fx["safety"], fx["verified"]) for d in report["issues"] for fx in d["fixits"]
                if fx["kind"] == "fix"]
-    # 21 before findings in test code and lines under an equivalent `# noqa` were set apart (issue 21), 16 after:
+    # 21 before findings in test code and lines under an equivalent noqa comment were set apart (issue 21), 16 after:
     # still enough fixes on offer for the "only safe ones are applied" check below to mean something.
     assert len(offered) >= 10 and {s for _r, s, _v in offered} == {"unsafe"}  # no bundled Python fix is safe
     safe_verified = sum(1 for _r, s, v in offered if s == "safe" and v)
