@@ -73,6 +73,9 @@ def test_readme_commands_work_in_a_fresh_clone(tmp_path: Path) -> None:
     out = job.stdout + job.stderr
     assert job.returncode == 0, out[-4000:]
     assert "no sgconfig.yml: using" in job.stderr and ("problem" in job.stdout or "no problems" in job.stdout)
+    # The main job scans a real tree: default excludes (virtualenvs) must not leave it nothing to check.
+    checked = re.search(r"\((\d[\d,]*) files checked\)", job.stdout)
+    assert checked and int(checked.group(1).replace(",", "")) > 100, job.stdout[-2000:]
     assert (clone / ".venv" / "bin" / "sgtools").is_file()
 
     # The scan breaking (exit 2: here, no engine) fails the main job: only exit 1 (findings) is tolerated.
