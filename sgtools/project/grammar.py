@@ -142,7 +142,7 @@ def _register(ws: Workspace, name: str, library: Path, symbol: str, extensions: 
     return cfg.path
 
 
-def _sample(ws: Workspace, engine: Engine, config: Path, name: str, ext: str, sample: Path | None) -> SampleParse:
+def _sample(ws: Workspace, engine: Engine, config: Path, name: str, sample: Path | None) -> SampleParse:
     """Parse one file with the new language: the user's sample, else an empty document (the root still shows)."""
     try:
         code = sample.read_text(encoding="utf-8", errors="replace") if sample is not None else ""
@@ -174,7 +174,7 @@ def add_language(ws: Workspace, engine: Engine, name: str, source: str, extensio
         used = [str(p.relative_to(tree)) for p in sources]
     config = _register(ws, name, library, symbol, exts)
     trust.trust(config)
-    parsed = _sample(ws, engine, config, name, exts[0], Path(sample) if sample else None)
+    parsed = _sample(ws, engine, config, name, Path(sample) if sample else None)
     return {"success": True, "language": name, "libraryPath": str(library), "languageSymbol": symbol,
             "extensions": exts, "sources": used, "sample": parsed,
             "message": f"Added language {name} ({', '.join('.' + e for e in exts)}) from {source}: built "
