@@ -19,6 +19,7 @@ import random
 import subprocess
 import sys
 import tarfile
+import zipfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -34,6 +35,21 @@ CORPUS = [
     ("apt", "golang-github-prometheus-client-golang-dev"), ("apt", "golang-github-spf13-cobra-dev"),
     ("apt", "librust-regex-dev"),
 ]
+# JavaScript, TypeScript/TSX, Java, Kotlin, C#, PHP, Ruby and bash: react-native ships its Android Java and Kotlin
+# sources, react-native-windows and pythonnet their C#; openjdk-17-source the JDK's own Java (JDK_MODULES of it);
+# Debian installs shell scripts without an extension (see _name_shell_scripts).
+CORPUS += [
+    ("npm", "jquery@3.7.1"), ("npm", "eslint@8.57.0"), ("npm", "webpack@5.97.0"), ("npm", "node-forge@1.3.1"),
+    ("npm", "rxjs@7.8.1"), ("npm", "effect@3.11.0"), ("npm", "@trpc/server@10.45.2"),
+    ("npm", "react-day-picker@9.4.0"), ("npm", "react-aria-components@1.5.0"), ("npm", "react-native@0.76.5"),
+    ("npm", "react-native-windows@0.76.4"), ("npm", "expo-modules-core@2.1.0"), ("pip", "pythonnet==3.0.5"),
+    ("apt", "openjdk-17-source"), ("apt", "wordpress"), ("apt", "phpmyadmin"), ("apt", "php-phpseclib"),
+    ("apt", "php-doctrine-dbal"), ("apt", "php-guzzlehttp-guzzle"), ("apt", "php-monolog"),
+    ("apt", "ruby-activerecord"), ("apt", "ruby-actionpack"), ("apt", "ruby-activesupport"),
+    ("apt", "ruby-net-ssh"), ("apt", "ruby-sinatra"), ("apt", "ruby-faraday"),
+    ("apt", "bash-completion"), ("apt", "git"), ("apt", "devscripts"), ("apt", "dkms"),
+]
+JDK_MODULES = ("java.base/", "java.sql/", "java.naming/", "java.net.http/", "jdk.httpserver/", "java.logging/")
 SEVERITIES = ("error", "warning")
 
 
@@ -61,10 +77,30 @@ def fetch() -> None:
         target.mkdir()
         if archive.suffix == ".deb":
             subprocess.run(["dpkg-deb", "-x", str(archive), str(target)], check=True)
+            _unpack_jdk_sources(target)
+            _name_shell_scripts(target)
         else:
             with tarfile.open(archive) as tar:
                 tar.extractall(target, filter="data")
     print(f"corpus in {src}")
+
+
+def _unpack_jdk_sources(target: Path) -> None:
+    """The JDK's sources ship as one src.zip: unpack the modules in JDK_MODULES next to it."""
+    for zipped in target.rglob("src.zip"):
+        with zipfile.ZipFile(zipped) as z:
+            z.extractall(zipped.parent / "src", [m for m in z.namelist() if m.startswith(JDK_MODULES)])
+
+
+def _name_shell_scripts(target: Path) -> None:
+    """Debian installs scripts without an extension, so a walk would not parse them: scripts with a sh/bash
+    shebang and bash-completion's completions get a `.sh` name (the copy is ours, outside the repo)."""
+    for f in [p for p in target.rglob("*") if p.is_file() and not p.is_symlink() and not p.suffix]:
+        with f.open("rb") as fh:
+            head = fh.readline(80)
+        if head.startswith((b"#!/bin/sh", b"#!/bin/bash", b"#!/usr/bin/env bash", b"#! /bin/sh")) or (
+                "bash-completion/completions" in f.as_posix()):
+            f.rename(f.with_name(f.name + ".sh"))
 
 
 def _findings(package: Path) -> list[dict[str, object]]:
@@ -77,13 +113,17 @@ def _findings(package: Path) -> list[dict[str, object]]:
                                      verify_fixits=False).issues]
 
 
-def sample(per_rule: int, seed: int) -> None:
-    """Up to `per_rule` findings of each rule in each package, with three lines of context, for judging."""
+def sample(per_rule: int, seed: int, languages: set[str], packages: list[str]) -> None:
+    """Up to `per_rule` findings of each rule in each package, with three lines of context, for judging; only
+    rules of `languages` and packages whose name contains one of `packages`, when given."""
     rng = random.Random(seed)
     for package in sorted((cache_dir() / "src").iterdir()):
+        if packages and not any(p in package.name for p in packages):
+            continue
         by_rule: dict[str, list[dict[str, object]]] = defaultdict(list)
         for d in _findings(package):
-            by_rule[str(d["ruleId"])].append(d)
+            if not languages or str(d["ruleId"]).rsplit("-", 1)[-1] in languages:
+                by_rule[str(d["ruleId"])].append(d)
         for rule, found in sorted(by_rule.items()):
             for d in rng.sample(found, min(per_rule, len(found))):
                 lines = (package / str(d["file"])).read_text(errors="replace").splitlines()
@@ -119,12 +159,15 @@ def main() -> int:
     s = subs.add_parser("sample")
     s.add_argument("-n", type=int, default=5, help="findings per rule per package (default 5)")
     s.add_argument("--seed", type=int, default=18)
+    s.add_argument("--languages", default="", help="comma-separated: only rules of these languages")
+    s.add_argument("--packages", default="", help="comma-separated: only packages whose name contains one")
     subs.add_parser("report")
     args = parser.parse_args()
     if args.cmd == "fetch":
         fetch()
     elif args.cmd == "sample":
-        sample(args.n, args.seed)
+        sample(args.n, args.seed, set(filter(None, args.languages.split(","))),
+               list(filter(None, args.packages.split(","))))
     else:
         return report()
     return 0
