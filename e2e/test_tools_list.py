@@ -23,7 +23,8 @@ SIGNAL = {"suppressed", "inTests", "skippedInTests", "generated", "skippedGenera
 SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set[str]]] = {
     "initialize_ast_grep": (set(), set(), (False, False, True, False),
                             {"success", "message", "created", "existing"}),
-    "scan_code": ({"code"}, {"language", "path", "min_severity", "max_results"}, (True, False, True, False),
+    "scan_code": (set(), {"code", "files", "language", "path", "min_severity", "max_results"},
+                  (True, False, True, False),
                   {"success", "issues", "counts", "truncated", "ruleErrors", "notes", "analysis",
                    *SIGNAL}),
     "scan_path": (set(), {"paths", "min_severity", "rule_ids", "max_results", "offset", "profile"},

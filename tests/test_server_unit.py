@@ -126,15 +126,15 @@ def test_coercion_of_what_agents_send() -> None:
 
 
 def test_bad_arguments_name_the_problem_and_the_parameters(ws: Workspace) -> None:
-    spec = server.tool_specs()["scan_code"]
-    schema = input_schemas(Settings(), server.TOOLS)["scan_code"]
-    result = _run(_app(ws), spec, {"cod": "x"}, schema)
+    spec = server.tool_specs()["dump_syntax_tree"]
+    schema = input_schemas(Settings(), server.TOOLS)["dump_syntax_tree"]
+    result = _run(_app(ws), spec, {"cod": "x", "language": "python"}, schema)
     body = _text(result)
-    assert body.startswith("[bad-input] Invalid arguments for scan_code:")
+    assert body.startswith("[bad-input] Invalid arguments for dump_syntax_tree:")
     assert "'code' is a required property" in body and "unknown parameter `cod`" in body
-    assert "Parameters: code (string), language? (string)" in body
+    assert "Parameters: code (string), language (string), format? (string)" in body
     result = _run(_app(ws), spec, ["not", "an", "object"], schema)
-    assert _text(result).startswith("[bad-input] The arguments of scan_code must be a JSON object.")
+    assert _text(result).startswith("[bad-input] The arguments of dump_syntax_tree must be a JSON object.")
 
 
 def test_each_tool_builds_its_validator_once_not_per_call(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -44,6 +44,8 @@ class Settings:
     engine_max_output: int = 64 * 1024 * 1024  # bytes of stdout we accept from one call
     version_timeout: float = 10.0  # seconds for `ast-grep --version`
     max_code_bytes: int = 2 * 1024 * 1024  # a snippet given to scan_code / test_rule
+    max_overlay_files: int = 64  # files in one scan_code `files` call (a pending change checked together)
+    max_overlay_bytes: int = 8 * 1024 * 1024  # all the code of one scan_code `files` call together
     max_rule_bytes: int = 256 * 1024  # one rule YAML document
     max_yaml_depth: int = 64  # nesting depth of a rule document
     max_examples: int = 200  # examples per rule

@@ -1,4 +1,5 @@
-"""Texts scanned as files: several code texts in one ast-grep call, each a file in a private temp directory.
+"""Texts scanned as files: several code texts in one ast-grep call, each a file in a private temp directory
+(`scan_texts`: copies under one rule file; `scan_tree`: a pending change laid out as in the project).
 
 Checking examples, verifying fix-its and testing a draft rule all need "these texts, under this rule file":
 one process for the lot, instead of one stdin call per text. The directory lives outside any workspace and is
@@ -8,11 +9,13 @@ removed at exit.
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
 import tempfile
 import threading
 from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from sgtools.engine.process import Engine
@@ -61,4 +64,60 @@ def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name
         i = position.get(normalize_file(str(m.get("file"))) or "")
         if i is not None:
             out[i].append(m)
+    return out
+
+
+OVERLAY_RULES = ".sgtools-overlay-rules.yml"  # the rule file's name at the root of an overlay (not a pending path)
+
+
+@dataclass(frozen=True)
+class TreeFile:
+    """One pending file of an overlay: `key` names it in the results (its virtual workspace path), `where` is
+    its path relative to the project root (the sgconfig directory), None when it lies outside that root."""
+
+    key: str
+    where: str | None
+    text: str
+
+
+def _laid_out(base: Path, f: TreeFile) -> Path:
+    """Where `f` goes under `base`: `p/<where>` inside the project copy, `o/<key>` beside it when outside."""
+    rel = PurePosixPath(f.where if f.where is not None else f.key)
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.parts == (OVERLAY_RULES,):
+        raise ValueError(f"overlay path {rel} is not a plain relative path")  # callers confine paths first
+    return base / ("p" if f.where is not None else "o") / Path(*rel.parts)
+
+
+def scan_tree(engine: Engine, cfg_path: Path | str, rules_path: Path, files: Sequence[TreeFile],
+              *, extra: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Scan pending files as one tree, in one ast-grep call: each laid out in a private temp directory at its
+    path relative to the project root, so `files`/`ignores` globs and `languageGlobs` apply as in
+    `ast-grep scan` of those files on disk. ast-grep matches the globs of a `-r` rule file relative to that
+    file's own directory, so the rule file is copied to the root of the copy; `-c` stays the project's
+    config (global utils, custom languages). Each match's `file` is its TreeFile's `key`. Nothing is written
+    in the workspace. A warm engine (documents opened under these virtual paths) can replace this call."""
+    if not files:
+        return []
+    base = Path(tempfile.mkdtemp(prefix="tree-", dir=tmp_root()))
+    try:
+        project = base / "p"
+        project.mkdir()
+        rules_copy = project / OVERLAY_RULES
+        shutil.copyfile(rules_path, rules_copy)
+        names: dict[str, str] = {}
+        for f in files:
+            target = _laid_out(base, f)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(f.text.encode("utf-8"))
+            names[os.path.relpath(target, project).replace(os.sep, "/")] = f.key
+        raw = engine.scan(config=cfg_path, cwd=project, rule_file=rules_copy, paths=list(names),
+                          extra=extra)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    out: list[dict[str, Any]] = []
+    for m in raw:
+        key = names.get(normalize_file(str(m.get("file"))) or "")
+        if key is not None:
+            m["file"] = key
+            out.append(m)
     return out

@@ -79,7 +79,7 @@ def scan_path(
     diags, page, by_rel = _page(ws, raw, by_id, level, offset, limit)
     more = offset + limit < len(diags)
     if verify_fixits:
-        _verify_files(ws, engine, cfg, rules, page, by_rel)
+        verify_files(ws, engine, cfg, rules, page, by_rel)
     else:
         mark_unchecked(page, "verification not requested")
     result: ScanPathResult = {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
@@ -201,7 +201,7 @@ def _read_matched_files(ws: Workspace, raw: list[dict[str, Any]]) -> dict[str, s
     return texts
 
 
-def _verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule],
+def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule],
                   diags: Sequence[Diagnostic], texts: Mapping[str, str]) -> None:
     """Verify the fix-its of a path scan: per language, one rule file of that language's rules (globs
     dropped, since the edited copies live outside the project) and one ast-grep call over all copies."""

@@ -25,7 +25,7 @@ from sgtools.scan import generated, suppress, testcode
 from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
-from sgtools.scan.types import Diagnostic, ScanResult
+from sgtools.scan.types import Diagnostic, OverlayFile, ScanResult
 
 
 def check_code(code: object, settings: Settings) -> bytes:
@@ -50,18 +50,30 @@ def check_code(code: object, settings: Settings) -> bytes:
 def scan_code(
     ws: Workspace,
     engine: Engine,
-    code: str,
+    code: str | None = None,
     language: str | None = None,
     path: str | None = None,
     min_severity: str | None = None,
     max_results: int | None = None,
     *,
+    files: Sequence[OverlayFile] | None = None,
     config: ProjectConfig | None = None,
 ) -> ScanResult:
-    """Check `code` as if saved at `path` (virtual; nothing is written). `counts` cover every finding,
-    `issues` the first `max_results`. `config` replaces the workspace's sgconfig.yml (the bundled rules)."""
+    """Check `code` as if saved at `path` (virtual; nothing is written), or the pending `files` together
+    (scan/overlay.py). `counts` cover every finding, `issues` the first `max_results`. `config` replaces the
+    workspace's sgconfig.yml (the bundled rules)."""
     level = check_severity(min_severity)
     limit = result_limit(max_results, ws.settings)
+    if files is not None:
+        if code is not None or path is not None or language is not None:
+            raise BadInput("Pass either `files` (several files, each with its path) or `code` with `language`/`path` "
+                           "(one snippet), not both.")
+        from sgtools.scan.overlay import scan_files
+
+        return scan_files(ws, engine, files, config if config is not None else load_config(ws), level, limit)
+    if code is None:
+        raise BadInput("scan_code needs `code` (one snippet, with `language` or `path`) or `files` (a list of "
+                       "{path, code}, checked together).")
     check_code(code, ws.settings)
     cfg = config if config is not None else load_config(ws)
     file: str | None = None

@@ -1,6 +1,6 @@
 """The shapes of SPEC Diagnostics and of the scan_code / scan_path services: arguments and results."""
 
-from typing import NotRequired, Required, TypedDict
+from typing import NotRequired, TypedDict
 
 from sgtools.core.types import Position, RuleErrorDict, Severity
 from sgtools.fixits.types import Fixit
@@ -48,8 +48,18 @@ class Counts(TypedDict):
     hint: int
 
 
+class OverlayFile(TypedDict):
+    """One file of a pending change: its virtual path in the workspace and its whole new content."""
+
+    path: str
+    code: str
+
+
 class ScanCodeArgs(TypedDict, total=False):
-    code: Required[str]
+    """One snippet (`code`, with `language` and/or `path`), or several files checked together (`files`)."""
+
+    code: str
+    files: list[OverlayFile]
     language: str
     path: str
     min_severity: Severity

@@ -142,7 +142,6 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
     """Per tool, per argument: the description and the caps (from `Settings`, so operators can tune them).
     Names, types and which arguments are required come from the tool's argument TypedDict."""
     short = s.max_rule_bytes
-    code = _str("the source code to check", s.max_code_bytes)
     language = _str("language name as ast-grep spells it (python, javascript, typescript, go, rust, ...)", 64)
     rule_id = _str("rule id: letters, digits, '.', '_' or '-', starting with a letter or digit", 128,
                    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -162,7 +161,16 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
     return {
         "initialize_ast_grep": {},
         "scan_code": {
-            "code": code,
+            "code": _str("the source code to check (one snippet; or pass `files` instead)", s.max_code_bytes),
+            "files": {"type": "array", "minItems": 1, "maxItems": s.max_overlay_files,
+                      "description": "instead of `code`: the files of one pending change, checked together as if "
+                                     "written (rules' files/ignores globs and languageGlobs apply to each path); "
+                                     "nothing is written",
+                      "items": {"properties": {
+                          "path": _str("the file's path in the workspace, e.g. src/app.py (picks its language)",
+                                       4096),
+                          "code": _str("the file's whole new content", s.max_code_bytes)},
+                          "additionalProperties": False}},
             "language": _str(language["description"] + "; may be left out when `path` has a known extension", 64),
             "path": _str("virtual path of the snippet in the workspace, e.g. src/app.py: picks the language and "
                          "the rules whose files/ignores globs apply", 4096),

@@ -1,0 +1,146 @@
+"""`scan_code` with `files`: a pending change of several files checked together, as if written, writing nothing.
+
+An agent's change often spans files (a module and its test, code in two languages). Checked one at a time,
+each file would meet the disk's version of the others and cost a round trip of its own. Here all of them are
+laid out in a private copy at their paths relative to the project (engine/texts.py `scan_tree`) and scanned
+in one ast-grep call with every rule of their languages, globs kept, so `files`/`ignores`, `languageGlobs` and
+global utils apply exactly as `ast-grep scan` applies them on disk. Fix-its are verified as for `scan_path`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sgtools.core.errors import BadInput, SgToolsError, TooLarge
+from sgtools.engine.process import Engine
+from sgtools.engine.texts import TreeFile, scan_tree
+from sgtools.project.config import ProjectConfig
+from sgtools.project.languages import language_for_path, language_key
+from sgtools.project.workspace import Workspace
+from sgtools.rules.analysis.report import scan_analysis
+from sgtools.rules.ruleset import RuleSet, rule_applies
+from sgtools.scan import generated, suppress, testcode
+from sgtools.scan.diagnostics import counts, filter_severity, to_diagnostics
+from sgtools.scan.paths import verify_files
+from sgtools.scan.rulefiles import cached_ruleset, rule_file
+from sgtools.scan.signal import Signal
+from sgtools.scan.snippet import check_code
+from sgtools.scan.types import ScanResult
+
+
+@dataclass(frozen=True)
+class Pending:
+    """One checked file of the change: workspace-relative path, path relative to the sgconfig directory (None
+    outside it), language (None when no language claims the path), content."""
+
+    path: str
+    where: str | None
+    language: str | None
+    code: str
+
+
+def pending_files(ws: Workspace, cfg: ProjectConfig, files: object) -> list[Pending]:
+    """The `files` argument checked: a list of `{path, code}` within the count and byte limits, each path
+    confined to the workspace and named once (a file and a directory of another file cannot both be)."""
+    s = ws.settings
+    if not isinstance(files, list) or not files:
+        raise BadInput("`files` must be a non-empty list of {path, code} objects, one per file of the change.")
+    if len(files) > s.max_overlay_files:
+        raise TooLarge(f"`files` holds {len(files)} files, over the limit of {s.max_overlay_files}. Split the change "
+                       "into several scan_code calls, or raise SGTOOLS_MAX_OVERLAY_FILES.")
+    out: list[Pending] = []
+    total = 0
+    for i, item in enumerate(files):
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str) or set(item) != {"path", "code"}:
+            raise BadInput(f"files[{i}] must be an object with exactly `path` (a string) and `code`, "
+                           f"got {_shape(item)}.")
+        try:
+            data = check_code(item["code"], s)
+        except SgToolsError as exc:
+            raise type(exc)(f"files[{i}] ({item['path'][:200]}): {exc.message}") from None
+        total += len(data)
+        if total > s.max_overlay_bytes:
+            raise TooLarge(f"The files hold more than {s.max_overlay_bytes} bytes of code together. Split the change "
+                           "into several scan_code calls, or raise SGTOOLS_MAX_OVERLAY_BYTES.")
+        resolved = ws.resolve(item["path"])
+        rel = ws.relative(resolved)
+        out.append(Pending(rel, cfg.relative(resolved), language_for_path(rel, cfg), item["code"]))
+    _distinct(out)
+    return out
+
+
+def _shape(item: object) -> str:
+    if isinstance(item, dict):
+        return "an object with " + (", ".join(f"`{str(k)[:40]}`" for k in list(item)[:5]) or "no keys")
+    return type(item).__name__
+
+
+def _distinct(pending: Sequence[Pending]) -> None:
+    seen: dict[str, int] = {}
+    for i, p in enumerate(pending):
+        if p.path in seen:
+            raise BadInput(f"files[{seen[p.path]}] and files[{i}] are both {p.path}. Send each file once, with its "
+                           "whole new content.")
+        seen[p.path] = i
+    for p in pending:
+        for parent in Path(p.path).parents:
+            if parent.as_posix() in seen:
+                raise BadInput(f"{parent.as_posix()} is sent as a file and as the directory of {p.path}. "
+                               "Send one or the other.")
+
+
+def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig, level: str | None,
+               limit: int) -> ScanResult:
+    """Check the pending `files` together (see the module docstring). `counts` cover every finding, `issues`
+    the first `limit`, each naming its virtual path in `file`."""
+    pending = pending_files(ws, cfg, files)
+    ruleset = cached_ruleset(ws, cfg, engine)
+    langs = {p.language for p in pending if p.language is not None}
+    rules = [r for r in ruleset.rules if r.enabled and language_key(r.language, cfg) in langs]
+    result: ScanResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
+                          "ruleErrors": ruleset.error_dicts()}
+    notes = _notes(pending, ruleset, cfg)
+    if notes:
+        result["notes"] = notes
+    checked = [p for p in pending if p.language is not None]
+    if not rules or not checked:
+        return result
+    analysis = scan_analysis(engine, rules, cfg.path)
+    raw = scan_tree(engine, cfg.path, rule_file(rules, keep_globs=True),
+                    [TreeFile(p.path, p.where, p.code) for p in checked])
+    texts = {p.path: p.code for p in checked}
+    by_id = {r.id: r for r in rules}
+    signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
+    raw = signal.refine(raw, by_id, texts.get)
+    diags = filter_severity(to_diagnostics(raw, text_by_file=texts, rules_by_id=by_id), level)
+    page = diags[:limit]
+    verify_files(ws, engine, cfg, rules, page, texts)
+    result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
+    result.update(signal.report())  # type: ignore[typeddict-item]
+    if analysis:
+        result["analysis"] = analysis
+    return result
+
+
+def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> list[str]:
+    """Said, not silent: files no language claims, and per file the rules its globs leave out."""
+    notes: list[str] = []
+    unknown = [p.path for p in pending if p.language is None]
+    if unknown:
+        notes.append(f"{len(unknown)} file(s) not checked: no language is known for {', '.join(unknown[:5])}"
+                     f"{', …' if len(unknown) > 5 else ''} (a languageGlobs entry in sgconfig.yml can name one).")
+    by_lang: dict[str | None, list[str]] = {}
+    for r in ruleset.rules:
+        if r.enabled and (r.data.get("files") is not None or r.data.get("ignores") is not None):
+            by_lang.setdefault(language_key(r.language, cfg), []).append(r.id)
+    rules_by_id = {r.id: r for r in ruleset.rules}
+    for p in pending:
+        skipped = [i for i in by_lang.get(p.language, []) if not rule_applies(rules_by_id[i], p.where)]
+        if p.language is not None and skipped:
+            notes.append(f"{len(skipped)} {p.language} rule(s) did not run on {p.path}: their files/ignores globs "
+                         f"leave it out ({', '.join(skipped[:5])}{', …' if len(skipped) > 5 else ''}).")
+    if ruleset.errors and not ruleset.rules:
+        notes.append("No rule could be loaded, so nothing was checked: see ruleErrors.")
+    return notes
