@@ -3,6 +3,8 @@
     python bin/precision.py fetch            # download and unpack the corpus into the cache dir (outside the repo)
     python bin/precision.py sample [-n 5]    # scan each package with the bundled rules, print sampled findings
     python bin/precision.py report           # precision per rule from community_index/precision/verdicts.tsv
+    python bin/precision.py signal [-n 60] [--seed 21] [--at REV]  # share worth changing of warnings met at random
+    python bin/precision.py kept [--at REV]  # every `tp` verdict still reported (exit 1 if one is lost)
 
 A person reads each sampled finding in context and records a verdict in verdicts.tsv (tab-separated: rule,
 language, location, verdict, reason). `tp` is a true problem, `ok` acceptable (the rule's claim holds, the code
@@ -14,6 +16,7 @@ apt-get) by package name.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import subprocess
@@ -152,6 +155,121 @@ def report() -> int:
     return 0
 
 
+# Where Debian installs the sources it ships; verdicts name a file by the path below these.
+DEB_ROOTS = ("usr/share/gocode/src/", "usr/share/cargo/registry/", "usr/share/rubygems-integration/all/gems/",
+             "usr/share/php/")
+Finding = dict[str, object]
+
+
+def location(package: str, file: str, line: object) -> str:
+    """How verdicts.tsv names a finding: package folder, the file's path below any Debian install root, line."""
+    for root in DEB_ROOTS:
+        if file.startswith(root):
+            file = file[len(root):]
+            break
+    return f"{package}/{file}:{line}"
+
+
+def verdict_key(rule: str, loc: str) -> tuple[str, str, str]:
+    """What joins a finding to a verdict row: rule, package (a Debian one without its version, so another
+    security revision still joins) and path:line. Older rows put Go packages under `go-debian/`."""
+    parts = loc.split("/")
+    if parts[0] == "go-debian":
+        parts = parts[1:]
+    package = parts[0].split("_")[0] if "_" in parts[0] else parts[0]
+    return rule, package, "/".join(parts[1:])
+
+
+def verdicts() -> dict[tuple[str, str, str], tuple[str, str]]:
+    """(rule, package, path:line) -> (verdict, reason) from verdicts.tsv."""
+    rows = [ln.split("\t") for ln in VERDICTS.read_text().splitlines()[1:] if ln.strip()]
+    return {verdict_key(rule, loc): (verdict, why) for rule, _lang, loc, verdict, why in rows}
+
+
+def tree_at(rev: str | None) -> Path:
+    """The source tree whose sgtools and bundled rules scan: this checkout, or a worktree of `rev` in the cache."""
+    if rev is None:
+        return ROOT
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    tree = cache_dir() / "trees" / commit[:12]
+    if not tree.exists():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), commit], check=True,
+                       stdout=subprocess.DEVNULL)
+    return tree
+
+
+def scan_corpus(tree: Path) -> list[tuple[Path, Finding]]:
+    """Every finding, at every severity, of `sgtools scan` as a user runs it (bundled rules, default settings:
+    excludes, test code, other linters' suppressions, generated files) over each corpus package, with the
+    sgtools and rules of `tree`. Its own cache dir per tree: another version's cached analyses never leak in."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "XDG_CACHE_HOME": str(cache_dir() / "xdg" / tree.name)}
+    out: list[tuple[Path, Finding]] = []
+    for package in sorted((cache_dir() / "src").iterdir()):
+        run = subprocess.run([sys.executable, "-m", "sgtools", "scan", "--root", str(package), "--json",
+                              "--no-progress"], capture_output=True, text=True, env=env, cwd=package)
+        if run.returncode not in (0, 1):
+            raise SystemExit(f"scan of {package.name} failed (exit {run.returncode}): {run.stderr[-800:]}")
+        out.extend((package, d) for d in json.loads(run.stdout)["issues"])
+    return out
+
+
+def _loc(package: Path, d: Finding) -> str:
+    return location(package.name, str(d["file"]), d["line"])
+
+
+def _context(package: Path, d: Finding) -> str:
+    lines = (package / str(d["file"])).read_text(errors="replace").splitlines()
+    line = int(str(d["line"]))
+    return "\n".join(f"    {t}" for t in lines[max(0, line - 4): line + 3])
+
+
+def signal(n: int, seed: int, rev: str | None) -> int:
+    """Findings at warning and above drawn uniformly at random from the whole corpus, as a user meets them,
+    joined with the verdicts: the share worth changing (tp), fine where they stand (ok), false (fp), unjudged;
+    the unjudged ones are listed with context, to judge."""
+    found = [(p, d) for p, d in scan_corpus(tree_at(rev)) if d["severity"] in SEVERITIES]
+    found.sort(key=lambda pd: (_loc(*pd), str(pd[1]["ruleId"])))
+    drawn = random.Random(seed).sample(found, min(n, len(found)))
+    judged = verdicts()
+    shares = Counter[str]()
+    todo = []
+    for package, d in drawn:
+        verdict = judged.get(verdict_key(str(d["ruleId"]), _loc(package, d)), ("unjudged", ""))[0]
+        shares[verdict] += 1
+        if verdict == "unjudged":
+            todo.append((package, d))
+    per_rule = Counter(str(d["ruleId"]) for _p, d in found)
+    print(f"at {rev or 'this checkout'}: {len(found)} findings at warning and above in {len(per_rule)} rule(s); "
+          f"most: {', '.join(f'{r} {c}' for r, c in per_rule.most_common(5))}")
+    print(f"drawn {len(drawn)} (seed {seed}): " + ", ".join(
+        f"{v} {shares[v]} ({shares[v] / max(1, len(drawn)):.0%})" for v in ("tp", "ok", "fp", "unjudged")))
+    for package, d in todo:
+        rule = str(d["ruleId"])  # bundled rule ids end with their language
+        print(f"=== {rule}\t{rule.rsplit('-', 1)[-1]}\t{_loc(package, d)}\t{d['severity']}\t{d['message']}")
+        print(_context(package, d))
+    return 0
+
+
+def kept(rev: str | None) -> int:
+    """Every `tp` verdict rescanned: still reported at warning and above, only below (an info finding in test
+    code), or lost. Exit 1 when one is lost."""
+    tps = {k: why for k, (verdict, why) in verdicts().items() if verdict == "tp"}
+    best: dict[tuple[str, str, str], str] = {}
+    for package, d in scan_corpus(tree_at(rev)):
+        key = verdict_key(str(d["ruleId"]), _loc(package, d))
+        if key in tps and best.get(key) not in SEVERITIES:
+            best[key] = str(d["severity"])
+    lost = sorted(k for k in tps if k not in best)
+    below = sorted(k for k in tps if k in best and best[k] not in SEVERITIES)
+    for what, keys in (("reported below warning", below), ("LOST", lost)):
+        for rule, package, where in keys:
+            print(f"{what}: {rule} {package}/{where} ({tps[(rule, package, where)]})")
+    print(f"{len(tps)} tp verdict(s): {len(tps) - len(lost) - len(below)} at warning and above, "
+          f"{len(below)} below, {len(lost)} lost")
+    return 1 if lost else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     subs = parser.add_subparsers(dest="cmd", required=True)
@@ -162,12 +280,22 @@ def main() -> int:
     s.add_argument("--languages", default="", help="comma-separated: only rules of these languages")
     s.add_argument("--packages", default="", help="comma-separated: only packages whose name contains one")
     subs.add_parser("report")
+    g = subs.add_parser("signal")
+    g.add_argument("-n", type=int, default=60, help="findings to draw from the whole corpus (default 60)")
+    g.add_argument("--seed", type=int, default=21)
+    g.add_argument("--at", metavar="REV", help="scan with the sgtools and rules of this git revision")
+    k = subs.add_parser("kept")
+    k.add_argument("--at", metavar="REV", help="scan with the sgtools and rules of this git revision")
     args = parser.parse_args()
     if args.cmd == "fetch":
         fetch()
     elif args.cmd == "sample":
         sample(args.n, args.seed, set(filter(None, args.languages.split(","))),
                list(filter(None, args.packages.split(","))))
+    elif args.cmd == "signal":
+        return signal(args.n, args.seed, args.at)
+    elif args.cmd == "kept":
+        return kept(args.at)
     else:
         return report()
     return 0

@@ -118,10 +118,15 @@ def test_snippet_checked_as_a_test_file(initialized: Workspace, engine: Engine) 
     assert "inTests" not in as_src
 
 
-def test_bad_policy_and_bad_test_paths_are_refused(initialized: Workspace, engine: Engine) -> None:
-    _write(initialized.root, {"rules/r.yml": SKIP_IN_TESTS.replace("skip", "hide"), "tests/test_a.py": "assert x\n"})
-    with pytest.raises(RuleInvalid, match="inTests"):
-        paths.scan_path(initialized, engine, verify_fixits=False)
+def test_bad_policy_sets_that_rule_aside_and_bad_test_paths_are_refused(initialized: Workspace,
+                                                                         engine: Engine) -> None:
+    _write(initialized.root, {"rules/r.yml": SKIP_IN_TESTS.replace("skip", "hide"), "rules/no-print.yml": NO_PRINT,
+                              "tests/test_a.py": "assert x\nprint(1)\n"})
+    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    assert [(e["ruleId"], "'hide'" in e["message"]) for e in result["ruleErrors"]] == [("no-assert", True)]
+    assert [d["ruleId"] for d in result["issues"]] == ["no-print"]  # the other rules still ran
+    as_snippet = snippet.scan_code(initialized, engine, "assert x\nprint(1)\n", path="tests/test_b.py")
+    assert [d["ruleId"] for d in as_snippet["issues"]] == ["no-print"]
     cfg = initialized.root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "testPaths: tests\n")
     with pytest.raises(RuleInvalid, match="testPaths"):

@@ -27,6 +27,7 @@ from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
 from sgtools.rules.ruleset import GLOB_KEYS, Rule, RuleError, RuleSet, glob_problem, load_ruleset
+from sgtools.scan import testcode
 
 _lock = threading.Lock()
 _rulesets: dict[str, tuple[tuple[Any, ...], RuleSet]] = {}
@@ -74,16 +75,18 @@ def cached_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine) -> RuleSet
         hit = _rulesets.get(key)
     if hit is not None and hit[0] == sig:
         return hit[1]
-    rs = _without_bad_globs(ws, load_ruleset(ws, cfg, engine))
+    rs = _without_unusable(ws, load_ruleset(ws, cfg, engine))
     with _lock:
         _rulesets[key] = (sig, rs)
     return rs
 
 
-def _without_bad_globs(ws: Workspace, rs: RuleSet) -> RuleSet:
+def _without_unusable(ws: Workspace, rs: RuleSet) -> RuleSet:
     """A `files`/`ignores` glob ast-grep cannot parse passes the rule checks (they run on stdin, where globs
-    are not used) but stops every path scan: such rules become rule errors here, like any broken rule."""
-    bad = {id(r): problem for r in rs.rules if (problem := glob_problem(r)) is not None}
+    are not used) but stops every path scan, and a bad `metadata.inTests` would fail the scan at its first
+    finding in test code: such rules become rule errors here, like any broken rule, and the rest run."""
+    bad = {id(r): problem for r in rs.rules
+           if (problem := glob_problem(r) or testcode.in_tests_problem(r)) is not None}
     if not bad:
         return rs
     errors = list(rs.errors)

@@ -84,6 +84,16 @@ def cfg_test_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def in_tests_problem(rule: Rule) -> str | None:
+    """Why the rule's `metadata.inTests` cannot be used, else None: the scan sets such a rule aside in
+    `ruleErrors` when it loads the rules, so one typo does not fail every finding of every other rule."""
+    meta = rule.data.get("metadata")
+    value = meta.get("inTests") if isinstance(meta, Mapping) else None
+    if value is None or value in IN_TESTS:
+        return None
+    return f"metadata.inTests is {value!r}; use one of {', '.join(IN_TESTS)}."
+
+
 def in_tests_policy(rule: Rule | None) -> InTests:
     """What `rule` does in tests: its `metadata.inTests`, else `info` for secret/TLS/deserialisation/debug
     rules, else `report`."""
@@ -92,8 +102,8 @@ def in_tests_policy(rule: Rule | None) -> InTests:
     meta = rule.data.get("metadata")
     value = meta.get("inTests") if isinstance(meta, Mapping) else None
     if value is not None:
-        if value not in IN_TESTS:
-            raise RuleInvalid(f"Rule {rule.id}: metadata.inTests is {value!r}; use one of {', '.join(IN_TESTS)}.")
+        if (problem := in_tests_problem(rule)) is not None:
+            raise RuleInvalid(f"Rule {rule.id}: {problem}")
         return value  # type: ignore[no-any-return]
     tags = meta.get("tags") if isinstance(meta, Mapping) else None
     words = " ".join([rule.id, *(str(t) for t in tags or [] if isinstance(tags, list))])
