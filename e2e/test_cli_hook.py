@@ -99,3 +99,18 @@ def test_hook_starts_fast_without_mcp(sample: Path) -> None:
     elapsed = time.monotonic() - start
     assert "MCP_LOADED=False" in proc.stdout, proc.stderr
     assert elapsed < 10, elapsed  # generous for a loaded CI machine; it is well under a second when idle
+
+
+def test_pre_tool_use_multiedit_is_checked_in_memory_as_one_change(sample: Path) -> None:
+    clean = sample / "python" / "clean.py"
+    before = clean.read_bytes()
+    text = before.decode("utf-8")
+    edits = [{"old_string": text, "new_string": text + "\nRESULT = ev(SOURCE)\n"},
+             {"old_string": "= ev(", "new_string": "= eval("}]  # only both together add the eval
+    payload = {"session_id": "0b6c", "transcript_path": str(sample / "t.jsonl"), "cwd": str(sample),
+               "hook_event_name": "PreToolUse", "tool_name": "MultiEdit",
+               "tool_input": {"file_path": str(clean), "edits": edits}}
+    proc = hook(sample, payload)
+    assert proc.returncode == 2, proc.stderr
+    assert "this MultiEdit would add 1 problem to python/clean.py" in proc.stderr and "[no-eval]" in proc.stderr
+    assert clean.read_bytes() == before

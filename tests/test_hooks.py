@@ -11,7 +11,7 @@ import pytest
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from sgtools.scan.hooks import BLOCK, PASS, claude_post_tool_use
+from sgtools.scan.hooks import BLOCK, PASS, claude_post_tool_use, pending_text
 
 RULE = """\
 id: no-eval
@@ -126,3 +126,53 @@ def test_project_dir_env_sets_the_root(proj: Workspace, engine: Engine, monkeypa
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(proj.root))
     out = claude_post_tool_use(payload("Write", proj.root / "bad.py", tmp_path), engine)
     assert out.exit_code == BLOCK
+
+
+def pre_tool_use(tool: str, path: Path, cwd: Path, tool_input: dict[str, Any]) -> str:
+    """A PreToolUse payload as Claude Code sends it: the tool's input, nothing written yet."""
+    return json.dumps({"session_id": "abc", "transcript_path": "/tmp/t.jsonl", "cwd": str(cwd),
+                       "hook_event_name": "PreToolUse", "tool_name": tool,
+                       "tool_input": {"file_path": str(path), **tool_input}})
+
+
+def test_pre_tool_use_checks_a_multiedit_as_one_change(proj: Workspace, engine: Engine) -> None:
+    # Neither edit alone adds an eval: the second one edits what the first one wrote.
+    edits = [{"old_string": "print(1)", "new_string": "x = ev(data)"},
+             {"old_string": "x = ev(", "new_string": "x = eval("}]
+    before = (proj.root / "ok.py").read_bytes()
+    out = claude_post_tool_use(pre_tool_use("MultiEdit", proj.root / "ok.py", proj.root, {"edits": edits}), engine)
+    assert out.exit_code == BLOCK
+    assert out.stderr.startswith("sgtools: this MultiEdit would add 1 problem to ok.py, found by this project's")
+    assert "[no-eval]" in out.stderr and "1 | x = eval(data)" in out.stderr  # the pending line, not the disk's
+    assert (proj.root / "ok.py").read_bytes() == before
+
+
+def test_pre_tool_use_blocks_only_what_the_change_adds(proj: Workspace, engine: Engine) -> None:
+    (proj.root / "two.py").write_text("a = eval(x)\nb = eval(y)\n", encoding="utf-8")
+    fix_one = {"old_string": "a = eval(x)", "new_string": "a = int(x)"}
+    out = claude_post_tool_use(pre_tool_use("Edit", proj.root / "two.py", proj.root, fix_one), engine)
+    assert (out.exit_code, out.stderr) == (PASS, "")  # b's old eval stays, and is not this edit's doing
+    every = {"old_string": "eval(", "new_string": "eval(1) + eval(", "replace_all": True}
+    more = claude_post_tool_use(pre_tool_use("Edit", proj.root / "two.py", proj.root, every), engine)
+    assert more.exit_code == BLOCK and "would add 2 problems to two.py" in more.stderr
+
+
+def test_pre_tool_use_write_of_a_new_file_and_edits_the_tool_would_refuse(proj: Workspace, engine: Engine) -> None:
+    new = proj.root / "pkg" / "new.py"
+    out = claude_post_tool_use(pre_tool_use("Write", new, proj.root, {"content": "v = eval(s)\n"}), engine)
+    assert out.exit_code == BLOCK and "to pkg/new.py" in out.stderr and not new.exists()
+    for edit in ({"old_string": "absent", "new_string": "eval(x)"},  # not in the file: the tool fails itself
+                 {"old_string": "", "new_string": "eval(x)"}):  # an empty old_string on an existing file
+        quiet = claude_post_tool_use(pre_tool_use("Edit", proj.root / "ok.py", proj.root, edit), engine)
+        assert (quiet.exit_code, quiet.stderr) == (PASS, "")
+
+
+def test_pending_text_follows_the_edit_tools() -> None:
+    assert pending_text("Write", {"content": "x"}, "old") == "x"
+    assert pending_text("Edit", {"old_string": "a", "new_string": "b"}, "a c") == "b c"
+    assert pending_text("Edit", {"old_string": "a", "new_string": "b"}, "a a") is None  # ambiguous: refused
+    assert pending_text("Edit", {"old_string": "a", "new_string": "b", "replace_all": True}, "a a") == "b b"
+    multi = {"edits": [{"old_string": "1", "new_string": "2"}, {"old_string": "2", "new_string": "3"}]}
+    assert pending_text("MultiEdit", multi, "x = 1") == "x = 3"
+    assert pending_text("MultiEdit", {"edits": [{"old_string": "", "new_string": "new"}]}, None) == "new"
+    assert pending_text("MultiEdit", {"edits": []}, "x") is None

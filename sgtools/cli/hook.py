@@ -1,4 +1,4 @@
-"""`sgtools hook claude`: the Claude Code PostToolUse hook (see docs/ci.md for the settings.json entry).
+"""`sgtools hook claude`: the Claude Code PostToolUse (or PreToolUse) hook (docs/ci.md has the settings.json entry).
 
 Every failure of our own ends in exit 0 with a note: a hook that breaks must never stop the agent's work.
 """
@@ -22,7 +22,8 @@ def register(subs: Any) -> None:
         help="PostToolUse hook: scan the file Claude just wrote; exit 2 with the findings so it fixes them",
         description="Reads Claude Code's hook JSON on stdin. For Write, Edit and MultiEdit on a code file inside "
         "the project, scans that file with the project's rules (the bundled community rules without an "
-        "sgconfig.yml) and exits 2 with the findings at or above --fail-on on stderr. Otherwise exits 0.",
+        "sgconfig.yml) and exits 2 with the findings at or above --fail-on on stderr. Otherwise exits 0. "
+        "As a PreToolUse hook it checks the edits applied in memory and exits 2 only for findings they add.",
     )
     add_root(claude)
     claude.add_argument("--fail-on", choices=SEVERITIES, default="warning",

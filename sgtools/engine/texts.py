@@ -92,8 +92,9 @@ def scan_tree(engine: Engine, cfg_path: Path | str, rules_path: Path, files: Seq
               *, extra: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Scan pending files as one tree, in one ast-grep call: each laid out in a private temp directory at its
     path relative to the project root, so `files`/`ignores` globs and `languageGlobs` apply as in
-    `ast-grep scan` of those files on disk. ast-grep matches the globs of a `-r` rule file relative to that
-    file's own directory, so the rule file is copied to the root of the copy; `-c` stays the project's
+    `ast-grep scan` of those files on disk. ast-grep matches the globs of a `-r` rule file against a path
+    relative to that file's own directory when the path lies under it, so the rule file is copied to the root
+    of the copy; `-c` stays the project's
     config (global utils, custom languages). Each match's `file` is its TreeFile's `key`. Nothing is written
     in the workspace. A warm engine (documents opened under these virtual paths) can replace this call."""
     if not files:

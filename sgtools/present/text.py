@@ -5,7 +5,7 @@ Colour is decided by the caller (a terminal and no NO_COLOR); the renderer only 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sgtools.core.types import SEVERITIES
@@ -37,9 +37,9 @@ class _Painter:
 class _Sources:
     """Source lines, read once per file; a file that cannot be read simply shows no excerpt."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, texts: Mapping[str, str] | None = None) -> None:
         self.root = root
-        self._lines: dict[str, list[str] | None] = {}
+        self._lines: dict[str, list[str] | None] = {f: t.splitlines() for f, t in (texts or {}).items()}
 
     def line(self, file: str, number: int) -> str | None:
         if file not in self._lines:
@@ -126,10 +126,11 @@ def _how_to_apply(fix: Fixit, rule_id: str, fixable: bool) -> str:
 
 
 def render_diagnostics(diags: Iterable[Diagnostic], root: Path, *, color: bool = False,
-                       fixable: bool = True) -> list[str]:
-    """The per-file blocks; also used by the agent hook, which prints no summary."""
+                       fixable: bool = True, texts: Mapping[str, str] | None = None) -> list[str]:
+    """The per-file blocks; also used by the agent hook, which prints no summary. `texts` are files' contents
+    not yet on disk (a pending change), by workspace-relative path."""
     paint = _Painter(color)
-    sources = _Sources(root)
+    sources = _Sources(root, texts)
     out: list[str] = []
     current: str | None = None
     for d in diags:
