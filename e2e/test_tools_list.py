@@ -63,7 +63,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
     "server_info": (set(), set(), (True, False, True, True),
                     {"version", "astGrepVersion", "root", "config", "ruleCount", "ruleErrors", "languages",
                      "communitySources", "readOnly", "python", "astGrepBinary", "customLanguages", "problems",
-                     "defaultExcludes", "ruleAnalysis"}),
+                     "defaultExcludes", "ruleAnalysis", "engine"}),
 }
 WRITE_ONLY = {"initialize_ast_grep", "add_or_update_rule", "remove_rule", "import_community_rule"}
 PLAIN_TYPES = {"string", "integer", "boolean", "array", "object", "number"}

@@ -12,7 +12,7 @@ from sgtools.core.settings import Settings
 from sgtools.edit.text import apply_edits
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan import paths, snippet
+from sgtools.scan import paths, snippet, warmscan
 
 RULES = {
     "py-eval": "language: python\nseverity: error\nrule: {pattern: eval($X)}\nfix: ast.literal_eval($X)\n",
@@ -257,7 +257,7 @@ def test_failed_verification_scan_keeps_the_findings(proj: Workspace, engine: En
     def boom(*_a: Any, **_k: Any) -> Any:
         raise Timeout("ast-grep did not finish")
 
-    monkeypatch.setattr(snippet, "scan_texts", boom)
+    monkeypatch.setattr(warmscan, "scan_texts", boom)
     res = snippet.scan_code(proj, engine, "eval(a)\n", language="python")
     assert [d["ruleId"] for d in res["issues"]] == ["py-eval"]
     for fx in res["issues"][0]["fixits"]:

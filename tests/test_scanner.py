@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +61,16 @@ UTIL = """id: is-exit
 language: python
 rule: {pattern: exit($$$)}
 """
+
+
+@pytest.fixture(params=["spawn", "warm"])
+def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    """Every test here runs on both paths: spawned ast-grep, and the warm engine of the MCP server."""
+    e = Engine(settings=replace(Settings.from_env(), warm_engine=int(request.param == "warm")))
+    e.enable_warm()
+    yield e
+    if e.warm is not None:
+        e.warm.close()
 
 
 def write(root: Path, rel: str, text: str) -> Path:
@@ -297,6 +309,8 @@ def test_snippet_and_file_scans_agree(proj: Workspace, engine: Engine, rel: str)
     assert from_snippet["counts"] == on_disk["counts"]
     assert ("src-only" in ids(from_snippet)) == (rel == "src/pkg/mod.py")
     assert all(d["file"] == rel for d in from_snippet["issues"])
+    if engine.warm is not None:
+        assert engine.warm.stats.last == "warm", engine.warm.stats
 
 
 # ---- glob semantics match ast-grep ----------------------------------------------------------------------------
@@ -399,5 +413,8 @@ def test_a_cached_clean_snippet_scan_is_one_engine_call(initialized: Workspace, 
     for _ in range(3):
         calls.clear()
         res = snippet.scan_code(initialized, engine, code, language="python")
+        if engine.warm is not None:  # the warm engine answers without starting any process
+            assert res["success"] and calls == [] and engine.warm.stats.last == "warm", calls
+            continue
         assert res["success"] and len(calls) == 1, calls  # one engine call per clean snippet
         assert calls[0][0] == "scan"

@@ -17,7 +17,16 @@ from sgtools.core.settings import MAX_ARG_STRLEN, Settings, bounds, env_name, ge
 
 FIELDS = [f.name for f in fields(Settings)]
 FLOATS = [f.name for f in fields(Settings) if f.type in ("float", float)]
-INTS = [name for name in FIELDS if name not in FLOATS]
+INTS = [name for name in FIELDS if name not in FLOATS and not bounds(name).zero_ok]
+SWITCHES = [name for name in FIELDS if name not in FLOATS and bounds(name).zero_ok]  # 0 off, 1 on
+
+
+@pytest.mark.parametrize("name", SWITCHES)
+def test_a_switch_is_0_or_1(name: str) -> None:
+    assert {getattr(Settings.from_env({env_name(name): v}), name) for v in ("0", "1")} == {0, 1}
+    for raw in ("2", "yes", "0.5"):
+        with pytest.raises(BadInput, match=env_name(name)):
+            Settings.from_env({env_name(name): raw})
 
 
 def test_defaults_are_valid_and_overrides_are_read() -> None:

@@ -15,12 +15,15 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core.errors import EngineFailed
 from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
 from sgtools.engine import trust
 from sgtools.engine.spawn import Advice, EngineResult, spawn
+
+if TYPE_CHECKING:
+    from sgtools.engine.warm import WarmEngine
 
 BINARY_ENV = "SGTOOLS_AST_GREP"
 BINARY_NAME = "ast-grep"
@@ -121,12 +124,26 @@ class Engine:
         self.settings = settings or get_settings()
         # "auto": a project's native parser libraries load only once the user trusted them (engine/trust.py).
         self.custom_languages: trust.Mode = custom_languages or trust.mode_from_env()
+        # Long-lived `ast-grep lsp` processes for snippet checks (engine/warm.py): the MCP server turns them on
+        # (`enable_warm`); the CLI, one call per process, keeps spawning.
+        self.warm: WarmEngine | None = None
 
     @property
     def binary(self) -> Path:
         if self._binary is None:
             self._binary = find_binary()
         return self._binary
+
+    def enable_warm(self) -> None:
+        """Serve snippet checks from warm processes when `SGTOOLS_WARM_ENGINE` allows (a long-lived server only)."""
+        if self.settings.warm_engine and self.warm is None:
+            from sgtools.engine.warm import WarmEngine  # engine/texts.py, which it uses, imports this module
+
+            self.warm = WarmEngine(self.settings)
+
+    def language_flags(self, config: Path | str) -> list[str]:
+        """The `--custom-languages` argument ast-grep gets with this config (trust decides, engine/trust.py)."""
+        return self._language_flags(config)
 
     # ---- process plumbing -------------------------------------------------------------------------
 

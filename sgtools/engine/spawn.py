@@ -1,6 +1,7 @@
-"""Starting a process, the one place that does: ast-grep (through `Engine.run`) and the helper tools (git, a C
-compiler) through `run_tool`. An argument list, never a shell; an explicit environment; a deadline and an
-output cap, past which the whole process group is killed; stdin fed and both outputs read in one loop.
+"""Starting a process, the one place that does: ast-grep (through `Engine.run`), the helper tools (git, a C
+compiler) through `run_tool`, and the warm engine's long-lived `ast-grep lsp` through `spawn_long_lived`. An
+argument list, never a shell; an explicit environment; a deadline and an output cap, past which the whole process
+group is killed; stdin fed and both outputs read in one loop.
 """
 
 from __future__ import annotations
@@ -171,6 +172,30 @@ def _pump(streams: _Streams, deadline: float, cap: int) -> str | None:
             elif not streams.read(key, cap):
                 return "too-large"
     return None
+
+
+LongLived = subprocess.Popen[bytes]  # what `spawn_long_lived` returns, for callers' annotations
+
+
+def spawn_long_lived(argv: Sequence[str], *, cwd: Path, advice: Advice, name: str) -> LongLived:
+    """Start a process that stays up (the warm engine): stdin and stdout are the caller's pipes, stderr is
+    discarded (a full stderr pipe nobody reads would stall it), and it leads its own process group so that
+    `kill_group` takes it and anything it started. The caller owns its deadlines and must `kill_group` it."""
+    try:
+        return subprocess.Popen([str(a) for a in argv], cwd=str(cwd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, start_new_session=True, env=_CHILD_ENV, bufsize=0)
+    except OSError as exc:
+        raise EngineFailed(f"Could not start {name}: {exc.strerror or exc}. {advice.start}") from None
+
+
+def kill_group(proc: LongLived) -> None:
+    """SIGKILL the process group of a `spawn_long_lived` process and reap it (no zombie), closing its pipes."""
+    if proc.returncode is None:
+        _kill(proc)
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:

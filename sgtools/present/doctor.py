@@ -22,6 +22,7 @@ def render_info(info: ServerInfo, *, config_line: str | None = None, problems: S
         f"rules          {info['ruleCount']} loaded, {len(info['ruleErrors'])} with errors"
         + (" (read-only mode)" if info["readOnly"] else ""),
         f"not scanned    {_excludes_line(info['defaultExcludes'])}",
+        f"engine         {_engine_line(info)}",
     ]
     for lang in info["customLanguages"]:
         state = "loaded" if lang["loaded"] else f"NOT loaded ({lang['state']}: run `sgtools trust`)"
@@ -31,6 +32,15 @@ def render_info(info: ServerInfo, *, config_line: str | None = None, problems: S
               for rid in info.get("ruleAnalysis", {}).get("neverFire", [])]
     lines += [f"problem        {say(p)}" for p in (info["problems"] if problems is None else problems)]
     return "\n".join(lines)
+
+
+def _engine_line(info: ServerInfo) -> str:
+    e = info.get("engine")
+    if e is None or e["mode"] != "warm":
+        return "spawn: one ast-grep process per check"
+    why = f" ({e['lastReason']})" if e["lastReason"] else ""
+    return (f"warm: {e['processes']} ast-grep lsp process(es); last check {e['lastCall']}{why}; "
+            f"{e['warmCalls']} warm, {e['spawnCalls']} spawned")
 
 
 def _excludes_line(ex: DefaultExcludes) -> str:

@@ -12,7 +12,7 @@ from sgtools.engine import trust
 from sgtools.engine.process import Engine
 from sgtools.project import excludes
 from sgtools.project.config import load_config
-from sgtools.project.types import ServerInfo
+from sgtools.project.types import EngineInfo, ServerInfo
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import load_ruleset
 
@@ -34,6 +34,7 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
         "customLanguages": [],
         "defaultExcludes": {"enabled": True, "patterns": list(excludes.DEFAULT_EXCLUDES)},
         "problems": [],
+        "engine": engine_info(engine),
     }
     try:
         info["astGrepBinary"] = str(engine.binary)
@@ -57,3 +58,17 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
 
     info["ruleAnalysis"] = summary(analyse_project(ws, engine, cfg, rules.rules))
     return info
+
+
+_SPAWN_ONLY = "one process per check: the warm engine is the MCP server's (SGTOOLS_WARM_ENGINE)"
+
+
+def engine_info(engine: Engine) -> EngineInfo:
+    """Which path snippet checks take and took (engine/warm.py)."""
+    warm = engine.warm
+    if warm is None:
+        return {"mode": "spawn", "lastCall": "spawn", "lastReason": _SPAWN_ONLY, "warmCalls": 0, "spawnCalls": 0,
+                "processes": 0, "starts": 0, "kills": 0}
+    st = warm.stats
+    return {"mode": "warm", "lastCall": st.last, "lastReason": st.last_reason, "warmCalls": st.warm_calls,
+            "spawnCalls": st.spawn_calls, "processes": len(warm.pids()), "starts": st.starts, "kills": st.kills}

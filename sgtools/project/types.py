@@ -40,6 +40,20 @@ class RuleAnalysisSummary(TypedDict):
     withWarnings: list[str]
 
 
+class EngineInfo(TypedDict):
+    """How snippet checks reach ast-grep: `warm` (long-lived `ast-grep lsp` processes, the MCP server's default)
+    or `spawn` (one process per call; the CLI, or `SGTOOLS_WARM_ENGINE=0`), and which path served the last one."""
+
+    mode: str
+    lastCall: str  # "warm", "spawn" or "none" yet
+    lastReason: str | None  # why the last call was not warm
+    warmCalls: int
+    spawnCalls: int
+    processes: int  # live warm processes
+    starts: int
+    kills: int  # warm processes killed after a crash, a hang or a protocol error
+
+
 class ServerInfo(TypedDict):
     version: str
     python: str
@@ -55,4 +69,5 @@ class ServerInfo(TypedDict):
     customLanguages: list[CustomLanguage]
     defaultExcludes: DefaultExcludes
     problems: list[str]
+    engine: EngineInfo
     ruleAnalysis: NotRequired[RuleAnalysisSummary]

@@ -127,7 +127,7 @@ def test_rule(
 
     if code is not None:
         result["matches"] = snippet_diagnostics(engine, config, ws.root, rules_path, file_name, [rule], lang,
-                                                        code)
+                                                code, project=cfg)
 
     passed, failed = check_examples(lambda texts: scan_texts(engine, config, rules_path, file_name, texts),
                                     rule.id, valid, invalid)

@@ -45,7 +45,7 @@ def _stamp(path: str, stat: Callable[[], os.stat_result]) -> tuple[Any, ...]:
     return (path, st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def _tree_signature(files: Iterable[Path], dirs: Iterable[Path]) -> tuple[Any, ...]:
+def tree_signature(files: Iterable[Path], dirs: Iterable[Path]) -> tuple[Any, ...]:
     """Name, mtime, size and inode of every file under `dirs` (atomic writes change the inode): any edit,
     addition or removal of a rule or util file changes it. os.scandir keeps this near a millisecond for
     a few hundred rules, where pathlib's rglob took ten times that."""
@@ -69,7 +69,7 @@ def _tree_signature(files: Iterable[Path], dirs: Iterable[Path]) -> tuple[Any, .
 def cached_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine) -> RuleSet:
     """`load_ruleset`, kept while no rule, util or config file changed: parsing YAML in Python is the most
     expensive part of a snippet scan otherwise."""
-    sig = _tree_signature([cfg.path], [*cfg.rule_dirs, *cfg.util_dirs])
+    sig = tree_signature([cfg.path], [*cfg.rule_dirs, *cfg.util_dirs])
     key = f"{ws.root}\0{cfg.path}"
     with _lock:
         hit = _rulesets.get(key)

@@ -12,8 +12,7 @@ from pathlib import Path
 
 from sgtools.core.errors import BadInput, TooLarge
 from sgtools.core.settings import Settings
-from sgtools.engine.process import Engine
-from sgtools.engine.texts import scan_texts
+from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.fixits.verify import VerifyJob, verify_fixits
 from sgtools.project.config import ProjectConfig, load_config
@@ -26,6 +25,7 @@ from sgtools.scan.diagnostics import check_severity, counts, filter_severity, re
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
 from sgtools.scan.types import Diagnostic, OverlayFile, ScanResult
+from sgtools.scan.warmscan import verify_runner, warm_matches, warm_spec
 
 
 def check_code(code: object, settings: Settings) -> bytes:
@@ -99,7 +99,7 @@ def scan_code(
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
     signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
     diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
-                                file=file, min_severity=level, verify_max=limit, signal=signal)
+                                file=file, min_severity=level, verify_max=limit, signal=signal, project=cfg)
     page = diags[:limit]
     result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
     result.update(signal.report())  # type: ignore[typeddict-item]
@@ -126,23 +126,35 @@ def _left_out(of_lang: list[Rule], rules: list[Rule], lang: str, file: str | Non
 def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
                         rules: Sequence[Rule], language: str, code: str, *, file: str | None = None,
                         min_severity: str | None = None, verify_max: int | None = None,
-                        signal: Signal | None = None) -> list[Diagnostic]:
-    """`code` scanned on stdin with `rules_path` (holding `rules` and the parse-error rule of `language`): its
+                        signal: Signal | None = None, project: ProjectConfig | None = None) -> list[Diagnostic]:
+    """`code` scanned with `rules_path` (holding `rules` and the parse-error rule of `language`): its
     diagnostics at or above `min_severity`, the first `verify_max` (all by default) with verified fix-its.
-    scan_code and test_rule share it, so a snippet is checked one way. `file_name` names the edited copies."""
-    raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
-    found = [m for m in raw if m.get("ruleId") != PARSE_RULE_ID]
+    scan_code and test_rule share it, so a snippet is checked one way. `file_name` names the edited copies.
+    With the warm engine on (the MCP server), `project` (the config `config` names, None for none) lets the
+    scans run in a long-lived ast-grep (scan/warmscan.py); otherwise, and whenever it cannot, ast-grep reads
+    the snippet on stdin."""
     by_id = {r.id: r for r in rules}
+    spec = None
+    if engine.warm is not None and (project is not None or str(config) == NO_CONFIG):
+        spec = warm_spec(engine, project, rules_path, file_name, language)
+    raw, why_spawned = warm_matches(engine, spec, code, by_id) if spec is not None else (None, "not warm")
+    if raw is None:
+        raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
+    found = [m for m in raw if m.get("ruleId") != PARSE_RULE_ID]
     if signal is not None:  # scans only: test_rule reports every match of the rule under test
         found = signal.refine(found, by_id, lambda _name: code, file_override=file)
     diags = filter_severity(
         to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id=by_id, file_override=file),
         min_severity,
     )
+    fell_back: list[str] = []
     verify_fixits(
         [VerifyJob("STDIN", code, language, diags[:verify_max], baseline=raw)],
-        lambda _lang, texts: scan_texts(engine, config, rules_path, file_name, texts),
+        verify_runner(engine, spec, config, rules_path, file_name, fell_back),
         missing_counter(engine, cwd),
         settings=engine.settings,
     )
+    if engine.warm is not None:
+        reason = why_spawned or (fell_back[0] if fell_back else None)
+        engine.warm.note("spawn" if reason else "warm", reason)
     return diags

@@ -96,7 +96,9 @@ def build_server(root: str | None = None, *, read_only: bool = False, settings: 
                  engine: Engine | None = None) -> SgToolsServer:
     """The whole MCP surface for one workspace. Cheap: nothing here runs ast-grep or reads the index."""
     settings = settings or get_settings()  # validated once, at start-up; services read it from ws / engine
-    app = App(ws=Workspace(root, settings), engine=engine or Engine(settings=settings), settings=settings,
+    engine = engine or Engine(settings=settings)
+    engine.enable_warm()  # a server lives long enough for warm ast-grep processes to pay (engine/warm.py)
+    app = App(ws=Workspace(root, settings), engine=engine, settings=settings,
               read_only=read_only)
     schemas = input_schemas(app.settings, TOOLS)
     tools = [_make_tool(app, spec, schemas[spec.name]) for spec in TOOLS]

@@ -1,0 +1,260 @@
+"""The warm engine: long-lived `ast-grep lsp` processes (engine/lsp.py), one per distinct rule set, reused across
+MCP calls so a snippet check costs a document round trip (~0.5 ms) instead of a process start that re-reads and
+re-compiles every rule (5-8 ms each, two or three per scan_code call before).
+
+Decision, from measurements (engine/lsp.py has the protocol facts): LSP mode gives the same matches, messages,
+severities and code-point positions as `ast-grep scan`, and the fix's replacement through a code action. It does
+not give labels without a message (the secondary nodes of `inside`/`has`...) or the style of labelled ones, so
+a snippet whose findings come from a rule that has `labels` or a relational rule is scanned by a spawn (the
+caller decides: scan/warmscan.py). Fix-it verification only needs rule ids and byte ranges, so it is always warm.
+
+Life cycle: a process is started lazily for a key (binary, generated sgconfig, a freshness stamp of the config
+and util files, the content-addressed rule file, the `--custom-languages` flag), so any change of a rule, a util
+or the config is a new key and never a stale answer. At most `warm_engine_max` live processes (least recently
+used killed first). A crash, a hang past `warm_engine_timeout` or a protocol error SIGKILLs the process group
+(reaped), the call falls back to the spawn path (`WarmUnavailable`), and the next call starts a fresh one. atexit
+kills them all; each leads its own process group. `SGTOOLS_WARM_ENGINE=0` turns the whole thing off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sgtools.core.settings import Settings
+from sgtools.engine.lsp import Diag, LspSession
+from sgtools.engine.lsp_protocol import ProtocolError
+from sgtools.engine.texts import tmp_root
+
+_SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
+
+
+class WarmUnavailable(Exception):
+    """The warm engine cannot answer this call; the caller uses the spawn path (and says why, in `reason`)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class WarmSpec:
+    """What one warm scan needs. `config_body` is an sgconfig.yml whose only rule directory gets `rules_path`;
+    `stamp` changes whenever a file it refers to (utils, the project config) changes."""
+
+    binary: str
+    config_body: str
+    stamp: tuple[Any, ...]
+    rules_path: Path
+    flags: tuple[str, ...]
+    file_name: str
+    language: str
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.binary, self.config_body, self.stamp, str(self.rules_path), self.flags)
+
+
+@dataclass
+class _Slot:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    session: LspSession | None = None
+    refused: str | None = None  # the rules did not load: this key stays on the spawn path
+
+
+@dataclass
+class WarmStats:
+    """What server_info reports: which path served the last snippet call, and how often each did."""
+
+    last: str = "none"
+    last_reason: str | None = None
+    warm_calls: int = 0
+    spawn_calls: int = 0
+    starts: int = 0
+    kills: int = 0
+
+
+class WarmEngine:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.stats = WarmStats()
+        self._lock = threading.Lock()
+        self._slots: OrderedDict[tuple[Any, ...], _Slot] = OrderedDict()
+        self._closed = False
+        atexit.register(self.close)
+
+    # ---- the calls --------------------------------------------------------------------------------
+
+    def scan(self, spec: WarmSpec, texts: Sequence[str],
+             fixes_for: frozenset[str] = frozenset()) -> list[list[dict[str, Any]]]:
+        """Each text as a document: its matches in `ast-grep scan --json` shape (byte offsets, 0-based
+        code-point columns, `text`; `replacement`/`replacementOffsets` for rules in `fixes_for`).
+        `WarmUnavailable` when the warm engine cannot answer; the process is then gone."""
+        if not texts:
+            return []
+        slot = self._slot(spec.key())
+        if not slot.lock.acquire(timeout=self.settings.warm_engine_timeout):
+            raise WarmUnavailable("the warm engine is busy with another call")
+        try:
+            session = self._session(slot, spec)
+            deadline = time.monotonic() + self.settings.warm_engine_timeout
+            try:
+                uris, published = session.open(spec.file_name, spec.language, texts, deadline)
+                fixes = self._fixes(session, uris, published, fixes_for, deadline)
+                session.close(uris, deadline)
+                return [to_matches(text, diags, fx, spec.language)
+                        for text, diags, fx in zip(texts, published, fixes, strict=True)]
+            except (ProtocolError, KeyError, TypeError, ValueError) as exc:  # an answer of the wrong shape too
+                session.kill()
+                slot.session = None
+                self.stats.kills += 1
+                raise WarmUnavailable(f"the warm engine failed and was stopped ({exc})") from None
+        finally:
+            slot.lock.release()
+
+    def note(self, path: str, reason: str | None = None) -> None:
+        """Record which path served a snippet call ("warm" or "spawn") and why it was not warm."""
+        with self._lock:
+            self.stats.last, self.stats.last_reason = path, reason
+            if path == "warm":
+                self.stats.warm_calls += 1
+            else:
+                self.stats.spawn_calls += 1
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [s.session.pid for s in self._slots.values() if s.session is not None]
+
+    def close(self) -> None:
+        """Stop every process (atexit, and when the server stops)."""
+        with self._lock:
+            self._closed = True
+            slots = list(self._slots.values())
+            self._slots.clear()
+        for slot in slots:
+            if slot.session is not None:
+                slot.session.kill()
+                slot.session = None
+
+    # ---- plumbing ---------------------------------------------------------------------------------
+
+    def _slot(self, key: tuple[Any, ...]) -> _Slot:
+        evicted: list[_Slot] = []
+        with self._lock:
+            if self._closed:
+                raise WarmUnavailable("the warm engine is shut down")
+            slot = self._slots.get(key)
+            if slot is None:
+                slot = self._slots[key] = _Slot()
+            self._slots.move_to_end(key)
+            while len(self._slots) > self.settings.warm_engine_max:
+                evicted.append(self._slots.popitem(last=False)[1])
+        for old in evicted:
+            with old.lock:  # a call in flight on it finishes first
+                if old.session is not None:
+                    old.session.kill()
+                    old.session = None
+        return slot
+
+    def _session(self, slot: _Slot, spec: WarmSpec) -> LspSession:
+        if slot.refused is not None:
+            raise WarmUnavailable(slot.refused)
+        if slot.session is not None and slot.session.alive():
+            return slot.session
+        if slot.session is not None:  # it died between calls (killed, crashed): reap it, start another
+            slot.session.kill()
+            self.stats.kills += 1
+        slot.session = None
+        root = _config_dir(spec)
+        argv = [spec.binary, "lsp", "-c", str(root / "sgconfig.yml"), *spec.flags]
+        try:
+            slot.session = LspSession(argv, root, max_bytes=self.settings.engine_max_output,
+                                      deadline=time.monotonic() + self.settings.warm_engine_timeout)
+        except ProtocolError as exc:
+            if "could not load the rules" in str(exc):
+                slot.refused = f"the warm engine could not load these rules ({exc})"
+            raise WarmUnavailable(f"the warm engine did not start ({exc})") from None
+        self.stats.starts += 1
+        return slot.session
+
+    @staticmethod
+    def _fixes(session: LspSession, uris: Sequence[str], published: Sequence[list[Diag]], fixes_for: frozenset[str],
+               deadline: float) -> list[list[list[dict[str, Any]] | None]]:
+        """The quick-fix edits of each diagnostic whose rule has a fix (None for the others)."""
+        out: list[list[list[dict[str, Any]] | None]] = []
+        for uri, diags in zip(uris, published, strict=True):
+            wanted = [d for d in diags if str(d.get("code")) in fixes_for]
+            edits = iter(session.quick_fixes(uri, wanted, deadline) if wanted else [])
+            out.append([next(edits) if str(d.get("code")) in fixes_for else None for d in diags])
+        return out
+
+
+def _config_dir(spec: WarmSpec) -> Path:
+    """A private directory holding the generated sgconfig.yml and `rules/` with a copy of the rule file: the
+    server's workspace root, under which the documents are opened."""
+    digest = hashlib.sha256(f"{spec.config_body}\0{spec.rules_path}".encode()).hexdigest()[:24]
+    root = tmp_root() / f"warm-{digest}"
+    if not (root / "sgconfig.yml").is_file():
+        tmp = Path(f"{root}.{os.getpid()}.{threading.get_ident()}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        (tmp / "rules").mkdir(parents=True)
+        shutil.copyfile(spec.rules_path, tmp / "rules" / "rules.yml")
+        (tmp / "sgconfig.yml").write_text(spec.config_body, encoding="utf-8")
+        try:
+            tmp.rename(root)
+        except OSError:  # another thread made it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return root
+
+
+class _Lines:
+    """Code-point (line, column) -> UTF-8 byte offset in one text; lines split at `\\n` as ast-grep does."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.data = text.encode("utf-8")
+        self.lines = text.split("\n")
+        self.starts = [0]
+        for line in self.lines[:-1]:
+            self.starts.append(self.starts[-1] + len(line.encode("utf-8")) + 1)
+
+    def offset(self, pos: dict[str, Any]) -> int:
+        line, column = int(pos["line"]), int(pos["character"])
+        if not 0 <= line < len(self.lines) or column < 0:
+            raise ProtocolError(f"a position outside the document: {pos}")
+        return self.starts[line] + len(self.lines[line][:column].encode("utf-8"))
+
+    def span(self, rng: dict[str, Any]) -> dict[str, Any]:
+        start, end = rng["start"], rng["end"]
+        return {"byteOffset": {"start": self.offset(start), "end": self.offset(end)},
+                "start": {"line": int(start["line"]), "column": int(start["character"])},
+                "end": {"line": int(end["line"]), "column": int(end["character"])}}
+
+
+def to_matches(text: str, diags: Sequence[Diag], fixes: Sequence[list[dict[str, Any]] | None],
+               language: str) -> list[dict[str, Any]]:
+    """LSP diagnostics of one document as `ast-grep scan --json` matches. Labels are left out (the caller only
+    takes this path for rules whose labels it does not need), `note` comes from the rule."""
+    lines = _Lines(text)
+    out: list[dict[str, Any]] = []
+    for d, edits in zip(diags, fixes, strict=True):
+        rng = lines.span(d["range"])
+        off = rng["byteOffset"]
+        match: dict[str, Any] = {
+            "ruleId": str(d.get("code", "")), "severity": _SEVERITY.get(int(d.get("severity") or 4), "hint"),
+            "message": str(d.get("message", "")), "note": None, "file": "STDIN", "language": language,
+            "range": rng, "text": lines.data[off["start"]:off["end"]].decode("utf-8", "replace"), "labels": []}
+        if edits:
+            fix_range = lines.span(edits[0]["range"])["byteOffset"]
+            match["replacement"] = str(edits[0].get("newText", ""))
+            match["replacementOffsets"] = fix_range
+        out.append(match)
+    return out

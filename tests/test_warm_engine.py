@@ -1,0 +1,196 @@
+"""The warm engine against the real `ast-grep lsp`: the protocol client, positions, quick fixes, and real faults
+(SIGKILL between and during calls, SIGSTOP past the deadline), each answered and followed by a fresh process."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from sgtools.core.settings import Settings
+from sgtools.engine.lsp import LspSession
+from sgtools.engine.lsp_protocol import FrameReader, ProtocolError, encode
+from sgtools.engine.process import Engine
+from sgtools.engine.warm import WarmEngine, WarmSpec, WarmUnavailable
+
+RULES = """id: no-eval
+language: python
+severity: error
+message: eval of $X
+rule: {pattern: eval($X)}
+fix: ast.literal_eval($X)
+---
+id: no-print
+language: python
+severity: hint
+message: print
+rule: {pattern: print($$$A)}
+"""
+# emoji (two UTF-16 units), CJK (three UTF-8 bytes), a CRLF line: positions must stay code points, offsets bytes
+TRICKY = 's = "é😀中"; eval(s)\r\nprint("😀", \'日本\')\neval(x)\n'
+
+
+def is_zombie_or_gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state == "Z"
+
+
+def gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists()
+
+
+@pytest.fixture
+def spec(tmp_path: Path, engine: Engine) -> WarmSpec:
+    rules = tmp_path / "rules.yml"
+    rules.write_text(RULES)
+    return WarmSpec(str(engine.binary), '{"ruleDirs": ["rules"]}', (), rules, ("--custom-languages", "ignore"),
+                    "snippet.py", "python")
+
+
+@pytest.fixture
+def warm() -> WarmEngine:
+    w = WarmEngine(replace(Settings(), warm_engine=1, warm_engine_timeout=2.0))
+    yield w
+    w.close()
+
+
+def spawned(engine: Engine, spec: WarmSpec, text: str, tmp_path: Path) -> list[dict]:
+    return engine.scan(config=os.devnull, cwd=tmp_path, rule_file=spec.rules_path, stdin=text.encode())
+
+
+def shape(matches: list[dict]) -> list[tuple]:
+    return sorted((m["ruleId"], m["severity"], m["message"], m["text"], m["range"]["byteOffset"]["start"],
+                   m["range"]["byteOffset"]["end"], m["range"]["start"]["line"], m["range"]["start"]["column"],
+                   m["range"]["end"]["line"], m["range"]["end"]["column"], m.get("replacement"),
+                   str(m.get("replacementOffsets"))) for m in matches)
+
+
+def test_frames_are_read_with_a_deadline_and_checked() -> None:
+    r, w = os.pipe()
+    try:
+        reader = FrameReader(r, 1000)
+        os.write(w, encode({"a": 1}) + encode({"b": "ü"})[:10])
+        assert reader.read(time.monotonic() + 1) == {"a": 1}
+        with pytest.raises(ProtocolError, match="deadline"):  # half a frame, then silence
+            reader.read(time.monotonic() + 0.05)
+        os.write(w, b"Content-Length: 3\r\n\r\n[1]")
+        reader.buf.clear()
+        with pytest.raises(ProtocolError, match="not a JSON object"):
+            reader.read(time.monotonic() + 1)
+        os.write(w, b"Content-Length: 5000\r\n\r\n")
+        with pytest.raises(ProtocolError, match="over the 1000-byte cap"):
+            reader.read(time.monotonic() + 1)
+    finally:
+        os.close(w)
+    reader.buf.clear()
+    with pytest.raises(ProtocolError, match="closed"):
+        reader.read(time.monotonic() + 1)
+    os.close(r)
+
+
+def test_warm_matches_equal_the_spawned_scan_on_emoji_cjk_and_crlf(warm: WarmEngine, spec: WarmSpec,
+                                                                   engine: Engine, tmp_path: Path) -> None:
+    [got] = warm.scan(spec, [TRICKY], frozenset({"no-eval"}))
+    want = spawned(engine, spec, TRICKY, tmp_path)
+    assert len(want) == 3 and shape(got) == shape(want)
+    emoji_line = next(m for m in got if m["range"]["start"]["line"] == 0)
+    assert emoji_line["range"]["start"]["column"] == 11  # code points: UTF-16 would say 12
+
+
+def test_documents_are_closed_and_the_process_reaped(warm: WarmEngine, spec: WarmSpec) -> None:
+    for _ in range(3):
+        warm.scan(spec, ["eval(1)\n", "x = 1\n"])
+    slot = next(iter(warm._slots.values()))
+    assert slot.session is not None and not slot.session.waiting and not slot.session.published
+    [pid] = warm.pids()
+    warm.close()
+    assert gone(pid)
+
+
+def test_sigkill_between_calls_restarts(warm: WarmEngine, spec: WarmSpec) -> None:
+    assert len(warm.scan(spec, ["eval(1)\n"])[0]) == 1
+    [pid] = warm.pids()
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.05)
+    assert len(warm.scan(spec, ["eval(1)\n"])[0]) == 1  # a dead process is noticed before use
+    [new] = warm.pids()
+    assert new != pid and is_zombie_or_gone(pid) and gone(pid)
+    assert warm.stats.starts == 2
+
+
+def test_sigkill_during_a_call_falls_back_then_restarts(warm: WarmEngine, spec: WarmSpec) -> None:
+    warm.scan(spec, ["x = 1\n"])
+    [pid] = warm.pids()
+    big = "eval(1)\n" * 20000  # long enough to be mid-call when the kill lands
+    killer = threading.Timer(0.005, os.kill, (pid, signal.SIGKILL))
+    killer.start()
+    try:
+        warm.scan(spec, [big] * 4)
+    except WarmUnavailable as exc:
+        assert "stopped" in exc.reason
+    killer.join()
+    assert gone(pid)
+    assert len(warm.scan(spec, ["eval(1)\n"])[0]) == 1
+    assert warm.pids() and warm.pids()[0] != pid
+
+
+def test_a_hung_engine_is_killed_at_the_deadline(spec: WarmSpec) -> None:
+    warm = WarmEngine(replace(Settings(), warm_engine=1, warm_engine_timeout=0.5))
+    try:
+        warm.scan(spec, ["x = 1\n"])
+        [pid] = warm.pids()
+        os.kill(pid, signal.SIGSTOP)  # a real hang: the process is alive and silent
+        t = time.monotonic()
+        with pytest.raises(WarmUnavailable, match="stopped"):
+            warm.scan(spec, ["eval(1)\n"])
+        assert time.monotonic() - t < 2
+        assert gone(pid)  # SIGKILL reaches a stopped process; it was reaped
+        assert len(warm.scan(spec, ["eval(1)\n"])[0]) == 1
+    finally:
+        warm.close()
+
+
+def test_rules_that_do_not_load_stay_on_the_spawn_path(warm: WarmEngine, spec: WarmSpec, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text("id: x\nlanguage: python\nrule: {matches: no-such-util}\n")
+    with pytest.raises(WarmUnavailable, match="could not load"):
+        warm.scan(replace(spec, rules_path=bad), ["x = 1\n"])
+    with pytest.raises(WarmUnavailable, match="could not load"):  # remembered: no restart per call
+        warm.scan(replace(spec, rules_path=bad), ["x = 1\n"])
+    assert warm.stats.starts == 0 and warm.pids() == []
+
+
+def test_least_recently_used_process_goes_past_the_cap(spec: WarmSpec, tmp_path: Path) -> None:
+    warm = WarmEngine(replace(Settings(), warm_engine=1, warm_engine_max=1))
+    try:
+        warm.scan(spec, ["x = 1\n"])
+        [first] = warm.pids()
+        other = tmp_path / "other.yml"
+        other.write_text(RULES.replace("no-print", "no-print2"))
+        warm.scan(replace(spec, rules_path=other), ["x = 1\n"])
+        assert gone(first) and len(warm.pids()) == 1
+    finally:
+        warm.close()
+
+
+def test_session_answers_server_requests_and_shuts_down(tmp_path: Path, engine: Engine, spec: WarmSpec) -> None:
+    (tmp_path / "w" / "rules").mkdir(parents=True)
+    (tmp_path / "w" / "rules" / "r.yml").write_text(RULES)
+    (tmp_path / "w" / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+    s = LspSession([str(engine.binary), "lsp", "-c", str(tmp_path / "w" / "sgconfig.yml")], tmp_path / "w",
+                   max_bytes=1 << 20, deadline=time.monotonic() + 5)
+    uris, [diags] = s.open("a.py", "python", ["eval(y)\n"], time.monotonic() + 5)
+    [fixes] = s.quick_fixes(uris[0], diags, time.monotonic() + 5)
+    assert fixes[0]["newText"] == "ast.literal_eval(y)"
+    s.close(uris, time.monotonic() + 5)
+    pid = s.pid
+    s.shutdown(time.monotonic() + 5)
+    assert gone(pid)
