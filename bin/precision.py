@@ -60,11 +60,13 @@ def cache_dir() -> Path:
     return Path(os.environ.get("SGTOOLS_PRECISION_CACHE") or Path.home() / ".cache" / "sgtools-precision")
 
 
-def fetch() -> None:
-    dl, src = cache_dir() / "dl", cache_dir() / "src"
+def fetch(corpus: list[tuple[str, str]] = CORPUS, root: Path | None = None) -> Path:
+    """Download `corpus` into root/dl and unpack each archive into root/src/<name> (kept between runs)."""
+    root = root or cache_dir()
+    dl, src = root / "dl", root / "src"
     dl.mkdir(parents=True, exist_ok=True)
     src.mkdir(parents=True, exist_ok=True)
-    for client, spec in CORPUS:
+    for client, spec in corpus:
         if client == "pip":
             subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
                             "-d", str(dl), spec], check=True)
@@ -86,6 +88,7 @@ def fetch() -> None:
             with tarfile.open(archive) as tar:
                 tar.extractall(target, filter="data")
     print(f"corpus in {src}")
+    return src
 
 
 def _unpack_jdk_sources(target: Path) -> None:
