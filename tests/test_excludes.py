@@ -95,3 +95,17 @@ def test_zsh_is_not_parsed_as_bash_unless_languageglobs_says_so(initialized: Wor
     cfg = root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "languageGlobs:\n  bash: ['*.zsh']\n")
     assert files(paths.scan_path(initialized, engine)) == ["prompt.zsh", "run.sh"]
+
+
+def test_cgi_scripts_are_not_parsed_as_bash_unless_languageglobs_says_so(initialized: Workspace,
+                                                                          engine: Engine) -> None:
+    """`.cgi` is claimed by ast-grep's bash grammar, but git's gitweb.cgi is Perl (issue 18's precision sample)."""
+    root = initialized.root
+    (root / "rules/backticks.yml").write_text(BACKTICKS)
+    (root / "run.sh").write_text("x=`date`\n")
+    (root / "gitweb.cgi").write_text("#!/usr/bin/perl\nmy $version = `git --version`;\n")
+    assert files(paths.scan_path(initialized, engine)) == ["run.sh"]
+    assert files(paths.scan_path(initialized, engine, paths=["gitweb.cgi"])) == ["gitweb.cgi"]  # named: scanned
+    cfg = root / "sgconfig.yml"
+    cfg.write_text(cfg.read_text() + "languageGlobs:\n  bash: ['*.cgi']\n")
+    assert files(paths.scan_path(initialized, engine)) == ["gitweb.cgi", "run.sh"]
