@@ -231,3 +231,29 @@ def test_text_renderings_are_short_and_say_what_to_do() -> None:
     assert "✗ invalid_examples[0] is not matched" in tested and "0 matches in the code." in tested
     dry = results.render_diff({"diff": "--- a\n+++ b\n", "changedFiles": ["a.js"], "applied": False})
     assert dry.startswith("Would change (dry run; call again with apply=true to write): a.js")
+
+
+def test_tools_list_is_built_once_and_answers_as_the_sdk_does(ws: Workspace) -> None:
+    from mcp import Client
+
+    cached = server.build_server(str(ws.root))
+    plain = server.build_server(str(ws.root))
+    plain._lowlevel_server.middleware[:] = [m for m in plain._lowlevel_server.middleware
+                                            if not isinstance(m, server.ListToolsCache)]
+    built = 0
+    real_list = cached.list_tools
+
+    async def counting() -> Any:
+        nonlocal built
+        built += 1
+        return await real_list()
+
+    cached.list_tools = counting  # type: ignore[method-assign]  # a spy: the real listing still answers
+
+    async def listings(srv: Any) -> list[Any]:
+        async with Client(srv) as client:
+            return [[t.model_dump(mode="json") for t in (await client.list_tools()).tools] for _ in range(3)]
+
+    ours, sdk = anyio.run(listings, cached), anyio.run(listings, plain)
+    assert ours[0] == ours[1] == ours[2] == sdk[0] and len(sdk[0]) == 17
+    assert built == 1, "repeated tools/list calls must reuse the first wire answer"

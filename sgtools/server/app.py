@@ -8,16 +8,19 @@ Nothing here runs ast-grep or reads the community index, so `tools/list` is fast
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 import jsonschema
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, InputRequiredResult
 from mcp_types import Resource as MCPResource
 from mcp_types import Tool as MCPTool
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from sgtools import __version__
 from sgtools.core.errors import BadInput
@@ -74,6 +77,48 @@ class SgToolsServer(MCPServer[Any]):
         return listed if self.app is None else [*listed, *await rule_resources(self.app)]
 
 
+class ListToolsCache:
+    """Answers a repeated `tools/list` with the wire form the SDK built for the same request before.
+
+    The list never changes while the server runs (read-only mode is fixed at start), but the SDK rebuilds it on
+    every call: 17 Tool models made and validated, then dumped, validated against the protocol surface and
+    dumped again, about 48 KB of schemas through pydantic each time, several times what a one-tool server pays.
+    This middleware (the SDK's own extension point) keeps the result per (protocol version, request params) and
+    returns it as is for a request with the very same params, so it would pass the SDK's checks the same way.
+    Only where the SDK's gate is open for the connection: a 2026-era one (no handshake) or one that completed
+    `initialize`; anything else, and a later page (`cursor`), takes the SDK's path."""
+
+    MAX_ENTRIES = 16  # distinct (version, params) kept; a client varying its _meta per call just misses
+
+    def __init__(self) -> None:
+        self._wire: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def _key(self, ctx: ServerRequestContext[Any, Any]) -> tuple[str, str] | None:
+        params = ctx.params or {}
+        if ctx.method != "tools/list" or ctx.request_id is None or set(params) - {"_meta"}:
+            return None
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS and ctx.session.client_params is None:
+            return None
+        try:
+            return ctx.protocol_version, json.dumps(params, sort_keys=True)
+        except (TypeError, ValueError):
+            return None
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        key = self._key(ctx)
+        if key is None:
+            return await call_next(ctx)
+        hit = self._wire.get(key)
+        if hit is not None:
+            return dict(hit)  # the SDK copies it again and only encodes it: the cached value is never changed
+        result = await call_next(ctx)
+        if isinstance(result, dict):
+            if len(self._wire) >= self.MAX_ENTRIES:
+                self._wire.clear()
+            self._wire[key] = dict(result)
+        return result
+
+
 def _make_tool(app: App, spec: ToolSpec, schema: dict[str, Any]) -> Tool:
     validator = jsonschema.Draft202012Validator(schema)
 
@@ -104,7 +149,8 @@ def build_server(root: str | None = None, *, read_only: bool = False, settings: 
     tools = [_make_tool(app, spec, schemas[spec.name]) for spec in TOOLS]
     hidden = frozenset(spec.name for spec in TOOLS if read_only and spec.write_only)
     server = SgToolsServer(SERVER_NAME, title="context-sherpa (ast-grep rules for agents)", version=__version__,
-                           instructions=INSTRUCTIONS, tools=tools, hidden_tools=hidden, app=app)
+                           instructions=INSTRUCTIONS, tools=tools, hidden_tools=hidden, app=app,
+                           middleware=[ListToolsCache()])
     add_resources(server, app)
     add_prompts(server)
     return server
