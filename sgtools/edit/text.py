@@ -184,11 +184,13 @@ class LineIndex:
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.starts, offset) - 1
         start = self.starts[line]
+        if start == offset:
+            return line + 1, 1
         return line + 1, len(self.data[start:offset].decode("utf-8", "replace")) + 1
 
     def span(self, start: int, end: int) -> Position:
         line, column = self.position(start)
-        end_line, end_column = self.position(end)
+        end_line, end_column = (line, column) if end == start else self.position(end)
         return {"line": line, "column": column, "endLine": end_line, "endColumn": end_column}
 
 

@@ -156,16 +156,17 @@ class Engine:
         timeout: float | None = None,
         max_output: int | None = None,
         on_stderr: Callable[[bytes], None] | None = None,
+        on_stdout: Callable[[bytes], None] | None = None,
     ) -> EngineResult:
-        """Run the binary with an argument list (never a shell), a deadline and an output cap; `on_stderr` sees
-        stderr as it arrives."""
+        """Run the binary with an argument list (never a shell), a deadline and an output cap; `on_stderr` and
+        `on_stdout` see each stream as it arrives."""
         limit = self.settings.engine_timeout if timeout is None else timeout
         cap = self.settings.engine_max_output if max_output is None else max_output
         advice = Advice(f"Reinstall ast-grep-cli or set {BINARY_ENV} to a working binary (tried {self.binary}).",
                         "Scan fewer paths, simplify the rule, or raise SGTOOLS_ENGINE_TIMEOUT.",
                         "Narrow the paths or rules, lower max_results, or raise SGTOOLS_ENGINE_MAX_OUTPUT.")
         return spawn([str(self.binary), *args], cwd=cwd, timeout=limit, max_output=cap, advice=advice,
-                     name="ast-grep", stdin=stdin, on_stderr=on_stderr)
+                     name="ast-grep", stdin=stdin, on_stderr=on_stderr, on_stdout=on_stdout)
 
     def fail(self, result: EngineResult, what: str) -> EngineFailed:
         headline, causes = stderr_message(result.stderr)
@@ -221,7 +222,10 @@ class Engine:
         if path_list:
             args += ["--", *path_list]
         on_stderr = _file_counter(watch.on_file) if watch is not None and watch.on_file is not None else None
-        result = self.run(args, cwd=cwd, stdin=stdin, timeout=timeout, on_stderr=on_stderr)
+        # Matches are parsed as ast-grep prints them, so decoding (the larger cost on a tree with tens of
+        # thousands of findings) overlaps the engine's own work instead of following it.
+        parser = StreamParser()
+        result = self.run(args, cwd=cwd, stdin=stdin, timeout=timeout, on_stderr=on_stderr, on_stdout=parser.feed)
         if watch is not None:
             watch.files += sum(int(n) for n in _SCANNED.findall(result.stderr))
             kept = [ln for ln in result.stderr.splitlines() if not ln.startswith("sg: ")]
@@ -231,7 +235,7 @@ class Engine:
         missing = [ln[len("ERROR: "):] for ln in result.stderr.splitlines() if ln.startswith("ERROR: ")]
         if missing:
             raise EngineFailed(f"ast-grep could not read {missing[0]}. Check that the path exists and is readable.")
-        return parse_stream(result.stdout)
+        return parser.finish()
 
     def check_rule(self, rule_file: Path, *, config: Path | str = NO_CONFIG, cwd: Path) -> EngineResult:
         """Compile one rule file without scanning anything; the caller inspects the result."""
@@ -313,15 +317,45 @@ class Engine:
         return trust.flag(config, self.custom_languages)
 
 
+class StreamParser:
+    """`--json=stream` output parsed chunk by chunk as it arrives (a line may span chunks). A line that is not
+    JSON is kept and raised by `finish`, never from inside the read loop, which must go on draining the pipes."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+        self._carry = b""
+        self._bad: bytes | None = None
+
+    def feed(self, chunk: bytes) -> None:
+        data = self._carry + chunk
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            self._carry = data
+            return
+        self._carry = data[cut + 1:]
+        self._parse(data[:cut])
+
+    def finish(self) -> list[dict[str, Any]]:
+        self._parse(self._carry)
+        self._carry = b""
+        if self._bad is not None:
+            raise EngineFailed(f"ast-grep printed output that is not JSON: {self._bad[:200]!r}")
+        return self.items
+
+    def _parse(self, block: bytes) -> None:
+        loads, append = json.loads, self.items.append
+        for line in block.splitlines():
+            if line.strip() and self._bad is None:
+                try:
+                    append(loads(line))
+                except json.JSONDecodeError:
+                    self._bad = line
+
+
 def parse_stream(stdout: bytes) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    for line in stdout.splitlines():
-        if line.strip():
-            try:
-                items.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise EngineFailed(f"ast-grep printed output that is not JSON: {line[:200]!r}") from None
-    return items
+    parser = StreamParser()
+    parser.feed(stdout)
+    return parser.finish()
 
 
 _STATUS = re.compile(r"^(PASS|FAIL) (\S+)\s+([.NMWU]*)\s*$")

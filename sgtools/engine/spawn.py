@@ -57,9 +57,10 @@ _CHILD_ENV = _child_env()
 
 def spawn(argv: Sequence[str], *, cwd: Path | None, timeout: float, max_output: int, advice: Advice,
           name: str | None = None, stdin: bytes | None = None, env: dict[str, str] | None = None,
-          on_stderr: Callable[[bytes], None] | None = None) -> EngineResult:
-    """Run `argv` to completion; `name` (default: the program) is what the errors call it, `on_stderr` sees
-    stderr as it arrives."""
+          on_stderr: Callable[[bytes], None] | None = None,
+          on_stdout: Callable[[bytes], None] | None = None) -> EngineResult:
+    """Run `argv` to completion; `name` (default: the program) is what the errors call it, `on_stderr` and
+    `on_stdout` see each stream as it arrives (so a caller can parse output while the process still runs)."""
     label = name or str(argv[0])
     try:
         proc = subprocess.Popen(
@@ -73,7 +74,7 @@ def spawn(argv: Sequence[str], *, cwd: Path | None, timeout: float, max_output: 
         )
     except OSError as exc:
         raise EngineFailed(f"Could not start {label}: {exc.strerror or exc}. {advice.start}") from None
-    out, err, problem = _collect(proc, time.monotonic() + timeout, max_output, stdin, on_stderr)
+    out, err, problem = _collect(proc, time.monotonic() + timeout, max_output, stdin, on_stderr, on_stdout)
     if problem == "timeout":
         raise Timeout(f"{label} did not finish within {timeout:g} s and was stopped. {advice.timeout}")
     if problem == "too-large":
@@ -95,9 +96,9 @@ class _Streams:
     """stdin fed and stdout/stderr read through one selector, no writer thread."""
 
     def __init__(self, proc: subprocess.Popen[bytes], sel: selectors.BaseSelector, stdin: bytes | None,
-                 on_stderr: Callable[[bytes], None] | None) -> None:
+                 on_stderr: Callable[[bytes], None] | None, on_stdout: Callable[[bytes], None] | None) -> None:
         assert proc.stdout is not None and proc.stderr is not None
-        self.proc, self.sel, self.on_stderr = proc, sel, on_stderr
+        self.proc, self.sel, self.on_stderr, self.on_stdout = proc, sel, on_stderr, on_stdout
         self.out, self.err = bytearray(), bytearray()
         self.pending = memoryview(stdin) if stdin is not None else None
         sel.register(proc.stdout, selectors.EVENT_READ, self.out)
@@ -130,22 +131,25 @@ class _Streams:
             return True
         buf: bytearray = key.data
         buf += chunk
-        if self.on_stderr is not None and buf is self.err:
-            self.on_stderr(chunk)
         if len(self.out) > cap:
             return False
+        if self.on_stderr is not None and buf is self.err:
+            self.on_stderr(chunk)
+        elif self.on_stdout is not None and buf is self.out:
+            self.on_stdout(chunk)
         if len(self.err) > cap:
             del self.err[cap:]
         return True
 
 
 def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int, stdin: bytes | None = None,
-             on_stderr: Callable[[bytes], None] | None = None) -> tuple[bytes, bytes, str | None]:
+             on_stderr: Callable[[bytes], None] | None = None,
+             on_stdout: Callable[[bytes], None] | None = None) -> tuple[bytes, bytes, str | None]:
     """Feed stdin and read stdout and stderr until exit, killing the process group on timeout or past the
     output cap."""
     assert proc.stdout is not None and proc.stderr is not None
     with selectors.DefaultSelector() as sel:
-        streams = _Streams(proc, sel, stdin, on_stderr)
+        streams = _Streams(proc, sel, stdin, on_stderr, on_stdout)
         problem = _pump(streams, deadline, cap)
     if problem:
         _kill(proc)

@@ -65,7 +65,8 @@ def excerpt(diag: Diagnostic, source_line: str | None, paint: _Painter | None = 
     end_col = int(diag.get("endColumn") or col + 1)
     stop = end_col if end_line == line_no else len(source_line) + 1
     width = max(1, stop - col)
-    prefix = "".join(ch if ch == "\t" else " " for ch in source_line[: col - 1])
+    lead = source_line[: col - 1]
+    prefix = "".join(ch if ch == "\t" else " " for ch in lead) if "\t" in lead else " " * len(lead)
     gutter = " " * len(str(line_no))
     sev = str(diag.get("severity") or "hint")
     carets = "^" * width + ("…" if end_line > line_no else "")

@@ -40,12 +40,13 @@ def _labels(raw: Mapping[str, Any], match: Span) -> list[Label]:
     for label in raw.get("labels") or []:
         if not isinstance(label, Mapping) or "range" not in label:
             continue
-        span = _range(label["range"])
         message = label.get("message")
         style = str(label.get("style") or "secondary")
-        same = span["byteStart"] == match["byteStart"] and span["byteEnd"] == match["byteEnd"]
-        if style == "primary" and not message and same:
-            continue
+        offsets = label["range"]["byteOffset"]
+        if (style == "primary" and not message and int(offsets["start"]) == match["byteStart"]
+                and int(offsets["end"]) == match["byteEnd"]):
+            continue  # decided before working out positions: nearly every match has this one label
+        span = _range(label["range"])
         key = (style, message, span["byteStart"], span["byteEnd"])
         if key in seen:
             continue
@@ -75,6 +76,7 @@ def to_diagnostics(
     """
     out: list[Diagnostic] = []
     indexes: dict[str, LineIndex] = {}
+    canonical: dict[str, str] = {}  # ast-grep's language name -> ours, worked out once per name
     for raw in raw_matches:
         raw_file = str(raw.get("file", ""))
         file = file_override if file_override is not None or raw_file == "STDIN" else normalize_file(raw_file)
@@ -100,7 +102,10 @@ def to_diagnostics(
             index = indexes.get(raw_file)
             if index is None:
                 index = indexes[raw_file] = LineIndex(text.encode("utf-8"))
-            language = languages.canonical(str(raw.get("language", ""))) or str(raw.get("language", "")).lower()
+            named = str(raw.get("language", ""))
+            language = canonical.get(named)
+            if language is None:
+                language = canonical[named] = languages.canonical(named) or named.lower()
             diag["fixits"] = build_fixits(raw, diag, text, index, language)
             safety.mark(diag["fixits"], rule.data if rule else None)
         out.append(diag)

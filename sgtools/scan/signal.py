@@ -71,7 +71,7 @@ class Signal:
 
     def _in_test(self, m: Mapping[str, Any], texts: _Texts) -> bool:
         raw_file = str(m.get("file", ""))
-        if testcode.is_test_path(texts.path(raw_file), self.test_patterns):
+        if texts.is_test(raw_file, self.test_patterns):
             return True
         if str(m.get("language", "")).lower() != "rust":
             return False
@@ -110,6 +110,11 @@ class _Texts:
 
     def lines(self, raw_file: str) -> list[str]:
         return cast("list[str]", self._once("lines", raw_file, lambda: self.text(raw_file).splitlines()))
+
+    def is_test(self, raw_file: str, patterns: Sequence[str]) -> bool:
+        """Whether the file is test code by `patterns`: matched once per file, not once per finding (a dense
+        file has hundreds of findings and the conventions are dozens of globs)."""
+        return bool(self._once("test", raw_file, lambda: testcode.is_test_path(self.path(raw_file), patterns)))
 
     def generated(self, raw_file: str) -> str | None:
         why = self._once("generated", raw_file, lambda: generated.why_generated(self.path(raw_file),

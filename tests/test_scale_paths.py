@@ -1,0 +1,86 @@
+"""Large-tree paths of `sgtools scan`: engine output parsed while the engine still runs, and per-finding work
+done once per file or per language instead (a dense tree has tens of thousands of findings). Counts, not
+stopwatches: the timings live in bin/bench."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sgtools.cli import main
+from sgtools.core.errors import EngineFailed
+from sgtools.engine.process import StreamParser
+from sgtools.engine.spawn import Advice, spawn
+from sgtools.scan import baseline, testcode
+from sgtools.scan.signal import Signal
+
+SAMPLE = Path(__file__).resolve().parent.parent / "e2e" / "sample_repo"
+
+
+def test_output_is_handed_over_while_the_process_still_runs(tmp_path: Path) -> None:
+    """The child prints one line, then waits until the reader has seen it: it only finishes if stdout reaches
+    `on_stdout` while it runs (collected at the end, the child would wait out its own deadline and say so)."""
+    seen = tmp_path / "seen"
+    child = ("import os, sys, time\nprint('first', flush=True)\nend = time.time() + 10\n"
+             f"while not os.path.exists({str(seen)!r}) and time.time() < end:\n    time.sleep(0.01)\n"
+             f"print('second' if os.path.exists({str(seen)!r}) else 'late')\n")
+    chunks: list[bytes] = []
+
+    def on_stdout(chunk: bytes) -> None:
+        chunks.append(chunk)
+        seen.touch()
+
+    result = spawn([sys.executable, "-c", child], cwd=tmp_path, timeout=30, max_output=1 << 20,
+                   advice=Advice("", "", ""), on_stdout=on_stdout)
+    assert result.stdout == b"first\nsecond\n" and b"".join(chunks) == result.stdout
+
+
+def test_stream_parser_joins_lines_split_across_chunks() -> None:
+    line = b'{"ruleId": "a", "text": "\xc3\xa9"}\n'
+    parser = StreamParser()
+    for i in range(0, len(line * 3), 5):  # cut inside lines and inside a multi-byte character
+        parser.feed((line * 3)[i:i + 5])
+    assert parser.finish() == [{"ruleId": "a", "text": "é"}] * 3
+    bad = StreamParser()
+    bad.feed(b'{"ruleId": "a"}\nnot json\n{"ruleId": "b"}')
+    with pytest.raises(EngineFailed, match="not JSON"):
+        bad.finish()
+
+
+def test_test_paths_are_matched_once_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str | None] = []
+    real = testcode.is_test_path
+
+    def counting(path: str | None, patterns: Any = testcode.DEFAULT_TEST_PATHS) -> bool:
+        calls.append(path)
+        return real(path, patterns)
+
+    monkeypatch.setattr(testcode, "is_test_path", counting)
+    raw = [{"file": f, "ruleId": "r", "language": "Python", "text": "x",
+            "range": {"byteOffset": {"start": i, "end": i + 1}, "start": {"line": 0, "column": i},
+                      "end": {"line": 0, "column": i + 1}}}
+           for f in ("src/a.py", "tests/test_a.py") for i in range(50)]
+    kept = Signal(skip_generated=False, honour_equivalents=False).refine(raw, {}, lambda name: "x" * 60)
+    assert len(kept) == 100 and sum(bool(m.get("inTest")) for m in kept) == 50
+    assert sorted(calls) == ["src/a.py", "tests/test_a.py"]
+
+
+@pytest.mark.parametrize(("fmt", "hashed"), [("text", False), ("github", False), ("json", True)])
+def test_only_formats_that_print_fingerprints_compute_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           fmt: str, hashed: bool) -> None:
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root)
+    monkeypatch.chdir(root)
+    calls = []
+    real = baseline.fingerprint
+    monkeypatch.setattr(baseline, "fingerprint", lambda *a: calls.append(a) or real(*a))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["scan", "--format", fmt]) in (0, 1)
+    assert (len(calls) > 0) is hashed and ("fingerprint" in out.getvalue()) is hashed
