@@ -195,10 +195,7 @@ def run(args: argparse.Namespace) -> int:
     paths, changed = _select_paths(args, ws, source)
     fixes, found = _scan(args, ws, eng, source, paths)
 
-    # Fingerprints are printed in JSON and SARIF and compared by a baseline; text and GitHub output never show
-    # them, and hashing every finding of a dense tree costs a visible share of the run.
-    fingerprinted = args.format in ("json", "sarif") or args.baseline or args.write_baseline
-    diags = baseline.with_fingerprints(found.issues) if fingerprinted else list(found.issues)
+    diags = _fingerprinted(args, found.issues)
     if args.write_baseline:
         _write_file(ws, Path(args.write_baseline), baseline.dumps(diags))
         _note(f"wrote {len(diags)} finding(s) to the baseline {args.write_baseline}")
@@ -229,6 +226,17 @@ def run(args: argparse.Namespace) -> int:
               "(fix them, or pass --allow-rule-errors)")
         return EXIT_ERROR
     return EXIT_FINDINGS if filter_severity(diags, args.fail_on) else EXIT_OK
+
+
+def _fingerprinted(args: argparse.Namespace, issues: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings with their fingerprints where something reads them: JSON and SARIF print them, a baseline
+    compares them. Text and GitHub output never show them, and hashing every finding of a dense tree costs a
+    visible share of the run."""
+    from sgtools.scan import baseline
+
+    if args.format in ("json", "sarif") or args.baseline or args.write_baseline:
+        return baseline.with_fingerprints(issues)
+    return list(issues)
 
 
 def _scan(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSource,
