@@ -9,11 +9,12 @@ removed at exit.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -34,6 +35,39 @@ def tmp_root() -> Path:
         return _tmp_root
 
 
+_free: dict[str, list[Path]] = {}  # per kind: work directories emptied of files, ready for the next call
+_FREE_MAX = 8
+
+
+@contextlib.contextmanager
+def work_dir(kind: str) -> Iterator[Path]:
+    """A private directory with no files in it for one call, reused by later calls: removing a directory cost
+    3.7 ms (median of 50) on this project's ext4 VM disk, against 0.15 ms to create one and 0.006 ms to unlink a
+    file, so the files are removed and the directories kept. Concurrent calls each get their own."""
+    with _lock:
+        free = _free.setdefault(kind, [])
+        work = free.pop() if free else None
+    if work is None or not work.is_dir():
+        work = Path(tempfile.mkdtemp(prefix=f"{kind}-", dir=tmp_root()))
+    try:
+        yield work
+    finally:
+        try:
+            for top, _dirs, files in os.walk(work):
+                for name in files:
+                    os.unlink(os.path.join(top, name))
+            keep = True
+        except OSError:
+            keep = False
+        with _lock:
+            free = _free.setdefault(kind, [])
+            if keep and len(free) < _FREE_MAX:
+                free.append(work)
+                work = None
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def normalize_file(name: str | None) -> str | None:
     """`./src/a.py` or `src\\a.py` (as ast-grep prints a path) as the `/` path the SPEC returns."""
     if name is None:
@@ -50,14 +84,11 @@ def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name
     if not texts:
         return []
     _stem, dot, ext = file_name.rpartition(".")
-    work = Path(tempfile.mkdtemp(prefix="texts-", dir=tmp_root()))
-    try:
-        names = [f"t{i}{dot}{ext}" for i in range(len(texts))]
+    names = [f"t{i}{dot}{ext}" for i in range(len(texts))]
+    with work_dir("texts") as work:
         for name, text in zip(names, texts, strict=True):
             (work / name).write_bytes(text.encode("utf-8"))
         raw = engine.scan(config=cfg_path, cwd=work, rule_file=rules_path, paths=names)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     position = {name: i for i, name in enumerate(names)}
     out: list[list[dict[str, Any]]] = [[] for _ in texts]
     for m in raw:
@@ -94,27 +125,26 @@ def scan_tree(engine: Engine, cfg_path: Path | str, rules_path: Path, files: Seq
     path relative to the project root, so `files`/`ignores` globs and `languageGlobs` apply as in
     `ast-grep scan` of those files on disk. ast-grep matches the globs of a `-r` rule file against a path
     relative to that file's own directory when the path lies under it, so the rule file is copied to the root
-    of the copy; `-c` stays the project's
-    config (global utils, custom languages). Each match's `file` is its TreeFile's `key`. Nothing is written
-    in the workspace. A warm engine (documents opened under these virtual paths) can replace this call."""
+    of the copy; `-c` stays the project's config (global utils, custom languages). Each match's `file` is its
+    TreeFile's `key`. Nothing is written in the workspace. A warm engine (documents opened under these virtual
+    paths) can replace this call."""
     if not files:
         return []
-    base = Path(tempfile.mkdtemp(prefix="tree-", dir=tmp_root()))
-    try:
+    with work_dir("tree") as base:
         project = base / "p"
-        project.mkdir()
+        project.mkdir(exist_ok=True)
         rules_copy = project / OVERLAY_RULES
         shutil.copyfile(rules_path, rules_copy)
         names: dict[str, str] = {}
         for f in files:
             target = _laid_out(base, f)
+            if target.is_dir():  # an empty directory an earlier call left where this call has a file
+                shutil.rmtree(target)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(f.text.encode("utf-8"))
             names[os.path.relpath(target, project).replace(os.sep, "/")] = f.key
         raw = engine.scan(config=cfg_path, cwd=project, rule_file=rules_copy, paths=list(names),
                           extra=extra)
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
     out: list[dict[str, Any]] = []
     for m in raw:
         key = names.get(normalize_file(str(m.get("file"))) or "")
