@@ -19,17 +19,21 @@ RULES = 200
 _COUNTING = """
 import os, sys
 opened = []
+memo_reads = []
 root = os.getcwd()
 def hook(event, args):
     if event == "open" and isinstance(args[0], str):
         name = os.path.relpath(os.path.abspath(args[0]), root)
         if name.startswith(("rules" + os.sep, "rule-tests" + os.sep)):
             opened.append(name)
+        elif os.sep + "rule-ids-" in args[0] and not (len(args) > 1 and "w" in str(args[1])):
+            memo_reads.append(args[0])
 sys.addaudithook(hook)
 from sgtools.cli import main
 try:
     code = main(sys.argv[1:])
 finally:
+    print("MEMO-READS", len(memo_reads), file=sys.stderr)
     print("OPENED", len(opened), *sorted(set(opened)), file=sys.stderr)
 """
 
@@ -69,6 +73,9 @@ def test_second_cli_call_reads_no_settled_rule_or_test_file(tmp_path: Path) -> N
     second, err = _add(root, cache, "second-new")
     # Only the files the first call wrote (not yet settled, so read again) and the ones written now.
     assert second < 10, err[-3000:]
+    # The remembered ids of the rules/ and rule-tests/ directories: one cache file each, not one per rule file
+    # (read again to merge, when a file the first call wrote has settled since and is remembered now).
+    assert int(err.rsplit("MEMO-READS", 1)[1].split()[0]) <= 4, err[-3000:]
 
 
 @pytest.mark.slow
@@ -98,6 +105,8 @@ def test_stat_memo_remembers_only_settled_files(tmp_path: Path, monkeypatch: pyt
         time.sleep(2.1)
         st = path.stat()
     memo.put("k", path, st, ["settled"])
+    assert StatMemo("test-memo", "t").get("k", path, st) is StatMemo.missing  # not written before flush
+    memo.flush()
     assert StatMemo("test-memo", "t").get("k", path, st) == ["settled"]  # a new process reads it from disk
     path.write_text("b")
     assert memo.get("k", path, path.stat()) is StatMemo.missing

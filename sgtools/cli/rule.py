@@ -1,4 +1,6 @@
-"""`sgtools rule list|show|add|remove|test|suggest`: the rule store from a terminal, printing the services' dicts."""
+"""`sgtools rule list|show|add|remove|test|suggest`: the rule store from a terminal, printing the services' dicts.
+
+Each action imports its own service and renderer: `rule add` does not pay for the listing and analysis modules."""
 
 from __future__ import annotations
 
@@ -11,10 +13,6 @@ from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, pri
 from sgtools.cli.exit_codes import EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.core.errors import BadInput
-from sgtools.present import rules as present_rules
-from sgtools.present.results import rule_errors_lines
-from sgtools.rules.listing import explain_rule, list_rules
-from sgtools.rules.store import add_or_update_rule, remove_rule
 
 
 def register(subs: Any) -> None:
@@ -81,6 +79,10 @@ def read_rule_file(name: str) -> str:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from sgtools.present import rules as present_rules
+    from sgtools.present.results import rule_errors_lines
+    from sgtools.rules.listing import list_rules
+
     result = list_rules(workspace(args), engine(), args.language)
     if args.json:
         print_json(result)
@@ -92,6 +94,9 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from sgtools.present import rules as present_rules
+    from sgtools.rules.listing import explain_rule
+
     info = explain_rule(workspace(args), engine(), args.rule_id)
     if args.json:
         print_json(info)
@@ -101,6 +106,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_add(args: argparse.Namespace) -> int:
+    from sgtools.present import rules as present_rules
+    from sgtools.rules.store import add_or_update_rule
+
     result = add_or_update_rule(
         workspace(args), engine(), args.rule_id, read_rule_file(args.file), args.valid, args.invalid,
         overwrite=not args.no_overwrite,
@@ -114,6 +122,9 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_remove(args: argparse.Namespace) -> int:
+    from sgtools.present import rules as present_rules
+    from sgtools.rules.store import remove_rule
+
     result = remove_rule(workspace(args), engine(), args.rule_id)
     if args.json:
         print_json(result)
@@ -123,6 +134,7 @@ def run_remove(args: argparse.Namespace) -> int:
 
 
 def run_test(args: argparse.Namespace) -> int:
+    from sgtools.present import rules as present_rules
     from sgtools.rules.testing import test_rule
 
     result = test_rule(

@@ -9,7 +9,6 @@ from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.core.types import SEVERITIES
-from sgtools.present.rules import render_suggest
 
 # Exit codes: EXIT_OK when at least one verified rule came out, EXIT_FINDINGS when none could separate the
 # examples (the reason is printed).
@@ -48,5 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
     else:
+        from sgtools.present.rules import render_suggest
+
         print(render_suggest(result, say=speak))
     return EXIT_OK if result["success"] else EXIT_FINDINGS

@@ -2,8 +2,9 @@
 fresh process (a CLI run, a restarted server) and cheap to key by content: parsed rule files and rule checks.
 
 One small file per entry (`<cache>/<name>/<table>/<key>.json`), so a lookup costs one file read however many
-projects share the cache. Best effort by design: an unreadable, corrupt or unwritable entry costs a
-recomputation, never a failure. Keys are content digests, so a stale entry is never served for changed content.
+projects share the cache; `StatMemo` keeps one file per directory of the files it describes, read once. Best
+effort by design: an unreadable, corrupt or unwritable entry costs a recomputation, never a failure. Keys are
+content digests, so a stale entry is never served for changed content.
 """
 
 from __future__ import annotations
@@ -88,8 +89,13 @@ SETTLE_NS = 2_000_000_000  # a file changed this recently may change again withi
 
 
 class StatMemo:
-    """Values derived from files, remembered across processes by each file's stat (path, device, inode, size,
+    """Values derived from files, remembered across processes by each file's stat (device, inode, size,
     modification and change times), so a later CLI run answers for an unchanged file without reading it.
+
+    The entries of one directory's files share one cache file, read once per process: a store of 200 rules and
+    200 test files costs two reads, not 400. Puts are kept in memory until `flush` (one write per directory),
+    which merges them into what other processes wrote meanwhile; a lost race costs a recomputation, never a
+    wrong value.
 
     Only a settled file (last changed at least SETTLE_NS ago) is remembered: an edit in the same clock tick as
     the read could leave its stat unchanged (git's "racy" files), so a recent file is read and computed anew
@@ -97,22 +103,58 @@ class StatMemo:
     never served."""
 
     def __init__(self, name: str, table: str) -> None:
-        self._cache = JsonCache(name)
+        self._name = name
         self._table = table
+        self._groups: dict[str, dict[str, Any]] = {}
+        self._dirty: dict[str, set[str]] = {}
 
     @staticmethod
-    def key(kind: str, path: Path, st: os.stat_result) -> str:
-        return "\0".join(str(p) for p in (kind, path.absolute(), st.st_dev, st.st_ino, st.st_size,
-                                          st.st_mtime_ns, st.st_ctime_ns))
+    def key(st: os.stat_result) -> str:
+        return ":".join(str(p) for p in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+
+    def _file(self, group: str) -> Path:
+        digest = hashlib.sha256(group.encode("utf-8", "surrogatepass")).hexdigest()
+        return cache_root() / self._name / self._table / f"{digest}.json"
+
+    def _read(self, group: str) -> dict[str, Any]:
+        try:
+            data = json.loads(self._file(group).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _group(self, kind: str, path: Path) -> tuple[str, dict[str, Any]]:
+        group = f"{kind}\0{path.absolute().parent}"
+        entries = self._groups.get(group)
+        if entries is None:
+            entries = self._groups[group] = self._read(group)
+        return group, entries
 
     def get(self, kind: str, path: Path, st: os.stat_result) -> Any:
         """The remembered value, or the MISSING sentinel (`StatMemo.missing`)."""
-        hit = self._cache.get(self._table, self.key(kind, path, st))
-        return hit["v"] if isinstance(hit, dict) and "v" in hit else _MISSING
+        _group, entries = self._group(kind, path)
+        hit = entries.get(path.name)
+        if isinstance(hit, dict) and hit.get("k") == self.key(st) and "v" in hit:
+            return hit["v"]
+        return _MISSING
 
     def put(self, kind: str, path: Path, st: os.stat_result, value: Any) -> None:
-        """Remember `value` (JSON data) for this stat, when the file has settled."""
+        """Remember `value` (JSON data) for this stat, when the file has settled; written by `flush`."""
         if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= SETTLE_NS and json_safe(value):
-            self._cache.put(self._table, self.key(kind, path, st), {"v": value})
+            group, entries = self._group(kind, path)
+            entries[path.name] = {"k": self.key(st), "v": value}
+            self._dirty.setdefault(group, set()).add(path.name)
+
+    def flush(self) -> None:
+        """Write the directories that gained entries, each merged into its file as it is on disk now."""
+        for group, names in sorted(self._dirty.items()):
+            merged = self._read(group)
+            merged.update({n: self._groups[group][n] for n in names})
+            self._groups[group] = merged
+            path = self._file(group)
+            with contextlib.suppress(OSError, TypeError, ValueError):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, json.dumps(merged, separators=(",", ":")).encode("utf-8"))
+        self._dirty.clear()
 
     missing = _MISSING

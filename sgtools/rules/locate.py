@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ SNAPSHOT_SUFFIX = "-snapshot.yml"
 _ids_cache: dict[tuple[str, str, bytes], list[str] | None] = {}
 _ids_lock = threading.Lock()
 _IDS_CACHE_MAX = 16384
-_ids_on_disk = StatMemo("rule-ids-v1", "ids")
+_ids_on_disk = StatMemo("rule-ids-v2", "ids")
 
 
 def _by_content(kind: str, path: Path, compute: Callable[[Path, str], list[str] | None]) -> list[str] | None:
@@ -112,6 +113,7 @@ def project_ids(cfg: ProjectConfig, unreadable: list[Path] | None = None) -> dic
             unreadable.append(path)
         for index, rid in enumerate(ids or []):
             out.setdefault(rid, []).append((path, index))
+    _ids_on_disk.flush()
     return out
 
 
@@ -132,11 +134,14 @@ def load_docs_quietly(path: Path) -> list[Any]:
 
 def test_files_for(cfg: ProjectConfig, rule_id: str) -> list[Path]:
     out = []
+    # String prefixes, not `Path.parents` (a lazy sequence of new Paths per test file per snapshot directory).
+    snapshots = tuple(os.path.join(d, "") for d in cfg.snapshot_dirs)
     for path in cfg.test_files():
-        if any(cfg_dir in path.parents for cfg_dir in cfg.snapshot_dirs):
+        if str(path).startswith(snapshots):
             continue
         if rule_id in test_file_ids(path):
             out.append(path)
+    _ids_on_disk.flush()
     return out
 
 
@@ -144,6 +149,7 @@ def tested_ids(cfg: ProjectConfig) -> set[str]:
     ids: set[str] = set()
     for path in cfg.test_files():
         ids.update(i for i in test_file_ids(path) if i)
+    _ids_on_disk.flush()
     return ids
 
 
