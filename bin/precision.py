@@ -16,6 +16,7 @@ apt-get) by package name.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -54,6 +55,18 @@ CORPUS += [
     ("npm", "@docusaurus/theme-classic@3.6.3"), ("npm", "@docusaurus/theme-common@3.6.3"),
     ("npm", "@graphiql/react@0.26.2"),
 ]
+# Python, Go, Rust, C and C++: several thousand files each. Debian ships Go and Rust sources in -dev packages,
+# installed Python modules in python3-*, and C/C++ upstream tarballs in *-source packages (see _unpack_src_tarballs).
+CORPUS += [
+    ("apt", "python3-django"), ("apt", "python3-sqlalchemy"), ("apt", "python3-paramiko"),
+    ("apt", "python3-twisted"), ("apt", "golang-github-docker-docker-dev"), ("apt", "golang-golang-x-net-dev"),
+    ("apt", "golang-github-minio-minio-go-v7-dev"), ("apt", "golang-github-go-sql-driver-mysql-dev"),
+    ("apt", "librust-tokio-dev"), ("apt", "librust-hyper-dev"), ("apt", "librust-clap-dev"),
+    ("apt", "librust-rustls-dev"), ("apt", "librust-syn-dev"), ("apt", "librust-openssl-dev"),
+    ("apt", "librust-rusqlite-dev"), ("apt", "librust-reqwest-dev"), ("apt", "librust-native-tls-dev"),
+    ("apt", "bluez-source"), ("apt", "libxcrypt-source"), ("apt", "openvswitch-source"), ("apt", "binutils-source"),
+    ("apt", "googletest"), ("apt", "libwebsocketpp-dev"), ("npm", "leveldown@6.1.1"), ("npm", "re2@1.21.3"),
+]
 JDK_MODULES = ("java.base/", "java.sql/", "java.naming/", "java.net.http/", "jdk.httpserver/", "java.logging/")
 SEVERITIES = ("error", "warning")
 
@@ -85,6 +98,7 @@ def fetch(corpus: list[tuple[str, str]] = CORPUS, root: Path | None = None) -> P
         if archive.suffix == ".deb":
             subprocess.run(["dpkg-deb", "-x", str(archive), str(target)], check=True)
             _unpack_jdk_sources(target)
+            _unpack_src_tarballs(target)
             _name_shell_scripts(target)
         else:
             with tarfile.open(archive) as tar:
@@ -100,6 +114,14 @@ def _unpack_jdk_sources(target: Path) -> None:
             z.extractall(zipped.parent / "src", [m for m in z.namelist() if m.startswith(JDK_MODULES)])
 
 
+def _unpack_src_tarballs(target: Path) -> None:
+    """A Debian *-source package ships its upstream tarball under usr/src: unpack it there. tar(1), not tarfile:
+    tarfile re-reads a compressed stream from its start for every hard link in it (binutils: minutes)."""
+    for inner in sorted((target / "usr" / "src").rglob("*.tar.*")) if (target / "usr" / "src").is_dir() else []:
+        subprocess.run(["tar", "-xf", str(inner), "-C", str(inner.parent), "--no-same-owner"], check=True)
+        inner.unlink()
+
+
 def _name_shell_scripts(target: Path) -> None:
     """Debian installs scripts without an extension, so a walk would not parse them: scripts with a sh/bash
     shebang and bash-completion's completions get a `.sh` name (the copy is ours, outside the repo)."""
@@ -112,34 +134,45 @@ def _name_shell_scripts(target: Path) -> None:
 
 
 def _findings(package: Path) -> list[dict[str, object]]:
+    """Warning+ findings of the bundled rules in one package, cached per package and per bundled index (the scan
+    is the slow part; an edit to any rule changes the index and so rescans)."""
+    index = hashlib.sha256((ROOT / "community_index" / "index.json").read_bytes()).hexdigest()[:12]
+    cached = cache_dir() / "findings" / index / f"{package.name}.json"
+    if cached.exists():
+        return list(json.loads(cached.read_text()))
     from sgtools.engine.process import Engine
     from sgtools.project.workspace import Workspace
     from sgtools.scan.collect import collect, rule_source
 
     ws, eng = Workspace(package), Engine()
-    return [dict(d) for d in collect(ws, eng, rule_source(ws, eng), paths=None, min_severity="warning",
-                                     verify_fixits=False).issues]
+    found = [dict(d) for d in collect(ws, eng, rule_source(ws, eng), paths=None, min_severity="warning",
+                                      verify_fixits=False).issues]
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(found))
+    return found
 
 
-def sample(per_rule: int, seed: int, languages: set[str], packages: list[str]) -> None:
-    """Up to `per_rule` findings of each rule in each package, with three lines of context, for judging; only
-    rules of `languages` and packages whose name contains one of `packages`, when given."""
-    rng = random.Random(seed)
+def sample(per_rule: int, seed: int, languages: set[str], packages: list[str], corpus_wide: bool = False,
+           unjudged: bool = False) -> None:
+    """Up to `per_rule` findings of each rule in each package (over all packages together with `corpus_wide`),
+    with the lines around each, for judging; only rules of `languages` and packages whose name contains one of
+    `packages`, when given; `unjudged` leaves out findings verdicts.tsv already judges."""
+    rng, judged = random.Random(seed), verdicts() if unjudged else {}
+    pools: dict[tuple[str, str], list[tuple[Path, Finding]]] = defaultdict(list)
     for package in sorted((cache_dir() / "src").iterdir()):
         if packages and not any(p in package.name for p in packages):
             continue
-        by_rule: dict[str, list[dict[str, object]]] = defaultdict(list)
         for d in _findings(package):
-            if not languages or str(d["ruleId"]).rsplit("-", 1)[-1] in languages:
-                by_rule[str(d["ruleId"])].append(d)
-        for rule, found in sorted(by_rule.items()):
-            for d in rng.sample(found, min(per_rule, len(found))):
-                lines = (package / str(d["file"])).read_text(errors="replace").splitlines()
-                line = int(str(d["line"]))
-                context = lines[max(0, line - 3): line + 2]
-                print(f"=== {rule}\t{location(package.name, str(d['file']), line)}\t{d['severity']}\t"
-                      f"({len(found)} in package)")
-                print("\n".join(f"    {t}" for t in context))
+            rule = str(d["ruleId"])
+            if (languages and rule.rsplit("-", 1)[-1] not in languages) or (
+                    verdict_key(rule, _loc(package, d)) in judged):
+                continue
+            pools[("" if corpus_wide else package.name, rule)].append((package, d))
+    for (_scope, rule), found in sorted(pools.items()):
+        for package, d in rng.sample(found, min(per_rule, len(found))):
+            print(f"=== {rule}\t{_loc(package, d)}\t{d['severity']}\t"
+                  f"({len(found)} in {'corpus' if corpus_wide else 'package'})")
+            print(_context(package, d))
 
 
 def report() -> int:
@@ -228,7 +261,8 @@ def _loc(package: Path, d: Finding) -> str:
 
 
 def _context(package: Path, d: Finding) -> str:
-    lines = (package / str(d["file"])).read_text(errors="replace").splitlines()
+    # split("\n"), not splitlines(): GNU sources hold form feeds, which splitlines() counts as line ends
+    lines = (package / str(d["file"])).read_text(errors="replace").split("\n")
     line = int(str(d["line"]))
     return "\n".join(f"    {t}" for t in lines[max(0, line - 4): line + 3])
 
@@ -289,6 +323,8 @@ def main() -> int:
     s.add_argument("--seed", type=int, default=18)
     s.add_argument("--languages", default="", help="comma-separated: only rules of these languages")
     s.add_argument("--packages", default="", help="comma-separated: only packages whose name contains one")
+    s.add_argument("--corpus-wide", action="store_true", help="n per rule over all packages together")
+    s.add_argument("--unjudged", action="store_true", help="leave out findings verdicts.tsv already judges")
     subs.add_parser("report")
     g = subs.add_parser("signal")
     g.add_argument("-n", type=int, default=60, help="findings to draw from the whole corpus (default 60)")
@@ -302,7 +338,7 @@ def main() -> int:
         fetch([c for c in CORPUS if not wanted or any(w in c[1] for w in wanted)])
     elif args.cmd == "sample":
         sample(args.n, args.seed, set(filter(None, args.languages.split(","))),
-               list(filter(None, args.packages.split(","))))
+               list(filter(None, args.packages.split(","))), args.corpus_wide, args.unjudged)
     elif args.cmd == "signal":
         return signal(args.n, args.seed, args.at)
     elif args.cmd == "kept":
