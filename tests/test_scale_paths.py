@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -84,3 +86,29 @@ def test_only_formats_that_print_fingerprints_compute_them(tmp_path: Path, monke
     with contextlib.redirect_stdout(out):
         assert main(["scan", "--format", fmt]) in (0, 1)
     assert (len(calls) > 0) is hashed and ("fingerprint" in out.getvalue()) is hashed
+
+
+_SPAWNS = """
+import sys
+spawned = []
+sys.addaudithook(lambda event, args: spawned.append(args[1]) if event == "subprocess.Popen" else None)
+from sgtools.cli import main
+try:
+    main(["scan", "python/calc.py", "--format", "json"])
+finally:
+    print("SPAWNED", len(spawned), spawned, file=sys.stderr)
+"""
+
+
+@pytest.mark.slow
+def test_one_file_scan_spawns_only_the_scan(tmp_path: Path) -> None:
+    """The second CLI run of a one-file scan starts one process, the scan itself: the engine's version (part of
+    the analysis cache key) is remembered by the binary's stat, not asked with `ast-grep --version` each run."""
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", _SPAWNS], cwd=root, env=env, capture_output=True, text=True,
+                           timeout=120) for _ in range(2)]
+    assert '"issues"' in runs[1].stdout, runs[1].stderr[-2000:]
+    line = runs[1].stderr.rsplit("SPAWNED", 1)[1]
+    assert line.split()[0] == "1" and "--version" not in line, line

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sgtools.core.cache import StatMemo
 from sgtools.core.errors import EngineFailed
 from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
 from sgtools.engine import trust
@@ -395,6 +396,26 @@ def parse_test_output(text: str, ok: bool) -> TestReport:
 
 @functools.lru_cache(maxsize=8)
 def _cached_version(binary: str, timeout: float) -> str:
+    """Asked once per binary: in this process (lru_cache), and across processes by the binary's stat, so a CLI
+    call spends no `ast-grep --version` spawn beside its real work (a replaced binary has a new stat)."""
+    path = Path(binary)
+    try:
+        st = path.stat()
+    except OSError:
+        return _ask_version(binary, timeout)
+    remembered = _versions.get("version", path, st)
+    if isinstance(remembered, str):
+        return remembered
+    text = _ask_version(binary, timeout)
+    _versions.put("version", path, st, text)
+    _versions.flush()
+    return text
+
+
+_versions = StatMemo("engine-version-v1", "version")
+
+
+def _ask_version(binary: str, timeout: float) -> str:
     out = spawn([binary, "--version"], cwd=None, timeout=timeout, max_output=65536, advice=Advice(
         f"Reinstall ast-grep-cli or set {BINARY_ENV}.", "Check the binary.", "Check the binary."),
         name=f"`{binary} --version`")
