@@ -29,6 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VERDICTS = ROOT / "community_index" / "precision" / "verdicts.tsv"
+# Verdicts on findings only the rules before issue 21's work (518f515) reported: `signal --at` joins them too;
+# precision per rule (report) is about the rules as they are, so it reads VERDICTS alone.
+VERDICTS_BEFORE = VERDICTS.with_name("verdicts-before.tsv")
 # (client, package spec): small, well-known packages whose sources ship in the registry archive.
 CORPUS = [
     ("pip", "requests==2.32.3"), ("pip", "flask==3.0.3"), ("pip", "click==8.1.7"), ("pip", "jinja2==3.1.4"),
@@ -222,9 +225,9 @@ def verdict_key(rule: str, loc: str) -> tuple[str, str, str]:
     return rule, package, "/".join(parts[1:])
 
 
-def verdicts() -> dict[tuple[str, str, str], tuple[str, str]]:
-    """(rule, package, path:line) -> (verdict, reason) from verdicts.tsv."""
-    rows = [ln.split("\t") for ln in VERDICTS.read_text().splitlines()[1:] if ln.strip()]
+def verdicts(*files: Path) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """(rule, package, path:line) -> (verdict, reason) from the verdict files (default: verdicts.tsv)."""
+    rows = [ln.split("\t") for f in files or (VERDICTS,) for ln in f.read_text().splitlines()[1:] if ln.strip()]
     return {verdict_key(rule, loc): (verdict, why) for rule, _lang, loc, verdict, why in rows}
 
 
@@ -248,11 +251,20 @@ def scan_corpus(tree: Path) -> list[tuple[Path, Finding]]:
     env = {**os.environ, "PYTHONPATH": str(tree), "XDG_CACHE_HOME": str(cache_dir() / "xdg" / tree.name)}
     out: list[tuple[Path, Finding]] = []
     for package in sorted((cache_dir() / "src").iterdir()):
+        # a past revision's findings never change: kept; this checkout's are scanned afresh every time
+        kept_scan = None if tree == ROOT else cache_dir() / "scans" / tree.name / f"{package.name}.json"
+        if kept_scan is not None and kept_scan.exists():
+            out.extend((package, d) for d in json.loads(kept_scan.read_text()))
+            continue
         run = subprocess.run([sys.executable, "-m", "sgtools", "scan", "--root", str(package), "--json",
                               "--no-progress"], capture_output=True, text=True, env=env, cwd=package)
         if run.returncode not in (0, 1):
             raise SystemExit(f"scan of {package.name} failed (exit {run.returncode}): {run.stderr[-800:]}")
-        out.extend((package, d) for d in json.loads(run.stdout)["issues"])
+        issues = json.loads(run.stdout)["issues"]
+        if kept_scan is not None:
+            kept_scan.parent.mkdir(parents=True, exist_ok=True)
+            kept_scan.write_text(json.dumps(issues))
+        out.extend((package, d) for d in issues)
     return out
 
 
@@ -274,7 +286,7 @@ def signal(n: int, seed: int, rev: str | None) -> int:
     found = [(p, d) for p, d in scan_corpus(tree_at(rev)) if d["severity"] in SEVERITIES]
     found.sort(key=lambda pd: (_loc(*pd), str(pd[1]["ruleId"])))
     drawn = random.Random(seed).sample(found, min(n, len(found)))
-    judged = verdicts()
+    judged = verdicts(VERDICTS, VERDICTS_BEFORE)
     shares = Counter[str]()
     todo = []
     for package, d in drawn:

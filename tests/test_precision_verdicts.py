@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 VERDICTS = ROOT / "community_index" / "precision" / "verdicts.tsv"
 
 
-def test_every_verdict_names_a_bundled_rule_a_verdict_and_a_reason() -> None:
-    rows = [ln.split("\t") for ln in VERDICTS.read_text().splitlines()[1:]]
+@pytest.mark.parametrize("verdicts", [VERDICTS, VERDICTS.with_name("verdicts-before.tsv")], ids=lambda p: p.name)
+def test_every_verdict_names_a_bundled_rule_a_verdict_and_a_reason(verdicts: Path) -> None:
+    rows = [ln.split("\t") for ln in verdicts.read_text().splitlines()[1:]]
     rules = {p.stem for p in (ROOT / "community_index" / "rules").rglob("*.yml")}
     assert rows and all(len(r) == 5 for r in rows)
     for rule, _lang, loc, verdict, reason in rows:
@@ -41,3 +47,35 @@ def test_report_prints_each_language_with_its_counts() -> None:
     for lang in {r[1] for r in rows}:
         n = sum(r[1] == lang for r in rows)
         assert any(ln.startswith(f"language {lang} ") and f" {n} judged" in ln for ln in out.splitlines()), lang
+
+
+def _harness() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("precision", ROOT / "bin" / "precision.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_finding_joins_its_verdict_across_install_roots_and_debian_revisions() -> None:
+    p = _harness()
+    found = p.location("ruby-rack_2.2.22-0+deb12u1_all",
+                       "usr/share/rubygems-integration/all/gems/rack-2.2.22/lib/rack/auth/digest/md5.rb", 105)
+    assert found == "ruby-rack_2.2.22-0+deb12u1_all/rack-2.2.22/lib/rack/auth/digest/md5.rb:105"
+    row = "ruby-rack_2.2.22-0+deb12u2_all/rack-2.2.22/lib/rack/auth/digest/md5.rb:105"  # judged on another revision
+    assert p.verdict_key("r", found) == p.verdict_key("r", row)
+    go = p.location("golang-x_1_all", "usr/share/gocode/src/golang.org/x/crypto/a.go", 7)
+    assert p.verdict_key("r", go) == p.verdict_key("r", "go-debian/golang-x_1_all/golang.org/x/crypto/a.go:7")
+    assert p.verdict_key("r", go) != p.verdict_key("r", "go-debian/golang-x_1_all/golang.org/x/crypto/a.go:8")
+    assert p.verdict_key("r", "click-8.1.7/x.py:1") != p.verdict_key("r", "click-8.1.8/x.py:1")  # pinned versions
+
+
+@pytest.mark.slow
+def test_every_true_positive_is_still_reported() -> None:
+    """`kept` rescans the judged corpus: every `tp` verdict must still be found (needs the fetched corpus)."""
+    cache = os.environ.get("SGTOOLS_PRECISION_CACHE")
+    if not cache or not (Path(cache) / "src").is_dir():
+        pytest.skip("no precision corpus: set SGTOOLS_PRECISION_CACHE after `bin/precision.py fetch`")
+    run = subprocess.run([sys.executable, str(ROOT / "bin" / "precision.py"), "kept"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 lost" in run.stdout

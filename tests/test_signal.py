@@ -176,6 +176,48 @@ SYNTAXES = [
     (["// NOLINTNEXTLINE(cert-msc24-c)", "gets(buf);"], 1, ["cert-msc24-c"], True),
     (["// NOLINTNEXTLINE(misc-foo)", "gets(buf);"], 1, ["cert-msc24-c"], False),
     (["x = eval(s)  # noqa: S307"], 0, [], False),  # a rule without equivalents is never silenced
+    # pylint on a line of its own: the rest of its block, or up to `enable`
+    (["def f():", "    # pylint: disable=eval-used", "    a = 1", "    eval(s)"], 3, ["eval-used"], True),
+    (["def f():", "    # pylint: disable=exec-used", "    a = 1", "    eval(s)"], 3, ["eval-used"], False),
+    (["def f():", "    # pylint: disable=eval-used", "    a = 1", "def g():", "    eval(s)"], 4, ["eval-used"], False),
+    (["# pylint: disable=eval-used", "x = 1", "# pylint: enable=eval-used", "eval(s)"], 3, ["eval-used"], False),
+    (["# pylint: disable=W0123", "def g():", "    eval(s)"], 2, ["W0123"], True),
+    # clippy's allow above a function whose signature spans lines (and a where clause)
+    (["#[allow(clippy::unwrap_used)]", "fn a(", "    x: u8,", ") -> u8 {", "    x.unwrap()", "}"], 4,
+     ["clippy::unwrap_used"], True),
+    (["#[allow(clippy::expect_used)]", "fn a(", "    x: u8,", ") -> u8 {", "    x.unwrap()", "}"], 4,
+     ["clippy::unwrap_used"], False),
+    (["#[allow(clippy::unwrap_used)]", "fn a<T>(x: T) -> u8", "where", "    T: Clone,", "{", "    x.unwrap()", "}"],
+     5, ["clippy::unwrap_used"], True),
+    (["#[allow(clippy::unwrap_used)]", "fn a(", "    x: u8,", ") {", "}", "fn b() {", "    x.unwrap()", "}"], 6,
+     ["clippy::unwrap_used"], False),
+    # C#: #pragma warning disable ... restore
+    (["#pragma warning disable CA2100 // reviewed", "cmd.CommandText = q;", "#pragma warning restore CA2100"], 1,
+     ["CA2100"], True),
+    (["#pragma warning disable CA1062", "cmd.CommandText = q;"], 1, ["CA2100"], False),
+    (["#pragma warning disable CA2100", "#pragma warning restore CA2100", "cmd.CommandText = q;"], 2, ["CA2100"],
+     False),
+    (["#pragma warning disable", "cmd.CommandText = q;"], 1, ["CA2100"], True),
+    # Java @SuppressWarnings / Kotlin @Suppress on the enclosing declaration
+    (["class A {", '    @SuppressWarnings("java:S2245")', "    void f() {", "        new Random();", "    }", "}"], 3,
+     ["java:S2245"], True),
+    (["class A {", '    @SuppressWarnings({"unchecked", "java:S2245"})', "    void f() {", "        new Random();",
+      "    }", "}"], 3, ["java:S2245"], True),
+    (["class A {", '    @SuppressWarnings("unchecked")', "    void f() {", "        new Random();", "    }", "}"], 3,
+     ["java:S2245"], False),
+    (['    @SuppressWarnings("java:S2245")', "    void f() {", "    }", "    void g() {", "        new Random();"], 4,
+     ["java:S2245"], False),
+    (['@Suppress("DEPRECATION")', "fun f() {", "    old()", "}"], 2, ["DEPRECATION"], True),
+    (['@Suppress("UNCHECKED_CAST")', "fun f() {", "    old()", "}"], 2, ["DEPRECATION"], False),
+    # phpcs: ignore on the line or the line above, disable ... enable regions, a standard or category names its sniffs
+    (["eval($s); // phpcs:ignore Squiz.PHP.Eval -- reviewed"], 0, ["Squiz.PHP.Eval"], True),
+    (["// phpcs:ignore Squiz.PHP.Eval", "eval($s);"], 1, ["Squiz.PHP.Eval"], True),
+    (["// phpcs:ignore Generic.Files.LineLength", "eval($s);"], 1, ["Squiz.PHP.Eval"], False),
+    (["// phpcs:disable Squiz.PHP", "eval($a);", "// phpcs:enable Squiz.PHP", "eval($b);"], 1, ["Squiz.PHP.Eval"],
+     True),
+    (["// phpcs:disable Squiz.PHP", "eval($a);", "// phpcs:enable Squiz.PHP", "eval($b);"], 3, ["Squiz.PHP.Eval"],
+     False),
+    (["// phpcs:disable Squiz.PHPX", "eval($a);"], 1, ["Squiz.PHP.Eval"], False),
 ]
 
 

@@ -12,7 +12,10 @@ suppression comment spells it: `B001`, `eval-used`, `SC2086`, `no-eval`, `gosec`
 - `//nolint:gosec` (same line; a bare `//nolint` too);
 - `#[allow(clippy::unwrap_used)]` on the enclosing item, `#![allow(...)]` for the whole file;
 - `# rubocop:disable Security/Eval` (same line, or a region until `# rubocop:enable`);
-- `// NOLINT(cert-err33-c)` (same line), `// NOLINTNEXTLINE(...)` (line above); bare forms too, globs allowed.
+- `// NOLINT(cert-err33-c)` (same line), `// NOLINTNEXTLINE(...)` (line above); bare forms too, globs allowed;
+- `# pylint: disable=...` on a line of its own: the rest of its block;
+- C# `#pragma warning disable CA2100` ... `restore`; Java `@SuppressWarnings("...")`, Kotlin `@Suppress("...")` on
+  the enclosing declaration; `// phpcs:ignore Squiz.PHP.Eval` (line or line above), `phpcs:disable` ... `enable`.
 
 Suppressed findings are counted per rule (`suppressed` in results), never silently lost. On by default; a
 project turns it off with `equivalentSuppressions: false` in sgconfig.yml.
@@ -42,12 +45,14 @@ _SAME_LINE: Final = (
     re.compile(r"//\s*nolint(?::(?P<c>[\w\-,]+))?"),
     re.compile(r"#\s*rubocop:\s*(?:disable|todo)\s+(?P<c>[\w/, ]+)"),
     re.compile(r"//\s*NOLINT(?:\((?P<c>[^)]*)\))?(?!NEXTLINE|BEGIN|END)"),
+    re.compile(r"(?://|#|/\*)\s*phpcs:ignore\b(?P<c>[^\-*]*)"),
 )
 _LINE_ABOVE: Final = (
     re.compile(r"#\s*pylint:\s*disable-next=(?P<c>[\w\-, ]+)"),
     re.compile(r"//\s*eslint-disable-next-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?$"),
     re.compile(r"/\*\s*eslint-disable-next-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/"),
     re.compile(r"//\s*NOLINTNEXTLINE(?:\((?P<c>[^)]*)\))?"),
+    re.compile(r"^\s*(?://|#|/\*)\s*phpcs:ignore\b(?P<c>[^\-*]*)"),
 )
 _SHELLCHECK: Final = re.compile(r"^\s*#\s*shellcheck\s+disable=(?P<c>[\w,\- ]+)")
 _RUBOCOP_OFF: Final = re.compile(r"^\s*#\s*rubocop:\s*disable\s+(?P<c>[\w/, ]+)")
@@ -56,6 +61,17 @@ _ESLINT_OFF: Final = re.compile(r"^\s*/\*\s*eslint-disable(?:\s+(?P<c>[\w\-/@, ]
 _ESLINT_ON: Final = re.compile(r"^\s*/\*\s*eslint-enable(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/")
 _ALLOW: Final = re.compile(r"^\s*#\[allow\((?P<c>[^\]]*)\)\]")
 _ALLOW_FILE: Final = re.compile(r"#!\[allow\((?P<c>[^\]]*)\)\]")
+# Java @SuppressWarnings("x") / @SuppressWarnings({"x", "y"}), Kotlin @Suppress("x"): on the enclosing declaration
+_SUPPRESS_ANNOTATION: Final = re.compile(r"@(?:java\.lang\.)?Suppress(?:Warnings)?\(\s*(?:value\s*=\s*)?[{\[]?"
+                                         r"(?P<c>[^)}\]]*)")
+_PYLINT_OFF: Final = re.compile(r"^\s*#\s*pylint:\s*disable=(?P<c>[\w\-, ]+)")
+_PYLINT_ON: Final = re.compile(r"^\s*#\s*pylint:\s*enable=(?P<c>[\w\-, ]+)")
+_PRAGMA_OFF: Final = re.compile(r"^\s*#pragma\s+warning\s+disable\b(?P<c>[^/]*)")
+_PRAGMA_ON: Final = re.compile(r"^\s*#pragma\s+warning\s+restore\b(?P<c>[^/]*)")
+_PHPCS_OFF: Final = re.compile(r"^\s*(?://|#|/\*)\s*phpcs:disable\b(?P<c>[^\-*]*)")
+_PHPCS_ON: Final = re.compile(r"^\s*(?://|#|/\*)\s*phpcs:enable\b(?P<c>[^\-*]*)")
+# a line that goes on a declaration begun above it: `) -> T {`, `where`, `{`, `throws X {`
+_CONTINUES: Final = (")", "]", ">", "{", "where", "->", "throws", ":")
 
 
 def enabled(cfg: ProjectConfig | None) -> bool:
@@ -73,14 +89,15 @@ def equivalents(rule: Rule | None) -> tuple[str, ...]:
 
 
 def _names(group: str | None) -> list[str]:
-    if group is None or not group.strip():
+    if group is None or not group.strip(" \t\"'"):
         return [BLANKET]
-    return [n for n in _SPLIT.split(group.strip()) if n]
+    return [n.strip("\"'") for n in _SPLIT.split(group.strip()) if n.strip("\"'")]
 
 
 def _same(a: str, b: str) -> bool:
     a, b = a.lower().removeprefix("clippy::"), b.lower().removeprefix("clippy::")
-    return a == b or fnmatchcase(b, a)  # clang-tidy allows globs such as bugprone-*
+    # clang-tidy allows globs such as bugprone-*; phpcs names a standard or category for all its sniffs
+    return a == b or fnmatchcase(b, a) or ("." in b and b.startswith(a + "."))
 
 
 def _names_any(named: Sequence[str], checks: Sequence[str]) -> bool:
@@ -91,24 +108,52 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _allowed_by_attribute(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
-    """A `#[allow(...)]` right above line `row` (0-based) or above an item enclosing it (found by indentation),
-    or `#![allow(...)]` anywhere in the file."""
-    if any(_names_any(_names(m.group("c")), checks) for line in lines for m in _ALLOW_FILE.finditer(line)):
-        return True
-    limit, attached = _indent(lines[row]), True  # attributes right above the finding's own line apply
+def _annotated(lines: Sequence[str], row: int, checks: Sequence[str], rx: re.Pattern[str]) -> bool:
+    """An attribute/annotation (`rx`) right above line `row` (0-based), or above or on the first line of a
+    declaration enclosing it. Enclosing declarations are found by indentation; one whose signature spans
+    lines (`fn a(` ... `) -> T {`) counts from its first line."""
+    limit, attached, continued = _indent(lines[row]), True, False  # annotations right above the line apply
     for line in reversed(lines[:row]):
         text = line.strip()
         if not text:
             continue
-        if text.startswith(("#[", "//")):
-            m = _ALLOW.match(line)
-            if attached and m and _names_any(_names(m.group("c")), checks):
-                return True
-            continue
-        attached = _indent(line) < limit  # a line less indented is the header of an item enclosing the finding
-        limit = min(limit, _indent(line))
+        if not text.startswith(("#[", "//", "@")):
+            indent = _indent(line)
+            if continued and indent >= limit:
+                # inside a signature spanning lines: its parameter lines, then its first line
+                continued, attached = indent > limit or text.startswith(_CONTINUES), True
+            else:
+                attached = indent < limit  # a line less indented is the header of an item enclosing the finding
+                limit = min(limit, indent)
+                continued = attached and text.startswith(_CONTINUES)
+        m = rx.search(line)
+        if attached and m and _names_any(_names(m.group("c")), checks):
+            return True
     return False
+
+
+def _allowed_by_attribute(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+    """Rust `#[allow(...)]` on the line's item or an enclosing one, or `#![allow(...)]` anywhere in the file."""
+    if any(_names_any(_names(m.group("c")), checks) for line in lines for m in _ALLOW_FILE.finditer(line)):
+        return True
+    return _annotated(lines, row, checks, _ALLOW)
+
+
+def _pylint_scope(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+    """`# pylint: disable=x` on a line of its own: from there to the end of its block (lines indented at least
+    as much), or to `# pylint: enable=x`."""
+    scope: int | None = None  # the indentation of the disabling comment while it applies
+    for line in lines[: row + 1]:
+        text = line.strip()
+        if not text:
+            continue
+        if scope is not None and _indent(line) < scope and not text.startswith("#"):
+            scope = None
+        if (m := _PYLINT_OFF.match(line)) and _names_any(_names(m.group("c")), checks):
+            scope = _indent(line)
+        elif (m := _PYLINT_ON.match(line)) and _names_any(_names(m.group("c")), checks):
+            scope = None
+    return scope is not None
 
 
 def _shellcheck_above(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
@@ -151,4 +196,8 @@ def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Se
     return (_shellcheck_above(lines, start_row, checks)
             or _region(lines, start_row, checks, _RUBOCOP_OFF, _RUBOCOP_ON)
             or _region(lines, start_row, checks, _ESLINT_OFF, _ESLINT_ON)
-            or _allowed_by_attribute(lines, start_row, checks))
+            or _region(lines, start_row, checks, _PRAGMA_OFF, _PRAGMA_ON)
+            or _region(lines, start_row, checks, _PHPCS_OFF, _PHPCS_ON)
+            or _pylint_scope(lines, start_row, checks)
+            or _allowed_by_attribute(lines, start_row, checks)
+            or _annotated(lines, start_row, checks, _SUPPRESS_ANNOTATION))
