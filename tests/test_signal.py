@@ -12,6 +12,7 @@ from sgtools.cli import main
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.errors import RuleInvalid
 from sgtools.engine.process import Engine
+from sgtools.present import summary
 from sgtools.project.workspace import Workspace
 from sgtools.scan import generated, paths, snippet, suppress, testcode
 
@@ -340,10 +341,20 @@ def test_scan_summary_counts_each_kind(initialized: Workspace, capsys: pytest.Ca
     # findings, suppressed, in tests, skipped in tests, skipped generated
     assert table == {"no-console": [1, 1, 0, 0, 1], "no-println": [1, 0, 0, 0, 1],
                      "hardcoded-secret": [2, 0, 1, 0, 0], "no-assert": [0, 0, 0, 1, 0], "total": [4, 1, 1, 1, 2]}
-    assert "skipped as generated: api/x.pb.go (Code generated ... DO NOT EDIT)" in out
-    assert "skipped as generated: web/vendor-bundle.js (minified)" in out
+    assert ("skipped as generated: 2 file(s), 2 finding(s) (1 Code generated ... DO NOT EDIT, 1 minified)\n"
+            "  api/x.pb.go (Code generated ... DO NOT EDIT)\n  web/vendor-bundle.js (minified)\n") in out
     assert "Also: 1 suppressed by other linters' comments; 1 in tests (1 more skipped there); 2 in 2 generated" in out
     assert main(["scan", "--no-progress", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["suppressed"] == {"no-console": 1} and data["generated"] == {"no-console": 1, "no-println": 1}
     assert [i["inTest"] for i in data["issues"] if i["ruleId"] == "hardcoded-secret"] == [False, True]
+
+
+def test_summary_names_a_few_generated_files_and_counts_the_rest() -> None:
+    files = [{"file": f"vendor/{i:02}.js", "why": "minified"} for i in range(25)]
+    files.append({"file": "api/x.pb.go", "why": "Code generated ... DO NOT EDIT"})
+    text = summary.render([], {"skippedGenerated": files, "generated": {"no-eval": 30}})
+    lines = text.splitlines()
+    assert "skipped as generated: 26 file(s), 30 finding(s) (25 minified, 1 Code generated ... DO NOT EDIT)" in lines
+    assert sum(ln.startswith("  vendor/") for ln in lines) == summary.NAMED_GENERATED
+    assert lines[-1] == "  ... and 16 more (--json lists every one in skippedGenerated)"

@@ -49,9 +49,27 @@ def render(table: list[SummaryRow], signal: Mapping[str, Any]) -> str:
     for row in [*body, totals]:
         lines.append("  ".join([str(row[0]).ljust(width),
                                 *(str(v).rjust(len(h)) for v, h in zip(row[1:], HEADERS[1:], strict=True))]))
-    for f in signal.get("skippedGenerated") or []:
-        lines.append(f"skipped as generated: {f['file']} ({f['why']})")
+    lines.extend(_generated(signal.get("skippedGenerated") or [], sum((signal.get("generated") or {}).values())))
     return "\n".join(lines) + "\n"
+
+
+NAMED_GENERATED = 10  # generated files the summary names; a vendored tree of hundreds is a count, not a page
+
+
+def _generated(files: list[Mapping[str, str]], dropped: int) -> list[str]:
+    """How many generated files were skipped, by kind, then the first few by name (only files that had
+    findings are examined, so each named one would have had some; --json lists them all)."""
+    if not files:
+        return []
+    kinds: dict[str, int] = {}
+    for f in files:
+        kinds[f["why"]] = kinds.get(f["why"], 0) + 1
+    by_kind = ", ".join(f"{n} {why}" for why, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
+    out = [f"skipped as generated: {len(files)} file(s), {dropped} finding(s) ({by_kind})"]
+    out.extend(f"  {f['file']} ({f['why']})" for f in files[:NAMED_GENERATED])
+    if len(files) > NAMED_GENERATED:
+        out.append(f"  ... and {len(files) - NAMED_GENERATED} more (--json lists every one in skippedGenerated)")
+    return out
 
 
 def line(signal: Mapping[str, Any], diags: Iterable[Diagnostic]) -> list[str]:
