@@ -185,13 +185,16 @@ def report() -> int:
     per: dict[str, Counter[str]] = defaultdict(Counter)
     per_lang: dict[str, Counter[str]] = defaultdict(Counter)
     for rule, lang, _loc, verdict, why in rows:
+        fixed = verdict == "fp" and "fixed in" in why
         per[rule][verdict] += 1
+        per[rule]["fixed"] += fixed
         per_lang[lang][verdict] += 1
-        per_lang[lang]["fixed"] += verdict == "fp" and "fixed in" in why
+        per_lang[lang]["fixed"] += fixed
     for name, c in [*sorted(per.items()), *((f"language {k}", v) for k, v in sorted(per_lang.items()))]:
         n = c["tp"] + c["ok"] + c["fp"]
         print(f"{name:<40} {n:>4} judged  tp {c['tp']:>3}  ok {c['ok']:>3}  fp {c['fp']:>3}  "
-              f"precision {(c['tp'] + c['ok']) / n:.0%}")
+              f"precision {(c['tp'] + c['ok']) / n:.0%}" + (f"  ({c['fixed']} fp fixed since: "
+              f"{(n - c['fp'] + c['fixed']) / n:.0%})" if c["fixed"] else ""))
     total = sum(per_lang.values(), Counter[str]())
     n = total["tp"] + total["ok"] + total["fp"]
     print(f"overall: {n} judged over {len(per_lang)} language(s), {total['fp']} false positive(s), "
