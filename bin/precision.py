@@ -56,7 +56,9 @@ CORPUS += [
     ("apt", "ruby-net-ssh"), ("apt", "ruby-sinatra"), ("apt", "ruby-faraday"),
     ("apt", "bash-completion"), ("apt", "git"), ("apt", "devscripts"), ("apt", "dkms"),
     ("npm", "@docusaurus/theme-classic@3.6.3"), ("npm", "@docusaurus/theme-common@3.6.3"),
-    ("npm", "@graphiql/react@0.26.2"),
+    ("npm", "@graphiql/react@0.26.2"), ("npm", "@reduxjs/toolkit@2.5.0"), ("npm", "@tiptap/react@2.10.3"),
+    ("npm", "@trpc/react-query@10.45.2"), ("npm", "@tanstack/react-query@5.62.0"),
+    ("npm", "com.cysharp.unitask@2.2.5"), ("npm", "electron-edge-js@44.0.0"),  # C#: a Unity package, edge's CLR side
 ]
 # Python, Go, Rust, C and C++: several thousand files each. Debian ships Go and Rust sources in -dev packages,
 # installed Python modules in python3-*, and C/C++ upstream tarballs in *-source packages (see _unpack_src_tarballs).
