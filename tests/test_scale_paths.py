@@ -112,3 +112,21 @@ def test_one_file_scan_spawns_only_the_scan(tmp_path: Path) -> None:
     assert '"issues"' in runs[1].stdout, runs[1].stderr[-2000:]
     line = runs[1].stderr.rsplit("SPAWNED", 1)[1]
     assert line.split()[0] == "1" and "--version" not in line, line
+
+
+def test_diagnostics_work_out_each_file_name_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgtools.scan import diagnostics
+
+    calls: list[str | None] = []
+    real = diagnostics.normalize_file
+    monkeypatch.setattr(diagnostics, "normalize_file", lambda name: calls.append(name) or real(name))
+    raw = [{"file": f, "ruleId": "r", "severity": "hint", "message": "m", "text": "x",
+            "range": {"byteOffset": {"start": i, "end": i + 1}, "start": {"line": 0, "column": i},
+                      "end": {"line": 0, "column": i + 1}},
+            "labels": [{"style": "primary", "text": "x", "range": {
+                "byteOffset": {"start": i, "end": i + 1}, "start": {"line": 0, "column": i},
+                "end": {"line": 0, "column": i + 1}}}]}
+           for f in ("./src/a.py", "src\\b.py") for i in range(40)]
+    diags = diagnostics.to_diagnostics(raw, text_by_file={}, rules_by_id={})
+    assert [d["file"] for d in diags[::40]] == ["src/a.py", "src/b.py"] and all(d["labels"] == [] for d in diags)
+    assert calls == ["./src/a.py", "src\\b.py"]

@@ -35,17 +35,18 @@ def _range(raw_range: Mapping[str, Any]) -> Span:
 def _labels(raw: Mapping[str, Any], match: Span) -> list[Label]:
     """Related spans. The primary label ast-grep adds to every match only repeats it, so it goes, unless the
     rule gave it a message or it covers some other span; duplicates (ast-grep repeats sub-matches) go too."""
+    labels = raw.get("labels") or []
+    if len(labels) == 1 and _repeats_match(labels[0], match):
+        return []  # nearly every match: its one label is the repeated primary (no sets, no sort)
     out: list[Label] = []
     seen: set[tuple[Any, ...]] = set()
-    for label in raw.get("labels") or []:
+    for label in labels:
         if not isinstance(label, Mapping) or "range" not in label:
             continue
+        if _repeats_match(label, match):
+            continue  # decided before working out positions
         message = label.get("message")
         style = str(label.get("style") or "secondary")
-        offsets = label["range"]["byteOffset"]
-        if (style == "primary" and not message and int(offsets["start"]) == match["byteStart"]
-                and int(offsets["end"]) == match["byteEnd"]):
-            continue  # decided before working out positions: nearly every match has this one label
         span = _range(label["range"])
         key = (style, message, span["byteStart"], span["byteEnd"])
         if key in seen:
@@ -54,6 +55,15 @@ def _labels(raw: Mapping[str, Any], match: Span) -> list[Label]:
         out.append({"message": message, "style": style, "text": label.get("text"), **span})
     out.sort(key=lambda lb: (lb["byteStart"], lb["byteEnd"], lb["style"]))
     return out
+
+
+def _repeats_match(label: Any, match: Span) -> bool:
+    """The primary label ast-grep adds to a match, without a message and over the match's own bytes."""
+    if not isinstance(label, Mapping) or "range" not in label or label.get("message"):
+        return False
+    offsets = label["range"]["byteOffset"]
+    return (str(label.get("style") or "secondary") == "primary" and int(offsets["start"]) == match["byteStart"]
+            and int(offsets["end"]) == match["byteEnd"])
 
 
 def sort_key(diag: Mapping[str, Any]) -> tuple[str, int, str, int]:
@@ -77,9 +87,14 @@ def to_diagnostics(
     out: list[Diagnostic] = []
     indexes: dict[str, LineIndex] = {}
     canonical: dict[str, str] = {}  # ast-grep's language name -> ours, worked out once per name
+    files: dict[str, str | None] = {}  # ast-grep's file name -> ours, once per file
     for raw in raw_matches:
         raw_file = str(raw.get("file", ""))
-        file = file_override if file_override is not None or raw_file == "STDIN" else normalize_file(raw_file)
+        if raw_file in files:
+            file = files[raw_file]
+        else:
+            file = files[raw_file] = (file_override if file_override is not None or raw_file == "STDIN"
+                                      else normalize_file(raw_file))
         rule_id = str(raw.get("ruleId", ""))
         rule = rules_by_id.get(rule_id)
         span = _range(raw["range"])
