@@ -13,6 +13,7 @@ from sgtools.core.languages import canonical
 from sgtools.engine.process import Engine
 
 ROOT = bundled_dir()
+CATEGORIES = {"security", "correctness", "performance", "api-hygiene"}
 
 
 def rule_files() -> list[Path]:
@@ -46,6 +47,8 @@ def test_every_bundled_rule_follows_the_layout() -> None:
         meta = doc.get("metadata") or {}
         if not str(meta.get("description", "")).strip() or not meta.get("tags"):
             problems.append(f"{path.name}: metadata.description and metadata.tags are required")
+        elif meta["tags"][0] not in CATEGORIES:  # SARIF's category (present/sarif_props.py)
+            problems.append(f"{path.name}: the first tag is the rule's category, one of {sorted(CATEGORIES)}")
         if doc.get("severity") not in ("error", "warning", "info", "hint"):
             problems.append(f"{path.name}: severity {doc.get('severity')!r}")
         if "fix" in doc and meta.get("fixSafety") not in ("safe", "unsafe"):
