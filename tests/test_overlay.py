@@ -149,3 +149,18 @@ def test_work_directories_are_reused_and_left_without_files(proj: Workspace, eng
     assert [d["file"] for d in again["issues"]] == ["odd.py"]
     for work in texts._free.get("tree", []) + texts._free.get("texts", []):
         assert work.is_dir() and not [f for _t, _d, files in os.walk(work) for f in files]
+
+
+def test_with_the_warm_engine_the_fixits_are_verified_warm_and_the_answer_is_the_same(proj: Workspace,
+                                                                                    engine: Engine) -> None:
+    from dataclasses import replace
+
+    warm_engine = Engine(settings=replace(engine.settings, warm_engine=1))
+    warm_engine.enable_warm()
+    assert warm_engine.warm is not None
+    try:
+        warm = scan_code(proj, warm_engine, files=CHANGE)
+        assert warm_engine.warm.stats.starts >= 1  # the verification re-scans went to a warm process
+    finally:
+        warm_engine.warm.close()
+    assert warm["issues"] == scan_code(proj, engine, files=CHANGE)["issues"]

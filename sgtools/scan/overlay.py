@@ -116,7 +116,7 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
     raw = signal.refine(raw, by_id, texts.get)
     diags = filter_severity(to_diagnostics(raw, text_by_file=texts, rules_by_id=by_id), level)
     page = diags[:limit]
-    verify_files(ws, engine, cfg, rules, page, texts)
+    verify_files(ws, engine, cfg, rules, page, texts, warm=True)
     result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
     result.update(signal.report())  # type: ignore[typeddict-item]
     if analysis:

@@ -11,7 +11,6 @@ from typing import Any
 from sgtools.core import bounded
 from sgtools.core.errors import BadInput, NotFound, TooLarge
 from sgtools.engine.process import Engine, ScanWatch
-from sgtools.engine.texts import scan_texts
 from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
 from sgtools.project import excludes
 from sgtools.project.config import ProjectConfig, load_config
@@ -24,6 +23,7 @@ from sgtools.scan.diagnostics import check_severity, counts, filter_severity, re
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
 from sgtools.scan.types import Diagnostic, ScanPathResult
+from sgtools.scan.warmscan import verify_runner, warm_spec
 
 
 def scan_path(
@@ -202,9 +202,10 @@ def _read_matched_files(ws: Workspace, raw: list[dict[str, Any]]) -> dict[str, s
 
 
 def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule],
-                  diags: Sequence[Diagnostic], texts: Mapping[str, str]) -> None:
+                  diags: Sequence[Diagnostic], texts: Mapping[str, str], *, warm: bool = False) -> None:
     """Verify the fix-its of a path scan: per language, one rule file of that language's rules (globs
-    dropped, since the edited copies live outside the project) and one ast-grep call over all copies."""
+    dropped, since the edited copies live outside the project) and one ast-grep call over all copies.
+    `warm`: the re-scans go to the warm engine when the server runs one (scan/warmscan.py), as a snippet's do."""
     by_file: dict[str, list[Diagnostic]] = {}
     for d in diags:
         if d.get("fixits"):
@@ -227,9 +228,12 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
     files = {lang: (rule_file(lang_rules[lang], keep_globs=False, parse_language=lang), file_name_for(lang, cfg))
              for lang in {j.language for j in jobs}}
 
+    fell_back: list[str] = []
+    runners = {lang: verify_runner(engine, warm_spec(engine, cfg, path, name, lang) if warm else None, cfg.path,
+                                   path, name, fell_back) for lang, (path, name) in files.items()}
+
     def run(lang: str, batch: Sequence[str]) -> list[list[dict[str, Any]]]:
-        rules_path, name = files[lang]
-        return scan_texts(engine, cfg.path, rules_path, name, batch)
+        return runners[lang](lang, batch)
 
     verify_fixits(jobs, run, missing_counter(engine, ws.root), settings=engine.settings)
     mark_unchecked(diags, "no rules of this file's language to re-scan with")
