@@ -70,6 +70,9 @@ _PRAGMA_OFF: Final = re.compile(r"^\s*#pragma\s+warning\s+disable\b(?P<c>[^/]*)"
 _PRAGMA_ON: Final = re.compile(r"^\s*#pragma\s+warning\s+restore\b(?P<c>[^/]*)")
 _PHPCS_OFF: Final = re.compile(r"^\s*(?://|#|/\*)\s*phpcs:disable\b(?P<c>[^\-*]*)")
 _PHPCS_ON: Final = re.compile(r"^\s*(?://|#|/\*)\s*phpcs:enable\b(?P<c>[^\-*]*)")
+# (off, on) comment pairs that silence the lines between them
+_REGIONS: Final = ((_RUBOCOP_OFF, _RUBOCOP_ON), (_ESLINT_OFF, _ESLINT_ON), (_PRAGMA_OFF, _PRAGMA_ON),
+                   (_PHPCS_OFF, _PHPCS_ON))
 # a line that goes on a declaration begun above it: `) -> T {`, `where`, `{`, `throws X {`
 _CONTINUES: Final = (")", "]", ">", "{", "where", "->", "throws", ":")
 
@@ -194,10 +197,7 @@ def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Se
             if m and _names_any(_names(m.group("c")), checks):
                 return True
     return (_shellcheck_above(lines, start_row, checks)
-            or _region(lines, start_row, checks, _RUBOCOP_OFF, _RUBOCOP_ON)
-            or _region(lines, start_row, checks, _ESLINT_OFF, _ESLINT_ON)
-            or _region(lines, start_row, checks, _PRAGMA_OFF, _PRAGMA_ON)
-            or _region(lines, start_row, checks, _PHPCS_OFF, _PHPCS_ON)
+            or any(_region(lines, start_row, checks, off, on) for off, on in _REGIONS)
             or _pylint_scope(lines, start_row, checks)
             or _allowed_by_attribute(lines, start_row, checks)
             or _annotated(lines, start_row, checks, _SUPPRESS_ANNOTATION))
