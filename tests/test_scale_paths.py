@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -130,3 +131,58 @@ def test_diagnostics_work_out_each_file_name_once(monkeypatch: pytest.MonkeyPatc
     diags = diagnostics.to_diagnostics(raw, text_by_file={}, rules_by_id={})
     assert [d["file"] for d in diags[::40]] == ["src/a.py", "src/b.py"] and all(d["labels"] == [] for d in diags)
     assert calls == ["./src/a.py", "src\\b.py"]
+
+
+def test_schema_constrains_string_values_only_by_shape_keeping_keywords() -> None:
+    """The cached schema verdict replaces string values by a placeholder (rules/schema._shape_key): sound only
+    while the schema constrains strings by type, `minLength: 1` and enums. A new keyword here needs a new key."""
+    from sgtools.rules.schema import SCHEMA_PATH
+
+    seen: list[tuple[str, Any]] = []
+
+    def walk(node: Any, parent: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("pattern", "format", "const", "maxLength", "minLength") and parent not in (
+                        "properties", "$defs"):
+                    seen.append((key, value))
+                walk(value, key)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, parent)
+
+    walk(json.loads(SCHEMA_PATH.read_text()), "")
+    assert {k for k, _ in seen} <= {"minLength", "pattern"}
+    assert all(v == 1 for k, v in seen if k == "minLength")
+    assert [v for k, v in seen if k == "pattern"] == ["^[^(),=]+$"]  # propertyNames of utils: keys are kept
+
+
+_SCHEMA_PROBE = """
+import json, sys
+from sgtools.rules.schema import schema_problems
+rule = json.loads(sys.argv[1])
+print(json.dumps([schema_problems(rule), "jsonschema" in sys.modules]))
+"""
+
+
+def _schema_verdict(tmp_path: Path, rule: dict[str, Any]) -> tuple[list[str], bool]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-c", _SCHEMA_PROBE, json.dumps(rule)], env=env, capture_output=True,
+                          text=True, timeout=60, check=True)
+    problems, imported = json.loads(proc.stdout)
+    return problems, imported
+
+
+def test_a_rule_of_a_known_clean_shape_is_checked_without_jsonschema(tmp_path: Path) -> None:
+    def rule(i: int, **over: Any) -> dict[str, Any]:
+        return {"id": f"r{i}", "language": "python", "severity": "warning", "message": f"no f{i}",
+                "rule": {"pattern": f"f{i}($$$A)", "not": {"inside": {"kind": "with_statement", "stopBy": "end"}}},
+                **over}
+
+    assert _schema_verdict(tmp_path, rule(1)) == ([], True)  # checked, and remembered as a clean shape
+    assert _schema_verdict(tmp_path, rule(2)) == ([], False)  # other strings, same shape: no import
+    # What the placeholder must not hide: enums, empty strings where one character is needed, types.
+    for bad in (rule(3, severity="bogus"), rule(4, id=""), rule(5, message=5),
+                rule(6, rule={"pattern": "f($A)", "not": {"inside": {"kind": "x", "stopBy": "nowhere"}}})):
+        problems, imported = _schema_verdict(tmp_path, bad)
+        assert problems and imported, bad

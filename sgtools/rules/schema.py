@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from sgtools.core.cache import JsonCache
 
 if TYPE_CHECKING:  # jsonschema costs ~50 ms to import: only a validation pays it
     from jsonschema import Draft202012Validator
@@ -66,19 +69,75 @@ def _lenient_place(path: list[Any]) -> bool:
 
 def schema_problems(data: Any, limit: int | None = None, warnings: list[str] | None = None) -> list[str]:
     """Every structural problem, each naming its JSON path and how to fix it; past `limit` (None: no limit)
-    the rest are counted, not listed. Unknown keys that ast-grep ignores go to `warnings` instead."""
+    the rest are counted, not listed. Unknown keys that ast-grep ignores go to `warnings` instead.
+
+    A rule of a shape already found clean (no problem, no warning) is answered from the cache without importing
+    jsonschema, which costs more than the rest of a `sgtools rule add` in Python."""
+    key = _shape_key(data)
+    if key is not None and _clean_shapes.has("clean", key):
+        return []
     problems: list[str] = []
+    found: list[str] = []
     for err in sorted(_validator().iter_errors(data), key=lambda e: _path(e.absolute_path)):
         if _ignored_by_ast_grep(err):
-            if warnings is not None:
-                warnings += [f"{text}; ast-grep ignores it" for text in _describe(err)]
+            found += [f"{text}; ast-grep ignores it" for text in _describe(err)]
             continue
         for text in _describe(err):
             if text not in problems:
                 problems.append(text)
+    if warnings is not None:
+        warnings += found
+    if key is not None and not problems and not found:
+        _clean_shapes.put("clean", key, True)
     if limit is not None and len(problems) > limit:
         problems = [*problems[:limit], f"... and {len(problems) - limit} more"]
     return problems
+
+
+_clean_shapes = JsonCache("schema-shapes-v1")
+_PLACEHOLDER = "\x00s"  # a non-empty string that no enum of the schema holds
+
+
+@functools.cache
+def _schema_facts() -> tuple[str, frozenset[str]]:
+    """The digest of the schema and of this module (how it reads a verdict: part of every shape key) and every
+    string the schema's enums allow."""
+    text = SCHEMA_PATH.read_bytes()
+    members: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            members.update(v for v in node.get("enum", ()) if isinstance(v, str))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(json.loads(text))
+    return hashlib.sha256(text + Path(__file__).read_bytes()).hexdigest(), frozenset(members)
+
+
+def _shape_key(data: Any) -> str | None:
+    """`data` with each string value that no enum allows replaced by a placeholder (an empty one kept empty),
+    hashed with the schema. The schema constrains string values only by type, `minLength: 1` and enums
+    (tests/test_scale_paths.py checks it), all of which the replacement keeps, so two rules with the same key
+    have the same verdict. Keys of mappings are kept as they are (util names have a pattern). None when `data`
+    is not plain JSON."""
+    digest, members = _schema_facts()
+
+    def shape(value: Any) -> Any:
+        if isinstance(value, str):
+            return value if value == "" or value in members else _PLACEHOLDER
+        if isinstance(value, dict):
+            return {k: shape(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [shape(v) for v in value]
+        return value
+    try:
+        text = json.dumps([digest, shape(data)], sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 _RULE_KEYS = ("pattern", "kind", "regex", "nthChild", "range", "inside", "has", "precedes", "follows", "all", "any",
