@@ -73,9 +73,9 @@ class Settings:
     analysis_max_engine_calls: int = 200  # syntax-tree dumps one rule analysis may make (a draft with 8,000 patterns)
     max_message_bytes: int = 16 * 1024 * 1024  # one MCP message (a stdio line, an HTTP body) checked by the guard
     max_json_depth: int = 64  # nesting of one MCP message; deeper is refused with -32600 before parsing
-    warm_engine: int = 0  # 1: the MCP server checks snippets with long-lived `ast-grep lsp` processes; 0: spawns only
+    warm_engine: int = 1  # 1: the MCP server checks snippets with long-lived `ast-grep lsp` processes; 0: spawns only
     warm_engine_timeout: float = 5.0  # seconds one warm-engine call may take before it is killed (spawn fallback)
-    warm_engine_max: int = 4  # live warm-engine processes (one per distinct rule set), least recently used go first
+    warm_engine_max: int = 8  # live warm-engine processes (one per distinct rule set), least recently used go first
 
     def __post_init__(self) -> None:
         for f in fields(self):

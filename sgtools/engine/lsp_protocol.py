@@ -19,7 +19,11 @@ _CHUNK = 65536
 
 
 class ProtocolError(Exception):
-    """The server broke the protocol, closed its output, or did not answer before the deadline."""
+    """The server broke the protocol, closed its output, or did not answer before the deadline (`hang`)."""
+
+    def __init__(self, message: str, *, hang: bool = False) -> None:
+        super().__init__(message)
+        self.hang = hang
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -43,10 +47,10 @@ class FrameReader:
                 return message
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise ProtocolError("no answer before the deadline")
+                raise ProtocolError("no answer before the deadline", hang=True)
             ready, _, _ = select.select([self.fd], [], [], remaining)
             if not ready:
-                raise ProtocolError("no answer before the deadline")
+                raise ProtocolError("no answer before the deadline", hang=True)
             try:
                 chunk = os.read(self.fd, _CHUNK)
             except OSError as exc:
@@ -97,10 +101,10 @@ def write_all(fd: int, data: bytes, deadline: float) -> None:
     while view:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise ProtocolError("the server stopped reading its input")
+            raise ProtocolError("the server stopped reading its input", hang=True)
         _, ready, _ = select.select([], [fd], [], remaining)
         if not ready:
-            raise ProtocolError("the server stopped reading its input")
+            raise ProtocolError("the server stopped reading its input", hang=True)
         try:
             written = os.write(fd, view[:_CHUNK])
         except BlockingIOError:  # the fd is non-blocking: the pipe filled between select and write

@@ -104,21 +104,30 @@ class WarmEngine:
         if not slot.lock.acquire(timeout=self.settings.warm_engine_timeout):
             raise WarmUnavailable("the warm engine is busy with another call")
         try:
-            session = self._session(slot, spec)
-            deadline = time.monotonic() + self.settings.warm_engine_timeout
-            try:
-                uris, published = session.open(spec.file_name, spec.language, texts, deadline)
-                fixes = self._fixes(session, uris, published, fixes_for, deadline)
-                session.close(uris, deadline)
-                return [to_matches(text, diags, fx, spec.language)
-                        for text, diags, fx in zip(texts, published, fixes, strict=True)]
-            except (ProtocolError, KeyError, TypeError, ValueError) as exc:  # an answer of the wrong shape too
-                session.kill()
-                slot.session = None
-                self.stats.kills += 1
-                raise WarmUnavailable(f"the warm engine failed and was stopped ({exc})") from None
+            for retry in (False, True):
+                session, fresh = self._session(slot, spec)
+                try:
+                    return self._scan(session, spec, texts, fixes_for)
+                except (ProtocolError, KeyError, TypeError, ValueError) as exc:  # an answer of the wrong shape too
+                    session.kill()
+                    slot.session = None
+                    self.stats.kills += 1
+                    # A process that died since its last call is only noticed now: one more try with a new one.
+                    # A hang (the deadline) or a fresh process that fails is not retried.
+                    if fresh or retry or not isinstance(exc, ProtocolError) or exc.hang:
+                        raise WarmUnavailable(f"the warm engine failed and was stopped ({exc})") from None
         finally:
             slot.lock.release()
+        raise AssertionError("unreachable")
+
+    def _scan(self, session: LspSession, spec: WarmSpec, texts: Sequence[str],
+              fixes_for: frozenset[str]) -> list[list[dict[str, Any]]]:
+        deadline = time.monotonic() + self.settings.warm_engine_timeout
+        uris, published = session.open(spec.file_name, spec.language, texts, deadline)
+        fixes = self._fixes(session, uris, published, fixes_for, deadline)
+        session.close(uris, deadline)
+        return [to_matches(text, diags, fx, spec.language)
+                for text, diags, fx in zip(texts, published, fixes, strict=True)]
 
     def note(self, path: str, reason: str | None = None) -> None:
         """Record which path served a snippet call ("warm" or "spawn") and why it was not warm."""
@@ -164,11 +173,12 @@ class WarmEngine:
                     old.session = None
         return slot
 
-    def _session(self, slot: _Slot, spec: WarmSpec) -> LspSession:
+    def _session(self, slot: _Slot, spec: WarmSpec) -> tuple[LspSession, bool]:
+        """The slot's live process, or a new one (then True)."""
         if slot.refused is not None:
             raise WarmUnavailable(slot.refused)
         if slot.session is not None and slot.session.alive():
-            return slot.session
+            return slot.session, False
         if slot.session is not None:  # it died between calls (killed, crashed): reap it, start another
             slot.session.kill()
             self.stats.kills += 1
@@ -183,7 +193,7 @@ class WarmEngine:
                 slot.refused = f"the warm engine could not load these rules ({exc})"
             raise WarmUnavailable(f"the warm engine did not start ({exc})") from None
         self.stats.starts += 1
-        return slot.session
+        return slot.session, True
 
     @staticmethod
     def _fixes(session: LspSession, uris: Sequence[str], published: Sequence[list[Diag]], fixes_for: frozenset[str],
@@ -232,6 +242,13 @@ class _Lines:
             raise ProtocolError(f"a position outside the document: {pos}")
         return self.starts[line] + len(self.lines[line][:column].encode("utf-8"))
 
+    def label(self, related: dict[str, Any]) -> dict[str, Any]:
+        rng = self.span(related["location"]["range"])
+        off = rng["byteOffset"]
+        message = related.get("message")
+        return {"style": "secondary", "message": None if message == LABEL_MARK or not message else str(message),
+                "range": rng, "text": self.data[off["start"]:off["end"]].decode("utf-8", "replace")}
+
     def span(self, rng: dict[str, Any]) -> dict[str, Any]:
         start, end = rng["start"], rng["end"]
         return {"byteOffset": {"start": self.offset(start), "end": self.offset(end)},
@@ -239,10 +256,16 @@ class _Lines:
                 "end": {"line": int(end["line"]), "column": int(end["character"])}}
 
 
+# The message of the labels scan/warmscan.py adds so that the server reports a relational rule's secondary nodes
+# (it reports only labels that have a message); such a label is the message-less secondary label of the scan.
+LABEL_MARK = "sgtools-secondary-label"
+
+
 def to_matches(text: str, diags: Sequence[Diag], fixes: Sequence[list[dict[str, Any]] | None],
                language: str) -> list[dict[str, Any]]:
-    """LSP diagnostics of one document as `ast-grep scan --json` matches. Labels are left out (the caller only
-    takes this path for rules whose labels it does not need), `note` comes from the rule."""
+    """LSP diagnostics of one document as `ast-grep scan --json` matches: `relatedInformation` becomes labels
+    (secondary; `LABEL_MARK` means no message); `note` is left to the rule, and the primary label (the match
+    itself, which SPEC diagnostics drop) is not made up."""
     lines = _Lines(text)
     out: list[dict[str, Any]] = []
     for d, edits in zip(diags, fixes, strict=True):
@@ -251,7 +274,8 @@ def to_matches(text: str, diags: Sequence[Diag], fixes: Sequence[list[dict[str, 
         match: dict[str, Any] = {
             "ruleId": str(d.get("code", "")), "severity": _SEVERITY.get(int(d.get("severity") or 4), "hint"),
             "message": str(d.get("message", "")), "note": None, "file": "STDIN", "language": language,
-            "range": rng, "text": lines.data[off["start"]:off["end"]].decode("utf-8", "replace"), "labels": []}
+            "range": rng, "text": lines.data[off["start"]:off["end"]].decode("utf-8", "replace"),
+            "labels": [lines.label(r) for r in d.get("relatedInformation") or []]}
         if edits:
             fix_range = lines.span(edits[0]["range"])["byteOffset"]
             match["replacement"] = str(edits[0].get("newText", ""))

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,11 +38,22 @@ _rule_file_memo: dict[tuple[Any, ...], tuple[list[Rule], Path]] = {}
 _MEMO_MAX = 256
 
 
+# A file modified this recently may be written again within the file system's timestamp tick (a few ms) with
+# the same size: its stat alone could hide the second edit, so its content is part of its stamp (git's "racy" rule).
+_RACY_NS = 2_000_000_000
+
+
 def _stamp(path: str, stat: Callable[[], os.stat_result]) -> tuple[Any, ...]:
     try:
         st = stat()
     except OSError:
         return (path, None)
+    if time.time_ns() - st.st_mtime_ns < _RACY_NS:
+        try:
+            with open(path, "rb") as fh:
+                return (path, st.st_mtime_ns, st.st_size, st.st_ino, hashlib.blake2b(fh.read()).digest())
+        except OSError:
+            return (path, None)
     return (path, st.st_mtime_ns, st.st_size, st.st_ino)
 
 
@@ -132,22 +144,28 @@ def rule_file(rules: Sequence[Rule], *, keep_globs: bool, parse_language: str | 
         memo = _rule_file_memo.get(memo_key)
     if memo is not None and memo[0] == list(rules) and memo[1].is_file():
         return memo[1]
-    docs = [yaml_doc(rule_doc(r, keep_globs=keep_globs)) for r in rules]
+    docs = [rule_doc(r, keep_globs=keep_globs) for r in rules]
     if parse_language is not None:
-        docs.append(yaml_doc(parse_rule_doc(parse_language)))
-    body = "\n---\n".join(docs) + "\n"
-    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
-    root = tmp_root()
+        docs.append(parse_rule_doc(parse_language))
+    path = docs_file(docs)
     with _lock:
-        path = _rule_files.get(digest)
-    if path is None or not path.is_file():
-        path = root / f"rules-{digest}.yml"
-        write_atomic(path, body.encode("utf-8"))
-    with _lock:
-        _rule_files[digest] = path
         if len(_rule_file_memo) > _MEMO_MAX:
             _rule_file_memo.clear()
         _rule_file_memo[memo_key] = (list(rules), path)
+    return path
+
+
+def docs_file(docs: Sequence[Mapping[str, Any]]) -> Path:
+    """A multi-document rule file of `docs` in the private temp directory, written once per distinct content."""
+    body = "\n---\n".join(yaml_doc(d) for d in docs) + "\n"
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
+    with _lock:
+        path = _rule_files.get(digest)
+    if path is None or not path.is_file():
+        path = tmp_root() / f"rules-{digest}.yml"
+        write_atomic(path, body.encode("utf-8"))
+    with _lock:
+        _rule_files[digest] = path
     return path
 
 

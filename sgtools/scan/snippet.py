@@ -134,10 +134,11 @@ def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_pat
     scans run in a long-lived ast-grep (scan/warmscan.py); otherwise, and whenever it cannot, ast-grep reads
     the snippet on stdin."""
     by_id = {r.id: r for r in rules}
-    spec = None
+    warm = None
     if engine.warm is not None and (project is not None or str(config) == NO_CONFIG):
-        spec = warm_spec(engine, project, rules_path, file_name, language)
-    raw, why_spawned = warm_matches(engine, spec, code, by_id) if spec is not None else (None, "not warm")
+        warm = warm_spec(engine, project, rules, rules_path, file_name, language)
+    spec = warm[0] if warm is not None else None
+    raw, why_spawned = warm_matches(engine, warm[0], warm[1], code, by_id) if warm is not None else (None, "not warm")
     if raw is None:
         raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
     found = [m for m in raw if m.get("ruleId") != PARSE_RULE_ID]

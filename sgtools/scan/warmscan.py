@@ -17,25 +17,48 @@ engine that fails (it is then killed and restarted on the next call), is answere
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sgtools.core import languages
-from sgtools.engine.process import Engine
+from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.texts import scan_texts
-from sgtools.engine.warm import WarmSpec, WarmUnavailable
+from sgtools.engine.warm import LABEL_MARK, WarmSpec, WarmUnavailable
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.fixits.verify import BatchRunner
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
-from sgtools.scan.rulefiles import tree_signature
+from sgtools.scan.rulefiles import docs_file, parse_rule_doc, rule_doc, tree_signature
 
-_LABEL_KEYS = frozenset({"inside", "has", "follows", "precedes", "matches"})
+_LABEL_KEYS = frozenset({"inside", "has", "follows", "precedes", "matches"})  # rules that may record labels
 
 
-def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules_path: Path, file_name: str,
-              language: str) -> WarmSpec | None:
+_RELATIONAL = frozenset({"inside", "has", "follows", "precedes"})
+_RELATION_KEYS = ("stopBy", "field")
+_NESTED = frozenset({*_RELATIONAL, "any", "all", "not", "matches"})
+_LABEL_VAR = "SGTOOLSLBL"
+TWIN = "sgtools-labels:"  # id prefix of the label twins of `_warm_rules`
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class WarmRules:
+    """The warm engine's rule file for one spawn-path rule file, and what it can answer."""
+
+    path: Path
+    twinned: frozenset[str]  # rules whose labels come from their twin
+    spawned: frozenset[str]  # rules whose findings need the spawn path (labels the server cannot give)
+
+
+# rule file (content-addressed) -> its warm twin
+_warm_files: dict[str, WarmRules] = {}
+
+
+def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules: Sequence[Rule], rules_path: Path, file_name: str,
+              language: str) -> tuple[WarmSpec, WarmRules] | None:
     """What the warm engine needs for these rules, or None when this check stays on the spawn path."""
     if engine.warm is None or language not in languages.LANGUAGES:
         return None
@@ -49,16 +72,89 @@ def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules_path: Path, file_
         if cfg.language_globs:
             body["languageGlobs"] = cfg.language_globs
         stamp = tree_signature([cfg.path], cfg.util_dirs)
-    config = cfg.path if cfg is not None else Path("/dev/null")
-    return WarmSpec(str(engine.binary), json.dumps(body, sort_keys=True), stamp, rules_path,
-                    tuple(engine.language_flags(config)), file_name, language)
+    config = cfg.path if cfg is not None else Path(NO_CONFIG)
+    warm_rules = _warm_rules(rules, rules_path, language)
+    return WarmSpec(str(engine.binary), json.dumps(body, sort_keys=True), stamp, warm_rules.path,
+                    tuple(engine.language_flags(config)), file_name, language), warm_rules
 
 
-def needs_labels(rule: Rule) -> bool:
-    """Whether this rule's findings can carry labels the language server does not report."""
-    if "labels" in rule.data:
-        return True
-    return any(_has_key(rule.data.get(k), _LABEL_KEYS) for k in ("rule", "utils", "constraints", "rewriters"))
+def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmRules:
+    """`rules_path`'s rules as they are (they decide what matches), plus a label twin of each rule with positive
+    relational rules: the same rule with each relational target also bound to a metavariable that a label (with
+    `LABEL_MARK` as its message, so the server reports it) names. ast-grep labels exactly those nodes
+    "secondary" in a scan. A twin's labels are used only where it matched exactly where its rule did."""
+    with _lock:
+        hit = _warm_files.get(str(rules_path))
+    if hit is not None and hit.path.is_file():
+        return hit
+    docs: list[dict[str, Any]] = []
+    twinned: set[str] = set()
+    spawned: set[str] = set()
+    for r in rules:
+        doc = rule_doc(r, keep_globs=False)
+        docs.append(doc)
+        if not _has_key(doc, _LABEL_KEYS) and "labels" not in doc:
+            continue  # only the primary label: the server's diagnostic is the whole story
+        twin = labelled_doc(doc)
+        if twin is None:
+            spawned.add(r.id)
+        else:
+            twinned.add(r.id)
+            docs.append(twin)
+    docs.append(parse_rule_doc(language))
+    out = WarmRules(docs_file(docs), frozenset(twinned), frozenset(spawned))
+    with _lock:
+        if len(_warm_files) > 256:
+            _warm_files.clear()
+        _warm_files[str(rules_path)] = out
+    return out
+
+
+def labelled_doc(doc: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The label twin of `doc` (see `_warm_rules`), or None when its labels could differ from `ast-grep scan`'s:
+    the rule's own `labels` (their styles are not carried), relational rules in utils, constraints or
+    rewriters, or relational rules the twin form is not proven on (under `any`, nested, or with a stopBy rule)."""
+    if "labels" in doc or any(_has_key(doc.get(k), _LABEL_KEYS) for k in ("utils", "constraints", "rewriters")):
+        return None
+    names: list[str] = []
+    rule = _label_targets(doc.get("rule"), names)
+    if rule is None or not names:
+        return None
+    twin = {k: v for k, v in doc.items() if k not in ("fix", "transform", "rewriters")}
+    return {**twin, "id": TWIN + str(doc["id"]), "rule": rule,
+            "labels": {n: {"style": "secondary", "message": LABEL_MARK} for n in names}}
+
+
+def _label_targets(node: Any, names: list[str]) -> Any:
+    """`node` (a rule object, or an `all` list) with each relational target T replaced by
+    `all: [T, pattern: $SGTOOLSLBL<n>]`; None where that form is not known to label like the scan."""
+    if isinstance(node, list):
+        items = [_label_targets(x, names) for x in node]
+        return None if any(x is None for x in items) else items
+    if not isinstance(node, Mapping) or "matches" in node or "any" in node:
+        return None if isinstance(node, Mapping) else node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "not" or (key not in _RELATIONAL and key != "all"):
+            out[key] = value  # a negated rule records no label
+        else:
+            out[key] = _label_targets(value, names) if key == "all" else _labelled_relation(value, names)
+        if out[key] is None:
+            return None
+    return out
+
+
+def _labelled_relation(value: Any, names: list[str]) -> dict[str, Any] | None:
+    """One relational rule with its target bound to a new label metavariable. Only a flat target: with `any`,
+    nested relational rules or a stopBy rule, the twin was seen to label other nodes than the scan (measured on
+    the ast-grep-essentials corpus), so those rules stay on the spawn path."""
+    if not isinstance(value, Mapping) or _NESTED.intersection(value) or isinstance(value.get("stopBy"), Mapping):
+        return None
+    name = f"{_LABEL_VAR}{len(names)}"
+    names.append(name)
+    meta = {k: v for k, v in value.items() if k in _RELATION_KEYS}
+    target = {k: v for k, v in value.items() if k not in _RELATION_KEYS}
+    return {**meta, "all": [target, {"pattern": f"${name}"}]}
 
 
 def _has_key(node: object, keys: frozenset[str]) -> bool:
@@ -76,24 +172,42 @@ def _has_key(node: object, keys: frozenset[str]) -> bool:
     return False
 
 
-def warm_matches(engine: Engine, spec: WarmSpec, code: str,
+def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, code: str,
                  rules_by_id: Mapping[str, Rule]) -> tuple[list[dict[str, Any]] | None, str | None]:
-    """The snippet's matches from the warm engine, or (None, why) when the spawn path must scan it."""
+    """The snippet's matches from the warm engine, or (None, why) when the spawn path must scan it: a finding
+    whose labels the server cannot give, or a warm engine that failed."""
     assert engine.warm is not None
     fixes_for = frozenset(rid for rid, r in rules_by_id.items() if r.data.get("fix") is not None)
     try:
-        raw = engine.warm.scan(spec, [code], fixes_for)[0]
+        every = engine.warm.scan(spec, [code], fixes_for)[0]
     except WarmUnavailable as exc:
         return None, exc.reason
+    raw = [m for m in every if not m["ruleId"].startswith(TWIN)]
+    twins: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for m in every:
+        if m["ruleId"].startswith(TWIN):
+            twins.setdefault(_at(m, m["ruleId"][len(TWIN):]), []).append(m)
     for m in raw:
         rule = rules_by_id.get(m["ruleId"])
         if m["ruleId"] == PARSE_RULE_ID or rule is None:
             continue
-        if needs_labels(rule):
+        if rule.id in rules.spawned:
             return None, f"{rule.id} reports labels the language server does not carry"
+        if rule.id in rules.twinned:
+            twin = twins.pop(_at(m, rule.id), [])
+            if len(twin) != 1:
+                return None, f"the labels of {rule.id} could not be had from the language server"
+            m["labels"] = twin[0]["labels"]
         if not rule.data.get("message"):
             m["message"] = ""  # the server puts the rule id in an empty message (editors hide empty ones)
+    if twins:
+        return None, "a label twin matched where its rule did not"
     return raw, None
+
+
+def _at(m: Mapping[str, Any], rule_id: str) -> tuple[str, int, int]:
+    off = m["range"]["byteOffset"]
+    return rule_id, int(off["start"]), int(off["end"])
 
 
 def verify_runner(engine: Engine, spec: WarmSpec | None, config: Path | str, rules_path: Path, file_name: str,
@@ -109,7 +223,7 @@ def verify_runner(engine: Engine, spec: WarmSpec | None, config: Path | str, rul
 
     def run(_lang: str, texts: Sequence[str]) -> list[list[dict[str, Any]]]:
         try:
-            return warm.scan(spec, texts)
+            return [[m for m in ms if not m["ruleId"].startswith(TWIN)] for ms in warm.scan(spec, texts)]
         except WarmUnavailable as exc:
             fell_back.append(exc.reason)
             return spawned(texts)

@@ -1,0 +1,74 @@
+"""The warm engine over a real MCP stdio session: scan_code served by a long-lived `ast-grep lsp` (server_info
+says so), the same answer as the spawn path, and no ast-grep process left behind (nor a zombie) once the
+server exits."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from e2e.conftest import stdio_client
+
+pytestmark = pytest.mark.anyio
+
+RULE = """id: no-eval
+language: python
+severity: error
+message: eval of $X
+rule: {pattern: eval($X)}
+fix: ast.literal_eval($X)
+"""
+CODE = "x = eval(a)\nprint('日本😀', eval(b))\r\n"
+
+
+def _lsp_children(root: Path) -> list[int]:
+    """ast-grep lsp processes whose parent is the server serving `root`."""
+    servers = {p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p).endswith(f"{root}")}
+    found = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            ppid = (p / "stat").read_text().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
+            continue
+        if ppid in servers and " lsp " in f" {_cmdline(p)} ":
+            found.append(int(p.name))
+    return found
+
+
+def _cmdline(p: Path) -> str:
+    try:
+        return (p / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+async def _scan(root: Path, env: dict[str, str]) -> tuple[list[dict], dict, list[int]]:
+    async with stdio_client(root, env) as client:
+        for _ in range(2):
+            res = await client.call_tool("scan_code", {"code": CODE, "language": "python"})
+            assert not res.is_error, res.content
+        info = await client.call_tool("server_info", {})
+        assert isinstance(info.structured_content, dict) and isinstance(res.structured_content, dict)
+        return res.structured_content["issues"], info.structured_content["engine"], _lsp_children(root)
+
+
+async def test_scan_code_served_warm_and_nothing_left_after_exit(root: Path, server_env: dict[str, str]) -> None:
+    (root / "rules").mkdir()
+    (root / "rules" / "no-eval.yml").write_text(RULE)
+    (root / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+    warm_issues, engine, pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "1"})
+    assert engine["mode"] == "warm" and engine["lastCall"] == "warm" and engine["warmCalls"] == 2, engine
+    assert engine["processes"] == 1 and len(pids) == 1, (engine, pids)
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pids[0]}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pids[0]}").exists(), "the ast-grep lsp process outlived the server (or is a zombie)"
+
+    spawn_issues, engine, pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "0"})
+    assert engine["mode"] == "spawn" and pids == []
+    assert warm_issues == spawn_issues and len(warm_issues) == 2
+    assert all(fx["verified"] for d in warm_issues for fx in d["fixits"])

@@ -1,0 +1,165 @@
+"""scan_code on the warm engine under real faults: the engine SIGKILLed between and during calls, stopped
+(SIGSTOP) past the deadline, and rules edited while it runs. Every call answers exactly what the spawn path
+answers; none is ever stale."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.scan import snippet
+from tests.test_warm_engine import gone
+
+RULE = """id: no-eval
+language: python
+severity: error
+message: {message}
+rule: {{pattern: eval($X)}}
+fix: ast.literal_eval($X)
+"""
+UTIL_RULE = "id: uses-util\nlanguage: python\nseverity: hint\nmessage: exits\nrule: {matches: is-exit}\n"
+CODE = "x = eval(a)\nif x:\n    print(eval('日本😀'))\r\nexit(1)\n"
+
+
+@pytest.fixture
+def proj(initialized: Workspace) -> Workspace:
+    (initialized.root / "rules" / "no-eval.yml").write_text(RULE.format(message="eval of $X"))
+    return initialized
+
+
+@pytest.fixture
+def warm() -> Iterator[Engine]:
+    e = Engine(settings=replace(Settings.from_env({}), warm_engine=1, warm_engine_timeout=1.0))
+    e.enable_warm()
+    yield e
+    assert e.warm is not None
+    e.warm.close()
+
+
+def same(ws: Workspace, warm: Engine, code: str = CODE) -> dict:
+    got = snippet.scan_code(ws, warm, code, language="python")
+    want = snippet.scan_code(ws, Engine(settings=Settings.from_env({})), code, language="python")
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    return got
+
+
+def test_killed_between_calls(proj: Workspace, warm: Engine) -> None:
+    assert warm.warm is not None
+    same(proj, warm)
+    [pid] = warm.warm.pids()
+    os.kill(pid, signal.SIGKILL)
+    res = same(proj, warm)
+    assert [d["ruleId"] for d in res["issues"]] == ["no-eval", "no-eval"]
+    assert warm.warm.stats.last == "warm" and warm.warm.stats.starts == 2 and gone(pid)
+
+
+def test_killed_during_a_call(proj: Workspace, warm: Engine) -> None:
+    assert warm.warm is not None
+    same(proj, warm)
+    [pid] = warm.warm.pids()
+    big = CODE * 3000
+    killer = threading.Timer(0.02, os.kill, (pid, signal.SIGKILL))
+    killer.start()
+    res = same(proj, warm, big)  # answered: by the warm engine if it finished first, else by the spawn path
+    killer.join()
+    assert len(res["issues"]) == 6000 or res["truncated"]
+    assert gone(pid)
+    same(proj, warm)
+    assert warm.warm.stats.last == "warm" and warm.warm.pids() != [pid]
+
+
+def test_hung_engine(proj: Workspace, warm: Engine) -> None:
+    assert warm.warm is not None
+    same(proj, warm)
+    [pid] = warm.warm.pids()
+    os.kill(pid, signal.SIGSTOP)  # alive and silent: the deadline (1 s here) must catch it
+    t = time.monotonic()
+    same(proj, warm)
+    assert time.monotonic() - t < 10
+    assert warm.warm.stats.last == "spawn" and "stopped" in str(warm.warm.stats.last_reason)
+    assert gone(pid)
+    same(proj, warm)
+    assert warm.warm.stats.last == "warm"
+
+
+def test_rule_and_util_edits_are_never_stale(proj: Workspace, warm: Engine) -> None:
+    assert warm.warm is not None
+    rule = proj.root / "rules" / "no-eval.yml"
+    for i in range(40):  # in-place writes of the same size, as fast as the loop goes
+        rule.write_text(RULE.format(message=f"v{i % 10} $X"))
+        res = snippet.scan_code(proj, warm, CODE, language="python")
+        assert {d["message"] for d in res["issues"]} == {f"v{i % 10} a", f"v{i % 10} '日本😀'"}, i
+    (proj.root / "rules" / "uses-util.yml").write_text(UTIL_RULE)
+    util = proj.root / "utils" / "is-exit.yml"
+    for i in range(10):  # a global util flips between matching exit() and quit()
+        util.write_text(f"id: is-exit\nlanguage: python\nrule: {{pattern: {'exit' if i % 2 else 'quit'}($$$)}}\n")
+        res = snippet.scan_code(proj, warm, CODE, language="python")
+        assert ("uses-util" in {d["ruleId"] for d in res["issues"]}) == bool(i % 2), i
+    assert warm.warm.stats.warm_calls >= 40
+
+
+RELATIONAL = """id: print-in-def
+language: python
+severity: warning
+message: print of $A inside a function
+rule:
+  pattern: print($A)
+  inside: {kind: function_definition, stopBy: end}
+---
+id: dict-default
+language: python
+severity: info
+message: mutable default
+rule:
+  kind: default_parameter
+  has: {field: value, kind: dictionary}
+  not: {has: {kind: none}}
+"""
+LABELLED = """id: labelled
+language: python
+severity: hint
+message: eval with a label
+rule: {pattern: eval($X)}
+labels:
+  X: {style: secondary, message: the argument}
+"""
+REL_CODE = "def f(a={}, b=[]):\n    print(a)\n    def g():\n        print('😀')\n"
+
+
+def test_relational_labels_come_from_the_warm_engine(proj: Workspace, warm: Engine) -> None:
+    """`inside`/`has` label their target nodes in `ast-grep scan`; the warm engine gets the same labels by
+    binding those targets (scan/warmscan.py), so these snippets need no spawn at all."""
+    assert warm.warm is not None
+    (proj.root / "rules" / "relational.yml").write_text(RELATIONAL)
+    res = same(proj, warm, REL_CODE)
+    labels = [(d["ruleId"], [lb["text"][:11] for lb in d["labels"]]) for d in res["issues"]]
+    assert labels == [("dict-default", ["{}"]), ("print-in-def", ["def f(a={},"]),
+                      ("print-in-def", ["def g():\n  "])], labels
+    assert warm.warm.stats.last == "warm", warm.warm.stats
+    (proj.root / "rules" / "labelled.yml").write_text(LABELLED)
+    res = same(proj, warm, "eval(x)\n")  # its own labels' styles are not carried: this one is spawned
+    [lab] = [d for d in res["issues"] if d["ruleId"] == "labelled"]
+    assert lab["labels"][0]["message"] == "the argument"
+    assert warm.warm.stats.last == "spawn" and "labels" in str(warm.warm.stats.last_reason)
+
+
+def test_test_rule_is_served_warm_with_the_same_answer(proj: Workspace, warm: Engine) -> None:
+    from sgtools.rules.testing import test_rule as run_test_rule
+
+    assert warm.warm is not None
+    args = {"rule_yaml": RELATIONAL.split("---")[0], "code": REL_CODE, "language": "python"}
+    got = run_test_rule(proj, warm, **args)
+    want = run_test_rule(proj, Engine(settings=Settings.from_env({})), **args)
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert len(got["matches"]) == 2 and got["matches"][0]["labels"]
+    assert warm.warm.stats.last == "warm"
