@@ -229,8 +229,10 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
              for lang in {j.language for j in jobs}}
 
     fell_back: list[str] = []
-    runners = {lang: verify_runner(engine, warm_spec(engine, cfg, path, name, lang) if warm else None, cfg.path,
-                                   path, name, fell_back) for lang, (path, name) in files.items()}
+    specs = {lang: warm_spec(engine, cfg, lang_rules[lang], path, name, lang) if warm else None
+             for lang, (path, name) in files.items()}
+    runners = {lang: verify_runner(engine, spec[0] if (spec := specs[lang]) is not None else None, cfg.path, path,
+                                   name, fell_back) for lang, (path, name) in files.items()}
 
     def run(lang: str, batch: Sequence[str]) -> list[list[dict[str, Any]]]:
         return runners[lang](lang, batch)
