@@ -314,7 +314,9 @@ def signal(n: int, seed: int, rev: str | None) -> int:
 def kept(rev: str | None) -> int:
     """Every `tp` verdict rescanned: still reported at warning and above, only below (an info finding in test
     code), or lost. Exit 1 when one is lost."""
-    tps = {k: why for k, (verdict, why) in verdicts().items() if verdict == "tp"}
+    present = {verdict_key("", f"{p.name}/x")[1] for p in (cache_dir() / "src").iterdir()}
+    # the tp verdicts on packages of this cache (other corpora hold the others)
+    tps = {k: why for k, (verdict, why) in verdicts().items() if verdict == "tp" and k[1] in present}
     best: dict[tuple[str, str, str], str] = {}
     for package, d in scan_corpus(tree_at(rev)):
         key = verdict_key(str(d["ruleId"]), _loc(package, d))
