@@ -194,3 +194,40 @@ def test_session_answers_server_requests_and_shuts_down(tmp_path: Path, engine: 
     pid = s.pid
     s.shutdown(time.monotonic() + 5)
     assert gone(pid)
+
+
+FAKE_SERVER = '''import json, sys
+def read():
+    length = 0
+    while True:
+        line = sys.stdin.buffer.readline()
+        if line in (b"\\r\\n", b""):
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(sys.stdin.buffer.read(length))
+def send(msg):
+    body = json.dumps(msg).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\\r\\n\\r\\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+init = read()
+send({"jsonrpc": "2.0", "id": init["id"], "result": {"capabilities": {}}})
+read()  # initialized
+send({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": "Rules reloaded successfully"}})
+read()  # didOpen
+sys.stdout.buffer.write(b"Content-Length: 5\\r\\n\\r\\nnope!")
+sys.stdout.buffer.flush()
+sys.stdin.buffer.read()
+'''
+
+
+def test_a_protocol_error_kills_the_server(tmp_path: Path, spec: WarmSpec, warm: WarmEngine) -> None:
+    """A server that answers a document with a frame that is not JSON (a real process, speaking broken LSP)."""
+    import sys
+
+    fake = tmp_path / "fake-lsp"
+    fake.write_text(f"#!{sys.executable}\n" + FAKE_SERVER)
+    fake.chmod(0o755)
+    with pytest.raises(WarmUnavailable, match="not JSON"):
+        warm.scan(replace(spec, binary=str(fake)), ["x = 1\n"])
+    assert warm.pids() == [] and warm.stats.kills == 1
