@@ -157,9 +157,12 @@ def test_test_rule_is_served_warm_with_the_same_answer(proj: Workspace, warm: En
     from sgtools.rules.testing import test_rule as run_test_rule
 
     assert warm.warm is not None
-    args = {"rule_yaml": RELATIONAL.split("---")[0], "code": REL_CODE, "language": "python"}
+    args = {"rule_yaml": RELATIONAL.split("---")[0], "code": REL_CODE, "language": "python",
+            "valid_examples": ["print(1)", "def f():\n    log(1)\n"],
+            "invalid_examples": ["def f():\n    print(1)\n", "print(2)"]}  # the last one is wrong
     got = run_test_rule(proj, warm, **args)
     want = run_test_rule(proj, Engine(settings=Settings.from_env({})), **args)
     assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
     assert len(got["matches"]) == 2 and got["matches"][0]["labels"]
+    assert got["examples"]["passed"] == 3 and [f["index"] for f in got["examples"]["failed"]] == [1]
     assert warm.warm.stats.last == "warm"

@@ -17,7 +17,7 @@ from sgtools.core import languages, yamlio
 from sgtools.core.errors import BadInput, EngineFailed, RuleInvalid
 from sgtools.core.settings import Settings
 from sgtools.engine.process import NO_CONFIG, Engine
-from sgtools.engine.texts import scan_texts, tmp_root
+from sgtools.engine.texts import tmp_root
 from sgtools.project.config import ProjectConfig, try_load_config
 from sgtools.project.languages import file_name_for, language_key
 from sgtools.project.workspace import Workspace
@@ -31,6 +31,7 @@ from sgtools.rules.schema import schema_problems
 from sgtools.rules.types import TestRuleResult
 from sgtools.scan.rulefiles import rule_file
 from sgtools.scan.snippet import check_code, snippet_diagnostics
+from sgtools.scan.warmscan import verify_runner, warm_spec
 
 DEFAULT_ID = "test-rule"
 _FILE_NAME = "test-rule.yml"
@@ -129,8 +130,9 @@ def test_rule(
         result["matches"] = snippet_diagnostics(engine, config, ws.root, rules_path, file_name, [rule], lang,
                                                 code, project=cfg)
 
-    passed, failed = check_examples(lambda texts: scan_texts(engine, config, rules_path, file_name, texts),
-                                    rule.id, valid, invalid)
+    warm = warm_spec(engine, cfg, [rule], rules_path, file_name, lang) if engine.warm is not None else None
+    run = verify_runner(engine, warm[0] if warm is not None else None, config, rules_path, file_name, [])
+    passed, failed = check_examples(lambda texts: run(lang, texts), rule.id, valid, invalid)
     result["examples"] = {"passed": passed, "failed": failed}
     missed = any(f["kind"] == "invalid" for f in failed)
     found = analyse_rule(ws, engine, data, {"valid": valid, "invalid": invalid}, config=config)
