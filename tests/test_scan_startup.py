@@ -1,5 +1,6 @@
 """`sgtools scan` of one file starts fast: the analyser, the YAML parser (the parse cache answers) and the MCP
-SDK are not imported on that path. Each costs tens of milliseconds of a run that should take under 100."""
+SDK are not imported on that path. Each costs tens of milliseconds of a run that should take under 100; the
+thread pool of fix-it verification and `platform` (for crash reports) a few more."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 SAMPLE = Path(__file__).resolve().parent.parent / "e2e" / "sample_repo"
 HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtools.rules.analysis.globs",
-         "sgtools.server")
+         "sgtools.server", "concurrent.futures", "platform")
 _PROBE = """
 import json, sys
 from sgtools.cli import main

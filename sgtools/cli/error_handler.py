@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform
 import sys
 import traceback
 from collections.abc import Callable
@@ -65,6 +64,8 @@ def internal_error(exc: BaseException) -> int:
 
 
 def _report(exc: BaseException) -> str:
+    import platform  # only when something went wrong: not on every run's start-up path
+
     return (
         f"### version information\n\nsgtools: {__version__}\npython: {sys.version.split()[0]}\n"
         f"platform: {platform.platform()}\ncommand: {' '.join(sys.argv)}\ncwd: {os.getcwd()}\n\n"

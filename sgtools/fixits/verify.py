@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Executor, Future
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import Settings
@@ -19,6 +18,9 @@ from sgtools.edit.text import Span, apply_edits, to_span
 from sgtools.fixits.judge import EditedText, Member, finish, judge
 from sgtools.fixits.types import Fixit
 from sgtools.scan.types import Diagnostic
+
+if TYPE_CHECKING:  # concurrent.futures costs ~5 ms to import: a scan without fix-its never needs it
+    from concurrent.futures import Executor, Future
 
 LIMIT_REACHED = "verification limit reached"
 
