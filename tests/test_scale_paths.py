@@ -186,3 +186,18 @@ def test_a_rule_of_a_known_clean_shape_is_checked_without_jsonschema(tmp_path: P
                 rule(6, rule={"pattern": "f($A)", "not": {"inside": {"kind": "x", "stopBy": "nowhere"}}})):
         problems, imported = _schema_verdict(tmp_path, bad)
         assert problems and imported, bad
+
+
+def test_stream_parser_joins_a_long_line_once() -> None:
+    """A match as long as a minified bundle arrives in many chunks without a newline: its pieces are joined once
+    when the line ends, not re-copied on every chunk (quadratic in the line's length)."""
+    text = "x" * 200_000
+    line = json.dumps({"ruleId": "a", "text": text}).encode() + b"\n"
+    parser = StreamParser()
+    chunks = [line[i:i + 1000] for i in range(0, len(line), 1000)]
+    for chunk in chunks[:-1]:
+        parser.feed(chunk)
+        assert parser.items == []
+    assert len(parser._carry) == len(chunks) - 1  # kept as pieces, none joined yet
+    parser.feed(chunks[-1])
+    assert parser.finish() == [{"ruleId": "a", "text": text}]

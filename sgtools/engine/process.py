@@ -324,21 +324,20 @@ class StreamParser:
 
     def __init__(self) -> None:
         self.items: list[dict[str, Any]] = []
-        self._carry = b""
+        self._carry: list[bytes] = []  # the unfinished line's pieces: joined once, however many chunks it spans
         self._bad: bytes | None = None
 
     def feed(self, chunk: bytes) -> None:
-        data = self._carry + chunk
-        cut = data.rfind(b"\n")
+        cut = chunk.rfind(b"\n")
         if cut < 0:
-            self._carry = data
+            self._carry.append(chunk)
             return
-        self._carry = data[cut + 1:]
-        self._parse(data[:cut])
+        self._parse(b"".join([*self._carry, chunk[:cut]]))
+        self._carry = [chunk[cut + 1:]]
 
     def finish(self) -> list[dict[str, Any]]:
-        self._parse(self._carry)
-        self._carry = b""
+        self._parse(b"".join(self._carry))
+        self._carry = []
         if self._bad is not None:
             raise EngineFailed(f"ast-grep printed output that is not JSON: {self._bad[:200]!r}")
         return self.items
