@@ -148,6 +148,20 @@ SYNTAXES = [
     (["# shellcheck disable=SC2086", "rm $f"], 1, ["SC2086"], True),
     (["# shellcheck disable=SC2046,SC2086", "# why: it is one word", "rm $f"], 2, ["SC2086"], True),
     (["# shellcheck disable=SC2046", "rm $f"], 1, ["SC2086"], False),
+    # a directive above a command covers all its lines (react-native-xcode.sh: a command over several lines)
+    (["# shellcheck disable=SC2086", "cp a \\", "  $f \\", "  b"], 2, ["SC2086"], True),
+    (["# shellcheck disable=SC2046", "cp a \\", "  $f \\", "  b"], 2, ["SC2086"], False),
+    (["# shellcheck disable=SC2086", "ls | grep x &&", "  rm $f"], 2, ["SC2086"], True),
+    (["# shellcheck disable=SC2086", "rm a", "rm $f"], 2, ["SC2086"], False),  # the next command only
+    # above a function or compound command: its whole body
+    (["# shellcheck disable=SC2086", "clean() {", "  if x; then", "    rm $f", "  fi", "}"], 3, ["SC2086"], True),
+    (["# shellcheck disable=SC2046", "clean() {", "  if x; then", "    rm $f", "  fi", "}"], 3, ["SC2086"],
+     False),
+    (["clean() {", "  # shellcheck disable=SC2086", "  if x; then", "    y", "  fi", "  rm $f", "}"], 5,
+     ["SC2086"], False),  # the directive covered the if, not the command after it
+    # right after the shebang: the whole file
+    (["#!/bin/sh", "# shellcheck disable=SC2086", "", "a", "rm $f"], 4, ["SC2086"], True),
+    (["#!/bin/sh", "# shellcheck disable=SC2046", "", "a", "rm $f"], 4, ["SC2086"], False),
     (["// eslint-disable-next-line no-eval", "eval(s);"], 1, ["no-eval"], True),
     (["// eslint-disable-next-line no-console", "eval(s);"], 1, ["no-eval"], False),
     (["// eslint-disable-next-line", "eval(s);"], 1, ["no-eval"], True),

@@ -6,7 +6,8 @@ suppression comment spells it: `B001`, `eval-used`, `SC2086`, `no-eval`, `gosec`
 
 - `# noqa: B001` (same line; a bare `# noqa` too), `# pylint: disable=eval-used` (same line) or
   `# pylint: disable-next=...` (line above);
-- `# shellcheck disable=SC2086` (in the comment lines right above);
+- `# shellcheck disable=SC2086` above a command (all its lines), a function or compound command (its body), or
+  right after the shebang (the whole file);
 - `// eslint-disable-line no-eval` (same line), `// eslint-disable-next-line no-eval` (line above; bare too),
   `/* eslint-disable no-eval */` up to `/* eslint-enable no-eval */` (or the end of the file);
 - `//nolint:gosec` (same line; a bare `//nolint` too);
@@ -73,6 +74,9 @@ _PHPCS_ON: Final = re.compile(r"^\s*(?://|#|/\*)\s*phpcs:enable\b(?P<c>[^\-*]*)"
 # (off, on) comment pairs that silence the lines between them
 _REGIONS: Final = ((_RUBOCOP_OFF, _RUBOCOP_ON), (_ESLINT_OFF, _ESLINT_ON), (_PRAGMA_OFF, _PRAGMA_ON),
                    (_PHPCS_OFF, _PHPCS_ON))
+# a shell line that goes on in the next one, and lines that close a block rather than open one
+_SH_CONTINUES: Final = ("\\", "|", "&&", "||")
+_SH_CLOSERS: Final = ("fi", "done", "}", "esac", ";;", "else", "then", "do")
 # a line that goes on a declaration begun above it: `) -> T {`, `where`, `{`, `throws X {`
 _CONTINUES: Final = (")", "]", ">", "{", "where", "->", "throws", ":")
 
@@ -160,6 +164,7 @@ def _pylint_scope(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool
 
 
 def _shellcheck_above(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+    """A directive in the comment lines right above line `row`."""
     i = row - 1
     while i >= 0 and lines[i].lstrip().startswith("#"):
         m = _SHELLCHECK.match(lines[i])
@@ -167,6 +172,39 @@ def _shellcheck_above(lines: Sequence[str], row: int, checks: Sequence[str]) -> 
             return True
         i -= 1
     return False
+
+
+def _shellcheck(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+    """ShellCheck's scopes: a directive above a command covers the whole command (its `\\`, `|`, `&&`
+    continuation lines), above a function or compound command its whole body (enclosing blocks found by
+    indentation), and right after the shebang the whole file."""
+    start = row
+    while start > 0 and lines[start - 1].rstrip().endswith(_SH_CONTINUES):
+        start -= 1
+    if _shellcheck_above(lines, start, checks):
+        return True
+    limit = _indent(lines[start])
+    for i in range(start - 1, -1, -1):
+        text = lines[i].strip()
+        if limit == 0:
+            break
+        if not text or text.startswith("#") or text in _SH_CLOSERS or _indent(lines[i]) >= limit:
+            continue
+        limit = _indent(lines[i])  # the header of a block enclosing the finding
+        if _shellcheck_above(lines, i, checks):
+            return True
+    if lines and lines[0].startswith("#!"):
+        return _shellcheck_above(lines, _first_code_line(lines), checks)
+    return False
+
+
+def _first_code_line(lines: Sequence[str]) -> int:
+    """The first line after the shebang's comment block that is not a comment (a directive in that block
+    covers the whole file)."""
+    i = 1
+    while i < len(lines) and lines[i].lstrip().startswith("#"):
+        i += 1
+    return i
 
 
 def _region(lines: Sequence[str], row: int, checks: Sequence[str], off_rx: re.Pattern[str],
@@ -196,7 +234,7 @@ def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Se
             m = rx.search(lines[start_row - 1])
             if m and _names_any(_names(m.group("c")), checks):
                 return True
-    return (_shellcheck_above(lines, start_row, checks)
+    return (_shellcheck(lines, start_row, checks)
             or any(_region(lines, start_row, checks, off, on) for off, on in _REGIONS)
             or _pylint_scope(lines, start_row, checks)
             or _allowed_by_attribute(lines, start_row, checks)
