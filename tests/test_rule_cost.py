@@ -1,6 +1,5 @@
 """The bundled rules' cost budget (issue 18): on a fixed corpus per language, no rule costs more than 3x the median
-rule of its language, and the whole set scans within 2x the time of its cheaper half (issue 18 asks 1.5x: see
-SET_RATIO for what this corpus measures).
+rule of its language, and the whole set scans within 1.5x the time of its cheaper half.
 
 The corpus is real code at pinned versions from the package registries, fetched at install time by
 `python bin/cost_corpus.py` into `.ci-cache/cost-corpus/` (.ci/run does it; `SGTOOLS_COST_CORPUS` names another
@@ -13,7 +12,7 @@ floor (a tenth of that language's parse-only time, at least 20 ms), so that near
 rules sit, do not turn timer noise into a ratio; a rule over budget is measured twice more (with a fresh
 baseline each time) and keeps its cheapest figure, since interference only ever adds time. The whole-set check
 times the full set and its cheaper half (the cheaper half of each language's rules, so that both runs parse the
-same files and the difference is what the costlier rules add), interleaved, three times each, and compares the
+same files and the difference is what the costlier rules add), interleaved, five times each, and compares the
 minimums. The old
 math/rand rule (a whole-file search from every call) cost 20-40x all the other Go rules together: it fails both.
 """
@@ -43,11 +42,11 @@ COST_CORPUS = Path(os.environ.get("SGTOOLS_COST_CORPUS") or REPO / ".ci-cache" /
 BYTES_PER_LANGUAGE = 300_000
 MAX_FILE_BYTES = 100_000
 RULE_RATIO = 3.0
-# Issue 18 asks 1.5x. Measured on this corpus with 180 rules: 1.58x in one run, within 1.5x in two others, with
-# no rule over its per-rule budget: every rule adds a few milliseconds of matching over ~1,200 files, so twice the rules
-# cost nearly twice the matching wherever parsing does not dominate. 2.0x is what evenly spread costs give at
-# worst; an outlier (the old math/rand rule: 19.6 s against 0.14 s) is far beyond it.
-SET_RATIO = 2.0
+# Issue 18's bound. Measured on this corpus with 180 rules on an idle two-core machine: 1.29x (0.468 s against
+# 0.364 s); under load one run measured 1.58x, so the set comparison takes the minimum of SET_REPEATS interleaved
+# runs (interference only ever adds time). The old math/rand rule (19.6 s against 0.14 s) is far beyond it.
+SET_RATIO = 1.5
+SET_REPEATS = 5
 FLOOR_SHARE, FLOOR_SECONDS = 0.1, 0.02
 REPEATS = 3
 
@@ -121,7 +120,7 @@ def test_every_bundled_rule_and_the_whole_set_stay_within_the_cost_budget(engine
         cheap += mine[: max(1, len(mine) // 2)]
     every = [f for lang in sorted({r.language for r in measured}) for f in files[lang]]
     whole, half = [], []
-    for _ in range(REPEATS):
+    for _ in range(SET_REPEATS):
         whole.append(_scan_seconds(ws, engine, measured, every))
         half.append(_scan_seconds(ws, engine, cheap, every))
     assert min(whole) <= SET_RATIO * min(half), (
