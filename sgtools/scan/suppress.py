@@ -234,13 +234,19 @@ def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Se
             m = rx.search(lines[start_row - 1])
             if m and _names_any(_names(m.group("c")), checks):
                 return True
-    present = _markers(lines)  # the scoped forms walk the file: only those whose marker the file holds
-    return (("shellcheck" in present and _shellcheck(lines, start_row, checks))
-            or any(mark in present and _region(lines, start_row, checks, off, on)
+    return _scoped(lines, start_row, checks)
+
+
+def _scoped(lines: Sequence[str], row: int, checks: Sequence[str]) -> bool:
+    """The forms that reach beyond the line and the one above: each walks the file, so only those whose marker
+    the file holds are tried."""
+    present = _markers(lines)
+    return (("shellcheck" in present and _shellcheck(lines, row, checks))
+            or any(mark in present and _region(lines, row, checks, off, on)
                    for mark, off, on in _REGIONS)
-            or ("pylint:" in present and _pylint_scope(lines, start_row, checks))
-            or ("allow(" in present and _allowed_by_attribute(lines, start_row, checks))
-            or ("Suppress" in present and _annotated(lines, start_row, checks, _SUPPRESS_ANNOTATION)))
+            or ("pylint:" in present and _pylint_scope(lines, row, checks))
+            or ("allow(" in present and _allowed_by_attribute(lines, row, checks))
+            or ("Suppress" in present and _annotated(lines, row, checks, _SUPPRESS_ANNOTATION)))
 
 
 _MARKERS: Final = ("shellcheck", "pylint:", "allow(", "Suppress", *(mark for mark, _off, _on in _REGIONS))
