@@ -21,12 +21,11 @@ from sgtools.project.languages import language_for_path, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import RuleSet, rule_applies
-from sgtools.scan import generated, suppress, testcode
-from sgtools.scan.diagnostics import counts, filter_severity, to_diagnostics
+from sgtools.scan.diagnostics import NOTHING_LOADED, counts, filter_severity, to_diagnostics
 from sgtools.scan.paths import verify_files
 from sgtools.scan.rulefiles import cached_ruleset, rule_file
 from sgtools.scan.signal import Signal
-from sgtools.scan.snippet import check_code
+from sgtools.scan.snippet import check_code, left_out
 from sgtools.scan.types import ScanResult
 
 
@@ -112,7 +111,7 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
                     [TreeFile(p.path, p.where, p.code) for p in checked])
     texts = {p.path: p.code for p in checked}
     by_id = {r.id: r for r in rules}
-    signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
+    signal = Signal.for_config(cfg)
     raw = signal.refine(raw, by_id, texts.get)
     diags = filter_severity(to_diagnostics(raw, text_by_file=texts, rules_by_id=by_id), level)
     page = diags[:limit]
@@ -131,16 +130,10 @@ def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> 
     if unknown:
         notes.append(f"{len(unknown)} file(s) not checked: no language is known for {', '.join(unknown[:5])}"
                      f"{', …' if len(unknown) > 5 else ''} (a languageGlobs entry in sgconfig.yml can name one).")
-    by_lang: dict[str | None, list[str]] = {}
-    for r in ruleset.rules:
-        if r.enabled and (r.data.get("files") is not None or r.data.get("ignores") is not None):
-            by_lang.setdefault(language_key(r.language, cfg), []).append(r.id)
-    rules_by_id = {r.id: r for r in ruleset.rules}
     for p in pending:
-        skipped = [i for i in by_lang.get(p.language, []) if not rule_applies(rules_by_id[i], p.where)]
-        if p.language is not None and skipped:
-            notes.append(f"{len(skipped)} {p.language} rule(s) did not run on {p.path}: their files/ignores globs "
-                         f"leave it out ({', '.join(skipped[:5])}{', …' if len(skipped) > 5 else ''}).")
+        if p.language is not None:
+            of_lang = [r for r in ruleset.rules if r.enabled and language_key(r.language, cfg) == p.language]
+            notes += left_out(of_lang, [r for r in of_lang if rule_applies(r, p.where)], p.language, p.path)
     if ruleset.errors and not ruleset.rules:
-        notes.append("No rule could be loaded, so nothing was checked: see ruleErrors.")
+        notes.append(NOTHING_LOADED)
     return notes

@@ -18,8 +18,14 @@ from sgtools.project.languages import file_name_for, language_for_path, language
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
-from sgtools.scan import generated, suppress, testcode
-from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
+from sgtools.scan.diagnostics import (
+    NOTHING_LOADED,
+    check_severity,
+    counts,
+    filter_severity,
+    result_limit,
+    to_diagnostics,
+)
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
 from sgtools.scan.types import Diagnostic, ScanPathResult
@@ -66,13 +72,13 @@ def scan_path(
         empty: ScanPathResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
                                  "nextOffset": None, "ruleErrors": ruleset.error_dicts(), "filesChecked": 0}
         if ruleset.errors and not ruleset.rules:
-            empty["notes"] = ["No rule could be loaded, so nothing was checked: see ruleErrors."]
+            empty["notes"] = [NOTHING_LOADED]
         return empty
     whole_project = ruleset.all_valid and not rule_ids
     extra = excludes.glob_args(excludes.enabled(cfg, default_excludes)) + excludes.dialect_args(cfg)
     raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch, extra)
     by_id = {r.id: r for r in rules}
-    signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
+    signal = Signal.for_config(cfg)
     raw = signal.refine(raw, by_id, _text_reader(ws))
     if every_finding:
         limit = max(limit, len(raw))  # severity filtering only removes findings: all of them fit

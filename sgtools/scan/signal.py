@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sgtools.rules.ruleset import Rule
 from sgtools.scan import generated, suppress, testcode
+
+if TYPE_CHECKING:
+    from sgtools.project.config import ProjectConfig
 
 
 @dataclass
@@ -26,6 +29,11 @@ class Signal:
     suppressed: dict[str, int] = field(default_factory=dict)
     generated: dict[str, int] = field(default_factory=dict)  # per rule: findings dropped in generated files
     generated_files: dict[str, str] = field(default_factory=dict)  # file -> why it is generated
+
+    @classmethod
+    def for_config(cls, cfg: ProjectConfig | None) -> Signal:
+        """The pass as the project configures it: its test paths, other linters' suppressions, generated files."""
+        return cls(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
 
     def refine(self, raw: Iterable[dict[str, Any]], rules_by_id: Mapping[str, Rule],
                text_of: Callable[[str], str | None], *, file_override: str | None = None) -> list[dict[str, Any]]:

@@ -20,8 +20,14 @@ from sgtools.project.languages import file_name_for, language_key, resolve_langu
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, rule_applies
-from sgtools.scan import generated, suppress, testcode
-from sgtools.scan.diagnostics import check_severity, counts, filter_severity, result_limit, to_diagnostics
+from sgtools.scan.diagnostics import (
+    NOTHING_LOADED,
+    check_severity,
+    counts,
+    filter_severity,
+    result_limit,
+    to_diagnostics,
+)
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
 from sgtools.scan.types import Diagnostic, OverlayFile, ScanResult
@@ -88,16 +94,16 @@ def scan_code(
     rules = [r for r in of_lang if rule_applies(r, rel_cfg)]
     result: ScanResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
                           "ruleErrors": ruleset.error_dicts()}
-    notes = _left_out(of_lang, rules, lang, file)
+    notes = left_out(of_lang, rules, lang, file)
     if ruleset.errors and not ruleset.rules:
-        notes.append("No rule could be loaded, so nothing was checked: see ruleErrors.")
+        notes.append(NOTHING_LOADED)
     if notes:
         result["notes"] = notes
     if not rules:
         return result
     result["analysis"] = scan_analysis(engine, rules, cfg.path)
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
-    signal = Signal(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
+    signal = Signal.for_config(cfg)
     diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
                                 file=file, min_severity=level, verify_max=limit, signal=signal, project=cfg)
     page = diags[:limit]
@@ -108,7 +114,7 @@ def scan_code(
     return result
 
 
-def _left_out(of_lang: list[Rule], rules: list[Rule], lang: str, file: str | None) -> list[str]:
+def left_out(of_lang: list[Rule], rules: list[Rule], lang: str, file: str | None) -> list[str]:
     """Said, not silent: the rules of the language that did not run because of their files/ignores globs."""
     if file is None:
         scoped = [r.id for r in of_lang if r.data.get("files") is not None]
