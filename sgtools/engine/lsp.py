@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -196,7 +195,3 @@ class LspSession:
             self.rules_loaded = False
         elif text.startswith("Rules reloaded successfully"):
             self.rules_loaded = True
-
-
-def deadline_in(seconds: float) -> float:
-    return time.monotonic() + seconds

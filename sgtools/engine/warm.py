@@ -120,9 +120,13 @@ class WarmEngine:
             slot.lock.release()
         raise AssertionError("unreachable")
 
+    def _deadline(self) -> float:
+        """When a request started now must have its answer."""
+        return time.monotonic() + self.settings.warm_engine_timeout
+
     def _scan(self, session: LspSession, spec: WarmSpec, texts: Sequence[str],
               fixes_for: frozenset[str]) -> list[list[dict[str, Any]]]:
-        deadline = time.monotonic() + self.settings.warm_engine_timeout
+        deadline = self._deadline()
         uris, published = session.open(spec.file_name, spec.language, texts, deadline)
         fixes = self._fixes(session, uris, published, fixes_for, deadline)
         session.close(uris, deadline)
@@ -187,7 +191,7 @@ class WarmEngine:
         argv = [spec.binary, "lsp", "-c", str(root / "sgconfig.yml"), *spec.flags]
         try:
             slot.session = LspSession(argv, root, max_bytes=self.settings.engine_max_output,
-                                      deadline=time.monotonic() + self.settings.warm_engine_timeout)
+                                      deadline=self._deadline())
         except ProtocolError as exc:
             if "could not load the rules" in str(exc):
                 slot.refused = f"the warm engine could not load these rules ({exc})"

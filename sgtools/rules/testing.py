@@ -146,7 +146,7 @@ def test_rule(
 def _example_runner(engine: Engine, cfg: ProjectConfig | None, config: Path | str, rule: Rule, rules_path: Path,
                     file_name: str, lang: str) -> Callable[[Sequence[str]], list[list[dict[str, Any]]]]:
     """What scans the examples: the warm engine when the server runs one (as for fix-it re-scans), else a spawn."""
-    warm = warm_spec(engine, cfg, [rule], rules_path, file_name, lang) if engine.warm is not None else None
+    warm = warm_spec(engine, cfg, [rule], rules_path, file_name, lang)  # None without a warm engine
     run = verify_runner(engine, warm[0] if warm is not None else None, config, rules_path, file_name, [])
     return lambda texts: run(lang, texts)
 

@@ -33,10 +33,8 @@ from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
 from sgtools.scan.rulefiles import docs_file, parse_rule_doc, rule_doc, tree_signature
 
-_LABEL_KEYS = frozenset({"inside", "has", "follows", "precedes", "matches"})  # rules that may record labels
-
-
 _RELATIONAL = frozenset({"inside", "has", "follows", "precedes"})
+_LABEL_KEYS = frozenset({*_RELATIONAL, "matches"})  # rules that may record labels
 _RELATION_KEYS = ("stopBy", "field")
 _NESTED = frozenset({*_RELATIONAL, "any", "all", "not", "matches"})
 _LABEL_VAR = "SGTOOLSLBL"
