@@ -135,3 +135,25 @@ def test_test_rule_applies_the_same_structural_checks_as_add(initialized: Worksp
     res = test_rule(initialized, engine, "id: x\nlanguage: python\nrule:\n  pattern: print($A)\nnot:\n  kind: x\n",
                     invalid_examples=["print(2)"])
     assert res["success"] is False and "move it under `rule:`" in res["errors"][0]
+
+
+@pytest.mark.parametrize("analyse", ["add_or_update_rule", "test_rule"])
+def test_a_scan_reports_an_analysis_made_after_it_remembered_none(initialized: Workspace, engine: Engine,
+                                                                  monkeypatch: pytest.MonkeyPatch,
+                                                                  analyse: str) -> None:
+    """Scans remember that a rule has no analysis (a long-lived server asks for every rule on every call), but
+    an analysis made in this process is reported by the very next scan, however long misses are remembered."""
+    from sgtools.rules import analysis
+    from sgtools.rules.testing import test_rule
+
+    monkeypatch.setattr(analysis._cache, "_miss_ttl", 3600.0)
+    _write(initialized, "no-println", BARE)
+    go = 'package main\nfunc main() {\n\tfmt.Println("x")\n}\n'
+    for _ in range(2):
+        assert "analysis" not in scan_code(initialized, engine, go, "go")  # never analysed, now remembered so
+    if analyse == "add_or_update_rule":
+        store.add_or_update_rule(initialized, engine, "no-println", BARE, force=True)
+    else:
+        test_rule(initialized, engine, BARE, code=go, language="go")
+    result = scan_code(initialized, engine, go, "go")
+    assert [(a["ruleId"], a["code"]) for a in result["analysis"]] == [("no-println", "pattern-never-matches")]

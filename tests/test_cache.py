@@ -58,3 +58,20 @@ def test_yaml_parse_is_reused_by_a_fresh_process_and_never_stale(tmp_path: Path)
 def test_json_safe() -> None:
     assert json_safe([{"a": [1, "x", None]}])
     assert not json_safe({1: "int key"})
+
+
+def test_misses_are_remembered_for_their_time_and_ended_by_a_put_in_this_process() -> None:
+    import time
+
+    server = JsonCache("t", miss_ttl=3600.0)
+    assert not server.has("latest", "k")
+    JsonCache("t").put("latest", "k", ["other process"])  # another process analysed it meanwhile
+    assert not server.has("latest", "k")  # the miss is remembered: no file read per call
+    server.put("latest", "k", ["this process"])
+    assert server.get("latest", "k") == ["this process"]
+    short = JsonCache("t", miss_ttl=0.05)
+    assert not short.has("latest", "k2")
+    JsonCache("t").put("latest", "k2", 2)
+    time.sleep(0.1)
+    assert short.get("latest", "k2") == 2  # bounded staleness: another process's write is seen once it expires
+    assert not JsonCache("t").has("latest", "k3") and JsonCache("t").has("latest", "k2")  # default: no memory

@@ -24,6 +24,7 @@ from sgtools.core.atomic import write_atomic
 APP_NAME = "context-sherpa"
 _KEY = re.compile(r"[A-Za-z0-9_-]{1,100}")  # other keys are hashed into a file name
 _MISSING = object()
+_MAX_MISSES = 100_000  # remembered misses kept at most (then forgotten at once: each costs one read again)
 
 
 def cache_root() -> Path:
@@ -40,11 +41,17 @@ def _cache_root(xdg_cache_home: str | None, home: str | None) -> Path:
 
 
 class JsonCache:
-    """Tables of JSON values, one file per entry, remembered in memory once read or written."""
+    """Tables of JSON values, one file per entry, remembered in memory once read or written.
 
-    def __init__(self, name: str) -> None:
+    `miss_ttl` (seconds, 0: never) also remembers a missing entry for that long, for tables that a long-lived
+    process asks on every call (the analysis of each rule, on every scan): a miss otherwise costs a file open
+    each time. A `put` in this process ends its miss at once; another process's write is seen within `miss_ttl`."""
+
+    def __init__(self, name: str, *, miss_ttl: float = 0.0) -> None:
         self.name = name
         self._memory: dict[tuple[str, str], Any] = {}
+        self._miss_ttl = miss_ttl
+        self._misses: dict[tuple[str, str], float] = {}  # (table, key) -> monotonic time the miss expires
 
     def _path(self, table: str, key: str) -> Path:
         name = key if _KEY.fullmatch(key) else hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
@@ -54,10 +61,16 @@ class JsonCache:
         hit = self._memory.get((table, key), _MISSING)
         if hit is not _MISSING:
             return hit
+        if self._miss_ttl and self._misses.get((table, key), 0.0) > time.monotonic():
+            return _MISSING
         path = self._path(table, key)
         try:
             value = json.loads(path.read_text(encoding="utf-8"))["value"]
         except (OSError, ValueError, KeyError, TypeError):
+            if self._miss_ttl:
+                if len(self._misses) > _MAX_MISSES:
+                    self._misses.clear()
+                self._misses[(table, key)] = time.monotonic() + self._miss_ttl
             return _MISSING
         self._memory[(table, key)] = value
         return value
@@ -71,6 +84,7 @@ class JsonCache:
 
     def put(self, table: str, key: str, value: Any) -> None:
         self._memory[(table, key)] = value
+        self._misses.pop((table, key), None)
         path = self._path(table, key)
         with contextlib.suppress(OSError, TypeError, ValueError):
             path.parent.mkdir(parents=True, exist_ok=True)

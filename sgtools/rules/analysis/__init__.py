@@ -29,7 +29,7 @@ from sgtools.rules.analysis.item import Item
 __all__ = ["Examples", "Finding", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires"]
 
 _CACHE_VERSION = "1"
-_cache = JsonCache("analysis")
+_cache = JsonCache("analysis", miss_ttl=2.0)  # a scan asks for every rule's analysis; most never had one
 
 
 class Examples(TypedDict, total=False):
@@ -94,13 +94,33 @@ def last_findings(engine: Engine, rules: Sequence[Mapping[str, Any]], *, config:
                   ) -> list[list[Finding] | None]:
     """What the last analysis of each rule found (examples aside), without running anything: None for a rule
     never analysed. Scans report these next to `ruleErrors` at no cost."""
+    version = engine.version()
     out: list[list[Finding] | None] = []
     for rule in rules:
-        doc = _doc(rule)
-        hit = _cache.get("latest", _latest_key(engine, Item(doc, languages.canonical(str(doc.get("language", "")))),
-                                               config))
+        hit = _cache.get("latest", _rule_latest_key(engine, rule, version, config))
         out.append([cast(Finding, dict(f)) for f in hit] if isinstance(hit, list) else None)
     return out
+
+
+# (id of a rule mapping, engine version, config) -> (that mapping, its "latest" cache key). A scan's rules are the
+# same objects from call to call while no rule file changes (scan/rulefiles.py `cached_ruleset`), and a loaded
+# rule is never changed in place, so its key is worked out once instead of re-serialised and hashed per call.
+# The entry holds the mapping itself, so its id cannot be reused by another object while the entry lives.
+_latest_keys: dict[tuple[int, str, str], tuple[Mapping[str, Any], str]] = {}
+_LATEST_KEYS_MAX = 4096
+
+
+def _rule_latest_key(engine: Engine, rule: Mapping[str, Any], version: str, config: Path | str) -> str:
+    memo = (id(rule), version, str(config))
+    hit = _latest_keys.get(memo)
+    if hit is not None and hit[0] is rule:
+        return hit[1]
+    doc = _doc(rule)
+    key = _latest_key(engine, Item(doc, languages.canonical(str(doc.get("language", "")))), config)
+    if len(_latest_keys) >= _LATEST_KEYS_MAX:
+        _latest_keys.clear()
+    _latest_keys[memo] = (rule, key)
+    return key
 
 
 def _cached_or_analysed(ws: Workspace | None, engine: Engine, items: list[Item],
