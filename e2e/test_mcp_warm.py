@@ -46,10 +46,10 @@ def _cmdline(p: Path) -> str:
         return ""
 
 
-async def _scan(root: Path, env: dict[str, str]) -> tuple[list[dict], dict, list[int]]:
+async def _scan(root: Path, env: dict[str, str], args: dict | None = None) -> tuple[list[dict], dict, list[int]]:
     async with stdio_client(root, env) as client:
         for _ in range(2):
-            res = await client.call_tool("scan_code", {"code": CODE, "language": "python"})
+            res = await client.call_tool("scan_code", args or {"code": CODE, "language": "python"})
             assert not res.is_error, res.content
         info = await client.call_tool("server_info", {})
         assert isinstance(info.structured_content, dict) and isinstance(res.structured_content, dict)
@@ -71,4 +71,17 @@ async def test_scan_code_served_warm_and_nothing_left_after_exit(root: Path, ser
     spawn_issues, engine, pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "0"})
     assert engine["mode"] == "spawn" and pids == []
     assert warm_issues == spawn_issues and len(warm_issues) == 2
+    assert all(fx["verified"] for d in warm_issues for fx in d["fixits"])
+
+
+async def test_a_pending_change_is_served_warm_too(root: Path, server_env: dict[str, str]) -> None:
+    (root / "rules").mkdir()
+    (root / "rules" / "no-eval.yml").write_text(RULE.replace("rule:", "ignores: ['tests/**']\nrule:"))
+    (root / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+    change = {"files": [{"path": "src/a.py", "code": CODE}, {"path": "src/b.py", "code": "y = eval(c)\n"},
+                        {"path": "tests/test_a.py", "code": "eval(d)\n"}]}
+    warm_issues, engine, _pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "1"}, change)
+    assert engine["lastCall"] == "warm" and engine["warmCalls"] == 2 and engine["processes"] == 1, engine
+    spawn_issues, engine, _pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "0"}, change)
+    assert warm_issues == spawn_issues and [d["file"] for d in warm_issues] == ["src/a.py", "src/a.py", "src/b.py"]
     assert all(fx["verified"] for d in warm_issues for fx in d["fixits"])

@@ -4,7 +4,9 @@ An agent's change often spans files (a module and its test, code in two language
 each file would meet the disk's version of the others and cost a round trip of its own. Here all of them are
 laid out in a private copy at their paths relative to the project (engine/texts.py `scan_tree`) and scanned
 in one ast-grep call with every rule of their languages, globs kept, so `files`/`ignores`, `languageGlobs` and
-global utils apply exactly as `ast-grep scan` applies them on disk. Fix-its are verified as for `scan_path`.
+global utils apply exactly as `ast-grep scan` applies them on disk. With the MCP server's warm engine, the same
+files are opened as documents of its long-lived ast-grep instead (`_warm_tree`: one round for all of them, no
+process start), with the same answer. Fix-its are verified as for `scan_path`, in one batched round.
 """
 
 from __future__ import annotations
@@ -12,21 +14,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sgtools.core.errors import BadInput, SgToolsError, TooLarge
 from sgtools.engine.process import Engine
 from sgtools.engine.texts import TreeFile, scan_tree
+from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.project.config import ProjectConfig
-from sgtools.project.languages import language_for_path, language_key
+from sgtools.project.languages import file_name_for, language_for_path, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
-from sgtools.rules.ruleset import RuleSet, rule_applies
+from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
 from sgtools.scan.diagnostics import NOTHING_LOADED, counts, filter_severity, to_diagnostics
 from sgtools.scan.paths import verify_files
 from sgtools.scan.rulefiles import cached_ruleset, rule_file
 from sgtools.scan.signal import Signal
 from sgtools.scan.snippet import check_code, left_out
 from sgtools.scan.types import ScanResult
+from sgtools.scan.warmscan import warm_matches, warm_spec
 
 
 @dataclass(frozen=True)
@@ -107,8 +112,10 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
     if not rules or not checked:
         return result
     analysis = scan_analysis(engine, rules, cfg.path)
-    raw = scan_tree(engine, cfg.path, rule_file(rules, keep_globs=True),
-                    [TreeFile(p.path, p.where, p.code) for p in checked])
+    raw = _warm_tree(engine, cfg, rules, checked)
+    if raw is None:
+        raw = scan_tree(engine, cfg.path, rule_file(rules, keep_globs=True),
+                        [TreeFile(p.path, p.where, p.code) for p in checked])
     texts = {p.path: p.code for p in checked}
     by_id = {r.id: r for r in rules}
     signal = Signal.for_config(cfg)
@@ -121,6 +128,42 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
     if analysis:
         result["analysis"] = analysis
     return result
+
+
+def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checked: Sequence[Pending],
+               ) -> list[dict[str, Any]] | None:
+    """The matches of the pending files from the warm engine (the MCP server's), as `scan_tree` gives them, or
+    None when the spawn path must answer. Per language, one document round under the rule file that fix-it
+    verification uses too (every rule of the language, globs dropped: one process serves both), each file
+    keeping the rules whose `files`/`ignores` take its path (`rule_applies`, as for a snippet with a path); the
+    document is named for its language, so `languageGlobs` decide as they do on disk. A file outside the
+    project root (globs would not apply), custom languages, labels the server cannot give or a failing engine:
+    the spawn path."""
+    if engine.warm is None:
+        return None
+    if any(p.where is None for p in checked):
+        engine.warm.note("spawn", "a file lies outside the project root")
+        return None
+    by_lang: dict[str, list[Pending]] = {}
+    for p in checked:
+        by_lang.setdefault(str(p.language), []).append(p)
+    out: list[dict[str, Any]] = []
+    for lang, files in by_lang.items():
+        of_lang = [r for r in rules if language_key(r.language, cfg) == lang]
+        warm = warm_spec(engine, cfg, of_lang, rule_file(of_lang, keep_globs=False, parse_language=lang),
+                         file_name_for(lang, cfg), lang)
+        if warm is None:
+            engine.warm.note("spawn", f"{lang} is not served by the warm engine in this project")
+            return None
+        found, why = warm_matches(engine, warm[0], warm[1], [p.code for p in files],
+                                  [{r.id: r for r in of_lang if rule_applies(r, p.where)} for p in files])
+        if found is None:
+            engine.warm.note("spawn", why)
+            return None
+        for p, matches in zip(files, found, strict=True):
+            out += [{**m, "file": p.path} for m in matches if m["ruleId"] != PARSE_RULE_ID]
+    engine.warm.note("warm")
+    return out
 
 
 def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> list[str]:

@@ -144,7 +144,9 @@ def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_pat
     if engine.warm is not None and (project is not None or str(config) == NO_CONFIG):
         warm = warm_spec(engine, project, rules, rules_path, file_name, language)
     spec = warm[0] if warm is not None else None
-    raw, why_spawned = warm_matches(engine, warm[0], warm[1], code, by_id) if warm is not None else (None, "not warm")
+    many, why_spawned = (warm_matches(engine, warm[0], warm[1], [code], [by_id]) if warm is not None
+                         else (None, "not warm"))
+    raw = many[0] if many is not None else None
     if raw is None:
         raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
     found = [m for m in raw if m.get("ruleId") != PARSE_RULE_ID]

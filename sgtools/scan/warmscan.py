@@ -170,24 +170,38 @@ def _has_key(node: object, keys: frozenset[str]) -> bool:
     return False
 
 
-def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, code: str,
-                 rules_by_id: Mapping[str, Rule]) -> tuple[list[dict[str, Any]] | None, str | None]:
-    """The snippet's matches from the warm engine, or (None, why) when the spawn path must scan it: a finding
+def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequence[str],
+                 rules_by_id: Sequence[Mapping[str, Rule]]) -> tuple[list[list[dict[str, Any]]] | None, str | None]:
+    """The matches of each text (one document round for all) from the warm engine, keeping the rules of
+    `rules_by_id[i]` (and parse errors) for text i; or (None, why) when the spawn path must scan them: a finding
     whose labels the server cannot give, or a warm engine that failed."""
     assert engine.warm is not None
-    fixes_for = frozenset(rid for rid, r in rules_by_id.items() if r.data.get("fix") is not None)
+    fixes_for = frozenset(rid for by_id in rules_by_id for rid, r in by_id.items() if r.data.get("fix") is not None)
     try:
-        every = engine.warm.scan(spec, [code], fixes_for)[0]
+        every = engine.warm.scan(spec, codes, fixes_for)
     except WarmUnavailable as exc:
         return None, exc.reason
-    raw = [m for m in every if not m["ruleId"].startswith(TWIN)]
+    out: list[list[dict[str, Any]]] = []
+    for found, by_id in zip(every, rules_by_id, strict=True):
+        raw, why = _with_labels(found, rules, by_id)
+        if raw is None:
+            return None, why
+        out.append(raw)
+    return out, None
+
+
+def _with_labels(every: list[dict[str, Any]], rules: WarmRules, rules_by_id: Mapping[str, Rule],
+                 ) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """One text's matches of the rules in `rules_by_id` (and parse errors) as `ast-grep scan` gives them: labels
+    from the twins, or (None, why) when they cannot be had."""
+    raw = [m for m in every if m["ruleId"] in rules_by_id or m["ruleId"] == PARSE_RULE_ID]
     twins: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     for m in every:
-        if m["ruleId"].startswith(TWIN):
+        if m["ruleId"].startswith(TWIN) and m["ruleId"][len(TWIN):] in rules_by_id:
             twins.setdefault(_at(m, m["ruleId"][len(TWIN):]), []).append(m)
     for m in raw:
         rule = rules_by_id.get(m["ruleId"])
-        if m["ruleId"] == PARSE_RULE_ID or rule is None:
+        if rule is None:
             continue
         if rule.id in rules.spawned:
             return None, f"{rule.id} reports labels the language server does not carry"

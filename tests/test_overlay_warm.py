@@ -1,0 +1,117 @@
+"""scan_code with `files` answered by the warm engine (the MCP server's long-lived ast-grep): exactly the answer
+of the spawn path (a private copy of the tree scanned by `ast-grep scan`, itself equal to a scan of the files on
+disk, tests/test_overlay.py), with `files`/`ignores` globs and `languageGlobs` applied per path, and never stale
+after a rule edit. Rules whose labels the server cannot give stay on the spawn path."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.scan.fallback import scan_code
+
+RULES = """\
+id: no-print-src
+language: python
+severity: warning
+message: print in library code
+files: ["src/**/*.py", "src/**/*.pyx"]
+rule: {pattern: print($$$A)}
+fix: log($$$A)
+---
+id: no-eval
+language: python
+severity: error
+message: eval of $X
+ignores: ["tests/**"]
+rule: {pattern: eval($X)}
+fix: ast.literal_eval($X)
+---
+id: open-in-function
+language: python
+severity: info
+message: open inside a function
+rule:
+  pattern: open($P)
+  inside: {kind: function_definition, stopBy: end}
+---
+id: no-console
+language: javascript
+severity: warning
+message: console.log left in
+files: ["web/**"]
+rule: {pattern: console.log($$$A)}
+fix: logger.debug($$$A)
+"""
+CHANGE = [
+    {"path": "src/app.py", "code": "import ast\nprint('日本😀')\r\nx = eval(data)\ndef f():\n    return open(p)\n"},
+    {"path": "src/fast.pyx", "code": "print(1)\n"},
+    {"path": "tests/test_app.py", "code": "print(2)\ny = eval(data)\n"},
+    {"path": "web/main.js", "code": "console.log('x', 1);\nconst a = 1;\n"},
+    {"path": "tools/build.js", "code": "console.log('not in web');\n"},
+]
+
+
+@pytest.fixture
+def proj(ws: Workspace) -> Workspace:
+    project.initialize(ws)
+    cfg = ws.root / "sgconfig.yml"
+    cfg.write_text(cfg.read_text(encoding="utf-8") + "languageGlobs:\n  python: ['*.pyx']\n", encoding="utf-8")
+    (ws.root / "rules" / "rules.yml").write_text(RULES, encoding="utf-8")
+    return ws
+
+
+@pytest.fixture
+def warm() -> Iterator[Engine]:
+    e = Engine(settings=replace(Settings.from_env({}), warm_engine=1))
+    e.enable_warm()
+    yield e
+    assert e.warm is not None
+    e.warm.close()
+
+
+def _both(ws: Workspace, warm: Engine, files: list[dict[str, str]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    got = scan_code(ws, warm, files=files)
+    want = scan_code(ws, Engine(settings=Settings.from_env({})), files=files)
+    return got, want
+
+
+def test_the_warm_engine_answers_an_overlay_exactly_as_the_spawn_path(proj: Workspace, warm: Engine) -> None:
+    assert warm.warm is not None
+    got, want = _both(proj, warm, CHANGE)
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    assert warm.warm.stats.last == "warm" and warm.warm.stats.warm_calls == 1, warm.warm.stats
+    assert warm.warm.stats.starts == 2  # one per language, shared by the scan and the fix-it verification
+    assert {(d["file"], d["ruleId"]) for d in got["issues"]} == {
+        ("src/app.py", "no-print-src"), ("src/app.py", "no-eval"), ("src/app.py", "open-in-function"),
+        ("src/fast.pyx", "no-print-src"), ("web/main.js", "no-console")}  # globs and languageGlobs applied
+    assert any(d["labels"] for d in got["issues"] if d["ruleId"] == "open-in-function")  # the `inside` label
+    assert all(fx["verified"] for d in got["issues"] for fx in d["fixits"])
+
+
+def test_a_rule_edit_is_never_answered_stale(proj: Workspace, warm: Engine) -> None:
+    rules = proj.root / "rules" / "rules.yml"
+    for n in range(3):
+        rules.write_text(RULES.replace("eval of $X", f"eval of $X, edit {n}"), encoding="utf-8")
+        got, want = _both(proj, warm, CHANGE[:1])
+        assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+        assert any(d["message"] == f"eval of data, edit {n}" for d in got["issues"])
+
+
+def test_what_the_server_cannot_label_is_spawned(proj: Workspace, warm: Engine) -> None:
+    assert warm.warm is not None
+    (proj.root / "utils" / "is-print.yml").write_text("id: is-print\nlanguage: python\nrule: {pattern: print($$$A)}\n")
+    rules = proj.root / "rules" / "rules.yml"
+    rules.write_text(RULES.replace("rule: {pattern: print($$$A)}\nfix: log($$$A)", "rule: {matches: is-print}"),
+                     encoding="utf-8")
+    got, want = _both(proj, warm, CHANGE)
+    assert ("src/fast.pyx", "no-print-src") in {(d["file"], d["ruleId"]) for d in got["issues"]}
+    assert got == want and warm.warm.stats.last == "spawn" and "labels" in str(warm.warm.stats.last_reason)
