@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import sys
 from pathlib import Path
@@ -172,6 +173,19 @@ def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str
 
 
 def run(args: argparse.Namespace) -> int:
+    """The scan with Python's cycle collector paused: a dense tree's findings are a few million small dicts and
+    lists, none of them in a reference cycle, and the collector, triggered by their allocation, walked them over
+    and over (a third of the CPU time of a scan with 37,569 findings). Reference counting still frees them."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
     from sgtools.scan import baseline
     from sgtools.scan.collect import rule_source
     from sgtools.scan.diagnostics import filter_severity
