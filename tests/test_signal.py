@@ -56,9 +56,29 @@ def _write(root: Path, files: dict[str, str]) -> None:
     ("src/test/java/com/AppTest.java", True), ("crate/tests/it.rs", True), ("spec/models/user_spec.rb", True),
     ("src/app.py", False), ("src/testing_utils.py", False), ("contest.py", False), ("src/latest/x.go", False),
     ("attest.ts", False), (None, False),
+    # test helpers and fixtures: rustls' test-CA script, minio-go's functional_tests.go, sqlalchemy.testing
+    ("usr/share/rust-rustls/test-ca/build-a-pki.sh", True), ("lib/test_utils/db.py", True),
+    ("e2e/integration-tests/run.ts", True), ("internal/testutil/fake.go", True), ("minio-go/functional_tests.go", True),
+    ("sqlalchemy/testing/fixtures.py", True), ("polls/tests.py", True), ("src/unit_test/a.c", True),
+    ("src/testament/x.py", False), ("cmd/latest/x.go", False), ("pkg/attestation/x.go", False),
+    ("src/contests.py", False), ("src/tester.go", False), ("src/latest_tests_summary.md", False),
 ])
 def test_test_path_conventions(path: str | None, expected: bool) -> None:
     assert testcode.is_test_path(path) is expected
+
+
+GO_HELPER = 'package acmetest\n\nimport (\n\t"crypto/tls"\n\t"testing"\n)\n'
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (GO_HELPER, True), ('package graphtest\n\nimport "testing"\n', True),
+    ('package x\n\nimport (\n\tt "testing" // for T\n)\n', True),
+    ('package fs\n\nimport (\n\t"testing/fstest"\n)\n', False),  # another package, not `testing`
+    ('package x\n\nimport "fmt"\n\nvar s = "testing"\n', False),  # the word in a string
+    ('package x\n\nimport (\n\t"fmt"\n)\n\nfunc f() { fmt.Println(\n\t"testing")\n}\n', False),
+])
+def test_go_test_helper_package_imports_testing(text: str, expected: bool) -> None:
+    assert testcode.go_imports_testing(text) is expected
 
 
 def test_cfg_test_spans_cover_the_module_only() -> None:
@@ -106,6 +126,19 @@ def test_rust_cfg_test_module_and_project_test_paths(initialized: Workspace, eng
     result = paths.scan_path(initialized, engine, verify_fixits=False)
     marks = sorted((d["file"], d["inTest"]) for d in result["issues"] if d["ruleId"] == "no-print")
     assert marks == [("qa/checks.py", True), ("tests/test_x.py", False)]
+
+
+def test_go_test_helper_package_is_test_code(initialized: Workspace, engine: Engine) -> None:
+    root = initialized.root
+    skip_verify = ("id: tls-skip-verify\nlanguage: go\nseverity: error\nmessage: TLS checks off\n"
+                   "rule: {kind: keyed_element, regex: '^InsecureSkipVerify'}\n")
+    body = "\nfunc cfg() *tls.Config { return &tls.Config{InsecureSkipVerify: true} }\n"
+    _write(root, {"rules/tls.yml": skip_verify,
+                  "internal/acmetest/ca.go": GO_HELPER + body,  # x/crypto's test CA: imports testing
+                  "client/conn.go": 'package client\n\nimport "crypto/tls"\n' + body})
+    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
+    assert marks == [("client/conn.go", False, "error"), ("internal/acmetest/ca.go", True, "info")]
 
 
 def test_snippet_checked_as_a_test_file(initialized: Workspace, engine: Engine) -> None:

@@ -81,7 +81,10 @@ class Signal:
         raw_file = str(m.get("file", ""))
         if texts.is_test(raw_file, self.test_patterns):
             return True
-        if str(m.get("language", "")).lower() != "rust":
+        language = str(m.get("language", "")).lower()
+        if language == "go":
+            return texts.go_test_helper(raw_file)
+        if language != "rust":
             return False
         start = int(m["range"]["byteOffset"]["start"])
         return any(a <= start < b for a, b in texts.cfg_test_spans(raw_file))
@@ -128,6 +131,9 @@ class _Texts:
         why = self._once("generated", raw_file, lambda: generated.why_generated(self.path(raw_file),
                                                                                 self.text(raw_file)))
         return None if why is None else str(why)
+
+    def go_test_helper(self, raw_file: str) -> bool:
+        return bool(self._once("gotest", raw_file, lambda: testcode.go_imports_testing(self.text(raw_file))))
 
     def cfg_test_spans(self, raw_file: str) -> list[tuple[int, int]]:
         return cast("list[tuple[int, int]]",

@@ -1,4 +1,5 @@
-"""Test code is known: which files (and Rust `#[cfg(test)]` modules) are tests, and what a rule does there.
+"""Test code is known: which files (and Rust `#[cfg(test)]` modules, Go test-helper packages) are tests, and
+what a rule does there.
 
 A hard-coded secret or a disabled TLS check in a test fixture is usually deliberate, so a finding there reads
 differently. Each rule says what happens in tests with `metadata.inTests`: `report` (as anywhere), `info`
@@ -28,9 +29,13 @@ InTests = Literal["report", "info", "skip"]
 IN_TESTS: Final[tuple[InTests, ...]] = ("report", "info", "skip")
 
 # Folders (any depth) and file names that are tests by each language's convention. `*/test/*` covers
-# Maven/Gradle's `src/test/`, Rust's and Python's `tests/` are in `*/tests/*`.
+# Maven/Gradle's `src/test/`, Rust's and Python's `tests/` are in `*/tests/*`. Test helpers and fixtures count
+# too: `test-ca/`, `test_utils/`, `integration-tests/`, `testutil/`, `testing/` (sqlalchemy.testing, numpy.testing)
+# and files named `*_tests.*` (minio-go's functional_tests.go, a test program) or Django's `tests.py`.
 DEFAULT_TEST_PATHS: Final = (
     "*/tests/*", "*/test/*", "*/__tests__/*", "*/testdata/*", "*/spec/*",
+    "*/test[-_]*/*", "*/*[-_]test/*", "*/*[-_]tests/*", "*/testutil/*", "*/testutils/*", "*/testing/*",
+    "*/*_tests.*", "*/tests.py",
     "*/test_*.py", "*/*_test.py", "*/conftest.py",  # pytest
     "*/*_test.go",  # go test
     "*.test.js", "*.test.jsx", "*.test.ts", "*.test.tsx", "*.test.mjs", "*.test.cjs",  # jest, vitest, mocha
@@ -47,6 +52,9 @@ _QUIET_WORDS: Final = re.compile(
     r"|insecure|pickle|marshal|deserial|yaml-load|unsafe-load|debug", re.IGNORECASE)
 
 _CFG_TEST: Final = re.compile(rb"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{")
+# A Go import declaration, single (`import "x"`) or grouped (`import ( ... )`), and a `testing` import in it.
+_GO_IMPORT: Final = re.compile(r"^import\s*(?:\((.*?)\)|(.*?)$)", re.MULTILINE | re.DOTALL)
+_GO_TESTING: Final = re.compile(r'^\s*(?:[\w.]+\s+)?"testing"\s*(?://.*)?$', re.MULTILINE)
 
 
 def test_patterns(cfg: ProjectConfig | None) -> tuple[str, ...]:
@@ -82,6 +90,16 @@ def cfg_test_spans(text: str) -> list[tuple[int, int]]:
             i += 1
         spans.append((m.start(), i))
     return spans
+
+
+def go_imports_testing(text: str) -> bool:
+    """Whether Go source imports the `testing` package: outside a `_test.go` file that is a test-helper package
+    (x/crypto's `internal/acmetest`, docker's `graphtest`): code that ships never does (`testing/fstest` and the
+    like are not `testing`)."""
+    if '"testing"' not in text:
+        return False
+    return any(_GO_TESTING.search(m.group(1) if m.group(1) is not None else m.group(2))
+               for m in _GO_IMPORT.finditer(text))
 
 
 def in_tests_problem(rule: Rule) -> str | None:
