@@ -1,6 +1,7 @@
 """`sgtools scan` of one file starts fast: the analyser, the YAML parser (the parse cache answers) and the MCP
 SDK are not imported on that path. Each costs tens of milliseconds of a run that should take under 100; the
-thread pool of fix-it verification and `platform` (for crash reports) a few more."""
+thread pool of fix-it verification and `platform` (for crash reports) a few more, and so do the smaller ones
+listed last (a report-only scan verifies no fix-it, writes nothing and has no rule with globs)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ import pytest
 
 SAMPLE = Path(__file__).resolve().parent.parent / "e2e" / "sample_repo"
 HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtools.rules.analysis.globs",
-         "sgtools.server", "concurrent.futures", "platform")
+         "sgtools.server", "concurrent.futures", "platform",
+         # each a few milliseconds: crash reports, diffs and writes, the fix-it verifier, the warm engine, globs
+         "traceback", "difflib", "secrets", "logging", "sgtools.project.journal", "sgtools.fixits.verify",
+         "sgtools.fixits.judge", "sgtools.engine.warm", "sgtools.scan.warmscan", "sgtools.core.globs")
 _PROBE = """
 import json, sys
 from sgtools.cli import main

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,6 +54,8 @@ def internal_error(exc: BaseException) -> int:
         path.write_text(_report(exc), encoding="utf-8")
         where = f"The traceback is in {path}"
     except OSError as log_exc:  # the cache directory is unwritable: the traceback goes to stderr instead
+        import traceback
+
         traceback.print_exception(exc, file=sys.stderr)
         where = f"The traceback is above (writing {path} failed: {log_exc.strerror or log_exc})"
     _flush_or_silence_stdout()
@@ -65,6 +66,7 @@ def internal_error(exc: BaseException) -> int:
 
 def _report(exc: BaseException) -> str:
     import platform  # only when something went wrong: not on every run's start-up path
+    import traceback
 
     return (
         f"### version information\n\nsgtools: {__version__}\npython: {sys.version.split()[0]}\n"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +22,7 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = False, dir_fd: int 
     """
     with _directory(path, dir_fd) as fd:
         name = path.name
-        tmp = f".{name[:_NAME_KEEP]}.{secrets.token_hex(6)}.tmp"
+        tmp = f".{name[:_NAME_KEEP]}.{os.urandom(6).hex()}.tmp"
         handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
         try:
             with os.fdopen(handle, "wb") as fh:

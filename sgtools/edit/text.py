@@ -9,7 +9,6 @@ was read, newline style and BOM kept, and a restore of the earlier files if a la
 from __future__ import annotations
 
 import bisect
-import difflib
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,7 +18,6 @@ from typing import Any, Literal
 
 from sgtools.core.errors import BadInput, Conflict, NotFound, TooLarge
 from sgtools.core.types import Position
-from sgtools.project.transaction import write_all
 from sgtools.project.workspace import Workspace
 
 OverlapPolicy = Literal["error", "skip"]
@@ -199,6 +197,8 @@ def unified_diff(path: str, old: str, new: str, *, context: int = 3) -> str:
     kept as they are, and a last line without a newline is marked as git marks it."""
     if old == new:
         return ""
+    import difflib  # a scan that only reads positions (the CLI's one-file check) never diffs
+
     a = _lines(old)
     b = _lines(new)
     out = [f"diff --git a/{path} b/{path}\n"]
@@ -322,5 +322,7 @@ def write_files(
                 raise TooLarge(f"The new {rel} would be {len(new)} bytes, over the {limit}-byte limit.")
             if new != old:
                 pending.append(_Pending(target, rel, new))
+        from sgtools.project.transaction import write_all  # a scan only reads: the journal is for writes
+
         write_all(ws, {item.target: item.new for item in pending})
     return sorted(item.rel for item in pending)

@@ -12,7 +12,6 @@ import atexit
 import contextlib
 import os
 import shutil
-import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,8 @@ _tmp_root: Path | None = None
 def tmp_root() -> Path:
     """A private directory outside any workspace for rule files and edited texts; removed at exit."""
     global _tmp_root
+    import tempfile  # not at module level: a path scan reads positions from here and never writes a text
+
     with _lock:
         if _tmp_root is None or not _tmp_root.is_dir():
             _tmp_root = Path(tempfile.mkdtemp(prefix="sgtools-scan-"))
@@ -48,6 +49,8 @@ def work_dir(kind: str) -> Iterator[Path]:
         free = _free.setdefault(kind, [])
         work = free.pop() if free else None
     if work is None or not work.is_dir():
+        import tempfile
+
         work = Path(tempfile.mkdtemp(prefix=f"{kind}-", dir=tmp_root()))
     try:
         yield work

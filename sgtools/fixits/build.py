@@ -27,6 +27,14 @@ UNCHECKED_FIX = 0.5
 UNCHECKED_SUPPRESS = 0.3
 
 
+def mark_unchecked(diags: Sequence[Diagnostic], reason: str) -> None:
+    """Record that fix-its were not verified (the caller did not ask, or a limit was reached).
+    Here, not in fixits/verify.py: a scan that verifies nothing never imports the verifier."""
+    for d in diags:
+        for fx in d.get("fixits", []):
+            fx.setdefault("verification", {"checked": False, "reason": reason})
+
+
 @functools.lru_cache(maxsize=128)  # asked once per finding: a dense scan has tens of thousands
 def comment_syntax(language: str) -> tuple[str, str] | None:
     """(prefix, suffix) of a comment ast-grep reads `ast-grep-ignore` from, or None."""

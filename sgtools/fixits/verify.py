@@ -49,13 +49,6 @@ def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
         fx["confidence"] = 0.05
 
 
-def mark_unchecked(diags: Sequence[Diagnostic], reason: str) -> None:
-    """Record that fix-its were not verified (the caller did not ask, or a limit was reached)."""
-    for d in diags:
-        for fx in d.get("fixits", []):
-            fx.setdefault("verification", {"checked": False, "reason": reason})
-
-
 def _plan(text: str, kind: str, members: Sequence[Member]) -> list[list[Member]]:
     """The copies to make for one job's fix-its of one kind (see `verify_fixits`)."""
     if kind == "suppress":

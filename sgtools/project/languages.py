@@ -5,13 +5,11 @@ rule store, the scanner and test_rule accept and refuse the same names.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import PurePosixPath
 from typing import Any
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
-from sgtools.core.globs import glob_match
 from sgtools.project.config import ProjectConfig
 
 
@@ -36,6 +34,8 @@ def language_key(name: str | None, cfg: ProjectConfig | None = None) -> str | No
 def unknown_language_message(cfg: ProjectConfig | None, name: str) -> str:
     names = sorted(languages.LANGUAGES) + sorted(custom_languages(cfg))
     aliases = sorted({a for canon, (al, _, _) in languages.LANGUAGES.items() for a in (canon, *al)})
+    import difflib  # only to word an error: not on every scan's start-up path
+
     spelled = name.lower().replace("#", "sharp").replace("+", "p").replace("-", "").replace(" ", "")
     # `C#` and `C++` are spellings of csharp and cpp, not typos of `c`.
     close = [spelled] if spelled in aliases else difflib.get_close_matches(name.lower(), aliases + names, n=1,
@@ -49,6 +49,9 @@ def language_for_path(rel_path: str, cfg: ProjectConfig | None) -> str | None:
     then custom language extensions, then the built-in extensions."""
     name = PurePosixPath(rel_path).name
     if cfg is not None:
+        if cfg.language_globs:  # the glob matcher loads only for a project that has some
+            from sgtools.core.globs import glob_match
+
         for lang, globs in cfg.language_globs.items():
             if any(glob_match(g, name) for g in globs):
                 key = language_key(lang, cfg)

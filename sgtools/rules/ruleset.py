@@ -16,7 +16,6 @@ from typing import Any
 
 from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
-from sgtools.core.globs import compile_glob, glob_list, glob_match
 from sgtools.core.types import RuleErrorDict
 from sgtools.engine import trust
 from sgtools.engine.process import Engine, stderr_message
@@ -109,6 +108,10 @@ def rule_applies(rule: Rule, rel_path: str | None) -> bool:
     ignores = rule.data.get("ignores")
     if rel_path is None:
         return files is None
+    if files is None and ignores is None:
+        return True
+    from sgtools.core.globs import glob_list, glob_match  # its matcher classes only load for rules with globs
+
     if ignores is not None and any(glob_match(g, rel_path) for g in glob_list(ignores)):
         return False
     if files is not None:
@@ -118,6 +121,10 @@ def rule_applies(rule: Rule, rel_path: str | None) -> bool:
 
 def glob_problem(rule: Rule) -> str | None:
     """Why ast-grep would refuse the project over this rule's `files`/`ignores` globs, or None."""
+    if all(rule.data.get(key) is None for key in GLOB_KEYS):
+        return None
+    from sgtools.core.globs import compile_glob, glob_list
+
     for key in GLOB_KEYS:
         for glob in glob_list(rule.data.get(key)):
             if compile_glob(glob) is None:

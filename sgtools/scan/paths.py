@@ -11,7 +11,7 @@ from typing import Any
 from sgtools.core import bounded
 from sgtools.core.errors import BadInput, NotFound, TooLarge
 from sgtools.engine.process import Engine, ScanWatch
-from sgtools.fixits.verify import VerifyJob, mark_unchecked, verify_fixits
+from sgtools.fixits.build import mark_unchecked
 from sgtools.project import excludes
 from sgtools.project.config import ProjectConfig, load_config
 from sgtools.project.languages import file_name_for, language_for_path, language_key
@@ -29,7 +29,6 @@ from sgtools.scan.diagnostics import (
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
 from sgtools.scan.types import Diagnostic, ScanPathResult
-from sgtools.scan.warmscan import verify_runner, warm_spec
 
 
 def scan_path(
@@ -218,6 +217,11 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
             by_file.setdefault(str(d["file"]), []).append(d)
     if not by_file:
         return
+    # Imported here: a scan that verifies no fix-it (the CLI's report-only gate) never loads the verifier or
+    # the warm engine.
+    from sgtools.fixits.verify import VerifyJob, verify_fixits
+    from sgtools.scan.warmscan import verify_runner, warm_spec
+
     jobs: list[VerifyJob] = []
     lang_rules: dict[str, list[Rule]] = {}
     for r in rules:

@@ -15,20 +15,21 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core import languages
 from sgtools.core.atomic import write_atomic
 from sgtools.core.errors import SgToolsError
 from sgtools.engine.process import Engine
 from sgtools.engine.texts import tmp_root
-from sgtools.fixits.judge import PARSE_RULE_ID
-from sgtools.fixits.verify import MissingCounter
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
 from sgtools.rules.ruleset import GLOB_KEYS, Rule, RuleError, RuleSet, glob_problem, load_ruleset
 from sgtools.scan import testcode
+
+if TYPE_CHECKING:
+    from sgtools.fixits.verify import MissingCounter
 
 _lock = threading.Lock()
 _rulesets: dict[str, tuple[tuple[Any, ...], RuleSet]] = {}
@@ -123,6 +124,8 @@ def yaml_doc(doc: Mapping[str, Any]) -> str:
 
 
 def parse_rule_doc(language: str) -> dict[str, Any]:
+    from sgtools.fixits.judge import PARSE_RULE_ID  # only fix-it verification asks: a plain scan never loads judge
+
     return {"id": PARSE_RULE_ID, "language": language, "severity": "hint", "rule": {"kind": "ERROR"}}
 
 
