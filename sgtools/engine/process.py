@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sgtools.core import jsonfast
 from sgtools.core.cache import StatMemo
 from sgtools.core.errors import EngineFailed
 from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
@@ -340,7 +341,7 @@ class StreamParser:
         return self.items
 
     def _parse(self, block: bytes) -> None:
-        loads, append = json.loads, self.items.append
+        loads, append = jsonfast.loads, self.items.append
         for line in block.splitlines():
             if line.strip() and self._bad is None:
                 try:

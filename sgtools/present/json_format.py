@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sgtools.core import jsonfast
 from sgtools.present.report import Report
 
 
@@ -27,4 +28,8 @@ def to_dict(report: Report) -> dict[str, Any]:
 
 
 def render(report: Report) -> str:
-    return report.dumps(to_dict(report))
+    data = to_dict(report)
+    if report.pretty:
+        return report.dumps(data)
+    # Compact (CI, pipes: a dense tree's report is tens of MB): its only floats are fix-it confidences.
+    return jsonfast.dumps_compact(data) + "\n"

@@ -1,0 +1,129 @@
+"""The fast paths of a dense `sgtools scan` (optional orjson, per-finding work skipped where a format never shows
+it) print exactly what the plain paths print: golden JSON and text reports of a small tree with rule fixes,
+labels, suppression fix-its, an equivalent linter's suppression, test code, non-ASCII text and CRLF lines."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sgtools.cli import main
+from sgtools.core import jsonfast
+
+GOLDEN = Path(__file__).resolve().parent / "data" / "dense_golden"
+
+RULES = {
+    "none-compare.yml": "id: none-compare\nlanguage: python\nseverity: warning\nmessage: compare with is\n"
+                        "rule: {pattern: $A == None}\nfix: $A is None\n",
+    "labelled.yml": "id: labelled\nlanguage: python\nseverity: error\nmessage: call of $F\nnote: a note\n"
+                    "url: https://example.com/labelled\nrule: {pattern: $F($A)}\n"
+                    "labels:\n  F: {style: primary, message: the function $F}\n  A: {style: secondary, message: arg}\n",
+    "no-print.yml": "id: no-print\nlanguage: python\nseverity: info\nmessage: print call\n"
+                    "metadata: {equivalents: [T201]}\nrule: {pattern: print($$$A)}\nfix: log($$$A)\n",
+    "string.yml": "id: string\nlanguage: python\nseverity: hint\nmessage: a string\nrule: {kind: string}\n",
+}
+FILES = {
+    "src/app.py": "def f(x):\n    if x == None:\n        print('héllo 🎉', x)  # noqa: T201\n"
+                  "    print(\"日本\")\n    return len(x)\n",
+    "src/crlf.py": "a = 1\r\nif a == None:\r\n    print('x')\r\n",
+    "src/cont.py": "y = 1 + \\\n    len('z')\n",
+    "tests/test_app.py": "def test_f():\n    assert f(None) == None\n    print('t')\n",
+}
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    (root / "rules").mkdir(parents=True)
+    (root / "sgconfig.yml").write_text("ruleDirs:\n- rules\n")
+    for name, text in RULES.items():
+        (root / "rules" / name).write_text(text)
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(text.encode("utf-8"))
+    monkeypatch.chdir(root)
+    return root
+
+
+def _scan(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["scan", "--no-progress", *args]) in (0, 1)
+    return out.getvalue()
+
+
+@contextlib.contextmanager
+def _plain_json(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    with monkeypatch.context() as m:
+        m.setattr(jsonfast, "_orjson", None)
+        yield
+
+
+@pytest.mark.parametrize("args", [("--format", "json"), ("--format", "text"), ("--format", "github"),
+                                  ("--format", "json", "--verify-fixits"), ("--format", "sarif")])
+def test_reports_match_the_golden_files_with_and_without_orjson(tree: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                args: tuple[str, ...]) -> None:
+    name = "_".join(a.strip("-") for a in args) + ".txt"
+    fast = _scan(*args)
+    with _plain_json(monkeypatch):
+        plain = _scan(*args)
+    assert fast == plain
+    expected = (GOLDEN / name).read_text(encoding="utf-8")
+    if args[1] == "sarif":  # the tool's version and the temp root move; the results must not
+        fast = json.dumps(json.loads(fast)["runs"][0]["results"], indent=1, ensure_ascii=False) + "\n"
+    assert fast == expected
+
+
+def test_the_golden_tree_exercises_what_the_fast_paths_touch(tree: Path) -> None:
+    data = json.loads(_scan("--format", "json"))
+    issues = data["issues"]
+    kinds = {f["kind"] for d in issues for f in d["fixits"]}
+    assert kinds == {"fix", "suppress"} and any(d["labels"] for d in issues)
+    assert any(d["inTest"] for d in issues) and data["suppressed"] == {"no-print": 1}
+    assert any("\r\n" in f["edits"][0]["newText"] for d in issues for f in d["fixits"])
+    assert any(not any(f["kind"] == "suppress" for f in d["fixits"]) for d in issues)  # the continued line
+
+
+@pytest.mark.skipif(not jsonfast.available(), reason="orjson (the `fast` extra) is not installed")
+def test_engine_output_and_the_json_report_go_through_orjson(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import orjson
+
+    calls = {"loads": 0, "dumps": 0}
+
+    class Counting:
+        JSONDecodeError = orjson.JSONDecodeError
+
+        @staticmethod
+        def loads(data: bytes) -> object:
+            calls["loads"] += 1
+            return orjson.loads(data)
+
+        @staticmethod
+        def dumps(data: object) -> bytes:
+            calls["dumps"] += 1
+            return orjson.dumps(data)
+
+    monkeypatch.setattr(jsonfast, "_orjson", Counting)
+    _scan("--format", "json")
+    assert calls["loads"] >= 10 and calls["dumps"] == 1
+
+
+@pytest.mark.parametrize("value", [
+    "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000),  # every escape and every raw char
+    [round(i / 100, 2) for i in range(101)],  # every confidence
+    {"a": [None, True, False, 0, -1, 2**63 - 1, 2**64 - 1, "", {}, []]},
+    "lone \ud800 surrogate", 2**70, {1: "non-string key"},  # orjson refuses these: the standard library writes them
+])
+def test_dumps_compact_is_byte_identical_to_json_dumps(value: object) -> None:
+    assert jsonfast.dumps_compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("line", [b'{"a": 1, "b": [1.5, "\\u00e9", null]}', b'{"a": NaN}', b'\xef\xbb\xbf{"a": 1}',
+                                  b'"\\ud800"'])
+def test_loads_gives_the_standard_librarys_objects(line: bytes) -> None:
+    assert repr(jsonfast.loads(line)) == repr(json.loads(line))
