@@ -127,3 +127,17 @@ def test_dumps_compact_is_byte_identical_to_json_dumps(value: object) -> None:
                                   b'"\\ud800"'])
 def test_loads_gives_the_standard_librarys_objects(line: bytes) -> None:
     assert repr(jsonfast.loads(line)) == repr(json.loads(line))
+
+
+@pytest.mark.parametrize(("args", "built"), [(("--format", "text"), False), (("--format", "github"), False),
+                                             (("--format", "json"), True),
+                                             (("--format", "text", "--verify-fixits"), True)])
+def test_suppression_fixits_are_built_only_for_output_that_shows_them(tree: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      args: tuple[str, ...], built: bool) -> None:
+    from sgtools.fixits import build
+
+    calls: list[object] = []
+    real = build._suppress_fixit
+    monkeypatch.setattr(build, "_suppress_fixit", lambda *a: calls.append(a) or real(*a))
+    _scan(*args)
+    assert bool(calls) is built

@@ -260,6 +260,7 @@ def _scan(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSour
     from sgtools.scan.collect import collect
 
     fixes = None
+    verify = args.verify_fixits or args.format == "sarif"
     shown = not args.no_progress and sys.stderr.isatty()
     total = _files_to_scan(ws, eng, source, paths) if shown else None
     with contextlib.ExitStack() as stack:
@@ -269,8 +270,10 @@ def _scan(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSour
         found = collect(ws, eng, source, paths=paths, min_severity=args.min_severity, rule_ids=args.rule_ids,
                         # Re-scanning every fix-it costs about one more engine call over the matched files:
                         # paid where fixes are published (SARIF) or asked for, not by a report-only CI gate.
-                        verify_fixits=args.verify_fixits or args.format == "sarif",
-                        default_excludes=args.default_excludes, profile=args.profile,
+                        verify_fixits=verify, default_excludes=args.default_excludes, profile=args.profile,
+                        # Text and GitHub output show a rule's fix, never a suppression comment; a verified run
+                        # keeps them all, so that each fix-it is checked exactly as in JSON.
+                        suppress_fixits=verify or args.format in ("json", "sarif"),
                         on_file=progress.file_done if progress is not None else None)
     return fixes, found
 

@@ -117,15 +117,18 @@ def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) ->
 
 
 def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], text: str, index: LineIndex,
-                 language: str) -> list[Fixit]:
-    """The unverified fix-its of one match (`text` is the scanned text, `index` its line index)."""
+                 language: str, *, suppress: bool = True) -> list[Fixit]:
+    """The unverified fix-its of one match (`text` is the scanned text, `index` its line index); `suppress=False`
+    leaves out the suppression comment, for output that never shows it."""
     out: list[Fixit] = []
     fix = _fix_fixit(raw, diag, index)
     if fix is not None:
         out.append(fix)
-    suppress = _suppress_fixit(diag, index, language)
-    if suppress is not None:
-        out.append(suppress)
+    if not suppress:
+        return out
+    suppress_fixit = _suppress_fixit(diag, index, language)
+    if suppress_fixit is not None:
+        out.append(suppress_fixit)
     return out
 
 

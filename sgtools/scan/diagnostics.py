@@ -79,12 +79,15 @@ def to_diagnostics(
     rules_by_id: Mapping[str, Rule],
     file_override: str | None = None,
     with_fixits: bool = True,
+    suppress_fixits: bool = True,
 ) -> list[Diagnostic]:
     """SPEC Diagnostics, sorted by (file, byteStart, ruleId).
 
     `text_by_file` maps ast-grep's `file` field (as printed) to the scanned text; it is needed for fix-it
     positions. `file_override` names the file for snippet scans (ast-grep prints `STDIN`); pass None with
     snippet scans that have no virtual path. Fix-its come back unverified: `fixits.verify.verify_fixits` checks them.
+    `suppress_fixits=False` builds only the rules' own fixes (text output never shows a suppression fix-it, and
+    on a dense tree building one per finding is a tenth of the run).
     """
     out: list[Diagnostic] = []
     indexes: dict[str, LineIndex] = {}
@@ -123,7 +126,7 @@ def to_diagnostics(
             language = canonical.get(named)
             if language is None:
                 language = canonical[named] = languages.canonical(named) or named.lower()
-            diag["fixits"] = build_fixits(raw, diag, text, index, language)
+            diag["fixits"] = build_fixits(raw, diag, text, index, language, suppress=suppress_fixits)
             safety.mark(diag["fixits"], rule.data if rule else None)
         out.append(diag)
     out.sort(key=sort_key)
