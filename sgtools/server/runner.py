@@ -4,6 +4,7 @@ a deadline, cap the output, and turn an `SgToolsError` into an `isError` result 
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -31,6 +32,19 @@ def _cap(value: Any, limit: int, cut: list[int]) -> Any:
     if isinstance(value, list):
         return [_cap(v, limit, cut) for v in value]
     return value
+
+
+def _checked(data: Any, limit: int) -> tuple[Any, bool]:
+    """`data` with lone surrogates escaped (text from disk, a file name or a YAML escape, may not encode), and
+    whether no string in it can be over `limit` characters. Both questions would walk the whole result in Python
+    (0.5 ms for a scan's 10 KB, on every call); one JSON dump in C answers them for the common case: a dump that
+    encodes as UTF-8 has no lone surrogate, and no string is longer than the dump that holds it."""
+    try:
+        dumped = json.dumps(data, ensure_ascii=False)
+        dumped.encode("utf-8")
+    except (UnicodeEncodeError, TypeError, ValueError):
+        return escape_surrogates(data), False
+    return data, len(dumped) <= limit
 
 
 def _cap_text(text: str, limit: int) -> str:
@@ -70,7 +84,6 @@ async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object
                 # abandon_on_cancel: a cancelled or timed-out call returns at once; the engine's own deadline
                 # stops ast-grep, and writes are atomic, so an abandoned worker cannot leave a half-written file.
                 data = await anyio.to_thread.run_sync(functools.partial(spec.call, app, args), abandon_on_cancel=True)
-                data = escape_surrogates(data)  # text from disk (a file name, a YAML escape) may not encode
         except TimeoutError:
             raise Timeout(
                 f"{spec.name} did not finish within {limit:g} s. Narrow the input (fewer paths, a smaller snippet, "
@@ -90,8 +103,9 @@ async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object
                              f"{': ' + short if short else ''}). The details are in the server log; retry, "
                              "and report it if it persists.")
     cap = app.settings.tool_max_output_chars
+    data, fits = _checked(data, cap)
     cut: list[int] = []
-    structured = _cap(data, cap, cut)
+    structured = data if fits else _cap(data, cap, cut)
     if cut:
         structured["outputTruncated"] = True
     text = _cap_text(spec.render(data), cap)
