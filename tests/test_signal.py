@@ -315,6 +315,17 @@ def test_bundled_rules_name_their_equivalents(initialized: Workspace, engine: En
     assert result["suppressed"] == {"no-eval-python": 1, "unwrap-rust": 1}
 
 
+def test_bundled_go_command_injection_is_info_in_tests_only(initialized: Workspace, engine: Engine) -> None:
+    bundled = bundled_dir() / "rules" / "go" / "command-injection-exec-go.yml"
+    line = '\tcmd := exec.Command("sh", "-c", "tar cf "+tarFileU+" "+srcFileU)\n'  # docker's archive_test.go
+    body = "package archive\n\nfunc f(tarFileU, srcFileU string) {\n" + line + "\t_ = cmd\n}\n"
+    _write(initialized.root, {"rules/cmd.yml": bundled.read_text(), "pkg/archive/archive_test.go": body,
+                              "pkg/archive/archive.go": body})
+    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
+    assert marks == [("pkg/archive/archive.go", False, "error"), ("pkg/archive/archive_test.go", True, "info")]
+
+
 CONSOLE = """id: no-console
 language: javascript
 severity: warning
