@@ -115,3 +115,25 @@ def test_what_the_server_cannot_label_is_spawned(proj: Workspace, warm: Engine) 
     got, want = _both(proj, warm, CHANGE)
     assert ("src/fast.pyx", "no-print-src") in {(d["file"], d["ruleId"]) for d in got["issues"]}
     assert got == want and warm.warm.stats.last == "spawn" and "labels" in str(warm.warm.stats.last_reason)
+
+
+def test_one_round_trip_per_language_for_the_fixes_and_no_file_scanned_twice(proj: Workspace, warm: Engine,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan's matches are the verification's baseline (the originals are not re-scanned with the copies),
+    and the quick fixes of every document of a round are asked in one round trip."""
+    from sgtools.engine.lsp import LspSession
+    from sgtools.engine.warm import WarmEngine
+
+    scans: list[list[str]] = []
+    fix_calls: list[int] = []
+    real_scan, real_fixes = WarmEngine.scan, LspSession.quick_fixes
+    monkeypatch.setattr(WarmEngine, "scan", lambda self, spec, texts, fixes_for=frozenset():
+                        scans.append(list(texts)) or real_scan(self, spec, texts, fixes_for))
+    monkeypatch.setattr(LspSession, "quick_fixes", lambda self, wanted, deadline:
+                        fix_calls.append(len(wanted)) or real_fixes(self, wanted, deadline))
+    two = [{"path": "src/a.py", "code": "x = eval(a)\nprint(1)\n"}, {"path": "src/b.py", "code": "y = eval(b)\n"}]
+    got, want = _both(proj, warm, two)
+    assert got == want and all(fx["verified"] for d in got["issues"] for fx in d["fixits"])
+    assert scans[0] == [f["code"] for f in two] and len(scans) == 2, scans  # the scan, then the copies
+    assert not {f["code"] for f in two} & set(scans[1])  # the originals are not scanned again
+    assert fix_calls == [3], fix_calls  # three fixable findings in two documents: one round trip

@@ -188,8 +188,13 @@ def test_session_answers_server_requests_and_shuts_down(tmp_path: Path, engine: 
     s = LspSession([str(engine.binary), "lsp", "-c", str(tmp_path / "w" / "sgconfig.yml")], tmp_path / "w",
                    max_bytes=1 << 20, deadline=time.monotonic() + 5)
     uris, [diags] = s.open("a.py", "python", ["eval(y)\n"], time.monotonic() + 5)
-    [fixes] = s.quick_fixes(uris[0], diags, time.monotonic() + 5)
+    [fixes] = s.quick_fixes([(uris[0], d) for d in diags], time.monotonic() + 5)
     assert fixes[0]["newText"] == "ast.literal_eval(y)"
+    more, both = s.open("a.py", "python", ["eval(a)\n", "x = 1\neval(b)\n"], time.monotonic() + 5)
+    fixes = s.quick_fixes([(u, d) for u, ds in zip(more, both, strict=True) for d in ds], time.monotonic() + 5)
+    assert [f[0]["newText"] for f in fixes] == ["ast.literal_eval(a)", "ast.literal_eval(b)"]  # each its own
+    assert fixes[1][0]["range"]["start"]["line"] == 1
+    s.close(more, time.monotonic() + 5)
     s.close(uris, time.monotonic() + 5)
     pid = s.pid
     s.shutdown(time.monotonic() + 5)

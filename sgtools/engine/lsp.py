@@ -114,14 +114,15 @@ class LspSession:
         self._send_many([{"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": u}}}
                          for u in uris], deadline)
 
-    def quick_fixes(self, uri: str, diags: Sequence[Diag], deadline: float) -> list[list[dict[str, Any]]]:
-        """The quick fixes of each diagnostic of the open document `uri` (one codeAction request each, sent
-        together), as `{"range", "newText"}` edits of that document."""
+    def quick_fixes(self, wanted: Sequence[tuple[str, Diag]], deadline: float) -> list[list[dict[str, Any]]]:
+        """The quick fixes of each (open document URI, diagnostic of it) pair (one codeAction request each, all
+        sent together: one round trip for every document of a call), as `{"range", "newText"}` edits of that
+        document."""
         results = self.requests([("textDocument/codeAction", {
-            "textDocument": {"uri": uri}, "range": d["range"], "context": {"diagnostics": [d]}}) for d in diags],
+            "textDocument": {"uri": uri}, "range": d["range"], "context": {"diagnostics": [d]}}) for uri, d in wanted],
             deadline)
         out: list[list[dict[str, Any]]] = []
-        for result in results:
+        for (uri, _d), result in zip(wanted, results, strict=True):
             edits: list[dict[str, Any]] = []
             for action in result or []:
                 if not isinstance(action, dict) or action.get("kind") != "quickfix":

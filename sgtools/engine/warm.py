@@ -202,13 +202,12 @@ class WarmEngine:
     @staticmethod
     def _fixes(session: LspSession, uris: Sequence[str], published: Sequence[list[Diag]], fixes_for: frozenset[str],
                deadline: float) -> list[list[list[dict[str, Any]] | None]]:
-        """The quick-fix edits of each diagnostic whose rule has a fix (None for the others)."""
-        out: list[list[list[dict[str, Any]] | None]] = []
-        for uri, diags in zip(uris, published, strict=True):
-            wanted = [d for d in diags if str(d.get("code")) in fixes_for]
-            edits = iter(session.quick_fixes(uri, wanted, deadline) if wanted else [])
-            out.append([next(edits) if str(d.get("code")) in fixes_for else None for d in diags])
-        return out
+        """The quick-fix edits of each diagnostic whose rule has a fix (None for the others), asked of every
+        document in one round trip."""
+        wanted = [(uri, d) for uri, diags in zip(uris, published, strict=True) for d in diags
+                  if str(d.get("code")) in fixes_for]
+        edits = iter(session.quick_fixes(wanted, deadline) if wanted else [])
+        return [[next(edits) if str(d.get("code")) in fixes_for else None for d in diags] for diags in published]
 
 
 def _config_dir(spec: WarmSpec) -> Path:

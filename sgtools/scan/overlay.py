@@ -112,17 +112,17 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
     if not rules or not checked:
         return result
     analysis = scan_analysis(engine, rules, cfg.path)
-    raw = _warm_tree(engine, cfg, rules, checked)
-    if raw is None:
-        raw = scan_tree(engine, cfg.path, rule_file(rules, keep_globs=True),
-                        [TreeFile(p.path, p.where, p.code) for p in checked])
+    warm = _warm_tree(engine, cfg, rules, checked)
+    baselines = warm[1] if warm is not None else None
+    raw = warm[0] if warm is not None else scan_tree(engine, cfg.path, rule_file(rules, keep_globs=True),
+                                                     [TreeFile(p.path, p.where, p.code) for p in checked])
     texts = {p.path: p.code for p in checked}
     by_id = {r.id: r for r in rules}
     signal = Signal.for_config(cfg)
     raw = signal.refine(raw, by_id, texts.get)
     diags = filter_severity(to_diagnostics(raw, text_by_file=texts, rules_by_id=by_id), level)
     page = diags[:limit]
-    verify_files(ws, engine, cfg, rules, page, texts, warm=True)
+    verify_files(ws, engine, cfg, rules, page, texts, warm=True, baselines=baselines)
     result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
     result.update(signal.report())  # type: ignore[typeddict-item]
     if analysis:
@@ -131,14 +131,15 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
 
 
 def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checked: Sequence[Pending],
-               ) -> list[dict[str, Any]] | None:
-    """The matches of the pending files from the warm engine (the MCP server's), as `scan_tree` gives them, or
-    None when the spawn path must answer. Per language, one document round under the rule file that fix-it
-    verification uses too (every rule of the language, globs dropped: one process serves both), each file
-    keeping the rules whose `files`/`ignores` take its path (`rule_applies`, as for a snippet with a path); the
-    document is named for its language, so `languageGlobs` decide as they do on disk. A file outside the
-    project root (globs would not apply), custom languages, labels the server cannot give or a failing engine:
-    the spawn path."""
+               ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]] | None:
+    """The matches of the pending files from the warm engine (the MCP server's), as `scan_tree` gives them, and
+    per file its matches under the verification rules (parse errors included: the fix-it verification's
+    baseline, so it does not scan the files again); None when the spawn path must answer. Per language, one
+    document round under the rule file that fix-it verification uses too (every rule of the language, globs
+    dropped: one process serves both), each file keeping the rules whose `files`/`ignores` take its path
+    (`rule_applies`, as for a snippet with a path); the document is named for its language, so `languageGlobs`
+    decide as they do on disk. A file outside the project root (globs would not apply), custom languages,
+    labels the server cannot give or a failing engine: the spawn path."""
     if engine.warm is None:
         return None
     if any(p.where is None for p in checked):
@@ -148,6 +149,7 @@ def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checke
     for p in checked:
         by_lang.setdefault(str(p.language), []).append(p)
     out: list[dict[str, Any]] = []
+    baselines: dict[str, list[dict[str, Any]]] = {}
     for lang, files in by_lang.items():
         of_lang = [r for r in rules if language_key(r.language, cfg) == lang]
         warm = warm_spec(engine, cfg, of_lang, rule_file(of_lang, keep_globs=False, parse_language=lang),
@@ -162,8 +164,9 @@ def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checke
             return None
         for p, matches in zip(files, found, strict=True):
             out += [{**m, "file": p.path} for m in matches if m["ruleId"] != PARSE_RULE_ID]
+            baselines[p.path] = matches  # the other rules' matches do not count for this file (`rule_ids`)
     engine.warm.note("warm")
-    return out
+    return out, baselines
 
 
 def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> list[str]:

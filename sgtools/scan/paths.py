@@ -211,10 +211,12 @@ def _read_matched_files(ws: Workspace, raw: list[dict[str, Any]]) -> dict[str, s
 
 
 def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule],
-                  diags: Sequence[Diagnostic], texts: Mapping[str, str], *, warm: bool = False) -> None:
+                  diags: Sequence[Diagnostic], texts: Mapping[str, str], *, warm: bool = False,
+                  baselines: Mapping[str, list[dict[str, Any]]] | None = None) -> None:
     """Verify the fix-its of a path scan: per language, one rule file of that language's rules (globs
     dropped, since the edited copies live outside the project) and one ast-grep call over all copies.
-    `warm`: the re-scans go to the warm engine when the server runs one (scan/warmscan.py), as a snippet's do."""
+    `warm`: the re-scans go to the warm engine when the server runs one (scan/warmscan.py), as a snippet's do.
+    `baselines`: per file, its matches under that rule file when the caller has them (not scanned again)."""
     by_file: dict[str, list[Diagnostic]] = {}
     for d in diags:
         if d.get("fixits"):
@@ -238,7 +240,8 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
             continue
         rel_cfg = cfg.relative(ws.root / file)
         applies = frozenset(r.id for r in lang_rules[lang] if rule_applies(r, rel_cfg))
-        jobs.append(VerifyJob(file, texts[file], lang, file_diags, rule_ids=applies))
+        jobs.append(VerifyJob(file, texts[file], lang, file_diags, rule_ids=applies,
+                              baseline=(baselines or {}).get(file)))
     files = {lang: (rule_file(lang_rules[lang], keep_globs=False, parse_language=lang), file_name_for(lang, cfg))
              for lang in {j.language for j in jobs}}
 
