@@ -75,3 +75,19 @@ def test_misses_are_remembered_for_their_time_and_ended_by_a_put_in_this_process
     time.sleep(0.1)
     assert short.get("latest", "k2") == 2  # bounded staleness: another process's write is seen once it expires
     assert not JsonCache("t").has("latest", "k3") and JsonCache("t").has("latest", "k2")  # default: no memory
+
+
+@pytest.mark.parametrize(("xdg", "home"), [("/tmp/xdg", "/root"), ("/a/b/", "/h/"), ("", "/home/u"),
+                                           (None, "/home/u"), (None, "/"), ("relative", "/home/u"),
+                                           (None, "relative"), (None, None)])
+def test_cache_root_is_where_platformdirs_puts_it(xdg: str | None, home: str | None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """cache_root answers the common Linux cases without importing platformdirs: the same directory."""
+    import platformdirs
+
+    for name, value in (("XDG_CACHE_HOME", xdg), ("HOME", home)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert cache_root() == Path(platformdirs.user_cache_path("context-sherpa"))

@@ -18,7 +18,8 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          "sgtools.server", "concurrent.futures", "platform",
          # each a few milliseconds: crash reports, diffs and writes, the fix-it verifier, the warm engine, globs
          "traceback", "difflib", "secrets", "logging", "sgtools.project.journal", "sgtools.fixits.verify",
-         "sgtools.fixits.judge", "sgtools.engine.warm", "sgtools.scan.warmscan", "sgtools.core.globs")
+         "sgtools.fixits.judge", "sgtools.engine.warm", "sgtools.scan.warmscan", "sgtools.core.globs",
+         "platformdirs", "tempfile")
 _PROBE = """
 import json, sys
 from sgtools.cli import main

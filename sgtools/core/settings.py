@@ -39,6 +39,9 @@ COUNT = Bounds()
 
 @dataclass(frozen=True)
 class Settings:
+    """Every limit and default, one field each (a class without a docstring makes `dataclass` render its
+    40-parameter signature into one at import, on every CLI start)."""
+
     engine_timeout: float = 30.0  # seconds for one ast-grep call on a snippet, a rule or a few files
     path_scan_timeout: float = 900.0  # seconds for one ast-grep call over a tree (a large repository is slow)
     engine_max_output: int = 64 * 1024 * 1024  # bytes of stdout we accept from one call

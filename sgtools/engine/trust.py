@@ -142,10 +142,14 @@ def _write_store(libs: dict[str, str]) -> None:
 
 
 def status(config: Path) -> list[LibraryStatus]:
-    """Each library the config names and whether ast-grep may load it now."""
+    """Each library the config names and whether ast-grep may load it now. A config that names none (most) does
+    not read the trust store: every engine call asks, and finding the store's directory imports platformdirs."""
+    named = libraries(config)
+    if not named:
+        return []
     stored = _read_store()
     out: list[LibraryStatus] = []
-    for lib in libraries(config):
+    for lib in named:
         current = digest(lib.path)
         known = stored.get(str(lib.path))
         state: State

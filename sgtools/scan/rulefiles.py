@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sgtools.core import languages
 from sgtools.core.atomic import write_atomic
 from sgtools.core.errors import SgToolsError
+from sgtools.core.lazyre import LazyRe
 from sgtools.engine.process import Engine
 from sgtools.engine.texts import tmp_root
 from sgtools.project.config import ProjectConfig
@@ -113,7 +113,7 @@ def _without_unusable(ws: Workspace, rs: RuleSet) -> RuleSet:
     return RuleSet([r for r in rs.rules if id(r) not in bad], errors, all_valid=False)
 
 
-_YAML_UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
+_YAML_UNSAFE = LazyRe("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
 def yaml_doc(doc: Mapping[str, Any]) -> str:

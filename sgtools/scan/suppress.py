@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Final
 
+from sgtools.core.lazyre import LazyRe
+
 if TYPE_CHECKING:
     from sgtools.project.config import ProjectConfig
     from sgtools.rules.ruleset import Rule
@@ -36,41 +38,41 @@ if TYPE_CHECKING:
 CONFIG_KEY: Final = "equivalentSuppressions"
 BLANKET: Final = "*"  # a suppression that names no check silences every check on its line
 
-_SPLIT = re.compile(r"[\s,]+")
+_SPLIT = LazyRe(r"[\s,]+")
 # (regex, where it applies): "same" = the finding's line, "above" = the line before it.
 _SAME_LINE: Final = (
-    re.compile(r"#\s*noqa(?::\s*(?P<c>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE),
-    re.compile(r"#\s*pylint:\s*disable=(?P<c>[\w\-, ]+)"),
-    re.compile(r"//\s*eslint-disable-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?(?:\*/)?$"),
-    re.compile(r"/\*\s*eslint-disable-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/"),
-    re.compile(r"//\s*nolint(?::(?P<c>[\w\-,]+))?"),
-    re.compile(r"#\s*rubocop:\s*(?:disable|todo)\s+(?P<c>[\w/, ]+)"),
-    re.compile(r"//\s*NOLINT(?:\((?P<c>[^)]*)\))?(?!NEXTLINE|BEGIN|END)"),
-    re.compile(r"(?://|#|/\*)\s*phpcs:ignore\b(?P<c>[^\-*]*)"),
+    LazyRe(r"#\s*noqa(?::\s*(?P<c>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE),
+    LazyRe(r"#\s*pylint:\s*disable=(?P<c>[\w\-, ]+)"),
+    LazyRe(r"//\s*eslint-disable-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?(?:\*/)?$"),
+    LazyRe(r"/\*\s*eslint-disable-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/"),
+    LazyRe(r"//\s*nolint(?::(?P<c>[\w\-,]+))?"),
+    LazyRe(r"#\s*rubocop:\s*(?:disable|todo)\s+(?P<c>[\w/, ]+)"),
+    LazyRe(r"//\s*NOLINT(?:\((?P<c>[^)]*)\))?(?!NEXTLINE|BEGIN|END)"),
+    LazyRe(r"(?://|#|/\*)\s*phpcs:ignore\b(?P<c>[^\-*]*)"),
 )
 _LINE_ABOVE: Final = (
-    re.compile(r"#\s*pylint:\s*disable-next=(?P<c>[\w\-, ]+)"),
-    re.compile(r"//\s*eslint-disable-next-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?$"),
-    re.compile(r"/\*\s*eslint-disable-next-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/"),
-    re.compile(r"//\s*NOLINTNEXTLINE(?:\((?P<c>[^)]*)\))?"),
-    re.compile(r"^\s*(?://|#|/\*)\s*phpcs:ignore\b(?P<c>[^\-*]*)"),
+    LazyRe(r"#\s*pylint:\s*disable-next=(?P<c>[\w\-, ]+)"),
+    LazyRe(r"//\s*eslint-disable-next-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?$"),
+    LazyRe(r"/\*\s*eslint-disable-next-line(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/"),
+    LazyRe(r"//\s*NOLINTNEXTLINE(?:\((?P<c>[^)]*)\))?"),
+    LazyRe(r"^\s*(?://|#|/\*)\s*phpcs:ignore\b(?P<c>[^\-*]*)"),
 )
-_SHELLCHECK: Final = re.compile(r"^\s*#\s*shellcheck\s+disable=(?P<c>[\w,\- ]+)")
-_RUBOCOP_OFF: Final = re.compile(r"^\s*#\s*rubocop:\s*disable\s+(?P<c>[\w/, ]+)")
-_RUBOCOP_ON: Final = re.compile(r"^\s*#\s*rubocop:\s*enable\s+(?P<c>[\w/, ]+)")
-_ESLINT_OFF: Final = re.compile(r"^\s*/\*\s*eslint-disable(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/")
-_ESLINT_ON: Final = re.compile(r"^\s*/\*\s*eslint-enable(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/")
-_ALLOW: Final = re.compile(r"^\s*#\[allow\((?P<c>[^\]]*)\)\]")
-_ALLOW_FILE: Final = re.compile(r"#!\[allow\((?P<c>[^\]]*)\)\]")
+_SHELLCHECK: Final = LazyRe(r"^\s*#\s*shellcheck\s+disable=(?P<c>[\w,\- ]+)")
+_RUBOCOP_OFF: Final = LazyRe(r"^\s*#\s*rubocop:\s*disable\s+(?P<c>[\w/, ]+)")
+_RUBOCOP_ON: Final = LazyRe(r"^\s*#\s*rubocop:\s*enable\s+(?P<c>[\w/, ]+)")
+_ESLINT_OFF: Final = LazyRe(r"^\s*/\*\s*eslint-disable(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/")
+_ESLINT_ON: Final = LazyRe(r"^\s*/\*\s*eslint-enable(?:\s+(?P<c>[\w\-/@, ]+?))?\s*(?:--.*)?\*/")
+_ALLOW: Final = LazyRe(r"^\s*#\[allow\((?P<c>[^\]]*)\)\]")
+_ALLOW_FILE: Final = LazyRe(r"#!\[allow\((?P<c>[^\]]*)\)\]")
 # Java @SuppressWarnings("x") / @SuppressWarnings({"x", "y"}), Kotlin @Suppress("x"): on the enclosing declaration
-_SUPPRESS_ANNOTATION: Final = re.compile(r"@(?:java\.lang\.)?Suppress(?:Warnings)?\(\s*(?:value\s*=\s*)?[{\[]?"
+_SUPPRESS_ANNOTATION: Final = LazyRe(r"@(?:java\.lang\.)?Suppress(?:Warnings)?\(\s*(?:value\s*=\s*)?[{\[]?"
                                          r"(?P<c>[^)}\]]*)")
-_PYLINT_OFF: Final = re.compile(r"^\s*#\s*pylint:\s*disable=(?P<c>[\w\-, ]+)")
-_PYLINT_ON: Final = re.compile(r"^\s*#\s*pylint:\s*enable=(?P<c>[\w\-, ]+)")
-_PRAGMA_OFF: Final = re.compile(r"^\s*#pragma\s+warning\s+disable\b(?P<c>[^/]*)")
-_PRAGMA_ON: Final = re.compile(r"^\s*#pragma\s+warning\s+restore\b(?P<c>[^/]*)")
-_PHPCS_OFF: Final = re.compile(r"^\s*(?://|#|/\*)\s*phpcs:disable\b(?P<c>[^\-*]*)")
-_PHPCS_ON: Final = re.compile(r"^\s*(?://|#|/\*)\s*phpcs:enable\b(?P<c>[^\-*]*)")
+_PYLINT_OFF: Final = LazyRe(r"^\s*#\s*pylint:\s*disable=(?P<c>[\w\-, ]+)")
+_PYLINT_ON: Final = LazyRe(r"^\s*#\s*pylint:\s*enable=(?P<c>[\w\-, ]+)")
+_PRAGMA_OFF: Final = LazyRe(r"^\s*#pragma\s+warning\s+disable\b(?P<c>[^/]*)")
+_PRAGMA_ON: Final = LazyRe(r"^\s*#pragma\s+warning\s+restore\b(?P<c>[^/]*)")
+_PHPCS_OFF: Final = LazyRe(r"^\s*(?://|#|/\*)\s*phpcs:disable\b(?P<c>[^\-*]*)")
+_PHPCS_ON: Final = LazyRe(r"^\s*(?://|#|/\*)\s*phpcs:enable\b(?P<c>[^\-*]*)")
 # (marker, off, on) comment pairs that silence the lines between them; the marker is text each regex needs
 _REGIONS: Final = (("rubocop:", _RUBOCOP_OFF, _RUBOCOP_ON), ("eslint-", _ESLINT_OFF, _ESLINT_ON),
                    ("#pragma", _PRAGMA_OFF, _PRAGMA_ON), ("phpcs:", _PHPCS_OFF, _PHPCS_ON))
@@ -115,7 +117,7 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _annotated(lines: Sequence[str], row: int, checks: Sequence[str], rx: re.Pattern[str]) -> bool:
+def _annotated(lines: Sequence[str], row: int, checks: Sequence[str], rx: LazyRe) -> bool:
     """An attribute/annotation (`rx`) right above line `row` (0-based), or above or on the first line of a
     declaration enclosing it. Enclosing declarations are found by indentation; one whose signature spans
     lines (`fn a(` ... `) -> T {`) counts from its first line."""
@@ -207,8 +209,8 @@ def _first_code_line(lines: Sequence[str]) -> int:
     return i
 
 
-def _region(lines: Sequence[str], row: int, checks: Sequence[str], off_rx: re.Pattern[str],
-            on_rx: re.Pattern[str]) -> bool:
+def _region(lines: Sequence[str], row: int, checks: Sequence[str], off_rx: LazyRe,
+            on_rx: LazyRe) -> bool:
     """Inside a `disable ... enable` region (rubocop, eslint's block comments) that names one of `checks`."""
     off = False
     for line in lines[:row]:

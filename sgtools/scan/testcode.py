@@ -13,12 +13,14 @@ patterns matched against `/` + the workspace-relative path, so `*/tests/*` is a 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from sgtools.core.errors import RuleInvalid
+from sgtools.core.lazyre import LazyRe
 
 if TYPE_CHECKING:
     from sgtools.project.config import ProjectConfig
@@ -47,14 +49,14 @@ DEFAULT_TEST_PATHS: Final = (
 )
 
 # Rule ids or tags with these words are about secrets, TLS, deserialisation or debug servers: deliberate in tests.
-_QUIET_WORDS: Final = re.compile(
+_QUIET_WORDS: Final = LazyRe(
     r"secret|password|passwd|credential|token|api-?key|private-?key|hard-?coded|tls|ssl|certificate|verify"
     r"|insecure|pickle|marshal|deserial|yaml-load|unsafe-load|debug", re.IGNORECASE)
 
 _CFG_TEST: Final = re.compile(rb"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{")
 # A Go import declaration, single (`import "x"`) or grouped (`import ( ... )`), and a `testing` import in it.
-_GO_IMPORT: Final = re.compile(r"^import\s*(?:\((.*?)\)|(.*?)$)", re.MULTILINE | re.DOTALL)
-_GO_TESTING: Final = re.compile(r'^\s*(?:[\w.]+\s+)?"testing"\s*(?://.*)?$', re.MULTILINE)
+_GO_IMPORT: Final = LazyRe(r"^import\s*(?:\((.*?)\)|(.*?)$)", re.MULTILINE | re.DOTALL)
+_GO_TESTING: Final = LazyRe(r'^\s*(?:[\w.]+\s+)?"testing"\s*(?://.*)?$', re.MULTILINE)
 
 
 def test_patterns(cfg: ProjectConfig | None) -> tuple[str, ...]:
@@ -73,7 +75,15 @@ def is_test_path(path: str | None, patterns: Sequence[str] = DEFAULT_TEST_PATHS)
     if not path:
         return False
     probe = "/" + path.replace("\\", "/").lstrip("/")
-    return any(fnmatchcase(probe, p) for p in patterns)
+    return any(literal in probe and fnmatchcase(probe, p) for p, literal in _with_literals(tuple(patterns)))
+
+
+@functools.lru_cache(maxsize=8)
+def _with_literals(patterns: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each pattern with the longest run of plain characters that any path it matches contains (fnmatchcase is
+    case-sensitive): a path without it is not tried, so a file outside the test conventions (most files) does
+    not compile the 44 default patterns into regexes."""
+    return tuple((p, max(re.split(r"\*|\?|\[!?\]?[^\]]*\]?", p), key=len)) for p in patterns)
 
 
 def cfg_test_spans(text: str) -> list[tuple[int, int]]:
