@@ -36,6 +36,12 @@ FILES = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _orjson_from_the_first_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These small inputs would not pay for orjson's import (jsonfast.FAST_AFTER): the fast path is taken at once."""
+    monkeypatch.setattr(jsonfast, "FAST_AFTER", 0)
+
+
 @pytest.fixture
 def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "proj"
@@ -141,3 +147,24 @@ def test_suppression_fixits_are_built_only_for_output_that_shows_them(tree: Path
     monkeypatch.setattr(build, "_suppress_fixit", lambda *a: calls.append(a) or real(*a))
     _scan(*args)
     assert bool(calls) is built
+
+
+def test_orjson_takes_over_once_a_process_has_read_enough(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below FAST_AFTER bytes everything goes through `json` (a small scan never imports orjson); past it, orjson
+    when it is installed."""
+    seen: list[bytes] = []
+
+    class Recording:
+        JSONDecodeError = ValueError
+
+        @staticmethod
+        def loads(data: bytes) -> object:
+            seen.append(data)
+            return json.loads(data)
+
+    monkeypatch.setattr(jsonfast, "FAST_AFTER", 17)  # the first two lines
+    monkeypatch.setattr(jsonfast, "_read", 0)
+    monkeypatch.setattr(jsonfast, "_orjson", Recording)
+    lines = [b'{"a": 1}', b'{"b": 22}', b'{"c": 333}', b'{"d": 4}']
+    assert [jsonfast.loads(line) for line in lines] == [{"a": 1}, {"b": 22}, {"c": 333}, {"d": 4}]
+    assert seen == lines[2:]

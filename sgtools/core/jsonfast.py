@@ -12,22 +12,43 @@ from __future__ import annotations
 import json
 from typing import Any
 
-try:
-    import orjson as _orjson
-except ImportError:  # the extra is optional: the standard library gives the same results, slower
-    _orjson = None  # type: ignore[assignment,unused-ignore]
+_NOT_LOADED: Any = object()
+_orjson: Any = _NOT_LOADED  # the orjson module once asked for; None when it is not installed
+# Importing orjson costs about 15 ms (it loads uuid, platform and datetime): more than it saves on a small scan (a
+# one-file CLI run parses a few KB). It is imported once this process has read FAST_AFTER bytes with `json`.
+FAST_AFTER = 1 << 20
+_read = 0
+
 
 def available() -> bool:
+    """Whether orjson is installed."""
+    global _orjson
+    if _orjson is _NOT_LOADED:
+        try:
+            import orjson
+        except ImportError:  # the extra is optional: the standard library gives the same results, slower
+            _orjson = None
+        else:
+            _orjson = orjson
     return _orjson is not None
+
+
+def _fast() -> Any:
+    """orjson when it is installed and worth its import by now, else None."""
+    return _orjson if _read >= FAST_AFTER and available() else None
 
 
 def loads(line: bytes) -> Any:
     """One JSON document from ast-grep. Its numbers are offsets, lines and columns: orjson, which reads an
     integer past 64 bits as a float, only ever sees ones that fit."""
-    if _orjson is not None:
+    global _read
+    fast = _fast()
+    if fast is None:
+        _read += len(line)
+    else:
         try:
-            return _orjson.loads(line)
-        except _orjson.JSONDecodeError:
+            return fast.loads(line)
+        except fast.JSONDecodeError:
             pass  # the standard library accepts more (NaN, a BOM) or raises its own error: the caller's contract
     return json.loads(line)
 
@@ -36,9 +57,11 @@ def dumps_compact(data: Any) -> str:
     """`json.dumps(data, ensure_ascii=False, separators=(",", ":"))`, byte for byte, for data whose floats are
     confidences (two decimals between 0 and 1): orjson writes floats under 1e-4 in exponent form differently
     (`1e-5`, not `1e-05`), so user data with arbitrary numbers (rule metadata in SARIF) stays with `json`."""
-    if _orjson is not None:
+    fast = _fast()
+    if fast is not None:
         try:
-            return _orjson.dumps(data).decode("utf-8")
+            out: bytes = fast.dumps(data)
+            return out.decode("utf-8")
         except TypeError:
             pass  # a lone surrogate, an integer past 64 bits, a non-string key: as the standard library writes it
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
