@@ -168,3 +168,19 @@ def test_orjson_takes_over_once_a_process_has_read_enough(monkeypatch: pytest.Mo
     lines = [b'{"a": 1}', b'{"b": 22}', b'{"c": 333}', b'{"d": 4}']
     assert [jsonfast.loads(line) for line in lines] == [{"a": 1}, {"b": 22}, {"c": 333}, {"d": 4}]
     assert seen == lines[2:]
+
+
+def test_a_lines_suppression_context_is_worked_out_once_for_all_its_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgtools.fixits import build
+    from sgtools.scan.diagnostics import to_diagnostics
+
+    text = "x = a.b(c.d, 'e')  # three calls, attributes and strings on one line\n"
+    raw = [{"file": "m.py", "ruleId": f"r{i}", "language": "Python", "text": "a",
+            "range": {"byteOffset": {"start": i, "end": i + 1}, "start": {"line": 0, "column": i},
+                      "end": {"line": 0, "column": i + 1}}} for i in range(6)]
+    calls: list[int] = []
+    real = build._line
+    monkeypatch.setattr(build, "_line", lambda index, line_no, *a: calls.append(line_no) or real(index, line_no, *a))
+    diags = to_diagnostics(raw, text_by_file={"m.py": text}, rules_by_id={})
+    assert calls == [1] and [d["fixits"][0]["edits"][0]["newText"] for d in diags[:2]] == [
+        "# ast-grep-ignore: r0\n", "# ast-grep-ignore: r1\n"]

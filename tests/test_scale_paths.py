@@ -81,8 +81,8 @@ def test_only_formats_that_print_fingerprints_compute_them(tmp_path: Path, monke
     shutil.copytree(SAMPLE, root)
     monkeypatch.chdir(root)
     calls = []
-    real = baseline.fingerprint
-    monkeypatch.setattr(baseline, "fingerprint", lambda *a: calls.append(a) or real(*a))
+    real = baseline._digest
+    monkeypatch.setattr(baseline, "_digest", lambda *a: calls.append(a) or real(*a))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["scan", "--format", fmt]) in (0, 1)

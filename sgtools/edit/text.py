@@ -176,6 +176,8 @@ class LineIndex:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        # What callers derive from one line and would otherwise redo for each finding on it (fixits/build.py).
+        self.memo: dict[Any, Any] = {}
         # Line start offsets at C speed (a regex scan with a Python list comprehension is 5x slower on big files).
         self.starts = list(itertools.accumulate(map((1).__add__, map(len, data.split(b"\n")[:-1])), initial=0))
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sgtools.core import languages
+from sgtools.core.types import Position
 from sgtools.edit.text import LineIndex, Span, to_span
 from sgtools.fixits.types import Edit, Fixit, FixitRef
 from sgtools.scan.types import Diagnostic
@@ -50,9 +51,10 @@ def _short(text: str) -> str:
 
 
 def _fixit(title: str, kind: Literal["fix", "suppress"], diag: Mapping[str, Any], index: LineIndex, start: int,
-           end: int, new_text: str) -> Fixit:
-    """An unchecked fix-it of one edit, with its kind's prior confidence until verification sets the real one."""
-    edit: Edit = {"file": diag.get("file"), **index.span(start, end), "byteStart": start, "byteEnd": end,
+           end: int, new_text: str, span: Position | None = None) -> Fixit:
+    """An unchecked fix-it of one edit, with its kind's prior confidence until verification sets the real one.
+    `span` is the edit's position when the caller already knows it."""
+    edit: Edit = {"file": diag.get("file"), **(span or index.span(start, end)), "byteStart": start, "byteEnd": end,
                   "newText": new_text}
     confidence = UNCHECKED_FIX if kind == "fix" else UNCHECKED_SUPPRESS
     return {"title": title, "kind": kind, "confidence": confidence, "verified": False, "edits": [edit]}
@@ -79,41 +81,64 @@ def _ignore_pattern(prefix: str, suffix: str) -> re.Pattern[str]:
     )
 
 
+class _Line(NamedTuple):
+    """What a suppression comment above one line needs to know of it, the same for every finding on it."""
+
+    start: int  # where a new comment line goes (after a byte-order mark, never before it)
+    lead: str  # the new comment's indentation and comment prefix
+    tail: str  # the comment's suffix and the file's newline
+    prev_start: int
+    prev: str | None  # the line above when it is an ast-grep-ignore comment, else None
+    continued: bool  # the line above ends in a backslash: a comment line in between would end the statement
+    span: Position  # the position of a new comment line's (empty) edit
+
+
+def _line(index: LineIndex, line_no: int, prefix: str, suffix: str) -> _Line:
+    data = index.data
+    start = index.starts[line_no - 1]
+    end = index.starts[line_no] if line_no < len(index.starts) else len(data)
+    if start == 0 and data.startswith(_BOM):
+        start = len(_BOM)
+    line = data[start:end].decode("utf-8", "replace")
+    newline = "\r\n" if line.endswith("\r\n") or (not line.endswith("\n") and b"\r\n" in data) else "\n"
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    prev_start, prev, continued = start, None, False
+    if line_no > 1:
+        prev_start = index.starts[line_no - 2]
+        above = data[prev_start:start].decode("utf-8", "replace").rstrip("\r\n")
+        continued = above.rstrip().endswith("\\")
+        prev = above if "ast-grep-ignore" in above else None  # most lines hold none: the regex is spared
+    return _Line(start, f"{indent}{prefix} ast-grep-ignore: ", f"{suffix}{newline}", prev_start, prev, continued,
+                 index.span(start, start))
+
+
 def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) -> Fixit | None:
     """`<comment> ast-grep-ignore: <rule>` on the line before the match, indented like the matched line.
     If that line already is a rule-specific ignore comment, the rule is added to it, because a new line
-    in between would push the existing comment out of reach of the line it suppresses."""
+    in between would push the existing comment out of reach of the line it suppresses. What the lines say is
+    worked out once per line (`index.memo`): a dense line holds several findings."""
     syntax = comment_syntax(language)
     if syntax is None:
         return None
     prefix, suffix = syntax
     rule_id = str(diag["ruleId"])
-    data = index.data
     line_no = int(diag["line"])
-    start = index.starts[line_no - 1]
-    end = index.starts[line_no] if line_no < len(index.starts) else len(data)
-    if start == 0 and data.startswith(_BOM):
-        start = len(_BOM)  # the comment goes after a byte-order mark, never before it
-    line = data[start:end].decode("utf-8", "replace")
-    newline = "\r\n" if line.endswith("\r\n") or (not line.endswith("\n") and b"\r\n" in data) else "\n"
-    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    key = ("suppress", line_no, prefix, suffix)
+    at = index.memo.get(key)
+    if at is None:
+        at = index.memo[key] = _line(index, line_no, prefix, suffix)
+    if at.continued:
+        return None
     title = f"Suppress {rule_id} here with an ast-grep-ignore comment"
-    if line_no > 1:
-        prev_start = index.starts[line_no - 2]
-        prev = data[prev_start:start].decode("utf-8", "replace").rstrip("\r\n")
-        if prev.rstrip().endswith("\\"):
-            return None  # a continued line: a comment line in between would end the statement
-        # Most lines hold no ignore comment: the substring test spares the regex (tens of thousands per scan).
-        m = _ignore_pattern(prefix, suffix).match(prev) if "ast-grep-ignore" in prev else None
-        if m is not None:
-            ids = [i.strip() for i in (m.group("ids") or "").split(",") if i.strip()]
-            if not ids or rule_id in ids:
-                return None  # already suppressed; the match would not have been reported
-            new_line = f"{m.group('indent')}{prefix} ast-grep-ignore: {', '.join([*ids, rule_id])}{suffix}"
-            prev_end = prev_start + len(prev.encode("utf-8"))
-            return _fixit(title, "suppress", diag, index, prev_start, prev_end, new_line)
-    new_text = f"{indent}{prefix} ast-grep-ignore: {rule_id}{suffix}{newline}"
-    return _fixit(title, "suppress", diag, index, start, start, new_text)
+    m = _ignore_pattern(prefix, suffix).match(at.prev) if at.prev is not None else None
+    if m is not None and at.prev is not None:
+        ids = [i.strip() for i in (m.group("ids") or "").split(",") if i.strip()]
+        if not ids or rule_id in ids:
+            return None  # already suppressed; the match would not have been reported
+        new_line = f"{m.group('indent')}{prefix} ast-grep-ignore: {', '.join([*ids, rule_id])}{suffix}"
+        prev_end = at.prev_start + len(at.prev.encode("utf-8"))
+        return _fixit(title, "suppress", diag, index, at.prev_start, prev_end, new_line)
+    return _fixit(title, "suppress", diag, index, at.start, at.start, f"{at.lead}{rule_id}{at.tail}", at.span)
 
 
 def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], text: str, index: LineIndex,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,26 +25,34 @@ def normalise(text: str) -> str:
 
 
 def fingerprint(rule_id: str, file: str, text: str, occurrence: int) -> str:
-    key = "\0".join((rule_id, file, normalise(text), str(occurrence)))
+    return _digest(rule_id, file, normalise(text), occurrence)
+
+
+def _digest(rule_id: str, file: str, normalised: str, occurrence: int) -> str:
+    key = "\0".join((rule_id, file, normalised, str(occurrence)))
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:_FINGERPRINT_CHARS]
 
 
 def fingerprints(diags: list[Diagnostic]) -> list[str]:
     """One fingerprint per diagnostic, in order; occurrences are counted in (file, byteStart) order."""
     order = sorted(range(len(diags)), key=lambda i: (str(diags[i].get("file")), diags[i].get("byteStart") or 0, i))
-    seen: Counter[tuple[str, str, str]] = Counter()
+    seen: dict[tuple[str, str, str], int] = {}
     out = [""] * len(diags)
     for i in order:
         d = diags[i]
         key = (str(d.get("ruleId")), str(d.get("file")), normalise(str(d.get("text") or "")))
-        out[i] = fingerprint(key[0], key[1], key[2], seen[key])
-        seen[key] += 1
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        out[i] = _digest(*key, n)  # the text is normalised once, here
     return out
 
 
 def with_fingerprints(diags: list[Diagnostic]) -> list[Diagnostic]:
-    """Copies of the diagnostics with a `fingerprint` key (SARIF partialFingerprints, JSON output)."""
-    return [{**d, "fingerprint": fp} for d, fp in zip(diags, fingerprints(diags), strict=True)]
+    """The diagnostics, each given a `fingerprint` key (SARIF partialFingerprints, JSON output), in place: the
+    CLI's findings are its own, and copying tens of thousands of them cost as much as hashing."""
+    for d, fp in zip(diags, fingerprints(diags), strict=True):
+        d["fingerprint"] = fp
+    return diags
 
 
 @dataclass(frozen=True)

@@ -34,18 +34,19 @@ def _range(raw_range: Mapping[str, Any]) -> Span:
     return {**position(raw_range), "byteStart": int(offsets["start"]), "byteEnd": int(offsets["end"])}
 
 
-def _labels(raw: Mapping[str, Any], match: Span) -> list[Label]:
-    """Related spans. The primary label ast-grep adds to every match only repeats it, so it goes, unless the
-    rule gave it a message or it covers some other span; duplicates (ast-grep repeats sub-matches) go too."""
+def _labels(raw: Mapping[str, Any], start: int, end: int) -> list[Label]:
+    """Related spans of a match over bytes `start`..`end`. The primary label ast-grep adds to every match only
+    repeats it, so it goes, unless the rule gave it a message or it covers some other span; duplicates (ast-grep
+    repeats sub-matches) go too."""
     labels = raw.get("labels") or []
-    if len(labels) == 1 and _repeats_match(labels[0], match):
+    if len(labels) == 1 and _repeats_match(labels[0], start, end):
         return []  # nearly every match: its one label is the repeated primary (no sets, no sort)
     out: list[Label] = []
     seen: set[tuple[Any, ...]] = set()
     for label in labels:
         if not isinstance(label, Mapping) or "range" not in label:
             continue
-        if _repeats_match(label, match):
+        if _repeats_match(label, start, end):
             continue  # decided before working out positions
         message = label.get("message")
         style = str(label.get("style") or "secondary")
@@ -59,13 +60,13 @@ def _labels(raw: Mapping[str, Any], match: Span) -> list[Label]:
     return out
 
 
-def _repeats_match(label: Any, match: Span) -> bool:
-    """The primary label ast-grep adds to a match, without a message and over the match's own bytes."""
-    if not isinstance(label, Mapping) or "range" not in label or label.get("message"):
+def _repeats_match(label: Any, start: int, end: int) -> bool:
+    """The primary label ast-grep adds to a match, without a message and over the match's own bytes. (`type is
+    dict` first: the ABC check of `Mapping` costs more than the rest, once per finding.)"""
+    if (type(label) is not dict and not isinstance(label, Mapping)) or "range" not in label or label.get("message"):
         return False
     offsets = label["range"]["byteOffset"]
-    return (str(label.get("style") or "secondary") == "primary" and int(offsets["start"]) == match["byteStart"]
-            and int(offsets["end"]) == match["byteEnd"])
+    return label.get("style") == "primary" and int(offsets["start"]) == start and int(offsets["end"]) == end
 
 
 def sort_key(diag: Mapping[str, Any]) -> tuple[str, int, str, int]:
@@ -93,7 +94,7 @@ def to_diagnostics(
     indexes: dict[str, LineIndex] = {}
     canonical: dict[str, str] = {}  # ast-grep's language name -> ours, worked out once per name
     files: dict[str, str | None] = {}  # ast-grep's file name -> ours, once per file
-    for raw in raw_matches:
+    for raw in raw_matches:  # tens of thousands on a dense tree: each value is read once, the dict built once
         raw_file = str(raw.get("file", ""))
         if raw_file in files:
             file = files[raw_file]
@@ -102,18 +103,22 @@ def to_diagnostics(
                                       else normalize_file(raw_file))
         rule_id = str(raw.get("ruleId", ""))
         rule = rules_by_id.get(rule_id)
-        span = _range(raw["range"])
+        where = raw["range"]
+        offsets, first, last = where["byteOffset"], where["start"], where["end"]
+        byte_start, byte_end = int(offsets["start"]), int(offsets["end"])
+        note = raw.get("note")
         diag: Diagnostic = {
             "ruleId": rule_id,
             "severity": severity(raw.get("severity") or (rule.severity if rule else "hint")),
             "message": str(raw.get("message") or ""),
-            "note": raw.get("note") if raw.get("note") is not None else (rule.note if rule else None),
+            "note": note if note is not None else (rule.note if rule else None),
             "url": rule.url if rule else None,
             "file": file,
-            "line": span["line"], "column": span["column"], "endLine": span["endLine"], "endColumn": span["endColumn"],
-            "byteStart": span["byteStart"], "byteEnd": span["byteEnd"],
+            "line": int(first["line"]) + 1, "column": int(first["column"]) + 1,
+            "endLine": int(last["line"]) + 1, "endColumn": int(last["column"]) + 1,
+            "byteStart": byte_start, "byteEnd": byte_end,
             "text": str(raw.get("text", "")),
-            "labels": _labels(raw, span),
+            "labels": _labels(raw, byte_start, byte_end),
             "fixits": [],
             "inTest": bool(raw.get("inTest")),
         }
