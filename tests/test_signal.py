@@ -62,6 +62,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
     ("sqlalchemy/testing/fixtures.py", True), ("polls/tests.py", True), ("src/unit_test/a.c", True),
     ("src/testament/x.py", False), ("cmd/latest/x.go", False), ("pkg/attestation/x.go", False),
     ("src/contests.py", False), ("src/tester.go", False), ("src/latest_tests_summary.md", False),
+    ("web/features/ab-test/banner.ts", False),
 ])
 def test_test_path_conventions(path: str | None, expected: bool) -> None:
     assert testcode.is_test_path(path) is expected

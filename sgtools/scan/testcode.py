@@ -36,7 +36,8 @@ IN_TESTS: Final[tuple[InTests, ...]] = ("report", "info", "skip")
 # and files named `*_tests.*` (minio-go's functional_tests.go, a test program) or Django's `tests.py`.
 DEFAULT_TEST_PATHS: Final = (
     "*/tests/*", "*/test/*", "*/__tests__/*", "*/testdata/*", "*/spec/*",
-    "*/test[-_]*/*", "*/*[-_]test/*", "*/*[-_]tests/*", "*/testutil/*", "*/testutils/*", "*/testing/*",
+    "*/test[-_]*/*", "*/*[-_]tests/*", "*/unit[-_]test/*", "*/integration[-_]test/*", "*/e2e[-_]test/*",
+    "*/testutil/*", "*/testutils/*", "*/testing/*",  # not any `*-test/`: `ab-test/` is a feature
     "*/*_tests.*", "*/tests.py",
     "*/test_*.py", "*/*_test.py", "*/conftest.py",  # pytest
     "*/*_test.go",  # go test
