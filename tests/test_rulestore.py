@@ -347,9 +347,9 @@ def test_a_validation_costs_a_few_engine_calls(initialized: Workspace) -> None:
     assert counting.calls == ["scan", "scan", "run"]
     counting.calls.clear()
     store.add_or_update_rule(initialized, counting, "no-print", NO_PRINT, ["x"], ["print(1)"])
-    # compile, both examples in one batched scan (rules/examples.py), the analysis with the examples, `ast-grep test`,
-    # and once it passed, `ast-grep test --update-all` writing the rule's snapshot
-    assert counting.calls == ["scan", "scan", "scan", "run", "test", "test"]
+    # compile, both examples in one batched scan (rules/examples.py), the analysis with the examples, and one
+    # `ast-grep test --update-all`: the cases checked and the rule's snapshot written
+    assert counting.calls == ["scan", "scan", "scan", "run", "test"]
 
 
 def test_empty_example_lists_write_no_test_file(initialized: Workspace, engine: Engine) -> None:
@@ -420,3 +420,19 @@ def test_a_rule_added_with_examples_passes_a_plain_ast_grep_test(initialized: Wo
     plain = subprocess.run([str(engine.binary), "test"], cwd=initialized.root, capture_output=True, text=True,
                            timeout=60)
     assert plain.returncode == 0, plain.stdout + plain.stderr
+
+
+def test_failing_tests_leave_the_snapshots_as_they_were(initialized: Workspace, engine: Engine) -> None:
+    """`ast-grep test --update-all` writes a snapshot even when a case fails: the store puts it back."""
+    tests = initialized.root / "rule-tests"
+    (tests / "no-print-test.yml").write_text("id: no-print\nvalid: ['print(2)']\ninvalid: ['print(1)']\n")
+    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)  # the existing cases are run
+    assert result["testResult"]["passed"] is False
+    assert not (tests / "__snapshots__").exists()  # not left behind, empty or not
+    snaps = tests / "__snapshots__"
+    snaps.mkdir()
+    (snaps / "no-print-snapshot.yml").write_text("id: no-print\nsnapshots: {}\n")
+    (snaps / "other-snapshot.yml").write_text("id: other\nsnapshots: {}\n")
+    before = snapshot_tree(initialized.root / "rule-tests")
+    assert store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)["testResult"]["passed"] is False
+    assert snapshot_tree(initialized.root / "rule-tests") == before

@@ -6,6 +6,7 @@ with its test file; a refused call leaves every byte as it was.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -147,21 +148,58 @@ def _test_file_text(rule_id: str, valid: list[str], invalid: list[str]) -> str:
 
 
 def _run_tests(ws: Workspace, engine: Engine, cfg: ProjectConfig, rule_id: str) -> RuleTestReport:
+    """The rule's cases, and when they hold its snapshot recorded, so that a plain `ast-grep test` (which checks
+    snapshots) passes in the project as well: one `ast-grep test --update-all`, which checks the cases as
+    `--skip-snapshot-tests` does. It writes the snapshot even when a case fails, so then the snapshot is put back
+    as it was (one engine call, where a check and then an update took two)."""
     only = f"^{re.escape(rule_id)}$"
+    before = _snapshots(cfg, rule_id)
+    dirs_before = {d for d in cfg.snapshot_dirs if d.is_dir()}
+    report: TestReport | None = None
     try:
-        report: TestReport = engine.test(cfg.path, cwd=ws.root, rule_filter=only)
-        if report.passed:
-            # The cases hold: record what the rule reports for them as its snapshot, so that a plain
-            # `ast-grep test` (which checks snapshots) passes in the project as well.
-            engine.test(cfg.path, cwd=ws.root, rule_filter=only, update_snapshots=True)
+        report = engine.test(cfg.path, cwd=ws.root, rule_filter=only, update_snapshots=True)
     except SgToolsError as exc:
         # The rule is written and checked; a broken rule elsewhere can still stop `ast-grep test`.
         return {"passed": False, "summary": f"could not run the tests: {exc.message}", "failures": []}
+    finally:
+        if report is None or not report.passed:
+            _restore_snapshots(ws, before, dirs_before)
     return {
         "passed": report.passed,
         "summary": report.summary,
         "failures": [{"kind": f.kind, "ruleId": f.rule_id, "code": f.code} for f in report.failures],
     }
+
+
+def _snapshots(cfg: ProjectConfig, rule_id: str) -> dict[Path, bytes | None]:
+    """The rule's snapshot file in each snapshot directory: its bytes, or None when there is none."""
+    out: dict[Path, bytes | None] = {}
+    for snap_dir in cfg.snapshot_dirs:
+        path = snap_dir / f"{rule_id}{SNAPSHOT_SUFFIX}"
+        try:
+            out[path] = path.read_bytes()
+        except FileNotFoundError:
+            out[path] = None
+    return out
+
+
+def _restore_snapshots(ws: Workspace, before: Mapping[Path, bytes | None], dirs_before: set[Path]) -> None:
+    """Put the snapshots back as `_snapshots` found them, and remove a snapshot directory that did not exist then
+    and is empty now."""
+    writes: dict[Path, bytes | None] = {}
+    for path, old in before.items():
+        try:
+            now: bytes | None = path.read_bytes()
+        except FileNotFoundError:
+            now = None
+        if now != old:
+            writes[path] = old
+    if writes:
+        write_all(ws, writes)
+    for path in before:
+        if path.parent not in dirs_before:
+            with contextlib.suppress(OSError):  # not empty, or never created: either way it stays as it is
+                path.parent.rmdir()
 
 
 def _encoded(writes: Mapping[Path, str | None]) -> dict[Path, bytes | None]:
