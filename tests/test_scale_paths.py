@@ -224,3 +224,44 @@ def test_scan_runs_without_the_cycle_collector_and_restores_it(tmp_path: Path, m
     finally:
         gc.callbacks.remove(heard)
     assert runs == [] and gc.isenabled()
+
+
+class _CountingText(str):
+    splits = 0
+
+    def splitlines(self, keepends: bool = False) -> list[str]:
+        type(self).splits += 1
+        return super().splitlines(keepends)
+
+
+def test_hand_written_files_are_told_from_minified_ones_without_splitting_them() -> None:
+    """Each matched file of a sparse tree (hundreds) is checked for minified code; hand-written code has many
+    newlines per character, which a count at C speed shows."""
+    from sgtools.scan import generated
+
+    text = _CountingText("def f(x):\n    return x\n" * 5000)
+    assert generated.why_generated("src/a.py", text) is None and _CountingText.splits == 0
+    for sample, why in [("x" * 1200 + "\n" + "y" * 300, "minified"), ("x" * 1200 + "\r\n" * 3, "minified"),
+                        ("x" * 1000 + "\n" * 5, "minified"), ("x" * 1000 + "\n" * 6, None),
+                        ("a" * 250 + "\u2028" + "b" * 2000, "minified"), ("a" * 999 + "\n", None),
+                        ("x" * 150 + "\n" + "y" * 1000, "minified"), ("", None), ("\n" * 10, None),
+                        ("z" * 1000 + "\r" * 6, None), ("z" * 1500 + "\r" * 6, "minified")]:
+        lines = sample.splitlines() or [""]
+        slow = max(len(ln) for ln in lines) >= 1000 and len(sample) / len(lines) >= 200  # the definition
+        assert (generated.why_generated("a.js", sample) == "minified") is slow and (why == "minified") is slow
+
+
+def test_a_path_scan_reads_each_matched_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgtools.core import bounded
+    from sgtools.engine.process import Engine
+    from sgtools.project.workspace import Workspace
+    from sgtools.scan import paths
+
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root)
+    reads: list[str] = []
+    real = bounded.read_file
+    monkeypatch.setattr(bounded, "read_file", lambda path, *a, **k: reads.append(str(path)) or real(path, *a, **k))
+    result = paths.scan_path(Workspace(root), Engine(), verify_fixits=False)
+    matched = {d["file"] for d in result["issues"]}
+    assert matched and len(reads) == len(set(reads)) and {str(root / f) for f in matched} <= set(reads)

@@ -44,7 +44,11 @@ def why_generated(path: str | None, text: str) -> str | None:
         return "bundle banner /*! */"
     if _SOURCE_MAP.search(text[-HEAD_CHARS:]):
         return "compiled output with a source map"
+    # Every `\n` ends a line, so a text whose length per `\n` is short has short lines on average: hand-written
+    # code (nearly every matched file) is told apart at C speed, without splitting it into lines.
+    if len(text) < MINIFIED_MEAN_CHARS * text.count("\n"):
+        return None
     lines = text.splitlines() or [""]
-    if max(len(line) for line in lines) >= MINIFIED_LINE_CHARS and len(text) / len(lines) >= MINIFIED_MEAN_CHARS:
+    if len(text) / len(lines) >= MINIFIED_MEAN_CHARS and max(map(len, lines)) >= MINIFIED_LINE_CHARS:
         return "minified"
     return None

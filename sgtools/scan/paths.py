@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +80,11 @@ def scan_path(
     raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch, extra)
     by_id = {r.id: r for r in rules}
     signal = Signal.for_config(cfg)
-    raw = signal.refine(raw, by_id, _text_reader(ws))
+    files = _Files(ws)  # each matched file read once, for the signal pass and for fix-its alike
+    raw = signal.refine(raw, by_id, files.text)
     if every_finding:
         limit = max(limit, len(raw))  # severity filtering only removes findings: all of them fit
-    diags, page, by_rel = _page(ws, raw, by_id, level, offset, limit, suppress_fixits)
+    diags, page, by_rel = _page(files, raw, by_id, level, offset, limit, suppress_fixits)
     more = offset + limit < len(diags)
     if verify_fixits:
         verify_files(ws, engine, cfg, rules, page, by_rel)
@@ -138,13 +139,13 @@ def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Pa
     return raw
 
 
-def _page(ws: Workspace, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], level: str | None, offset: int,
+def _page(files: _Files, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], level: str | None, offset: int,
           limit: int, suppress_fixits: bool = True) -> tuple[list[Diagnostic], list[Diagnostic], dict[str, str]]:
     """(every diagnostic, the page from `offset`, the texts of the page's files). Only the page gets fix-its:
     building them needs each file's text."""
     if offset == 0 and len(raw) <= limit:
         # Everything fits on the first page (the usual case, and always for the CLI): build it once.
-        by_rel = _read_matched_files(ws, raw)
+        by_rel = _read_matched_files(files, raw)
         diags = filter_severity(to_diagnostics(raw, text_by_file=by_rel, rules_by_id=by_id,
                                                suppress_fixits=suppress_fixits), level)
         return diags, diags, by_rel
@@ -158,19 +159,31 @@ def _page(ws: Workspace, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], l
         if on_page[key] > 0:
             on_page[key] -= 1
             page_raw.append(m)
-    by_rel = _read_matched_files(ws, page_raw)
+    by_rel = _read_matched_files(files, page_raw)
     page = to_diagnostics(page_raw, text_by_file=by_rel, rules_by_id=by_id, suppress_fixits=suppress_fixits)
     return diags, filter_severity(page, level), by_rel
 
 
-def _text_reader(ws: Workspace) -> Callable[[str], str | None]:
-    """A matched file's text by its workspace-relative name (None when unreadable or too large)."""
-    def read(name: str) -> str | None:
-        try:
-            return bounded.read_file(ws.root / name, name, "max_file_bytes").decode("utf-8", "replace")
-        except (OSError, TooLarge):
-            return None
-    return read
+class _Files:
+    """Matched files' contents by workspace-relative name, each read once per scan (None when unreadable or
+    past max_file_bytes): the signal pass and the fix-its both need them, and a sparse tree's findings touch
+    hundreds of files."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+        self._data: dict[str, bytes | None] = {}
+
+    def data(self, name: str) -> bytes | None:
+        if name not in self._data:
+            try:
+                self._data[name] = bounded.read_file(self.ws.root / name, name, "max_file_bytes")
+            except (OSError, TooLarge):
+                self._data[name] = None
+        return self._data[name]
+
+    def text(self, name: str) -> str | None:
+        data = self.data(name)
+        return None if data is None else data.decode("utf-8", "replace")
 
 
 def _relative_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> None:
@@ -183,18 +196,15 @@ def _relative_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> None
         m["file"] = rel_files[name]
 
 
-def _read_matched_files(ws: Workspace, raw: list[dict[str, Any]]) -> dict[str, str]:
+def _read_matched_files(files: _Files, raw: list[dict[str, Any]]) -> dict[str, str]:
     """The texts of the files that matched, for fix-it positions. A file that cannot be read, or that changed
     since ast-grep read it (a match's bytes differ), is left out: its findings stand, without fix-its that
     would edit the wrong bytes."""
     data: dict[str, bytes | None] = {}
     for m in raw:
         name = str(m["file"])
-        if name not in data:
-            try:  # past max_file_bytes no fix could be applied anyway: its findings stand without fix-its
-                data[name] = bounded.read_file(ws.root / name, name, "max_file_bytes")
-            except (OSError, TooLarge):
-                data[name] = None
+        if name not in data:  # past max_file_bytes no fix could be applied anyway: its findings stand without fix-its
+            data[name] = files.data(name)
         content = data[name]
         if content is not None:
             start, end = m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"]
