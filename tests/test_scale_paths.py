@@ -265,3 +265,16 @@ def test_a_path_scan_reads_each_matched_file_once(tmp_path: Path, monkeypatch: p
     result = paths.scan_path(Workspace(root), Engine(), verify_fixits=False)
     matched = {d["file"] for d in result["issues"]}
     assert matched and len(reads) == len(set(reads)) and {str(root / f) for f in matched} <= set(reads)
+
+
+def test_a_rules_equivalent_suppressions_are_read_once_per_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sgtools.scan import suppress
+
+    calls: list[object] = []
+    real = suppress.equivalents
+    monkeypatch.setattr(suppress, "equivalents", lambda rule: calls.append(rule) or real(rule))
+    raw = [{"file": "src/a.py", "ruleId": rid, "language": "Python", "text": "x",
+            "range": {"byteOffset": {"start": i, "end": i + 1}, "start": {"line": 0, "column": i},
+                      "end": {"line": 0, "column": i + 1}}} for rid in ("r1", "r2") for i in range(40)]
+    kept = Signal(skip_generated=False).refine(raw, {}, lambda name: "x" * 60)
+    assert len(kept) == 80 and len(calls) == 2

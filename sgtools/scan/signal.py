@@ -44,13 +44,18 @@ class Signal:
         """
         kept: list[dict[str, Any]] = []
         texts = _Texts(text_of, file_override)
+        equivalents: dict[str, tuple[str, ...]] = {}  # per rule id, read from the rule once
         for m in raw:
             rule_id = str(m.get("ruleId", ""))
             rule = rules_by_id.get(rule_id)
             if self.skip_generated and self._generated(m, texts, rule_id):
                 continue
-            if self.honour_equivalents and self._suppressed(m, texts, rule, rule_id):
-                continue
+            if self.honour_equivalents:
+                checks = equivalents.get(rule_id)
+                if checks is None:
+                    checks = equivalents[rule_id] = suppress.equivalents(rule)
+                if checks and self._suppressed(m, texts, checks, rule_id):
+                    continue
             if self._in_test(m, texts):
                 if not testcode.mark_in_test(m, rule):
                     _bump(self.skipped_in_tests, rule_id)
@@ -68,11 +73,10 @@ class Signal:
         _bump(self.generated, rule_id)
         return True
 
-    def _suppressed(self, m: Mapping[str, Any], texts: _Texts, rule: Rule | None, rule_id: str) -> bool:
-        checks = suppress.equivalents(rule)
+    def _suppressed(self, m: Mapping[str, Any], texts: _Texts, checks: tuple[str, ...], rule_id: str) -> bool:
         where = m["range"]
-        if checks and suppress.is_suppressed(texts.lines(str(m.get("file", ""))), int(where["start"]["line"]),
-                                             int(where["end"]["line"]), checks):
+        if suppress.is_suppressed(texts.lines(str(m.get("file", ""))), int(where["start"]["line"]),
+                                  int(where["end"]["line"]), checks):
             _bump(self.suppressed, rule_id)
             return True
         return False
@@ -108,9 +112,11 @@ class _Texts:
 
     def _once(self, kind: str, raw_file: str, make: Callable[[], Any]) -> Any:
         key = (kind, raw_file)
-        if key not in self._cache:
-            self._cache[key] = make()
-        return self._cache[key]
+        try:
+            return self._cache[key]  # asked once per finding: one lookup when known
+        except KeyError:
+            value = self._cache[key] = make()
+            return value
 
     def path(self, raw_file: str) -> str | None:
         """The workspace path a match is in (a snippet's virtual path; its matches say `STDIN`)."""
