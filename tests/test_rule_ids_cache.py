@@ -20,20 +20,25 @@ _COUNTING = """
 import os, sys
 opened = []
 memo_reads = []
+digest_reads = []
 root = os.getcwd()
 def hook(event, args):
     if event == "open" and isinstance(args[0], str):
         name = os.path.relpath(os.path.abspath(args[0]), root)
         if name.startswith(("rules" + os.sep, "rule-tests" + os.sep)):
             opened.append(name)
-        elif os.sep + "rule-ids-" in args[0] and not (len(args) > 1 and "w" in str(args[1])):
+        elif os.sep + "rule-ids-v2" + os.sep in args[0] and not (len(args) > 1 and "w" in str(args[1])):
             memo_reads.append(args[0])
+        elif os.sep + "rule-ids-by-content-" in args[0] and args[0].endswith(".json") and not (
+                len(args) > 2 and isinstance(args[2], int) and args[2] & (os.O_WRONLY | os.O_RDWR)):
+            digest_reads.append(args[0])  # not an atomic write's directory or temp file
 sys.addaudithook(hook)
 from sgtools.cli import main
 try:
     code = main(sys.argv[1:])
 finally:
     print("MEMO-READS", len(memo_reads), file=sys.stderr)
+    print("DIGEST-READS", len(digest_reads), file=sys.stderr)
     print("OPENED", len(opened), *sorted(set(opened)), file=sys.stderr)
 """
 
@@ -76,6 +81,8 @@ def test_second_cli_call_reads_no_settled_rule_or_test_file(tmp_path: Path) -> N
     # The remembered ids of the rules/ and rule-tests/ directories: one cache file each, not one per rule file
     # (read again to merge, when a file the first call wrote has settled since and is remembered now).
     assert int(err.rsplit("MEMO-READS", 1)[1].split()[0]) <= 4, err[-3000:]
+    # Files too recent for that memo are looked up by their digest instead: one small read each, no YAML parse.
+    assert int(err.rsplit("DIGEST-READS", 1)[1].split()[0]) <= second, err[-3000:]
 
 
 @pytest.mark.slow
@@ -116,3 +123,35 @@ def test_bundled_rule_schema_is_a_valid_schema() -> None:
     import jsonschema
 
     jsonschema.Draft202012Validator.check_schema(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+
+
+def test_a_recent_files_ids_come_from_its_digest_in_a_new_process_and_an_edit_is_seen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file too recent for the stat memo (the previous `rule add` just wrote it) is not parsed again by the next
+    process when its bytes are unchanged; an in-place edit of the same size is parsed and seen."""
+    from sgtools.core.cache import JsonCache
+    from sgtools.rules import locate
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    rule = tmp_path / "rules" / "a.yml"
+    rule.parent.mkdir()
+    rule.write_text("id: one\nlanguage: Python\nrule:\n  pattern: f($A)\n")
+    assert locate.file_ids(rule) == ["one"]
+    parse = locate._rule_ids_of
+
+    def restart() -> None:  # what a new process starts from: nothing in memory, the cache directory on disk
+        monkeypatch.setattr(locate, "_ids_cache", {})
+        monkeypatch.setattr(locate, "_ids_by_digest", JsonCache("rule-ids-by-content-v1"))
+        monkeypatch.setattr(locate, "_ids_on_disk", StatMemo("rule-ids-v2", "ids"))
+
+    def no_parse(path: Path, text: str) -> list[str] | None:
+        raise AssertionError(f"{path} was parsed again")
+
+    restart()
+    monkeypatch.setattr(locate, "_rule_ids_of", no_parse)
+    assert locate.file_ids(rule) == ["one"]
+    with rule.open("r+") as fh:  # same inode, same size, within the same second
+        fh.write("id: two")
+    restart()
+    monkeypatch.setattr(locate, "_rule_ids_of", parse)
+    assert locate.file_ids(rule) == ["two"]

@@ -9,12 +9,13 @@ import difflib
 import hashlib
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sgtools.core import yamlio
-from sgtools.core.cache import StatMemo
+from sgtools.core.cache import SETTLE_NS, JsonCache, StatMemo
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import parse_rule_docs
 
@@ -26,6 +27,9 @@ _ids_cache: dict[tuple[str, str, bytes], list[str] | None] = {}
 _ids_lock = threading.Lock()
 _IDS_CACHE_MAX = 16384
 _ids_on_disk = StatMemo("rule-ids-v2", "ids")
+# Files too recent for the stat-keyed memo (written in the last SETTLE_NS: the rule and test file the previous call
+# just added, when rules are added one after another) are looked up by their bytes' digest instead.
+_ids_by_digest = JsonCache("rule-ids-by-content-v1")
 
 
 def _by_content(kind: str, path: Path, compute: Callable[[Path, str], list[str] | None]) -> list[str] | None:
@@ -48,23 +52,52 @@ def _by_content(kind: str, path: Path, compute: Callable[[Path, str], list[str] 
     with _ids_lock:
         if key in _ids_cache:
             return _ids_cache[key]
-    try:
-        value = compute(path, data.decode("utf-8"))
-    except UnicodeDecodeError:
-        value = None
-    with _ids_lock:
-        if len(_ids_cache) > _IDS_CACHE_MAX:
-            _ids_cache.clear()
-        _ids_cache[key] = value
+    recent = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < SETTLE_NS
+    hit: Any = _recent_ids(kind, key) if recent else StatMemo.missing
+    value: list[str] | None
+    if hit is not StatMemo.missing:
+        value = hit
+    else:
+        try:
+            value = compute(path, data.decode("utf-8"))
+        except UnicodeDecodeError:
+            value = None
+        if recent:
+            _ids_by_digest.put(kind, _disk_key(key), value)
+    _remember(key, value)
     _ids_on_disk.put(kind, path, st, value)
     return value
 
 
-def prime_ids(kind: str, path: Path, text: str, ids: list[str]) -> None:
-    """Record the ids of a file just written, sparing the next call its parse."""
-    key = _content_key(kind, path, text.encode("utf-8"))
+def _recent_ids(kind: str, key: tuple[str, str, bytes]) -> Any:
+    """The ids remembered for these bytes at this path, or `StatMemo.missing`."""
+    disk_key = _disk_key(key)
+    if not _ids_by_digest.has(kind, disk_key):
+        return StatMemo.missing
+    value = _ids_by_digest.get(kind, disk_key)
+    if value is None or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        return value
+    return StatMemo.missing
+
+
+def _disk_key(key: tuple[str, str, bytes]) -> str:
+    """The file's path and digest: a document without `id` takes the file's name, so the path is part of it."""
+    return f"{key[1]}\0{key[2].hex()}"
+
+
+def _remember(key: tuple[str, str, bytes], value: list[str] | None) -> None:
     with _ids_lock:
-        _ids_cache[key] = ids
+        if len(_ids_cache) > _IDS_CACHE_MAX:
+            _ids_cache.clear()
+        _ids_cache[key] = value
+
+
+def prime_ids(kind: str, path: Path, text: str, ids: list[str]) -> None:
+    """Record the ids of a file just written, sparing the next call its parse (in this process, and in the next
+    ones while the file is too recent for the stat-keyed memo)."""
+    key = _content_key(kind, path, text.encode("utf-8"))
+    _remember(key, ids)
+    _ids_by_digest.put(kind, _disk_key(key), ids)
 
 
 def _content_key(kind: str, path: Path, data: bytes) -> tuple[str, str, bytes]:
