@@ -5,7 +5,6 @@ A store of hundreds of rules asks for every file's ids on each call, so ids are 
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import threading
@@ -152,6 +151,8 @@ def project_ids(cfg: ProjectConfig, unreadable: list[Path] | None = None) -> dic
 
 def unknown_id_message(cfg: ProjectConfig, rule_id: str) -> str:
     known = sorted(project_ids(cfg))
+    import difflib  # only to word this error
+
     close = difflib.get_close_matches(rule_id, known, n=3, cutoff=0.5)
     if close:
         return f"No rule with id {rule_id}. Did you mean {', '.join(close)}? (list_rules shows all.)"

@@ -7,7 +7,6 @@ path, what was expected, what it got and the likely fix (a typo'd key, an unquot
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 import json
@@ -49,7 +48,7 @@ def _ignored_by_ast_grep(err: ValidationError) -> bool:
     # A near miss of a known key (`stopby`) is a typo that silently changes the rule: still refused.
     allowed = [str(k) for k in (err.schema.get("properties") or {})]
     unknown = [str(k) for k in err.instance if k not in allowed]
-    if any(difflib.get_close_matches(k.lower(), [a.lower() for a in allowed], n=1, cutoff=0.75) for k in unknown):
+    if any(_close_matches(k.lower(), [a.lower() for a in allowed], n=1, cutoff=0.75) for k in unknown):
         return False
     return _lenient_place(list(err.absolute_path))
 
@@ -192,7 +191,7 @@ def _describe_keys(err: ValidationError) -> list[str]:
     for key in inst:
         if key in allowed:
             continue
-        close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+        close = _close_matches(str(key), allowed, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]}?" if close else "allowed: " + ", ".join(allowed)
         if not where and key in _RULE_KEYS:  # `not:` beside `rule:` is a misplaced rule key, not a typo of `note`
             hint = f"`{key}` is a rule key: move it under `rule:` (e.g. `rule: {{pattern: ..., {key}: ...}}`)"
@@ -214,7 +213,7 @@ def _describe_value(err: ValidationError, where: str) -> str:
         return f"expected {names}, got {type_name(inst)}{quote}"
     if err.validator == "enum":
         allowed = [str(v) for v in err.validator_value if v is not None]
-        close = difflib.get_close_matches(str(inst), allowed, n=1)
+        close = _close_matches(str(inst), allowed, n=1)
         return f"{inst!r} is not one of {', '.join(allowed)}" + (f"; did you mean {close[0]}?" if close else "")
     if err.validator == "minLength":
         return "must not be empty"
@@ -263,3 +262,10 @@ def type_name(value: Any) -> str:
         if isinstance(value, kind):
             return word
     return type(value).__name__
+
+
+def _close_matches(word: str, possibilities: list[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """difflib's, imported only when a rule has a key or value to correct (a valid rule never loads difflib)."""
+    import difflib
+
+    return difflib.get_close_matches(word, possibilities, n=n, cutoff=cutoff)
