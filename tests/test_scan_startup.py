@@ -19,7 +19,7 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          # each a few milliseconds: crash reports, diffs and writes, the fix-it verifier, the warm engine, globs
          "traceback", "difflib", "secrets", "logging", "sgtools.project.journal", "sgtools.fixits.verify",
          "sgtools.fixits.judge", "sgtools.engine.warm", "sgtools.scan.warmscan", "sgtools.core.globs",
-         "platformdirs", "tempfile", "orjson")
+         "platformdirs", "tempfile", "orjson", "difflib", "sgtools.scan.changes", "sgtools.rules.syntax")
 _PROBE = """
 import json, sys
 from sgtools.cli import main

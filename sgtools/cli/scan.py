@@ -133,13 +133,15 @@ def _locate(path: str, ws: Workspace) -> Path:
 def _select_paths(args: argparse.Namespace, ws: Workspace,
                   source: RuleSource) -> tuple[list[str] | None, Changes | None]:
     """The paths to scan (None = the whole workspace) and the changed lines to keep (None = all of them)."""
-    from sgtools.scan import changes
-
     requested = [ws.relative(ws.resolve(_locate(p, ws), must_exist=True)) for p in args.paths]
     if not requested and getattr(args, "subfolder", None) is not None:
         requested = [ws.relative(args.subfolder)]  # run in src/ of a project: scan src/, as ast-grep does
     changed = None
     pool: list[str] | None = requested or None
+    if args.changed_since is None and args.shard is None:
+        return pool, None
+    from sgtools.scan import changes  # git and shards: a plain scan of named files never loads them
+
     if args.changed_since is not None:
         changed = changes.changed_since(ws, args.changed_since)
         pool = sorted(f for f in changed.files if (ws.root / f).is_file() and changes.is_code(f, source.config)
