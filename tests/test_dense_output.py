@@ -184,3 +184,39 @@ def test_a_lines_suppression_context_is_worked_out_once_for_all_its_findings(mon
     diags = to_diagnostics(raw, text_by_file={"m.py": text}, rules_by_id={})
     assert calls == [1] and [d["fixits"][0]["edits"][0]["newText"] for d in diags[:2]] == [
         "# ast-grep-ignore: r0\n", "# ast-grep-ignore: r1\n"]
+
+
+def test_a_json_report_reaches_a_utf8_stdout_as_bytes(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a UTF-8 stdout the compact report goes from the encoder to the byte stream without a round trip through
+    a str (tens of MB on a dense tree); the bytes are the golden report's, from a real process too."""
+    import subprocess
+    import sys
+
+    golden = (GOLDEN / "format_json.txt").read_bytes()
+    strs: list[object] = []
+    real = jsonfast.dumps_compact
+    monkeypatch.setattr(jsonfast, "dumps_compact", lambda data: strs.append(data) or real(data))
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape")
+    monkeypatch.setattr(sys, "stdout", stream)
+    assert main(["scan", "--no-progress", "--format", "json"]) in (0, 1)
+    stream.flush()
+    assert raw.getvalue() == golden and strs == []
+    child = subprocess.run([sys.executable, "-m", "sgtools", "scan", "--format", "json"], cwd=tree,
+                           capture_output=True, check=False, timeout=120)
+    assert child.stdout == golden, child.stderr[-2000:]
+
+
+@pytest.mark.parametrize("errors", ["strict", "surrogateescape"])
+def test_dumps_compact_utf8_encodes_as_the_stream_would(errors: str) -> None:
+    for value in [{"a": "é🎉\n\u2028", "b": [0.3, None]}, "escaped \udc80 byte"]:
+        try:
+            expected: bytes | type[Exception] = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+                "utf-8", errors)
+        except UnicodeEncodeError:
+            expected = UnicodeEncodeError
+        if expected is UnicodeEncodeError:
+            with pytest.raises(UnicodeEncodeError):
+                jsonfast.dumps_compact_utf8(value, errors)
+        else:
+            assert jsonfast.dumps_compact_utf8(value, errors) == expected

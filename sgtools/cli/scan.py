@@ -8,6 +8,7 @@ unless --allow-rule-errors is given. Diagnostics go to stdout in the chosen form
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import gc
 import os
@@ -309,19 +310,38 @@ def _report(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSo
     )
 
 
-def _write_out(text: str) -> None:
+def _write_out(text: str | bytes) -> None:
     try:
+        if isinstance(text, bytes):  # only when _stdout_bytes() says they are what writing the text would give
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+            sys.stdout.buffer.flush()
+            return
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # `sgtools scan | head`: the reader left; the exit code still tells the truth
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _render(fmt: str, report: Report) -> str:
+def _stdout_bytes() -> str | None:
+    """The error handler to encode with when UTF-8 bytes written under stdout's text layer are exactly what
+    writing the text would write (a UTF-8 stream without newline translation), else None (Windows' translated
+    newlines, a legacy locale, a StringIO)."""
+    out = sys.stdout
+    encoding, errors = getattr(out, "encoding", None), getattr(out, "errors", None)
+    if (os.linesep == "\n" and hasattr(out, "buffer") and isinstance(encoding, str) and isinstance(errors, str)
+            and codecs.lookup(encoding).name == "utf-8"):
+        return errors
+    return None
+
+
+def _render(fmt: str, report: Report) -> str | bytes:
     if fmt == "json":
         from sgtools.present import json_format
 
-        return json_format.render(report)
+        # A dense tree's report is tens of MB: decoding orjson's bytes to write them encoded again cost ~0.1 s.
+        errors = _stdout_bytes()
+        return json_format.render(report) if errors is None else json_format.render_utf8(report, errors)
     if fmt == "sarif":
         from sgtools.present import sarif
 

@@ -57,11 +57,25 @@ def dumps_compact(data: Any) -> str:
     """`json.dumps(data, ensure_ascii=False, separators=(",", ":"))`, byte for byte, for data whose floats are
     confidences (two decimals between 0 and 1): orjson writes floats under 1e-4 in exponent form differently
     (`1e-5`, not `1e-05`), so user data with arbitrary numbers (rule metadata in SARIF) stays with `json`."""
+    out = _fast_dumps(data)
+    return out.decode("utf-8") if out is not None else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps_compact_utf8(data: Any, errors: str = "strict") -> bytes:
+    """`dumps_compact(data).encode("utf-8", errors)`, without orjson's bytes going through a str of tens of MB
+    and back. (orjson refuses lone surrogates, so what `errors` decides only ever reaches the standard library.)"""
+    out = _fast_dumps(data)
+    if out is not None:
+        return out
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", errors)
+
+
+def _fast_dumps(data: Any) -> bytes | None:
     fast = _fast()
     if fast is not None:
         try:
             out: bytes = fast.dumps(data)
-            return out.decode("utf-8")
+            return out
         except TypeError:
             pass  # a lone surrogate, an integer past 64 bits, a non-string key: as the standard library writes it
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return None

@@ -33,3 +33,11 @@ def render(report: Report) -> str:
         return report.dumps(data)
     # Compact (CI, pipes: a dense tree's report is tens of MB): its only floats are fix-it confidences.
     return jsonfast.dumps_compact(data) + "\n"
+
+
+def render_utf8(report: Report, errors: str = "strict") -> bytes:
+    """`render(report).encode("utf-8", errors)`: a large compact report goes from orjson to stdout without
+    becoming a str."""
+    if report.pretty:
+        return render(report).encode("utf-8", errors)
+    return jsonfast.dumps_compact_utf8(to_dict(report), errors) + b"\n"
