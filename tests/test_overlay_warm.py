@@ -106,8 +106,21 @@ def test_a_rule_edit_is_never_answered_stale(proj: Workspace, warm: Engine) -> N
         assert any(d["message"] == f"eval of data, edit {n}" for d in got["issues"])
 
 
-def test_what_the_server_cannot_label_is_spawned(proj: Workspace, warm: Engine) -> None:
+def test_what_the_server_cannot_label_is_spawned(proj: Workspace, warm: Engine,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the files whose findings need labels the server cannot give are scanned by a spawn."""
+    from sgtools.scan import overlay
+
     assert warm.warm is not None
+    spawned: list[list[str]] = []
+    real_scan_tree = overlay.scan_tree
+
+    def scan_tree(engine: Engine, *args: Any, **kw: Any) -> list[dict[str, Any]]:
+        if engine is warm:
+            spawned.append([f.key for f in args[2]])
+        return real_scan_tree(engine, *args, **kw)
+
+    monkeypatch.setattr(overlay, "scan_tree", scan_tree)
     (proj.root / "utils" / "is-print.yml").write_text("id: is-print\nlanguage: python\nrule: {pattern: print($$$A)}\n")
     rules = proj.root / "rules" / "rules.yml"
     rules.write_text(RULES.replace("rule: {pattern: print($$$A)}\nfix: log($$$A)", "rule: {matches: is-print}"),
@@ -115,6 +128,7 @@ def test_what_the_server_cannot_label_is_spawned(proj: Workspace, warm: Engine) 
     got, want = _both(proj, warm, CHANGE)
     assert ("src/fast.pyx", "no-print-src") in {(d["file"], d["ruleId"]) for d in got["issues"]}
     assert got == want and warm.warm.stats.last == "spawn" and "labels" in str(warm.warm.stats.last_reason)
+    assert spawned == [["src/app.py", "src/fast.pyx"]]  # tests/ is outside no-print-src's files: answered warm
 
 
 def test_one_round_trip_per_language_for_the_fixes_and_no_file_scanned_twice(proj: Workspace, warm: Engine,

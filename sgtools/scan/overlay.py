@@ -112,10 +112,7 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
     if not rules or not checked:
         return result
     analysis = scan_analysis(engine, rules, cfg.path)
-    warm = _warm_tree(engine, cfg, rules, checked)
-    baselines = warm[1] if warm is not None else None
-    raw = warm[0] if warm is not None else scan_tree(engine, cfg.path, rule_file(rules, keep_globs=True),
-                                                     [TreeFile(p.path, p.where, p.code) for p in checked])
+    raw, baselines = _scan_pending(engine, cfg, rules, checked)
     texts = {p.path: p.code for p in checked}
     by_id = {r.id: r for r in rules}
     signal = Signal.for_config(cfg)
@@ -130,43 +127,57 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
     return result
 
 
+def _scan_pending(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checked: Sequence[Pending],
+                  ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+    """The matches of the pending files, each `file` its virtual path: from the warm engine when the server runs
+    one (`_warm_tree`), the files it cannot answer from one `scan_tree` spawn; and the fix-it verification's
+    baselines of the files answered warm."""
+    raw: list[dict[str, Any]] = []
+    baselines: dict[str, list[dict[str, Any]]] = {}
+    left, why = list(checked), None
+    if engine.warm is not None:
+        raw, baselines, left, why = _warm_tree(engine, cfg, rules, checked)
+    if left:
+        raw += scan_tree(engine, cfg.path, rule_file(rules, keep_globs=True),
+                         [TreeFile(p.path, p.where, p.code) for p in left])
+    if engine.warm is not None:
+        engine.warm.note("spawn" if left else "warm", why)
+    return raw, baselines
+
+
 def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checked: Sequence[Pending],
-               ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]] | None:
-    """The matches of the pending files from the warm engine (the MCP server's), as `scan_tree` gives them, and
-    per file its matches under the verification rules (parse errors included: the fix-it verification's
-    baseline, so it does not scan the files again); None when the spawn path must answer. Per language, one
+               ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]], list[Pending], str | None]:
+    """The matches of the pending files the warm engine can answer, as `scan_tree` gives them; per such file its
+    matches under the verification rules (parse errors included: the fix-it verification's baseline, so it does
+    not scan the file again); the files left to the spawn path, and the first reason why. Per language, one
     document round under the rule file that fix-it verification uses too (every rule of the language, globs
     dropped: one process serves both), each file keeping the rules whose `files`/`ignores` take its path
     (`rule_applies`, as for a snippet with a path); the document is named for its language, so `languageGlobs`
-    decide as they do on disk. A file outside the project root (globs would not apply), custom languages,
-    labels the server cannot give or a failing engine: the spawn path."""
-    if engine.warm is None:
-        return None
-    if any(p.where is None for p in checked):
-        engine.warm.note("spawn", "a file lies outside the project root")
-        return None
+    decide as they do on disk. Left to the spawn path: a file outside the project root (globs would not apply),
+    custom languages, findings whose labels the server cannot give, and everything when the engine fails."""
+    left = [p for p in checked if p.where is None]
+    why = "a file lies outside the project root" if left else None
     by_lang: dict[str, list[Pending]] = {}
     for p in checked:
-        by_lang.setdefault(str(p.language), []).append(p)
+        if p.where is not None:
+            by_lang.setdefault(str(p.language), []).append(p)
     out: list[dict[str, Any]] = []
     baselines: dict[str, list[dict[str, Any]]] = {}
     for lang, files in by_lang.items():
         of_lang = [r for r in rules if language_key(r.language, cfg) == lang]
         warm = warm_spec(engine, cfg, of_lang, rule_file(of_lang, keep_globs=False, parse_language=lang),
                          file_name_for(lang, cfg), lang)
-        if warm is None:
-            engine.warm.note("spawn", f"{lang} is not served by the warm engine in this project")
-            return None
-        found, why = warm_matches(engine, warm[0], warm[1], [p.code for p in files],
-                                  [{r.id: r for r in of_lang if rule_applies(r, p.where)} for p in files])
-        if found is None:
-            engine.warm.note("spawn", why)
-            return None
-        for p, matches in zip(files, found, strict=True):
+        found, reason = (warm_matches(engine, warm[0], warm[1], [p.code for p in files],
+                                      [{r.id: r for r in of_lang if rule_applies(r, p.where)} for p in files])
+                         if warm is not None else (None, f"{lang} is not served by the warm engine in this project"))
+        why = why or reason
+        for p, matches in zip(files, found or [None] * len(files), strict=True):
+            if matches is None:
+                left.append(p)
+                continue
             out += [{**m, "file": p.path} for m in matches if m["ruleId"] != PARSE_RULE_ID]
             baselines[p.path] = matches  # the other rules' matches do not count for this file (`rule_ids`)
-    engine.warm.note("warm")
-    return out, baselines
+    return out, baselines, left, why
 
 
 def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> list[str]:

@@ -171,23 +171,24 @@ def _has_key(node: object, keys: frozenset[str]) -> bool:
 
 
 def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequence[str],
-                 rules_by_id: Sequence[Mapping[str, Rule]]) -> tuple[list[list[dict[str, Any]]] | None, str | None]:
+                 rules_by_id: Sequence[Mapping[str, Rule]],
+                 ) -> tuple[list[list[dict[str, Any]] | None] | None, str | None]:
     """The matches of each text (one document round for all) from the warm engine, keeping the rules of
-    `rules_by_id[i]` (and parse errors) for text i; or (None, why) when the spawn path must scan them: a finding
-    whose labels the server cannot give, or a warm engine that failed."""
+    `rules_by_id[i]` (and parse errors) for text i, None for a text the spawn path must scan (a finding whose
+    labels the server cannot give); (None, why) when the warm engine failed. `why`: the first reason."""
     assert engine.warm is not None
     fixes_for = frozenset(rid for by_id in rules_by_id for rid, r in by_id.items() if r.data.get("fix") is not None)
     try:
         every = engine.warm.scan(spec, codes, fixes_for)
     except WarmUnavailable as exc:
         return None, exc.reason
-    out: list[list[dict[str, Any]]] = []
+    out: list[list[dict[str, Any]] | None] = []
+    first: str | None = None
     for found, by_id in zip(every, rules_by_id, strict=True):
         raw, why = _with_labels(found, rules, by_id)
-        if raw is None:
-            return None, why
+        first = first or why
         out.append(raw)
-    return out, None
+    return out, first
 
 
 def _with_labels(every: list[dict[str, Any]], rules: WarmRules, rules_by_id: Mapping[str, Rule],
