@@ -91,3 +91,14 @@ def test_cache_root_is_where_platformdirs_puts_it(xdg: str | None, home: str | N
         else:
             monkeypatch.setenv(name, value)
     assert cache_root() == Path(platformdirs.user_cache_path("context-sherpa"))
+
+
+def test_the_built_in_digests_are_hashlibs() -> None:
+    """core/digest.py takes sha256 and blake2b from CPython's built-in modules (no OpenSSL import): same bytes."""
+    import hashlib
+
+    from sgtools.core.digest import blake2b, sha256
+
+    for data in (b"", b"rule: {pattern: f($A)}\n", bytes(range(256)) * 300):
+        assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+        assert blake2b(data, digest_size=20).digest() == hashlib.blake2b(data, digest_size=20).digest()

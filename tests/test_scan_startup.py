@@ -19,7 +19,8 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          # each a few milliseconds: crash reports, diffs and writes, the fix-it verifier, the warm engine, globs
          "traceback", "difflib", "secrets", "logging", "sgtools.project.journal", "sgtools.fixits.verify",
          "sgtools.fixits.judge", "sgtools.engine.warm", "sgtools.scan.warmscan", "sgtools.core.globs",
-         "platformdirs", "tempfile", "orjson", "difflib", "sgtools.scan.changes", "sgtools.rules.syntax")
+         "platformdirs", "tempfile", "orjson", "difflib", "sgtools.scan.changes", "sgtools.rules.syntax",
+         "hashlib")  # OpenSSL: core/digest.py has the two digests a scan uses
 _PROBE = """
 import json, sys
 from sgtools.cli import main

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from sgtools.core.lazyre import LazyRe
+
 COMMANDS: dict[str, str] = {
     "initialize_ast_grep": "`sgtools init`",
     "scan_code": "`sgtools scan FILE`",
@@ -31,7 +33,7 @@ COMMANDS: dict[str, str] = {
 
 # "the X tool", "The X tool", "X tool" and a bare "X" all become the command; an argument phrase that only the
 # tool takes (dump_syntax_tree's format "pattern") goes with it.
-_TOOL = re.compile(
+_TOOL = LazyRe(
     r"\b(?:[Tt]he )?(" + "|".join(sorted(map(re.escape, COMMANDS), key=len, reverse=True)) + r")\b(?: tool\b)?"
     r"(?: (?:with )?(?:\()?format \"pattern\"(?:\))?)?"
 )

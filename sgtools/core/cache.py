@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import os
 import re
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core.atomic import write_atomic
+from sgtools.core.digest import sha256
 
 APP_NAME = "context-sherpa"
 _KEY = re.compile(r"[A-Za-z0-9_-]{1,100}")  # other keys are hashed into a file name
@@ -63,7 +63,7 @@ class JsonCache:
         self._misses: dict[tuple[str, str], float] = {}  # (table, key) -> monotonic time the miss expires
 
     def _path(self, table: str, key: str) -> Path:
-        name = key if _KEY.fullmatch(key) else hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+        name = key if _KEY.fullmatch(key) else sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
         return cache_root() / self.name / table / f"{name}.json"
 
     def _lookup(self, table: str, key: str) -> Any:
@@ -136,7 +136,7 @@ class StatMemo:
         return ":".join(str(p) for p in (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
 
     def _file(self, group: str) -> Path:
-        digest = hashlib.sha256(group.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = sha256(group.encode("utf-8", "surrogatepass")).hexdigest()
         return cache_root() / self._name / self._table / f"{digest}.json"
 
     def _read(self, group: str) -> dict[str, Any]:

@@ -6,7 +6,6 @@ expansion), deep nesting and huge documents before any of it reaches the rest of
 
 from __future__ import annotations
 
-import hashlib
 import io
 import threading
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ if TYPE_CHECKING:  # ruamel.yaml costs ~35 ms to import; a scan whose rules are 
     from ruamel.yaml.error import YAMLError
 
 from sgtools.core.cache import JsonCache, json_safe
+from sgtools.core.digest import sha256
 from sgtools.core.settings import get_settings
 
 MAX_NODES = 50_000  # scalars + containers after alias expansion; a real rule has a few hundred
@@ -113,7 +113,7 @@ _parsed_lock = threading.Lock()
 def load_all_cached(data: bytes) -> list[Any]:
     """`load_all` of UTF-8 bytes, remembered by content digest across processes: parsing YAML in pure Python
     is the largest fixed cost of a CLI run (~0.5 ms a rule), reading a JSON cache is not."""
-    key = hashlib.sha256(data).hexdigest()
+    key = sha256(data).hexdigest()
     with _parsed_lock:
         hit = _parsed.get("docs", key)
     if isinstance(hit, list):

@@ -12,13 +12,14 @@ is out of reach here: the same window exists for any tool that loads a file by n
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypedDict
+
+from sgtools.core.digest import sha256
 
 MODES = ("auto", "allow", "ignore")
 Mode = Literal["auto", "allow", "ignore"]
@@ -106,7 +107,7 @@ def digest(path: Path) -> str | None:
         known = _digests.get(key)
     if known is not None:
         return known
-    h = hashlib.sha256()
+    h = sha256()
     try:
         with open(path, "rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):

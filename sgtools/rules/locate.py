@@ -5,7 +5,6 @@ A store of hundreds of rules asks for every file's ids on each call, so ids are 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
@@ -15,6 +14,7 @@ from typing import Any
 
 from sgtools.core import yamlio
 from sgtools.core.cache import SETTLE_NS, JsonCache, StatMemo
+from sgtools.core.digest import blake2b
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import parse_rule_docs
 
@@ -101,7 +101,7 @@ def prime_ids(kind: str, path: Path, text: str, ids: list[str]) -> None:
 
 def _content_key(kind: str, path: Path, data: bytes) -> tuple[str, str, bytes]:
     """The one key `_by_content` looks up and `prime_ids` fills: a different digest here would never be hit."""
-    return kind, str(path), hashlib.blake2b(data, digest_size=20).digest()
+    return kind, str(path), blake2b(data, digest_size=20).digest()
 
 
 def _rule_ids_of(path: Path, text: str) -> list[str] | None:

@@ -7,7 +7,6 @@ and hands the scanner, the rule store and `doctor` the same list of good rules a
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from typing import Any
 
 from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
+from sgtools.core.digest import sha256
 from sgtools.core.types import RuleErrorDict
 from sgtools.engine import trust
 from sgtools.engine.process import Engine, stderr_message
@@ -149,7 +149,7 @@ def _utf8_name(path: Path) -> bool:
 
 
 def _digest(contents: dict[Path, bytes | None], paths: list[Path]) -> str:
-    h = hashlib.sha256()
+    h = sha256()
     for p in paths:
         data = contents.get(p)
         h.update(os.fsencode(p) + b"\0" + (data if data is not None else b"\0missing") + b"\0")
@@ -212,7 +212,7 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
         return RuleSet([r for file_rules in per_file.values() for r in file_rules], errors, all_valid=True)
 
     def check(path: Path) -> str | None:
-        key = hashlib.sha256((utils_digest + _digest(contents, [path])).encode()).hexdigest()
+        key = sha256((utils_digest + _digest(contents, [path])).encode()).hexdigest()
         with _cache_lock:
             if _checks.has("fileChecks", key):
                 stored = _checks.get("fileChecks", key)

@@ -8,7 +8,6 @@ path, what was expected, what it got and the likely fix (a typo'd key, an unquot
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
 from collections.abc import Iterable
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sgtools.core.cache import JsonCache
+from sgtools.core.digest import sha256
 
 if TYPE_CHECKING:  # jsonschema costs ~50 ms to import: only a validation pays it
     from jsonschema import Draft202012Validator
@@ -113,7 +113,7 @@ def _schema_facts() -> tuple[str, frozenset[str]]:
             for v in node:
                 walk(v)
     walk(json.loads(text))
-    return hashlib.sha256(text + Path(__file__).read_bytes()).hexdigest(), frozenset(members)
+    return sha256(text + Path(__file__).read_bytes()).hexdigest(), frozenset(members)
 
 
 def _shape_key(data: Any) -> str | None:
@@ -136,7 +136,7 @@ def _shape_key(data: Any) -> str | None:
         text = json.dumps([digest, shape(data)], sort_keys=True, allow_nan=False)
     except (TypeError, ValueError):
         return None
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 _RULE_KEYS = ("pattern", "kind", "regex", "nthChild", "range", "inside", "has", "precedes", "follows", "all", "any",

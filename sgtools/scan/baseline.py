@@ -7,12 +7,12 @@ known when lines are added or removed above it; a second copy of the same offend
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from sgtools.core import bounded
+from sgtools.core.digest import sha256
 from sgtools.core.errors import BadInput
 from sgtools.scan.types import Diagnostic
 
@@ -30,7 +30,7 @@ def fingerprint(rule_id: str, file: str, text: str, occurrence: int) -> str:
 
 def _digest(rule_id: str, file: str, normalised: str, occurrence: int) -> str:
     key = "\0".join((rule_id, file, normalised, str(occurrence)))
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:_FINGERPRINT_CHARS]
+    return sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:_FINGERPRINT_CHARS]
 
 
 def fingerprints(diags: list[Diagnostic]) -> list[str]:

@@ -7,13 +7,13 @@ both count); untracked files that git does not ignore count as changed everywher
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sgtools.core.digest import sha256
 from sgtools.core.errors import BadInput, EngineFailed
 from sgtools.engine.spawn import EngineResult, run_tool
 from sgtools.project.config import ProjectConfig
@@ -185,5 +185,5 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def in_shard(path: str, k: int, n: int) -> bool:
     """Deterministic on every machine and Python (no PYTHONHASHSEED): a digest of the relative path."""
-    digest = int.from_bytes(hashlib.sha256(path.encode("utf-8", "surrogateescape")).digest()[:8], "big")
+    digest = int.from_bytes(sha256(path.encode("utf-8", "surrogateescape")).digest()[:8], "big")
     return digest % n == k - 1

@@ -7,7 +7,6 @@ content into a private directory outside any workspace.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sgtools.core import languages
 from sgtools.core.atomic import write_atomic
+from sgtools.core.digest import blake2b, sha256
 from sgtools.core.errors import SgToolsError
 from sgtools.core.lazyre import LazyRe
 from sgtools.engine.process import Engine
@@ -51,7 +51,7 @@ def _stamp(path: str, stat: Callable[[], os.stat_result]) -> tuple[Any, ...]:
     if time.time_ns() - st.st_mtime_ns < _RACY_NS:
         try:
             with open(path, "rb") as fh:
-                return (path, st.st_mtime_ns, st.st_size, st.st_ino, hashlib.blake2b(fh.read()).digest())
+                return (path, st.st_mtime_ns, st.st_size, st.st_ino, blake2b(fh.read()).digest())
         except OSError:
             return (path, None)
     return (path, st.st_mtime_ns, st.st_size, st.st_ino)
@@ -160,7 +160,7 @@ def rule_file(rules: Sequence[Rule], *, keep_globs: bool, parse_language: str | 
 def docs_file(docs: Sequence[Mapping[str, Any]]) -> Path:
     """A multi-document rule file of `docs` in the private temp directory, written once per distinct content."""
     body = "\n---\n".join(yaml_doc(d) for d in docs) + "\n"
-    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:32]
+    digest = sha256(body.encode("utf-8")).hexdigest()[:32]
     with _lock:
         path = _rule_files.get(digest)
     if path is None or not path.is_file():

@@ -11,7 +11,6 @@ small cache read per rule. Workspace checks (globs, tsx files) are not cached: t
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any, TypedDict, cast
 
 from sgtools.core import languages, yamlio
 from sgtools.core.cache import JsonCache
+from sgtools.core.digest import sha256
 from sgtools.core.errors import SgToolsError
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
@@ -51,7 +51,7 @@ def _doc(rule: Mapping[str, Any] | str) -> dict[str, Any]:
 @functools.cache
 def _code_version() -> str:
     """A digest of the analyser's own source: a changed analyser never reads findings cached by an older one."""
-    digest = hashlib.sha256(_CACHE_VERSION.encode())
+    digest = sha256(_CACHE_VERSION.encode())
     for path in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -60,7 +60,7 @@ def _code_version() -> str:
 def _key(engine: Engine, item: Item, config: Path | str) -> str:
     payload = json.dumps([_code_version(), engine.version(), str(config), item.language, item.doc,
                           item.valid, item.invalid], sort_keys=True, default=str)
-    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def analyse_rules(ws: Workspace | None, engine: Engine, rules: Sequence[Mapping[str, Any] | str], *,
