@@ -113,3 +113,21 @@ def test_checks_are_remembered_by_content(initialized: Workspace) -> None:
     fixed = _load(initialized, engine)
     assert fixed.errors == [] and sorted(fixed.by_id()) == ["bad-rule", "no-eval"]
     assert engine.calls == ["project"]  # the project as a whole is new content and passes: no per-file checks
+
+
+def test_broken_rules_outside_the_workspace_are_named_whole(tmp_path: Path, engine: Engine) -> None:
+    """The bundled rules of a project without sgconfig.yml live outside it: a broken one is a rule error naming
+    its whole path, not a crash of the scan (it was a ValueError from Workspace.relative)."""
+    rules_home = tmp_path / "elsewhere"
+    (rules_home / "rules").mkdir(parents=True)
+    (rules_home / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+    (rules_home / "rules" / "good.yml").write_text(GOOD)
+    (rules_home / "rules" / "bad-yaml.yml").write_text("id: x\nrule: [unclosed\n")
+    (rules_home / "rules" / "bad-rule.yml").write_text("id: bad-rule\nlanguage: python\nrule:\n  nosuchkey: 1\n")
+    (rules_home / "rules" / "twin.yml").write_text(GOOD)
+    (tmp_path / "project").mkdir()
+    ws = Workspace(tmp_path / "project")
+    rs = load_ruleset(ws, project.load_config(Workspace(rules_home)), engine)
+    assert list(rs.by_id()) == ["no-eval"]
+    assert sorted(e.path for e in rs.errors) == sorted(
+        (rules_home / "rules" / f"{n}.yml").as_posix() for n in ("bad-rule", "bad-yaml", "twin"))

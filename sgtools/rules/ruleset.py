@@ -234,6 +234,12 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
     return RuleSet(_good_rules(ws, per_file, problems, errors), errors, all_valid=False)
 
 
+def _shown(ws: Workspace, path: Path) -> str:
+    """A rule file as errors name it: relative to the workspace, or whole when the rules live elsewhere (the
+    bundled rules of a project without sgconfig.yml)."""
+    return ws.relative(path) if path.is_relative_to(ws.root) else path.as_posix()
+
+
 def _parse_files(ws: Workspace, rule_files: list[Path], contents: dict[Path, bytes | None],
                  blocked: dict[str, str], errors: list[RuleError]) -> dict[Path, list[Rule]]:
     """Each readable rule file's rules; the others become `errors` (unreadable, not YAML, untrusted language)."""
@@ -241,7 +247,7 @@ def _parse_files(ws: Workspace, rule_files: list[Path], contents: dict[Path, byt
     for path in rule_files:
         data = contents[path]
         if not _utf8_name(path):
-            errors.append(RuleError(ws.relative(path), "the file name is not valid UTF-8, which ast-grep cannot load "
+            errors.append(RuleError(_shown(ws, path), "the file name is not valid UTF-8, which ast-grep cannot load "
                                                        "(it aborts): rename the file"))
             continue
         try:
@@ -249,12 +255,12 @@ def _parse_files(ws: Workspace, rule_files: list[Path], contents: dict[Path, byt
                 raise OSError("the file cannot be read")
             docs = parse_rule_docs(data, path)
         except (yamlio.YamlError, UnicodeDecodeError, OSError) as exc:
-            errors.append(RuleError(ws.relative(path), f"cannot be read as YAML: {exc}"))
+            errors.append(RuleError(_shown(ws, path), f"cannot be read as YAML: {exc}"))
             continue
         file_rules = [rule_from_doc(d, path, i) for i, d in enumerate(docs)]
         refused = next((blocked[r.language] for r in file_rules if r.language in blocked), None)
         if refused is not None:
-            errors.append(RuleError(ws.relative(path), refused, file_rules[0].id if len(file_rules) == 1 else None))
+            errors.append(RuleError(_shown(ws, path), refused, file_rules[0].id if len(file_rules) == 1 else None))
             continue
         per_file[path] = file_rules
     return per_file
@@ -269,13 +275,13 @@ def _good_rules(ws: Workspace, per_file: dict[Path, list[Rule]], problems: dict[
         problem = problems[path]
         if problem is not None:
             ids = [r.id for r in file_rules]
-            errors.append(RuleError(ws.relative(path), f"rejected by ast-grep: {problem}",
+            errors.append(RuleError(_shown(ws, path), f"rejected by ast-grep: {problem}",
                                     ids[0] if len(ids) == 1 else None))
             continue
         clash = next((r.id for r in file_rules if r.id in seen), None)
         if clash is not None:
-            errors.append(RuleError(ws.relative(path),
-                                    f"duplicate rule id `{clash}`, already defined in {ws.relative(seen[clash])}; "
+            errors.append(RuleError(_shown(ws, path),
+                                    f"duplicate rule id `{clash}`, already defined in {_shown(ws, seen[clash])}; "
                                     "give one of them another id", clash))
             continue
         for r in file_rules:
