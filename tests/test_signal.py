@@ -82,6 +82,20 @@ def test_go_test_helper_package_imports_testing(text: str, expected: bool) -> No
     assert testcode.go_imports_testing(text) is expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("import os\nfrom ...testing.provision import create_db\n", True),  # sqlalchemy dialects/*/provision.py
+    ("from sqlalchemy.testing import fixtures\n", True), ("import numpy.testing as npt\n", True),
+    ("import pytest\n", True), ("from pytest import fixture\n", True),
+    ("from unittest import mock\n", False),  # shipped code mocks too
+    ("def run():\n    import pytest\n    pytest.main()\n", False),  # a lazy import: a launcher, not a helper
+    ("from .testing_utils import x\nimport pytestish\n", False),  # other names
+    ("doc = 'from x.testing import y'\n", False), ("import os\n", False),
+])
+def test_python_test_helper_module_imports_testing(text: str, expected: bool) -> None:
+    assert testcode.python_imports_testing(text) is expected
+    assert testcode.imports_test_support("python", text) is expected
+
+
 def test_cfg_test_spans_cover_the_module_only() -> None:
     text = "fn a() { x.unwrap(); }\n#[cfg(test)]\nmod tests {\n  fn t() { if y { z.unwrap(); } }\n}\nfn b() {}\n"
     (start, end), = testcode.cfg_test_spans(text)
@@ -140,6 +154,18 @@ def test_go_test_helper_package_is_test_code(initialized: Workspace, engine: Eng
     result = paths.scan_path(initialized, engine, verify_fixits=False)
     marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
     assert marks == [("client/conn.go", False, "error"), ("internal/acmetest/ca.go", True, "info")]
+
+
+def test_python_test_helper_module_is_test_code(initialized: Workspace, engine: Engine) -> None:
+    _write(initialized.root, {
+        "rules/secret.yml": SECRET,
+        "lib/dialects/sqlite/provision.py": "from ...testing.provision import create_db\nPASSWORD = 'x'\n",
+        "lib/dialects/sqlite/base.py": "from ... import exc\nPASSWORD = 'x'\n",
+    })
+    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
+    assert marks == [("lib/dialects/sqlite/base.py", False, "error"),
+                     ("lib/dialects/sqlite/provision.py", True, "info")]
 
 
 def test_snippet_checked_as_a_test_file(initialized: Workspace, engine: Engine) -> None:

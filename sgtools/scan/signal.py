@@ -86,8 +86,8 @@ class Signal:
         if texts.is_test(raw_file, self.test_patterns):
             return True
         language = str(m.get("language", "")).lower()
-        if language == "go":
-            return texts.go_test_helper(raw_file)
+        if language in ("go", "python"):
+            return texts.test_helper(language, raw_file)
         if language != "rust":
             return False
         start = int(m["range"]["byteOffset"]["start"])
@@ -138,8 +138,9 @@ class _Texts:
                                                                                 self.text(raw_file)))
         return None if why is None else str(why)
 
-    def go_test_helper(self, raw_file: str) -> bool:
-        return bool(self._once("gotest", raw_file, lambda: testcode.go_imports_testing(self.text(raw_file))))
+    def test_helper(self, language: str, raw_file: str) -> bool:
+        return bool(self._once("helper", raw_file,
+                               lambda: testcode.imports_test_support(language, self.text(raw_file))))
 
     def cfg_test_spans(self, raw_file: str) -> list[tuple[int, int]]:
         return cast("list[tuple[int, int]]",

@@ -58,6 +58,8 @@ _CFG_TEST: Final = re.compile(rb"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod
 # A Go import declaration, single (`import "x"`) or grouped (`import ( ... )`), and a `testing` import in it.
 _GO_IMPORT: Final = LazyRe(r"^import\s*(?:\((.*?)\)|(.*?)$)", re.MULTILINE | re.DOTALL)
 _GO_TESTING: Final = LazyRe(r'^\s*(?:[\w.]+\s+)?"testing"\s*(?://.*)?$', re.MULTILINE)
+# A module-level Python import (column 0: an import inside a function does not make the module a test helper).
+_PY_IMPORT: Final = LazyRe(r"^(?:from\s+(\.*[\w.]*)\s+import\b|import\s+([\w.]+))", re.MULTILINE)
 
 
 def test_patterns(cfg: ProjectConfig | None) -> tuple[str, ...]:
@@ -111,6 +113,28 @@ def go_imports_testing(text: str) -> bool:
         return False
     return any(_GO_TESTING.search(m.group(1) if m.group(1) is not None else m.group(2))
                for m in _GO_IMPORT.finditer(text))
+
+
+def python_imports_testing(text: str) -> bool:
+    """Whether a Python module imports pytest or a `testing` package at module level: a test helper
+    (sqlalchemy's `dialects/*/provision.py` builds test databases with `from ...testing.provision import`;
+    numpy.testing, twisted's `internet.testing`). `unittest` is left out: shipped code uses `unittest.mock`."""
+    if "testing" not in text and "pytest" not in text:
+        return False
+    for m in _PY_IMPORT.finditer(text):
+        parts = (m.group(1) or m.group(2) or "").lstrip(".").split(".")
+        if parts[0] == "pytest" or "testing" in parts:
+            return True
+    return False
+
+
+_HELPER_CHECKS: Final = {"go": go_imports_testing, "python": python_imports_testing}
+
+
+def imports_test_support(language: str, text: str) -> bool:
+    """Whether a file outside the test paths is a test helper by what it imports (Go and Python)."""
+    check = _HELPER_CHECKS.get(language)
+    return check is not None and check(text)
 
 
 def in_tests_problem(rule: Rule) -> str | None:
