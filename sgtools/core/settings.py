@@ -8,10 +8,12 @@ bounds when the settings are built (the CLI and the MCP server build them at sta
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 from sgtools.core.errors import BadInput
 
@@ -23,9 +25,10 @@ DAY = 86_400.0
 MAX_ARG_STRLEN = 128 * 1024 - 1  # Linux: the longest single argv string a process may receive
 
 
-@dataclass(frozen=True)
-class Bounds:
-    """What a setting accepts: its unit for messages, its lowest value (exclusive unless `zero_ok`), its highest."""
+class Bounds(NamedTuple):
+    """What a setting accepts: its unit for messages, its lowest value (exclusive unless `zero_ok`), its highest.
+    A NamedTuple, as the small immutable records on the CLI's start-up path are: a dataclass costs several times
+    more to define at import."""
 
     unit: str = ""  # "seconds", "bytes" or "" for a count
     zero_ok: bool = False
@@ -136,8 +139,13 @@ def bounds(field_name: str) -> Bounds:
 
 
 def _is_float(field_name: str) -> bool:
-    kind = next(f.type for f in fields(Settings) if f.name == field_name)
-    return kind in ("float", float)
+    return field_name in _float_fields()
+
+
+@functools.cache
+def _float_fields() -> frozenset[str]:
+    """Asked for each field when settings are built: one pass over the fields, not one per field."""
+    return frozenset(f.name for f in fields(Settings) if f.type in ("float", float))
 
 
 def _requirement(b: Bounds, is_float: bool) -> str:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sgtools.core.errors import BadInput, Conflict, NotFound, TooLarge
 from sgtools.core.types import Position
@@ -274,8 +274,9 @@ def match_style(old: bytes, old_text: str, new_text: str) -> str:
     return new_text
 
 
-@dataclass
-class _Pending:
+class _Pending(NamedTuple):
+    """One file of a write (a NamedTuple: cheaper than a dataclass to define on every CLI start)."""
+
     target: Path
     rel: str
     new: bytes

@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 import os
 import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypedDict
+from typing import Literal, NamedTuple, TypedDict
 
 from sgtools.core.digest import sha256
 
@@ -39,8 +38,9 @@ class LibraryStatus(TypedDict):
     trusted: bool
 
 
-@dataclass(frozen=True)
-class Library:
+class Library(NamedTuple):
+    """A parser library a config names (a NamedTuple: cheaper than a dataclass to define on every CLI start)."""
+
     language: str
     written: str
     path: Path
