@@ -14,7 +14,8 @@ import pytest
 
 from sgtools.core.errors import EngineFailed, Timeout, TooLarge
 from sgtools.core.settings import SUPPORTED_AST_GREP, get_settings
-from sgtools.engine.process import NO_CONFIG, Engine, find_binary, parse_test_output, parse_version
+from sgtools.engine.process import NO_CONFIG, Engine, find_binary, parse_version
+from sgtools.engine.testreport import parse_test_output
 
 RULE = "id: no-eval\nlanguage: python\nseverity: error\nmessage: eval of $X\nrule: {pattern: eval($X)}\n"
 

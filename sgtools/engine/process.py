@@ -13,7 +13,7 @@ import re
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from sgtools.engine import trust
 from sgtools.engine.spawn import Advice, EngineResult, spawn
 
 if TYPE_CHECKING:
+    from sgtools.engine.testreport import TestReport
     from sgtools.engine.warm import WarmEngine
 
 BINARY_ENV = "SGTOOLS_AST_GREP"
@@ -47,22 +48,6 @@ class ScanWatch:
 
 _SCANNED = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+)", re.M)
 _FILE_DONE = b"sg: entity|file|"
-
-
-@dataclass
-class TestCaseFailure:
-    kind: str  # "noisy" (a valid case matched), "missing" (an invalid case did not), "wrong" (snapshot)
-    rule_id: str
-    code: str
-
-
-@dataclass
-class TestReport:
-    passed: bool
-    summary: str
-    failures: list[TestCaseFailure] = field(default_factory=list)
-    statuses: dict[str, str] = field(default_factory=dict)  # rule id -> ".NM" status string
-    not_found: list[str] = field(default_factory=list)  # test files naming an unknown rule id
 
 
 def find_binary(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
@@ -309,6 +294,8 @@ class Engine:
         result = self.run(args, cwd=cwd)
         if result.returncode not in (0, TEST_FAILED):
             raise self.fail(result, "run the rule tests")
+        from sgtools.engine.testreport import parse_test_output
+
         return parse_test_output(result.stdout.decode("utf-8", "replace"), result.returncode == 0)
 
     def language_flags(self, config: Path | str) -> list[str]:
@@ -354,41 +341,6 @@ def parse_stream(stdout: bytes) -> list[dict[str, Any]]:
     parser = StreamParser()
     parser.feed(stdout)
     return parser.finish()
-
-
-_STATUS = re.compile(r"^(PASS|FAIL) (\S+)\s+([.NMWU]*)\s*$")
-_CASE = re.compile(r"^\[(Noisy|Missing|Wrong)\] (.*)$")
-
-
-def parse_test_output(text: str, ok: bool) -> TestReport:
-    """`ast-grep test` has no JSON: read its status lines and case blocks."""
-    report = TestReport(passed=ok, summary="")
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if (m := _STATUS.match(line)) is not None:
-            report.statuses[m.group(2)] = m.group(3)
-        elif line.startswith("Configuration not found! "):
-            report.not_found.append(line.split("! ", 1)[1].strip())
-        elif line.startswith("test result:"):
-            report.summary = line.strip()
-        elif (m := _CASE.match(line)) is not None:
-            kind = m.group(1).lower()
-            rule = re.search(r"(?:rule )?([A-Za-z0-9][A-Za-z0-9._-]*) (?:to report|snapshot)", m.group(2))
-            j = i + 1
-            block: list[str] = []
-            while j < len(lines) and not _CASE.match(lines[j]) and not _STATUS.match(lines[j]):
-                block.append(lines[j])
-                j += 1
-            code = "\n".join(ln[2:] if ln.startswith("  ") else ln for ln in block).strip("\n")
-            report.failures.append(TestCaseFailure(kind, rule.group(1) if rule else "", code))
-            i = j
-            continue
-        i += 1
-    if not report.summary:
-        report.summary = "test result: ok" if ok else "test result: failed"
-    return report
 
 
 @functools.lru_cache(maxsize=8)

@@ -10,7 +10,7 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sgtools.core import bounded, yamlio
 from sgtools.core.errors import ConfigMissing, IoFailure, OutsideWorkspace, RuleInvalid
@@ -169,8 +169,10 @@ def _load_cached(path_str: str, _mtime: int, _size: int) -> ProjectConfig:
     )
 
 
-@dataclass
-class InitResult:
+class InitResult(NamedTuple):
+    """What `initialize` made and found (a NamedTuple: every CLI start imports this module, and a dataclass costs
+    several times more to define)."""
+
     created: list[str]
     existing: list[str]
 

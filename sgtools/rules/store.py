@@ -10,13 +10,14 @@ import contextlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools.core import yamlio
 from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
-from sgtools.engine.process import Engine, TestReport
+from sgtools.engine.process import Engine
 from sgtools.project.config import ProjectConfig, load_config
 from sgtools.project.transaction import write_all
 from sgtools.project.workspace import Workspace, check_rule_id
@@ -35,6 +36,9 @@ from sgtools.rules.locate import (
 )
 from sgtools.rules.types import AddOrUpdateRuleResult, RemoveRuleResult, RuleTestReport
 from sgtools.rules.validate import prepare
+
+if TYPE_CHECKING:
+    from sgtools.engine.testreport import TestReport
 
 
 def add_or_update_rule(
