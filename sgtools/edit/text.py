@@ -12,7 +12,6 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -27,9 +26,9 @@ _BARE_LF = re.compile(r"(?<!\r)\n")
 _LINE_END = re.compile(r"(?<=\n)")
 
 
-@dataclass(frozen=True)
-class Span:
-    """One validated edit: replace bytes [start, end) with `new_text`; `source` is the caller's dict."""
+class Span(NamedTuple):
+    """One validated edit: replace bytes [start, end) with `new_text`; `source` is the caller's dict
+    (a NamedTuple: every CLI start defines it, and a dataclass costs several times more to define)."""
 
     start: int
     end: int

@@ -13,7 +13,7 @@ import re
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -212,7 +212,7 @@ class Engine:
         if watch is not None:
             watch.files += sum(int(n) for n in _SCANNED.findall(result.stderr))
             kept = [ln for ln in result.stderr.splitlines() if not ln.startswith("sg: ")]
-            result = replace(result, stderr="\n".join(kept))  # error texts without the inspection lines
+            result = result._replace(stderr="\n".join(kept))  # error texts without the inspection lines
         if result.returncode not in SCAN_OK:
             raise self.fail(result, "scan")
         missing = [ln[len("ERROR: "):] for ln in result.stderr.splitlines() if ln.startswith("ERROR: ")]

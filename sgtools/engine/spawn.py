@@ -13,8 +13,8 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from sgtools.core.errors import EngineFailed, Timeout, TooLarge
 from sgtools.core.settings import get_settings
@@ -22,15 +22,16 @@ from sgtools.core.settings import get_settings
 _READ_CHUNK = 65536
 
 
-@dataclass(frozen=True)
-class EngineResult:
+class EngineResult(NamedTuple):
+    """What one ast-grep run gave back (a NamedTuple: every CLI start defines it, and a dataclass costs several
+    times more to define)."""
+
     returncode: int
     stdout: bytes
     stderr: str
 
 
-@dataclass(frozen=True)
-class Advice:
+class Advice(NamedTuple):
     """What to tell the caller when a process cannot start, runs out of time, or says too much."""
 
     start: str

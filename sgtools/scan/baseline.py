@@ -8,8 +8,8 @@ known when lines are added or removed above it; a second copy of the same offend
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from sgtools.core import bounded
 from sgtools.core.digest import sha256
@@ -55,8 +55,10 @@ def with_fingerprints(diags: list[Diagnostic]) -> list[Diagnostic]:
     return diags
 
 
-@dataclass(frozen=True)
-class Baseline:
+class Baseline(NamedTuple):
+    """The fingerprints of known findings and the file they came from (a NamedTuple: every CLI start defines
+    it, and a dataclass costs several times more to define)."""
+
     known: frozenset[str]
     path: str
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.types import RuleErrorDict
@@ -19,8 +19,10 @@ from sgtools.scan import signal
 from sgtools.scan.types import Diagnostic, Profile
 
 
-@dataclass(frozen=True)
-class RuleSource:
+class RuleSource(NamedTuple):
+    """The rules a scan runs (a NamedTuple: every CLI start defines it, and a dataclass costs several times
+    more to define)."""
+
     config: ProjectConfig  # the project's own sgconfig.yml, or the bundled index's
     description: str  # for humans and the JSON `config` field
     bundled: bool = False
