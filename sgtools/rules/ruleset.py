@@ -11,7 +11,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
@@ -50,8 +50,10 @@ class Rule:
         return self.severity != "off"
 
 
-@dataclass(frozen=True)
-class RuleError:
+class RuleError(NamedTuple):
+    """A rule file that cannot be used, and why (a NamedTuple: every CLI start defines it, and a dataclass costs
+    several times more to define)."""
+
     path: str  # relative to the workspace root
     message: str
     ruleId: str | None = None
