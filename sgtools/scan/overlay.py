@@ -165,6 +165,8 @@ def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checke
     baselines: dict[str, list[dict[str, Any]]] = {}
     for lang, files in by_lang.items():
         of_lang = [r for r in rules if language_key(r.language, cfg) == lang]
+        if not of_lang:
+            continue  # no rule of this language: nothing can match, and no process is started for it
         warm = warm_spec(engine, cfg, of_lang, rule_file(of_lang, keep_globs=False, parse_language=lang),
                          file_name_for(lang, cfg), lang)
         found, reason = (warm_matches(engine, warm[0], warm[1], [p.code for p in files],
