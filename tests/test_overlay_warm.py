@@ -151,3 +151,32 @@ def test_one_round_trip_per_language_for_the_fixes_and_no_file_scanned_twice(pro
     assert scans[0] == [f["code"] for f in two] and len(scans) == 2, scans  # the scan, then the copies
     assert not {f["code"] for f in two} & set(scans[1])  # the originals are not scanned again
     assert fix_calls == [3], fix_calls  # three fixable findings in two documents: one round trip
+
+
+def test_a_killed_or_hung_engine_still_gets_the_same_answer(proj: Workspace) -> None:
+    """Faults as for snippets (tests/test_warm_faults.py): SIGKILL between calls restarts the process; a stopped
+    one is killed at the deadline and that call is answered by the spawn path; the next is warm again."""
+    import os
+    import signal
+    import time
+
+    from tests.test_warm_engine import gone
+
+    e = Engine(settings=replace(Settings.from_env({}), warm_engine=1, warm_engine_timeout=1.0))
+    e.enable_warm()
+    assert e.warm is not None
+    python = CHANGE[:3]
+    try:
+        got, want = _both(proj, e, python)
+        assert got == want and e.warm.stats.last == "warm"
+        [pid] = e.warm.pids()
+        os.kill(pid, signal.SIGKILL)
+        assert _both(proj, e, python)[0] == want and e.warm.stats.last == "warm" and gone(pid)
+        [pid] = e.warm.pids()
+        os.kill(pid, signal.SIGSTOP)  # alive and silent: the deadline (1 s here) must catch it
+        t = time.monotonic()
+        assert _both(proj, e, python)[0] == want
+        assert time.monotonic() - t < 10 and e.warm.stats.last == "spawn" and gone(pid)
+        assert _both(proj, e, python)[0] == want and e.warm.stats.last == "warm"
+    finally:
+        e.warm.close()
