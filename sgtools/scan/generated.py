@@ -1,9 +1,9 @@
 """Generated and bundled code, known by content rather than folder name: nobody edits it by hand, so findings in
 it are not worth reading. Folder names (node_modules, dist, *.min.js) are project/excludes.py's; this module
 looks at a matched file's text: `// Code generated ... DO NOT EDIT.` (Go's convention), `@generated` near the
-top, GNU Autotools' header comments (configure scripts, autotest suites, libtool's ltmain.sh), a `/*! ... */`
-licence banner of a bundle, a source-map comment, very long lines of minified code, and
-Sphinx's copied `_static/` assets.
+top, GNU Autotools' header comments (configure scripts, autotest suites, libtool's ltmain.sh), the helper scripts
+Automake and gnulib copy into a project (`scriptversion=...; # UTC`), a `/*! ... */` licence banner of a bundle,
+a source-map comment, very long lines of minified code, and Sphinx's copied `_static/` assets.
 
 Findings in such files are dropped and counted (`skippedGenerated` lists the files, `generated` counts per
 rule); a project keeps them with `skipGenerated: false` in sgconfig.yml.
@@ -30,6 +30,9 @@ _AT_GENERATED: Final = re.compile(r"@generated\b")
 # (binutils ships 17 configure scripts, openvswitch 7 test suites of ~9,000 warnings each).
 _AUTOTOOLS: Final = re.compile(r"^#+ ?(?:Generated (?:from \S+ )?by GNU Autoconf\b|Generated from ltmain\.m4sh\."
                                r"|DO NOT EDIT - This file generated from )", re.MULTILINE)
+# install-sh, depcomp, missing, compile, test-driver, ylwrap...: copied in by `automake --add-missing` or
+# gnulib-tool and replaced on the next run, so not edited in the project; each carries this time-stamp line.
+_BUILD_AUX: Final = re.compile(r"^scriptversion=\d{4}-\d\d-\d\d\.\d\d; # UTC$", re.MULTILINE)
 _SOURCE_MAP: Final = re.compile(r"^\s*(?://|/\*)# sourceMappingURL=\S+", re.MULTILINE)
 
 
@@ -49,6 +52,8 @@ def why_generated(path: str | None, text: str) -> str | None:
         return "@generated"
     if _AUTOTOOLS.search(head):
         return "GNU Autotools output"
+    if _BUILD_AUX.search(head):
+        return "Automake/gnulib helper script"
     if head.lstrip().startswith("/*!"):
         return "bundle banner /*! */"
     if _SOURCE_MAP.search(text[-HEAD_CHARS:]):

@@ -32,12 +32,14 @@ IN_TESTS: Final[tuple[InTests, ...]] = ("report", "info", "skip")
 
 # Folders (any depth) and file names that are tests by each language's convention. `*/test/*` covers
 # Maven/Gradle's `src/test/`, Rust's and Python's `tests/` are in `*/tests/*`. Test helpers and fixtures count
-# too: `test-ca/`, `test_utils/`, `integration-tests/`, `testutil/`, `testing/` (sqlalchemy.testing, numpy.testing)
+# too: `test-ca/`, `test_utils/`, `integration-tests/`, `testutil/`, `testing/` (sqlalchemy.testing, numpy.testing),
+# `testsuite/` (GNU projects' DejaGnu suites)
 # and files named `*_tests.*` (minio-go's functional_tests.go, a test program) or Django's `tests.py`.
 DEFAULT_TEST_PATHS: Final = (
     "*/tests/*", "*/test/*", "*/__tests__/*", "*/testdata/*", "*/spec/*",
     "*/test[-_]*/*", "*/*[-_]tests/*", "*/unit[-_]test/*", "*/integration[-_]test/*", "*/e2e[-_]test/*",
     "*/testutil/*", "*/testutils/*", "*/testing/*",  # not any `*-test/`: `ab-test/` is a feature
+    "*/testsuite/*", "*/testsuites/*",  # GNU DejaGnu and Automake suites: binutils' gas/, ld/, gold/testsuite
     "*/*_tests.*", "*/tests.py",
     "*/test_*.py", "*/*_test.py", "*/conftest.py",  # pytest
     "*/*_test.go",  # go test
