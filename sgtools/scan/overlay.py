@@ -167,19 +167,28 @@ def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checke
         of_lang = [r for r in rules if language_key(r.language, cfg) == lang]
         if not of_lang:
             continue  # no rule of this language: nothing can match, and no process is started for it
-        warm = warm_spec(engine, cfg, of_lang, rule_file(of_lang, keep_globs=False, parse_language=lang),
-                         file_name_for(lang, cfg), lang)
-        found, reason = (warm_matches(engine, warm[0], warm[1], [p.code for p in files],
-                                      [{r.id: r for r in of_lang if rule_applies(r, p.where)} for p in files])
-                         if warm is not None else (None, f"{lang} is not served by the warm engine in this project"))
+        found, reason = _warm_language(engine, cfg, lang, of_lang, files)
         why = why or reason
-        for p, matches in zip(files, found or [None] * len(files), strict=True):
+        for p, matches in zip(files, found, strict=True):
             if matches is None:
                 left.append(p)
                 continue
             out += [{**m, "file": p.path} for m in matches if m["ruleId"] != PARSE_RULE_ID]
             baselines[p.path] = matches  # the other rules' matches do not count for this file (`rule_ids`)
     return out, baselines, left, why
+
+
+def _warm_language(engine: Engine, cfg: ProjectConfig, lang: str, of_lang: Sequence[Rule],
+                   files: Sequence[Pending]) -> tuple[Sequence[list[dict[str, Any]] | None], str | None]:
+    """One document round for the pending files of one language: each file's matches (None: left to the
+    spawn path), and why a file was left, if one was."""
+    warm = warm_spec(engine, cfg, of_lang, rule_file(of_lang, keep_globs=False, parse_language=lang),
+                     file_name_for(lang, cfg), lang)
+    if warm is None:
+        return [None] * len(files), f"{lang} is not served by the warm engine in this project"
+    found, reason = warm_matches(engine, warm[0], warm[1], [p.code for p in files],
+                                 [{r.id: r for r in of_lang if rule_applies(r, p.where)} for p in files])
+    return (found if found is not None else [None] * len(files)), reason
 
 
 def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> list[str]:
