@@ -3,7 +3,6 @@ nothing is written; caching revalidates with ETag (304) and serves a stale copy 
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import threading
@@ -128,7 +127,7 @@ def server(remote_repo: Path) -> Iterator[Server]:
 
 
 def use_settings(monkeypatch: pytest.MonkeyPatch, **values: Any) -> None:
-    monkeypatch.setattr(settings_mod, "_current", dataclasses.replace(settings_mod.get_settings(), **values))
+    monkeypatch.setattr(settings_mod, "_current", settings_mod.get_settings().replace(**values))
 
 
 def use_sources(monkeypatch: pytest.MonkeyPatch, *locations: str) -> None:

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import sysconfig
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -122,7 +121,7 @@ def test_hanging_process_is_killed_at_the_timeout(tmp_path: Path) -> None:
     """A fake binary that never answers: a hang the real binary does not produce on demand."""
     marker = tmp_path / "still-running"
     fake = _fake_binary(tmp_path, f'sleep 30; touch "{marker}"')
-    engine = Engine(binary=fake, settings=replace(get_settings(), engine_timeout=0.5))
+    engine = Engine(binary=fake, settings=get_settings().replace(engine_timeout=0.5))
     start = time.monotonic()
     with pytest.raises(Timeout, match="SGTOOLS_ENGINE_TIMEOUT"):
         engine.run(["scan"], cwd=tmp_path)
@@ -134,7 +133,7 @@ def test_hanging_process_is_killed_at_the_timeout(tmp_path: Path) -> None:
 def test_real_scan_past_its_deadline_is_stopped(tmp_path: Path) -> None:
     big = tmp_path / "big.py"
     big.write_text("eval(x)\n" * 200_000)
-    engine = Engine(settings=replace(get_settings(), engine_timeout=0.01))
+    engine = Engine(settings=get_settings().replace(engine_timeout=0.01))
     with pytest.raises(Timeout):
         engine.scan(config=NO_CONFIG, cwd=tmp_path, rule_file=_rule(tmp_path), paths=["big.py"])
 
@@ -142,7 +141,7 @@ def test_real_scan_past_its_deadline_is_stopped(tmp_path: Path) -> None:
 def test_oversized_output_is_capped_with_a_clear_error(tmp_path: Path) -> None:
     src = tmp_path / "many.py"
     src.write_text("eval(x)\n" * 2000)
-    engine = Engine(settings=replace(get_settings(), engine_max_output=10_000))
+    engine = Engine(settings=get_settings().replace(engine_max_output=10_000))
     with pytest.raises(TooLarge, match="SGTOOLS_ENGINE_MAX_OUTPUT"):
         engine.scan(config=NO_CONFIG, cwd=tmp_path, rule_file=_rule(tmp_path), paths=["many.py"])
 

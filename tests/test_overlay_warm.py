@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -71,7 +70,7 @@ def proj(ws: Workspace) -> Workspace:
 
 @pytest.fixture
 def warm() -> Iterator[Engine]:
-    e = Engine(settings=replace(Settings.from_env({}), warm_engine=1))
+    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
     e.enable_warm()
     yield e
     assert e.warm is not None
@@ -162,7 +161,7 @@ def test_a_killed_or_hung_engine_still_gets_the_same_answer(proj: Workspace) -> 
 
     from tests.test_warm_engine import gone
 
-    e = Engine(settings=replace(Settings.from_env({}), warm_engine=1, warm_engine_timeout=1.0))
+    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_timeout=1.0))
     e.enable_warm()
     assert e.warm is not None
     python = CHANGE[:3]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +65,7 @@ rule: {pattern: exit($$$)}
 @pytest.fixture(params=["spawn", "warm"])
 def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
     """Every test here runs on both paths: spawned ast-grep, and the warm engine of the MCP server."""
-    e = Engine(settings=replace(Settings.from_env(), warm_engine=int(request.param == "warm")))
+    e = Engine(settings=Settings.from_env().replace(warm_engine=int(request.param == "warm")))
     e.enable_warm()
     yield e
     if e.warm is not None:

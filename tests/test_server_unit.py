@@ -29,7 +29,7 @@ from sgtools.server.spec import App, Call, ToolSpec
 
 
 def _app(ws: Workspace, *, read_only: bool = False, **limits: Any) -> App:
-    return App(ws=ws, engine=Engine(), settings=replace(Settings(), **limits), read_only=read_only)
+    return App(ws=ws, engine=Engine(), settings=Settings().replace(**limits), read_only=read_only)
 
 
 def _spec(call: Call, **kw: Any) -> ToolSpec:
@@ -179,7 +179,7 @@ def test_each_tool_builds_its_validator_once_not_per_call(ws: Workspace, monkeyp
 
 
 def test_oversized_input_is_too_large_without_echoing_it(ws: Workspace) -> None:
-    settings = replace(Settings(), max_code_bytes=100)
+    settings = Settings().replace(max_code_bytes=100)
     spec = server.tool_specs()["scan_code"]
     schema = input_schemas(settings, server.TOOLS)["scan_code"]
     result = _run(_app(ws, max_code_bytes=100), spec, {"code": "q" * 500, "language": "python"}, schema)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import fields, replace
+import typing
 from pathlib import Path
 
 import pytest
@@ -15,8 +15,8 @@ from sgtools.core import settings as settings_mod
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import MAX_ARG_STRLEN, Settings, bounds, env_name, get_settings, requested_results
 
-FIELDS = [f.name for f in fields(Settings)]
-FLOATS = [f.name for f in fields(Settings) if f.type in ("float", float)]
+FIELDS = list(Settings._fields)
+FLOATS = [name for name, kind in typing.get_type_hints(Settings).items() if kind is float]
 INTS = [name for name in FIELDS if name not in FLOATS and not bounds(name).zero_ok]
 SWITCHES = [name for name in FIELDS if name not in FLOATS and bounds(name).zero_ok]  # 0 off, 1 on
 
@@ -94,7 +94,7 @@ def test_settings_built_in_code_are_checked_too() -> None:
     with pytest.raises(BadInput, match=r"Settings\.engine_timeout must be a positive number of seconds, got -1"):
         Settings(engine_timeout=-1)
     with pytest.raises(BadInput, match=r"Settings\.max_examples"):
-        replace(Settings(), max_examples=True)  # a bool is not a count
+        Settings().replace(max_examples=True)  # a bool is not a count
     with pytest.raises(BadInput, match=r"Settings\.max_code_bytes"):
         Settings(max_code_bytes=1.5)  # type: ignore[arg-type]
     assert Settings(engine_timeout=1).engine_timeout == 1  # an int number of seconds is fine

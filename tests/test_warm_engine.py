@@ -57,7 +57,7 @@ def spec(tmp_path: Path, engine: Engine) -> WarmSpec:
 
 @pytest.fixture
 def warm() -> WarmEngine:
-    w = WarmEngine(replace(Settings(), warm_engine=1, warm_engine_timeout=2.0))
+    w = WarmEngine(Settings().replace(warm_engine=1, warm_engine_timeout=2.0))
     yield w
     w.close()
 
@@ -143,7 +143,7 @@ def test_sigkill_during_a_call_falls_back_then_restarts(warm: WarmEngine, spec: 
 
 
 def test_a_hung_engine_is_killed_at_the_deadline(spec: WarmSpec) -> None:
-    warm = WarmEngine(replace(Settings(), warm_engine=1, warm_engine_timeout=0.5))
+    warm = WarmEngine(Settings().replace(warm_engine=1, warm_engine_timeout=0.5))
     try:
         warm.scan(spec, ["x = 1\n"])
         [pid] = warm.pids()
@@ -169,7 +169,7 @@ def test_rules_that_do_not_load_stay_on_the_spawn_path(warm: WarmEngine, spec: W
 
 
 def test_least_recently_used_process_goes_past_the_cap(spec: WarmSpec, tmp_path: Path) -> None:
-    warm = WarmEngine(replace(Settings(), warm_engine=1, warm_engine_max=1))
+    warm = WarmEngine(Settings().replace(warm_engine=1, warm_engine_max=1))
     try:
         warm.scan(spec, ["x = 1\n"])
         [first] = warm.pids()

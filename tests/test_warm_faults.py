@@ -10,7 +10,6 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import replace
 
 import pytest
 
@@ -39,7 +38,7 @@ def proj(initialized: Workspace) -> Workspace:
 
 @pytest.fixture
 def warm() -> Iterator[Engine]:
-    e = Engine(settings=replace(Settings.from_env({}), warm_engine=1, warm_engine_timeout=1.0))
+    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_timeout=1.0))
     e.enable_warm()
     yield e
     assert e.warm is not None

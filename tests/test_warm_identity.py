@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ pytestmark = [needs_corpus, pytest.mark.slow]
 def test_warm_and_spawn_agree_on_every_corpus_case(tmp_path: Path) -> None:
     ws, languages = _project(tmp_path / "essentials")
     spawn = Engine(settings=Settings.from_env({}))
-    warm = Engine(settings=replace(Settings.from_env({}), warm_engine=1, warm_engine_max=16))
+    warm = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_max=16))
     warm.enable_warm()
     assert warm.warm is not None
     cases = [c for c in _cases() if c[0] in languages]

@@ -12,8 +12,7 @@ import functools
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sgtools.core.errors import BadInput
 
@@ -40,10 +39,12 @@ BYTES = Bounds("bytes")
 COUNT = Bounds()
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Every limit and default, one field each (a class without a docstring makes `dataclass` render its
-    40-parameter signature into one at import, on every CLI start)."""
+class Settings(NamedTuple):
+    """Every limit and default, one field each. A NamedTuple, not a frozen dataclass: defining this one cost
+    ~18 million instructions of every CLI start, and with it gone no module on `sgtools scan`'s path needs
+    `dataclasses` (whose import brings `inspect` and `ast`). Values are checked when built (`__new__` below),
+    including by `replace`; `_replace` and `_make` skip the check, so use `replace`. A float field's default is a
+    float (`_float_fields` reads the kind from it)."""
 
     engine_timeout: float = 30.0  # seconds for one ast-grep call on a snippet, a rule or a few files
     path_scan_timeout: float = 900.0  # seconds for one ast-grep call over a tree (a large repository is slow)
@@ -83,11 +84,17 @@ class Settings:
     warm_engine_timeout: float = 5.0  # seconds one warm-engine call may take before it is killed (spawn fallback)
     warm_engine_max: int = 8  # live warm-engine processes (one per distinct rule set), least recently used go first
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            problem = _problem(f.name, getattr(self, f.name))
+    def checked(self) -> Settings:
+        """These settings, when every value is within its type and bounds; else a `[bad-input]` error."""
+        for name, value in zip(self._fields, self, strict=True):
+            problem = _problem(name, value)
             if problem:
-                raise BadInput(f"Settings.{f.name} must be {problem}, got {getattr(self, f.name)!r}.")
+                raise BadInput(f"Settings.{name} must be {problem}, got {value!r}.")
+        return self
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with `changes`, checked (as `dataclasses.replace` checked the frozen dataclass this was)."""
+        return self._replace(**changes).checked()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -95,17 +102,17 @@ class Settings:
         silently ignored or replaced by the default."""
         env = os.environ if environ is None else environ
         values: dict[str, float | int] = {}
-        for f in fields(cls):
-            name = env_name(f.name)
+        for field in cls._fields:
+            name = env_name(field)
             raw = env.get(name)
             if raw is None:
                 continue
-            value = _parse(f.name, raw)
-            problem = _problem(f.name, value)
+            value = _parse(field, raw)
+            problem = _problem(field, value)
             if problem or isinstance(value, str):
                 raise BadInput(f"{name} must be {problem}, got {raw!r}. Fix or unset it "
-                               f"(default: {getattr(cls, f.name)}).")
-            values[f.name] = value
+                               f"(default: {cls._field_defaults[field]}).")
+            values[field] = value
         return cls(**values)  # type: ignore[arg-type]
 
 
@@ -145,7 +152,17 @@ def _is_float(field_name: str) -> bool:
 @functools.cache
 def _float_fields() -> frozenset[str]:
     """Asked for each field when settings are built: one pass over the fields, not one per field."""
-    return frozenset(f.name for f in fields(Settings) if f.type in ("float", float))
+    return frozenset(name for name, default in Settings._field_defaults.items() if isinstance(default, float))
+
+
+def _checked_new(cls: type[Settings], *args: Any, **kwargs: Any) -> Settings:
+    return _tuple_new(cls, *args, **kwargs).checked()
+
+
+# Settings built in code are checked as those read from the environment are (NamedTuple forbids a __new__ in the
+# class body; the generated one is wrapped instead).
+_tuple_new = Settings.__new__
+Settings.__new__ = _checked_new  # type: ignore[assignment,method-assign]
 
 
 def _requirement(b: Bounds, is_float: bool) -> str:
