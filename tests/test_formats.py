@@ -102,8 +102,7 @@ def test_text_clean_summary_baseline_truncation_and_fixes(root: Path) -> None:
 
 def test_text_truncated_summary_counts_every_finding(root: Path) -> None:
     rep = sample(root)
-    rep.diagnostics = rep.diagnostics[:1]
-    rep.truncated = True
+    rep = rep._replace(diagnostics=rep.diagnostics[:1], truncated=True)
     out = text.render(rep)
     assert "✖ 4 problems (1 error, 1 warning, 1 info, 1 hint)\n" in out
     assert "Only the first 1 are shown: raise --max-results" in out
@@ -199,8 +198,7 @@ def test_sarif_structure_validates(root: Path) -> None:
 
 def test_sarif_baselined_results_are_suppressed(root: Path) -> None:
     rep = sample(root)
-    rep.baselined = [rep.diagnostics.pop(0)]
-    rep.baseline_file = "sgtools-baseline.json"
+    rep = rep._replace(baselined=[rep.diagnostics.pop(0)], baseline_file="sgtools-baseline.json")
     data = sarif.to_dict(rep)
     results = data["runs"][0]["results"]
     suppressed = [r for r in results if r.get("suppressions")]

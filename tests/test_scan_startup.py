@@ -20,7 +20,10 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          "traceback", "difflib", "secrets", "logging", "sgtools.project.journal", "sgtools.fixits.verify",
          "sgtools.fixits.judge", "sgtools.engine.warm", "sgtools.scan.warmscan", "sgtools.core.globs",
          "platformdirs", "tempfile", "orjson", "difflib", "sgtools.scan.changes", "sgtools.rules.syntax",
-         "hashlib", "sgtools.engine.testreport")  # OpenSSL: core/digest.py has the two digests a scan uses
+         "hashlib", "sgtools.engine.testreport",  # OpenSSL: core/digest.py has the two digests a scan uses
+         # ~40 million instructions: dataclasses imports inspect (with ast, dis, tokenize); records on this path
+         # are NamedTuples or plain classes
+         "dataclasses", "inspect", "ast")
 _PROBE = """
 import json, sys
 from sgtools.cli import main

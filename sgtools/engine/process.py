@@ -13,7 +13,6 @@ import re
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,13 +36,17 @@ SCAN_OK = (0, 1)
 TEST_FAILED = 4
 
 
-@dataclass
 class ScanWatch:
     """What a path scan reports besides matches, from ast-grep's own `--inspect`: `files`, the number of files it
-    scanned (added to, across calls); and, when `on_file` is set, a call as each file is done (for progress)."""
+    scanned (added to, across calls); and, when `on_file` is set, a call as each file is done (for progress).
+    A plain class: no module on a CLI scan's path imports `dataclasses` (with `inspect`, ~40 million
+    instructions of every start; tests/test_scan_startup.py)."""
 
-    on_file: Callable[[], None] | None = None
-    files: int = 0
+    __slots__ = ("files", "on_file")
+
+    def __init__(self, on_file: Callable[[], None] | None = None, files: int = 0) -> None:
+        self.on_file = on_file
+        self.files = files
 
 
 _SCANNED = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+)", re.M)

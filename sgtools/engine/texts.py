@@ -14,9 +14,8 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from sgtools.engine.process import Engine
 
@@ -104,8 +103,7 @@ def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name
 OVERLAY_RULES = ".sgtools-overlay-rules.yml"  # the rule file's name at the root of an overlay (not a pending path)
 
 
-@dataclass(frozen=True)
-class TreeFile:
+class TreeFile(NamedTuple):
     """One pending file of an overlay: `key` names it in the results (its virtual workspace path), `where` is
     its path relative to the project root (the sgconfig directory), None when it lies outside that root."""
 

@@ -7,9 +7,8 @@ the pre-commit hook and the agent hook all print findings the same way.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sgtools.core.types import SEVERITIES, RuleErrorDict
 from sgtools.scan.types import Counts, Diagnostic
@@ -17,18 +16,20 @@ from sgtools.scan.types import Counts, Diagnostic
 __all__ = ["SEVERITIES", "Report"]
 
 
-@dataclass
-class Report:
+class Report(NamedTuple):
+    """A NamedTuple, built once per scan and never changed (the default lists are never appended to): no module
+    on a CLI scan's path imports `dataclasses` (tests/test_scan_startup.py)."""
+
     # SPEC Diagnostics, already filtered and sorted by (file, byteStart, ruleId); the CLI adds a `fingerprint`
     # key (see sgtools.scan.baseline) that SARIF and JSON pass on.
     diagnostics: list[Diagnostic]
     counts: Counts
     root: Path  # the workspace root: files in diagnostics are relative to it
-    rule_errors: list[RuleErrorDict] = field(default_factory=list)
+    rule_errors: list[RuleErrorDict] = []  # noqa: RUF012
     # Rule metadata for SARIF's rules array: id, severity, message, note, url, language. Rules that produced
     # findings but are missing here are derived from their diagnostics.
-    rules: list[dict[str, Any]] = field(default_factory=list)
-    baselined: list[Diagnostic] = field(default_factory=list)  # findings hidden by --baseline
+    rules: list[dict[str, Any]] = []  # noqa: RUF012
+    baselined: list[Diagnostic] = []  # noqa: RUF012  # findings hidden by --baseline
     baseline_file: str | None = None
     fixes: dict[str, Any] | None = None  # the apply_fixes result when --fix ran
     truncated: bool = False
@@ -40,7 +41,7 @@ class Report:
     fixable: bool = True  # whether `sgtools scan --fix` can apply the fixes (not for bundled rules)
     tool_version: str = ""
     files_checked: int | None = None  # files ast-grep scanned (None: not known, e.g. a hand-built report)
-    signal: dict[str, Any] = field(default_factory=dict)  # what the scan left out or marked (scan/signal.py)
+    signal: dict[str, Any] = {}  # noqa: RUF012  # what the scan left out or marked (scan/signal.py)
 
     def dumps(self, data: Any) -> str:
         if self.pretty:

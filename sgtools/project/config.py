@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -29,17 +28,17 @@ testConfigs:
 RULE_SUFFIXES = (".yml", ".yaml")
 
 
-@dataclass(frozen=True)
-class ProjectConfig:
-    """What the tools need from `sgconfig.yml`; directories are absolute, resolved paths."""
+class ProjectConfig(NamedTuple):
+    """What the tools need from `sgconfig.yml`; directories are absolute, resolved paths. A NamedTuple (the
+    default dicts are never changed in place): no module on a CLI scan's path imports `dataclasses`."""
 
     path: Path
     rule_dirs: tuple[Path, ...]
     util_dirs: tuple[Path, ...]
     test_dirs: tuple[Path, ...]
     snapshot_dirs: tuple[Path, ...]
-    language_globs: dict[str, list[str]] = field(default_factory=dict)
-    raw: dict[str, Any] = field(default_factory=dict)
+    language_globs: dict[str, list[str]] = {}  # noqa: RUF012
+    raw: dict[str, Any] = {}  # noqa: RUF012
 
     @property
     def root(self) -> Path:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,9 +26,10 @@ _CHECK_WORKERS = 4
 GLOB_KEYS = ("files", "ignores")
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One rule document as ast-grep will see it, plus where it lives."""
+class Rule(NamedTuple):
+    """One rule document as ast-grep will see it, plus where it lives. Equal and hashed by everything but
+    `data` (as the frozen dataclass it was, with `data` out of compare and hash). A NamedTuple: no module on a
+    CLI scan's path imports `dataclasses`."""
 
     id: str
     language: str
@@ -38,8 +38,17 @@ class Rule:
     note: str | None
     url: str | None
     path: Path
-    index: int  # position of the document in a multi-document file
-    data: dict[str, Any] = field(hash=False, compare=False)
+    index: int  # type: ignore[assignment]  # position of the document in a multi-document file (not tuple.index)
+    data: dict[str, Any]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rule) and self[:-1] == other[:-1]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:-1])
 
     @property
     def has_fix(self) -> bool:
@@ -62,8 +71,9 @@ class RuleError(NamedTuple):
         return {"path": self.path, "ruleId": self.ruleId, "message": self.message}
 
 
-@dataclass
-class RuleSet:
+class RuleSet(NamedTuple):
+    """The usable rules of a project and why the others are not (a NamedTuple: never changed once built)."""
+
     rules: list[Rule]
     errors: list[RuleError]
     all_valid: bool  # the project loads in ast-grep as it is

@@ -7,7 +7,6 @@ community rules from both, and both see the same findings as the `scan_path` too
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from sgtools.core.bundled import bundled_dir
@@ -55,13 +54,18 @@ def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dic
              "language": r.language, "metadata": r.data.get("metadata") or {}} for r in ruleset.rules if r.enabled]
 
 
-@dataclass
 class Findings:
-    issues: list[Diagnostic] = field(default_factory=list)
-    rule_errors: list[RuleErrorDict] = field(default_factory=list)
-    files_checked: int = 0  # as ast-grep counted them
-    profiles: list[Profile] = field(default_factory=list)  # one per engine call group, when profiled
-    signal: dict[str, Any] = field(default_factory=dict)  # suppressed, inTests, generated... (scan/signal.py)
+    """What a CLI scan found, added to group by group (a plain class: no module on a CLI scan's path imports
+    `dataclasses`)."""
+
+    __slots__ = ("files_checked", "issues", "profiles", "rule_errors", "signal")
+
+    def __init__(self) -> None:
+        self.issues: list[Diagnostic] = []
+        self.rule_errors: list[RuleErrorDict] = []
+        self.files_checked = 0  # as ast-grep counted them
+        self.profiles: list[Profile] = []  # one per engine call group, when profiled
+        self.signal: dict[str, Any] = {}  # suppressed, inTests, generated... (scan/signal.py)
 
 
 def batches(paths: list[str], limit: int) -> list[list[str]]:

@@ -6,7 +6,6 @@ out, so nothing is lost silently."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from sgtools.rules.ruleset import Rule
@@ -16,19 +15,24 @@ if TYPE_CHECKING:
     from sgtools.project.config import ProjectConfig
 
 
-@dataclass
 class Signal:
     """One scan's settings for the pass and what it did, per rule id: findings in tests (reported), findings
-    dropped in tests (`skip` rules)."""
+    dropped in tests (`skip` rules), suppressed, dropped in generated files (and which files, with why). A plain
+    class: no module on a CLI scan's path imports `dataclasses`."""
 
-    test_patterns: Sequence[str] = testcode.DEFAULT_TEST_PATHS
-    honour_equivalents: bool = True
-    skip_generated: bool = True
-    in_tests: dict[str, int] = field(default_factory=dict)
-    skipped_in_tests: dict[str, int] = field(default_factory=dict)
-    suppressed: dict[str, int] = field(default_factory=dict)
-    generated: dict[str, int] = field(default_factory=dict)  # per rule: findings dropped in generated files
-    generated_files: dict[str, str] = field(default_factory=dict)  # file -> why it is generated
+    __slots__ = ("generated", "generated_files", "honour_equivalents", "in_tests", "skip_generated",
+                 "skipped_in_tests", "suppressed", "test_patterns")
+
+    def __init__(self, test_patterns: Sequence[str] = testcode.DEFAULT_TEST_PATHS, honour_equivalents: bool = True,
+                 skip_generated: bool = True) -> None:
+        self.test_patterns = test_patterns
+        self.honour_equivalents = honour_equivalents
+        self.skip_generated = skip_generated
+        self.in_tests: dict[str, int] = {}
+        self.skipped_in_tests: dict[str, int] = {}
+        self.suppressed: dict[str, int] = {}
+        self.generated: dict[str, int] = {}  # per rule: findings dropped in generated files
+        self.generated_files: dict[str, str] = {}  # file -> why it is generated
 
     @classmethod
     def for_config(cls, cfg: ProjectConfig | None) -> Signal:

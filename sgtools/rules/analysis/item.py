@@ -3,13 +3,14 @@ do not import the analyser itself."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass
-class Item:
+class Item(NamedTuple):
+    """A NamedTuple (never changed once built; the default lists are never appended to): no module on a CLI
+    scan's path imports `dataclasses`."""
+
     doc: dict[str, Any]  # plain rule data
     language: str | None  # built-in canonical name; None: not analysed (custom language)
-    valid: list[str] = field(default_factory=list)
-    invalid: list[str] = field(default_factory=list)
+    valid: list[str] = []  # noqa: RUF012
+    invalid: list[str] = []  # noqa: RUF012
