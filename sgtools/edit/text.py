@@ -6,8 +6,7 @@ package shares one set of guarantees: confined paths, one lock, a check that nob
 was read, newline style and BOM kept, and a restore of the earlier files if a later write fails.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import bisect
 import itertools
 import re
@@ -39,10 +38,10 @@ class Span(NamedTuple):
     def empty(self) -> bool:
         return self.start == self.end
 
-    def same_as(self, other: Span) -> bool:
+    def same_as(self, other: "Span") -> bool:
         return (self.start, self.end, self.new_text) == (other.start, other.end, other.new_text)
 
-    def overlaps(self, other: Span) -> bool:
+    def overlaps(self, other: "Span") -> bool:
         """Two replacements sharing a byte, or two insertions at one point (their order would be a guess).
         An insertion at the edge of a replacement is not an overlap: it goes before or after it."""
         if self.empty and other.empty:

@@ -4,8 +4,7 @@ argument list, never a shell; an explicit environment; a deadline and an output 
 group is killed; stdin fed and both outputs read in one loop.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import contextlib
 import os
 import selectors

@@ -6,8 +6,7 @@ one process for the lot, instead of one stdin call per text. The directory lives
 removed at exit.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import atexit
 import contextlib
 import os

@@ -10,8 +10,7 @@ Trust is checked right before each engine call. A library swapped between that c
 is out of reach here: the same window exists for any tool that loads a file by name.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import json
 import os
 import threading

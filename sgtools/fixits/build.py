@@ -3,8 +3,7 @@
 fixits/verify.py then checks each by re-scanning; until then a fix-it carries its kind's prior confidence.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import functools
 import re
 from collections.abc import Mapping, Sequence

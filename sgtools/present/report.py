@@ -4,8 +4,7 @@ The renderers are pure functions of a `Report`, so they can be tested on hand-bu
 the pre-commit hook and the agent hook all print findings the same way.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import json
 from pathlib import Path
 from typing import Any, NamedTuple

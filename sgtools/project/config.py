@@ -4,8 +4,7 @@ The project config is read with a safe YAML loader and cached by mtime; it is on
 `initialize`, which never overwrites an existing file.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import functools
 from collections.abc import Iterable
 from pathlib import Path

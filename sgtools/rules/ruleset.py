@@ -5,8 +5,7 @@ files are good (one project-wide check when everything is fine, a per-file check
 and hands the scanner, the rule store and `doctor` the same list of good rules and named errors.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import os
 import threading
 from pathlib import Path

@@ -5,8 +5,7 @@ occurrence index of that same text for that rule in that file. It has no line nu
 known when lines are added or removed above it; a second copy of the same offending code is new.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import json
 from pathlib import Path
 from typing import NamedTuple

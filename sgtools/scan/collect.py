@@ -4,8 +4,7 @@
 community rules from both, and both see the same findings as the `scan_path` tool.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
