@@ -14,7 +14,7 @@ import functools
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import Any, cast
 
 from sgtools.core import languages, yamlio
 from sgtools.core.cache import JsonCache
@@ -24,17 +24,12 @@ from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis.findings import Finding, at_least, never_fires
-from sgtools.rules.analysis.item import Item
+from sgtools.rules.analysis.item import Examples, Item
 
 __all__ = ["Examples", "Finding", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires"]
 
 _CACHE_VERSION = "1"
 _cache = JsonCache("analysis", miss_ttl=2.0)  # a scan asks for every rule's analysis; most never had one
-
-
-class Examples(TypedDict, total=False):
-    valid: list[str]
-    invalid: list[str]
 
 
 def _doc(rule: Mapping[str, Any] | str) -> dict[str, Any]:

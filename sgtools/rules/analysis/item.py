@@ -1,9 +1,14 @@
-"""One rule to analyse, in a module of its own so cache look-ups (`last_findings`, which every scan makes)
-do not import the analyser itself."""
+"""One rule to analyse and its examples, in a module of its own so cache look-ups (`last_findings`, which every
+scan makes) do not import the analyser itself."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: NamedTuple and TypedDict compile each string annotation, and the first
+# builtin compile() of a process sets up the AST types, ~10 million instructions (see core/settings.py).
+from typing import Any, NamedTuple, TypedDict
 
-from typing import Any, NamedTuple
+
+class Examples(TypedDict, total=False):
+    valid: list[str]
+    invalid: list[str]
 
 
 class Item(NamedTuple):
