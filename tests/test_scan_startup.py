@@ -24,7 +24,9 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          "hashlib", "sgtools.engine.testreport",  # OpenSSL: core/digest.py has the two digests a scan uses
          # ~40 million instructions: dataclasses imports inspect (with ast, dis, tokenize); records on this path
          # are NamedTuples or plain classes
-         "dataclasses", "inspect", "ast")
+         "dataclasses", "inspect", "ast",
+         # ~7 million: shutil imports zlib, bz2 and lzma (argparse's help formatter imported it for the width)
+         "shutil", "bz2", "lzma")
 _PROBE = """
 import builtins, json, sys
 compiled = []

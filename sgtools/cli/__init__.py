@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from sgtools import __version__
 from sgtools.cli.error_handler import run_guarded
@@ -20,7 +22,34 @@ from sgtools.core.settings import get_settings
 COMMAND_MODULES = ("init", "scan", "rule", "explain", "community", "lang", "trust", "serve", "doctor", "hook", "setup")
 
 
+def _columns() -> int:
+    """The terminal width as `shutil.get_terminal_size` reads it (COLUMNS, else stdout's terminal, else 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, given its width: left to itself it imports `shutil` for it (with zlib, bz2 and
+    lzma, ~7 million instructions) on every `add_argument`, though a run that prints no help never uses it."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         print(f"[bad-input] {message}. Run `{self.prog} --help` for usage.", file=sys.stderr)

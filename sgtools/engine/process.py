@@ -10,7 +10,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -70,6 +69,8 @@ def find_binary(environ: dict[str, str] | os._Environ[str] | None = None) -> Pat
         candidate = scripts / exe
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate
+    import shutil  # only here: it imports zlib, bz2 and lzma (~7 million instructions of a CLI start)
+
     found = shutil.which(BINARY_NAME)
     if found:
         return Path(found)
