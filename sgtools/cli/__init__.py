@@ -16,6 +16,7 @@ from typing import Any
 from sgtools import __version__
 from sgtools.cli.error_handler import run_guarded
 from sgtools.cli.exit_codes import EXIT_ERROR
+from sgtools.core.gcpause import collector_paused
 from sgtools.core.settings import get_settings
 
 # Modules under sgtools.cli that register subcommands, in help order.
@@ -58,7 +59,12 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """All subcommands, or just `only`: a run imports one command module, so `sgtools scan` does not pay for
-    the imports of `rule`, `community` or `serve`."""
+    the imports of `rule`, `community` or `serve`. Those imports run with the cycle collector paused."""
+    with collector_paused():
+        return _parser_of(only)
+
+
+def _parser_of(only: str | None) -> argparse.ArgumentParser:
     parser = _Parser(prog="sgtools", description="Rule-driven code checks on ast-grep, for agents and CI.")
     parser.add_argument("--version", action="version", version=f"sgtools {__version__}")
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -92,7 +98,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         get_settings()  # every SGTOOLS_* setting checked before any work: a bad one is one [bad-input] line
         return int(args.func(args) or 0)
 
-    return run_guarded(command)
+    code = run_guarded(command)
+    if argv is None:  # the `sgtools` command itself, about to exit (a caller passing argv keeps its collector as is)
+        _skip_exit_collection()
+    return code
+
+
+def _skip_exit_collection() -> None:
+    """Moves every live object out of the cycle collector's reach (`gc.freeze`) just before the process exits: the
+    interpreter's shutdown would otherwise collect the reference cycles of every module, class and function only to
+    free memory the exit frees anyway (~17 million instructions of a one-file `sgtools scan`). Output is flushed
+    and atexit handlers run as before; objects freed by reference counting are still freed."""
+    import gc
+
+    gc.freeze()
 
 
 def serve_main() -> int:
