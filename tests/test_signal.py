@@ -296,6 +296,13 @@ SYNTAXES = [
     (["// phpcs:disable Squiz.PHP", "eval($a);", "// phpcs:enable Squiz.PHP", "eval($b);"], 3, ["Squiz.PHP.Eval"],
      False),
     (["// phpcs:disable Squiz.PHPX", "eval($a);"], 1, ["Squiz.PHP.Eval"], False),
+    # one error code of the equivalent sniff (WordPress's ms-site.php), not a look-alike sniff or a deeper name
+    (["// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared", "$wpdb->query($sql);"], 1,
+     ["WordPress.DB.PreparedSQL"], True),
+    (["// phpcs:ignore WordPress.DB.PreparedSQLPlaceholders.X", "$wpdb->query($sql);"], 1,
+     ["WordPress.DB.PreparedSQL"], False),
+    (["// phpcs:ignore WordPress.DB.PreparedSQL.NotPrepared.X", "$wpdb->query($sql);"], 1,
+     ["WordPress.DB.PreparedSQL"], False),
 ]
 
 

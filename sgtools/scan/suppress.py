@@ -105,8 +105,10 @@ def _names(group: str | None) -> list[str]:
 
 def _same(a: str, b: str) -> bool:
     a, b = a.lower().removeprefix("clippy::"), b.lower().removeprefix("clippy::")
-    # clang-tidy allows globs such as bugprone-*; phpcs names a standard or category for all its sniffs
-    return a == b or fnmatchcase(b, a) or ("." in b and b.startswith(a + "."))
+    # clang-tidy allows globs such as bugprone-*; phpcs names a standard or category for all its sniffs, or one
+    # error code of a sniff (`WordPress.DB.PreparedSQL.NotPrepared` of the sniff `WordPress.DB.PreparedSQL`)
+    return a == b or fnmatchcase(b, a) or ("." in b and b.startswith(a + ".")) or (
+        b.count(".") == 2 and a.rpartition(".")[0] == b)
 
 
 def _names_any(named: Sequence[str], checks: Sequence[str]) -> bool:
