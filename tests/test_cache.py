@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sgtools.core import yamlio
-from sgtools.core.cache import JsonCache, cache_root, json_safe
+from sgtools.core.cache import JsonCache, cache_root, config_root, json_safe
 
 
 def test_entries_survive_a_restart_and_are_keyed_by_content() -> None:
@@ -80,17 +80,19 @@ def test_misses_are_remembered_for_their_time_and_ended_by_a_put_in_this_process
 @pytest.mark.parametrize(("xdg", "home"), [("/tmp/xdg", "/root"), ("/a/b/", "/h/"), ("", "/home/u"),
                                            (None, "/home/u"), (None, "/"), ("relative", "/home/u"),
                                            (None, "relative"), (None, None)])
-def test_cache_root_is_where_platformdirs_puts_it(xdg: str | None, home: str | None,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """cache_root answers the common Linux cases without importing platformdirs: the same directory."""
+def test_user_dirs_are_where_platformdirs_puts_them(xdg: str | None, home: str | None,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """cache_root and config_root answer the common Linux cases without importing platformdirs: the same
+    directories."""
     import platformdirs
 
-    for name, value in (("XDG_CACHE_HOME", xdg), ("HOME", home)):
+    for name, value in (("XDG_CACHE_HOME", xdg), ("XDG_CONFIG_HOME", xdg), ("HOME", home)):
         if value is None:
             monkeypatch.delenv(name, raising=False)
         else:
             monkeypatch.setenv(name, value)
     assert cache_root() == Path(platformdirs.user_cache_path("context-sherpa"))
+    assert config_root() == Path(platformdirs.user_config_path("context-sherpa"))
 
 
 def test_the_built_in_digests_are_hashlibs() -> None:

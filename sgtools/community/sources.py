@@ -25,7 +25,7 @@ from urllib.parse import urljoin
 from sgtools.community.fetch import cached_fetch, check_url, fetch, is_url, write_cache
 from sgtools.community.index import INDEX_NAME, check_relpath, parse_index
 from sgtools.core.bundled import bundled_dir
-from sgtools.core.cache import APP_NAME, cache_root
+from sgtools.core.cache import cache_root, config_root
 from sgtools.core.errors import BadInput, NetworkError, NotFound, SgToolsError, TooLarge
 from sgtools.core.settings import get_settings
 from sgtools.core.types import SourceStatus
@@ -40,9 +40,7 @@ BUNDLED_LOCATION = "bundled"
 
 
 def config_path() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_config_path(APP_NAME)) / CONFIG_FILE
+    return config_root() / CONFIG_FILE
 
 
 def cache_dir() -> Path:

@@ -31,22 +31,28 @@ _MAX_MISSES = 100_000  # remembered misses kept at most (then forgotten at once:
 def cache_root() -> Path:
     """Asked once per cache entry (hundreds per CLI call on a large rule store): platformdirs is asked once per
     environment (XDG_CACHE_HOME and HOME, which tests and users may change at run time)."""
-    return _cache_root(os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
+    return _user_dir("cache", os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))
+
+
+def config_root() -> Path:
+    """The user config directory (community sources, the trust store), found as cache_root finds its own."""
+    return _user_dir("config", os.environ.get("XDG_CONFIG_HOME"), os.environ.get("HOME"))
 
 
 @functools.lru_cache(maxsize=8)
-def _cache_root(xdg_cache_home: str | None, home: str | None) -> Path:
+def _user_dir(kind: str, xdg_home: str | None, home: str | None) -> Path:
     if sys.platform == "linux":
         # What platformdirs answers on Linux, in the cases where all its versions agree (an absolute
-        # XDG_CACHE_HOME; else an absolute HOME), without importing it: with the tempfile and random modules it
+        # XDG_*_HOME; else an absolute HOME), without importing it: with the tempfile and random modules it
         # loads, that was about 7 ms of every CLI start. Anything else asks platformdirs.
-        if xdg_cache_home and os.path.isabs(xdg_cache_home):
-            return Path(xdg_cache_home) / APP_NAME
-        if not xdg_cache_home and home and os.path.isabs(home):
-            return Path(os.path.expanduser("~/.cache")) / APP_NAME
+        if xdg_home and os.path.isabs(xdg_home):
+            return Path(xdg_home) / APP_NAME
+        if not xdg_home and home and os.path.isabs(home):
+            return Path(os.path.expanduser(f"~/.{kind}")) / APP_NAME
     import platformdirs
 
-    return Path(platformdirs.user_cache_path(APP_NAME))
+    ask = platformdirs.user_cache_path if kind == "cache" else platformdirs.user_config_path
+    return Path(ask(APP_NAME))
 
 
 class JsonCache:

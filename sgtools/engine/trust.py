@@ -54,9 +54,9 @@ def store_path() -> Path:
     override = os.environ.get(STORE_ENV)
     if override:
         return Path(override)
-    from platformdirs import user_config_dir
+    from sgtools.core.cache import config_root
 
-    return Path(user_config_dir("context-sherpa")) / "trusted-parsers.json"
+    return config_root() / "trusted-parsers.json"
 
 
 def mode_from_env() -> Mode:
