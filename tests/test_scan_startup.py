@@ -26,7 +26,10 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          # are NamedTuples or plain classes
          "dataclasses", "inspect", "ast",
          # ~7 million: shutil imports zlib, bz2 and lzma (argparse's help formatter imported it for the width)
-         "shutil", "bz2", "lzma")
+         "shutil", "bz2", "lzma",
+         # ~11 million: the TypedDict shapes of results (typing builds each class); the path imports them only
+         # for type checking, the MCP server's schemas load them
+         "sgtools.scan.types", "sgtools.fixits.types", "sgtools.rules.types", "sgtools.project.types")
 _PROBE = """
 import builtins, json, sys
 compiled = []

@@ -7,13 +7,15 @@ fixits/verify.py then checks each by re-scanning; until then a fix-it carries it
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from sgtools.core import languages
 from sgtools.core.types import Position
 from sgtools.edit.text import LineIndex, Span, to_span
-from sgtools.fixits.types import Edit, Fixit, FixitRef
-from sgtools.scan.types import Diagnostic
+
+if TYPE_CHECKING:  # the shapes only: the CLI's scan never loads these TypedDicts (the server's schemas do)
+    from sgtools.fixits.types import Edit, Fixit, FixitRef
+    from sgtools.scan.types import Diagnostic
 
 # Languages without line comments where ast-grep honours a block comment (checked: html, css).
 # JSON would parse a comment too, but no JSON consumer accepts one, so JSON gets no suppress fix-it;
@@ -27,7 +29,7 @@ UNCHECKED_FIX = 0.5
 UNCHECKED_SUPPRESS = 0.3
 
 
-def mark_unchecked(diags: Sequence[Diagnostic], reason: str) -> None:
+def mark_unchecked(diags: "Sequence[Diagnostic]", reason: str) -> None:
     """Record that fix-its were not verified (the caller did not ask, or a limit was reached).
     Here, not in fixits/verify.py: a scan that verifies nothing never imports the verifier."""
     for d in diags:
@@ -50,7 +52,7 @@ def _short(text: str) -> str:
 
 
 def _fixit(title: str, kind: Literal["fix", "suppress"], diag: Mapping[str, Any], index: LineIndex, start: int,
-           end: int, new_text: str, span: Position | None = None) -> Fixit:
+           end: int, new_text: str, span: Position | None = None) -> "Fixit":
     """An unchecked fix-it of one edit, with its kind's prior confidence until verification sets the real one.
     `span` is the edit's position when the caller already knows it."""
     edit: Edit = {"file": diag.get("file"), **(span or index.span(start, end)), "byteStart": start, "byteEnd": end,
@@ -59,7 +61,7 @@ def _fixit(title: str, kind: Literal["fix", "suppress"], diag: Mapping[str, Any]
     return {"title": title, "kind": kind, "confidence": confidence, "verified": False, "edits": [edit]}
 
 
-def _fix_fixit(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex) -> Fixit | None:
+def _fix_fixit(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex) -> "Fixit | None":
     if "replacement" not in raw:
         return None
     offsets = raw.get("replacementOffsets") or raw["range"]["byteOffset"]
@@ -111,7 +113,7 @@ def _line(index: LineIndex, line_no: int, prefix: str, suffix: str) -> _Line:
                  index.span(start, start))
 
 
-def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) -> Fixit | None:
+def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) -> "Fixit | None":
     """`<comment> ast-grep-ignore: <rule>` on the line before the match, indented like the matched line.
     If that line already is a rule-specific ignore comment, the rule is added to it, because a new line
     in between would push the existing comment out of reach of the line it suppresses. What the lines say is
@@ -141,7 +143,7 @@ def _suppress_fixit(diag: Mapping[str, Any], index: LineIndex, language: str) ->
 
 
 def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], text: str, index: LineIndex,
-                 language: str, *, suppress: bool = True) -> list[Fixit]:
+                 language: str, *, suppress: bool = True) -> "list[Fixit]":
     """The unverified fix-its of one match (`text` is the scanned text, `index` its line index); `suppress=False`
     leaves out the suppression comment, for output that never shows it."""
     out: list[Fixit] = []
@@ -156,7 +158,7 @@ def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], text: str, ind
     return out
 
 
-def mark_conflicts(diags: Sequence[Diagnostic]) -> None:
+def mark_conflicts(diags: "Sequence[Diagnostic]") -> None:
     """Give each `fix` fix-it whose edit overlaps another diagnostic's fix a `conflictsWith` list: both can
     be right alone, but not applied together (apply one, scan again)."""
     by_file: dict[str | None, list[tuple[Span, Fixit, Diagnostic]]] = {}
@@ -175,5 +177,5 @@ def mark_conflicts(diags: Sequence[Diagnostic]) -> None:
                     other_fx.setdefault("conflictsWith", []).append(_ref(d))
 
 
-def _ref(d: Diagnostic) -> FixitRef:
+def _ref(d: "Diagnostic") -> "FixitRef":
     return {"ruleId": d["ruleId"], "line": d["line"], "column": d["column"]}

@@ -17,9 +17,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-from sgtools.fixits.types import ConfidenceCap, Fixit
+if TYPE_CHECKING:
+    from sgtools.fixits.types import ConfidenceCap, Fixit
 
 Safety = Literal["safe", "unsafe"]
 SAFE: Final = "safe"

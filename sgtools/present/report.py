@@ -7,10 +7,14 @@ the pre-commit hook and the agent hook all print findings the same way.
 # No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import json
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sgtools.core.types import SEVERITIES, RuleErrorDict
-from sgtools.scan.types import Counts, Diagnostic
+
+if TYPE_CHECKING:
+    from sgtools.scan.types import Counts, Diagnostic
+else:  # what the fields below hold at run time: the CLI's scan never loads scan/types.py's TypedDicts
+    Counts = Diagnostic = dict
 
 __all__ = ["SEVERITIES", "Report"]
 

@@ -8,12 +8,14 @@ The project config is read with a safe YAML loader and cached by mtime; it is on
 import functools
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sgtools.core import bounded, yamlio
 from sgtools.core.errors import ConfigMissing, IoFailure, OutsideWorkspace, RuleInvalid
-from sgtools.project.types import InitializeResult
 from sgtools.project.workspace import Workspace
+
+if TYPE_CHECKING:  # a shape only: a scan never loads project/types.py (the server's schemas do)
+    from sgtools.project.types import InitializeResult
 
 CONFIG_NAME = "sgconfig.yml"
 DEFAULT_CONFIG = """\
@@ -180,7 +182,7 @@ class InitResult(NamedTuple):
             return "The project was already initialized; nothing was changed."
         return "Created " + ", ".join(self.created) + "."
 
-    def to_result(self) -> InitializeResult:
+    def to_result(self) -> "InitializeResult":
         """The initialize_ast_grep result (`sgtools init --json` prints the same)."""
         return {"success": True, "message": self.message, "created": self.created, "existing": self.existing}
 

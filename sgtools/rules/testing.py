@@ -23,12 +23,11 @@ from sgtools.project.languages import file_name_for, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules import syntax
 from sgtools.rules.analysis import analyse_rule, at_least, never_fires
-from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data, snip
 from sgtools.rules.examples import check_examples
 from sgtools.rules.ruleset import Rule, glob_problem, rule_from_doc
 from sgtools.rules.schema import schema_problems
-from sgtools.rules.types import TestRuleResult
+from sgtools.rules.types import Finding, TestRuleResult
 from sgtools.scan.rulefiles import rule_file
 from sgtools.scan.snippet import check_code, snippet_diagnostics
 from sgtools.scan.warmscan import verify_runner, warm_spec

@@ -24,13 +24,13 @@ from sgtools.project.config import ProjectConfig, try_load_config
 from sgtools.project.languages import file_name_for, language_key, unknown_language_message
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import gate
-from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.docfile import DocFile
 from sgtools.rules.draft import check_rule_inputs, compile_rule, parse_one, plain_data, warn_about
 from sgtools.rules.examples import check_examples
 from sgtools.rules.locate import doc_id, file_ids, project_ids
 from sgtools.rules.ruleset import GLOB_KEYS
 from sgtools.rules.schema import schema_problems
+from sgtools.rules.types import Finding
 
 
 def validate_rule(

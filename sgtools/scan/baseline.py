@@ -8,12 +8,14 @@ known when lines are added or removed above it; a second copy of the same offend
 # No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from sgtools.core import bounded
 from sgtools.core.digest import sha256
 from sgtools.core.errors import BadInput
-from sgtools.scan.types import Diagnostic
+
+if TYPE_CHECKING:  # a shape only: the CLI's scan never loads scan/types.py (the server's schemas do)
+    from sgtools.scan.types import Diagnostic
 
 BASELINE_VERSION = 1
 _FINGERPRINT_CHARS = 32  # 128 bits of sha256: collisions are not a practical concern for one repository
@@ -32,7 +34,7 @@ def _digest(rule_id: str, file: str, normalised: str, occurrence: int) -> str:
     return sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:_FINGERPRINT_CHARS]
 
 
-def fingerprints(diags: list[Diagnostic]) -> list[str]:
+def fingerprints(diags: "list[Diagnostic]") -> list[str]:
     """One fingerprint per diagnostic, in order; occurrences are counted in (file, byteStart) order."""
     order = sorted(range(len(diags)), key=lambda i: (str(diags[i].get("file")), diags[i].get("byteStart") or 0, i))
     seen: dict[tuple[str, str, str], int] = {}
@@ -46,7 +48,7 @@ def fingerprints(diags: list[Diagnostic]) -> list[str]:
     return out
 
 
-def with_fingerprints(diags: list[Diagnostic]) -> list[Diagnostic]:
+def with_fingerprints(diags: "list[Diagnostic]") -> "list[Diagnostic]":
     """The diagnostics, each given a `fingerprint` key (SARIF partialFingerprints, JSON output), in place: the
     CLI's findings are its own, and copying tens of thousands of them cost as much as hashing."""
     for d, fp in zip(diags, fingerprints(diags), strict=True):
@@ -61,19 +63,19 @@ class Baseline(NamedTuple):
     known: frozenset[str]
     path: str
 
-    def split(self, diags: list[Diagnostic]) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    def split(self, diags: "list[Diagnostic]") -> "tuple[list[Diagnostic], list[Diagnostic]]":
         """(new findings, known findings) for diagnostics that carry a `fingerprint`."""
         new = [d for d in diags if d.get("fingerprint") not in self.known]
         old = [d for d in diags if d.get("fingerprint") in self.known]
         return new, old
 
 
-def of(diags: list[Diagnostic], path: str) -> Baseline:
+def of(diags: "list[Diagnostic]", path: str) -> Baseline:
     """The baseline that `dumps(diags)` records, without reading the file back."""
     return Baseline(known=frozenset(str(d["fingerprint"]) for d in diags), path=path)
 
 
-def dumps(diags: list[Diagnostic]) -> str:
+def dumps(diags: "list[Diagnostic]") -> str:
     """The baseline file: sorted and line-stable, so it reviews well in a diff."""
     entries = sorted(
         ({"fingerprint": d["fingerprint"], "ruleId": d.get("ruleId"), "file": d.get("file"),

@@ -6,7 +6,7 @@ community rules from both, and both see the same findings as the `scan_path` too
 
 # No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.types import RuleErrorDict
@@ -14,7 +14,9 @@ from sgtools.engine.process import Engine, ScanWatch
 from sgtools.project.config import ProjectConfig, load_config, try_load_config
 from sgtools.project.workspace import Workspace
 from sgtools.scan import signal
-from sgtools.scan.types import Diagnostic, Profile
+
+if TYPE_CHECKING:  # shapes only: the CLI's scan never loads scan/types.py (the server's schemas do)
+    from sgtools.scan.types import Diagnostic, Profile
 
 
 class RuleSource(NamedTuple):

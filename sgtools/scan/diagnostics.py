@@ -9,7 +9,7 @@ tests and the CLI formats all report the same positions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
@@ -20,7 +20,9 @@ from sgtools.engine.texts import normalize_file
 from sgtools.fixits import safety
 from sgtools.fixits.build import build_fixits, mark_conflicts
 from sgtools.rules.ruleset import Rule
-from sgtools.scan.types import Counts, Diagnostic, Label, Span
+
+if TYPE_CHECKING:  # shapes only: the CLI's scan never loads scan/types.py (the server's schemas do)
+    from sgtools.scan.types import Counts, Diagnostic, Label, Span
 
 D = TypeVar("D", bound=Mapping[str, Any])
 

@@ -6,7 +6,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core import bounded
 from sgtools.core.errors import BadInput, NotFound, TooLarge
@@ -28,7 +28,9 @@ from sgtools.scan.diagnostics import (
 )
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
-from sgtools.scan.types import Diagnostic, ScanPathResult
+
+if TYPE_CHECKING:  # shapes only: the CLI's scan never loads scan/types.py (the server's schemas do)
+    from sgtools.scan.types import Diagnostic, ScanPathResult
 
 
 def scan_path(

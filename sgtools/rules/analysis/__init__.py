@@ -14,7 +14,7 @@ import functools
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sgtools.core import languages, yamlio
 from sgtools.core.cache import JsonCache
@@ -23,10 +23,13 @@ from sgtools.core.errors import SgToolsError
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
-from sgtools.rules.analysis.findings import Finding, at_least, never_fires
+from sgtools.rules.analysis.findings import at_least, never_fires
 from sgtools.rules.analysis.item import Examples, Item
 
-__all__ = ["Examples", "Finding", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires"]
+if TYPE_CHECKING:
+    from sgtools.rules.types import Finding
+
+__all__ = ["Examples", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires"]
 
 _CACHE_VERSION = "1"
 _cache = JsonCache("analysis", miss_ttl=2.0)  # a scan asks for every rule's analysis; most never had one
@@ -69,7 +72,7 @@ def analyse_rules(ws: Workspace | None, engine: Engine, rules: Sequence[Mapping[
                   list((e or {}).get("valid") or []), list((e or {}).get("invalid") or []))
              for d, e in zip(docs, exs, strict=True)]
     results = _cached_or_analysed(ws, engine, items, config)
-    out: list[list[Finding]] = [[cast(Finding, dict(f)) for f in r or []] for r in results]  # the cache keeps its own
+    out: list[list[Finding]] = [[cast("Finding", dict(f)) for f in r or []] for r in results]  # the cache keeps its own
     if ws is not None:
         from sgtools.rules.analysis.globs import workspace_findings  # the analyser loads only to analyse
 
@@ -93,7 +96,7 @@ def last_findings(engine: Engine, rules: Sequence[Mapping[str, Any]], *, config:
     out: list[list[Finding] | None] = []
     for rule in rules:
         hit = _cache.get("latest", _rule_latest_key(engine, rule, version, config))
-        out.append([cast(Finding, dict(f)) for f in hit] if isinstance(hit, list) else None)
+        out.append([cast("Finding", dict(f)) for f in hit] if isinstance(hit, list) else None)
     return out
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis import walk
-from sgtools.rules.analysis.findings import Finding
+from sgtools.rules.types import Finding
 
 # Root node kinds of the built-in grammars: climbing to one of them and searching it walks the whole file. A
 # search of a nearer ancestor (a method, a block, a condition) is bounded by that node and not flagged.

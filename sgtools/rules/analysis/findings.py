@@ -6,7 +6,10 @@ and, when one was found and verified against real ast-grep, a full corrected rul
 
 from __future__ import annotations
 
-from sgtools.rules.types import Finding as Finding
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the CLI's scan reads cached findings without loading the TypedDicts (the server's schemas do)
+    from sgtools.rules.types import Finding
 
 # Severities, worst first. `error` means the rule can never fire (or contradicts its own examples).
 ERROR = "error"
@@ -32,11 +35,12 @@ RULE_REFUSED = "rule-refused"  # ast-grep refuses the rule for another reason
 NOT_ANALYSED = "not-analysed"  # the analyser could not run (custom language, engine failure)
 
 
-# The shape itself lives with the rule services' contracts, so the MCP schemas see it without this package.
+# The shape itself lives with the rule services' contracts (rules/types.py), so the MCP schemas see it without
+# this package; import it from there.
 
 
 def finding(code: str, severity: str, path: str, message: str, repair: str | None = None) -> Finding:
-    out = Finding(code=code, severity=severity, path=path, message=message)
+    out: Finding = {"code": code, "severity": severity, "path": path, "message": message}
     if repair is not None:
         out["repair"] = repair
     return out

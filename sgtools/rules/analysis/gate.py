@@ -14,7 +14,7 @@ from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import Examples, analyse_rule
 from sgtools.rules.analysis import findings as F
-from sgtools.rules.analysis.findings import Finding
+from sgtools.rules.types import Finding
 
 
 def describe(found: list[Finding]) -> str:

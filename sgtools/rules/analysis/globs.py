@@ -13,8 +13,8 @@ from sgtools.core import languages
 from sgtools.core.globs import glob_list, glob_match
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
-from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.analysis.repairs import to_yaml
+from sgtools.rules.types import Finding
 
 _SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "target", "dist", "build", ".tox"}
 _MAX_FILES = 20_000  # files looked at when checking globs; a bigger tree is checked on its first files

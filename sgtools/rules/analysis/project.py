@@ -11,9 +11,9 @@ from sgtools.project.types import RuleAnalysisSummary
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import Examples, analyse_rules
 from sgtools.rules.analysis import findings as F
-from sgtools.rules.analysis.findings import Finding
 from sgtools.rules.locate import load_docs_quietly
 from sgtools.rules.ruleset import Rule
+from sgtools.rules.types import Finding
 
 
 def project_examples(cfg: ProjectConfig) -> dict[str, Examples]:
