@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from sgtools.core import yamlio
-from sgtools.core.cache import JsonCache, cache_root, config_root, json_safe
+from sgtools.core.cache import JsonCache, StatMemo, cache_root, config_root, json_safe
 
 
 def test_entries_survive_a_restart_and_are_keyed_by_content() -> None:
@@ -104,3 +105,40 @@ def test_the_built_in_digests_are_hashlibs() -> None:
     for data in (b"", b"rule: {pattern: f($A)}\n", bytes(range(256)) * 300):
         assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
         assert blake2b(data, digest_size=20).digest() == hashlib.blake2b(data, digest_size=20).digest()
+
+
+def test_analyser_source_digest_is_remembered_by_stat_and_follows_every_edit(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analyser's code version (part of every cached analysis key) is a digest of its sources' contents; a
+    fresh process answers it from the stat memo without reading them, and an edit (even one that keeps the size)
+    gives a new digest at once."""
+    from sgtools.rules import analysis
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.py").write_text("x = 1\n")
+    (src / "b.py").write_text("y = 2\n")
+    (src / "notes.txt").write_text("not source")
+    for f in src.iterdir():
+        os.utime(f, (time.time() - 60,) * 2)
+    if time.time_ns() - max(f.stat().st_ctime_ns for f in src.iterdir()) < 2_000_000_000:
+        time.sleep(2.1)  # ctime cannot be set back: a file changed this recently is never remembered
+    first = analysis.sources_digest(src)
+    read: list[str] = []
+    real_read = Path.read_bytes
+
+    def counted(self: Path) -> bytes:
+        read.append(self.name)
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    monkeypatch.setattr(analysis, "_sources", StatMemo("analysis", "source-digests-v1"))  # as a new process
+    assert analysis.sources_digest(src) == first
+    assert read == []
+    (src / "notes.txt").write_text("changed, not source")
+    assert analysis.sources_digest(src) == first
+    (src / "b.py").write_text("y = 3\n")  # same size
+    changed = analysis.sources_digest(src)
+    assert changed != first and read == ["b.py"]
+    (src / "b.py").write_text("y = 2\n")
+    assert analysis.sources_digest(src) == first

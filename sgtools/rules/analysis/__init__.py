@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from sgtools.core import languages, yamlio
-from sgtools.core.cache import JsonCache
+from sgtools.core.cache import JsonCache, StatMemo
 from sgtools.core.digest import sha256
 from sgtools.core.errors import SgToolsError
 from sgtools.engine.process import NO_CONFIG, Engine
@@ -46,12 +47,29 @@ def _doc(rule: Mapping[str, Any] | str) -> dict[str, Any]:
     return plain
 
 
+_sources = StatMemo("analysis", "source-digests-v1")
+
+
 @functools.cache
 def _code_version() -> str:
     """A digest of the analyser's own source: a changed analyser never reads findings cached by an older one."""
+    return sources_digest(Path(__file__).parent)
+
+
+def sources_digest(directory: Path) -> str:
+    """A digest of the contents of `directory`'s .py files. Each file's own digest is remembered by its stat
+    (`StatMemo`), so a CLI scan reads one small cache file instead of hashing ~85 KB of source (~5 million
+    instructions of a one-file `sgtools scan`); an edited file has a new stat, so it is hashed again."""
     digest = sha256(_CACHE_VERSION.encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.read_bytes())
+    for name in sorted(n for n in os.listdir(directory) if n.endswith(".py")):
+        path = directory / name
+        st = path.stat()
+        hit = _sources.get("py", path, st)
+        if not isinstance(hit, str):
+            hit = sha256(path.read_bytes()).hexdigest()
+            _sources.put("py", path, st, hit)
+        digest.update(f"{name}\0{hit}\n".encode())
+    _sources.flush()
     return digest.hexdigest()[:16]
 
 
