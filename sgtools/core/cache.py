@@ -68,9 +68,11 @@ class JsonCache:
         self._miss_ttl = miss_ttl
         self._misses: dict[tuple[str, str], float] = {}  # (table, key) -> monotonic time the miss expires
 
-    def _path(self, table: str, key: str) -> Path:
+    def _path(self, table: str, key: str) -> str:
+        """The entry's file as a string: a scan looks up a few entries per rule, and joining them as `Path`s cost
+        more than reading them."""
         name = key if _KEY.fullmatch(key) else sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-        return cache_root() / self.name / table / f"{name}.json"
+        return os.path.join(cache_root(), self.name, table, f"{name}.json")
 
     def _lookup(self, table: str, key: str) -> Any:
         hit = self._memory.get((table, key), _MISSING)
@@ -78,9 +80,9 @@ class JsonCache:
             return hit
         if self._miss_ttl and self._misses.get((table, key), 0.0) > time.monotonic():
             return _MISSING
-        path = self._path(table, key)
         try:
-            value = json.loads(path.read_text(encoding="utf-8"))["value"]
+            with open(self._path(table, key), "rb") as fh:
+                value = json.loads(fh.read())["value"]  # bytes: json detects UTF-8 (as written) itself
         except (OSError, ValueError, KeyError, TypeError):
             if self._miss_ttl:
                 if len(self._misses) > _MAX_MISSES:
@@ -100,7 +102,7 @@ class JsonCache:
     def put(self, table: str, key: str, value: Any) -> None:
         self._memory[(table, key)] = value
         self._misses.pop((table, key), None)
-        path = self._path(table, key)
+        path = Path(self._path(table, key))
         with contextlib.suppress(OSError, TypeError, ValueError):
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, json.dumps({"value": value}, separators=(",", ":")).encode("utf-8"))
