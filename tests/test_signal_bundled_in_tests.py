@@ -25,6 +25,9 @@ CASES = [
     # Redux Toolkit src/tests/createAsyncThunk.test-d.ts:224, a type test
     ("typescript/floating-promise-then-typescript.yml", "src/tests/thunk.test-d.ts", "src/thunk.ts",
      "defaultDispatch(fetchLiveCallsError('asd')).then((result) => {\n  check(result)\n})\n", "warning"),
+    # Redux Toolkit src/query/tests/createApi.test.ts:1100, a mock server reading the page it asked for
+    ("typescript/parseint-missing-radix-typescript.yml", "src/query/tests/createApi.test.ts", "src/query/page.ts",
+     "const pageNum = parseInt(pageString || '0')\n", "warning"),
 ]
 
 
