@@ -198,9 +198,14 @@ def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> 
     if unknown:
         notes.append(f"{len(unknown)} file(s) not checked: no language is known for {', '.join(unknown[:5])}"
                      f"{', …' if len(unknown) > 5 else ''} (a languageGlobs entry in sgconfig.yml can name one).")
+    by_lang: dict[str, list[Rule]] = {}
+    for r in ruleset.rules:
+        key = language_key(r.language, cfg) if r.enabled else None
+        if key is not None:
+            by_lang.setdefault(key, []).append(r)
     for p in pending:
         if p.language is not None:
-            of_lang = [r for r in ruleset.rules if r.enabled and language_key(r.language, cfg) == p.language]
+            of_lang = by_lang.get(p.language, [])
             notes += left_out(of_lang, [r for r in of_lang if rule_applies(r, p.where)], p.language, p.path)
     if ruleset.errors and not ruleset.rules:
         notes.append(NOTHING_LOADED)

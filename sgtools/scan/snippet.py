@@ -122,7 +122,8 @@ def left_out(of_lang: list[Rule], rules: list[Rule], lang: str, file: str | None
             return [f"{len(scoped)} rule(s) limited to some files did not run ({', '.join(scoped[:5])}"
                     f"{', …' if len(scoped) > 5 else ''}): pass `path` to check the code as that file."]
         return []
-    skipped = [r.id for r in of_lang if r not in rules]
+    ran = {id(r) for r in rules}  # by identity: `r not in rules` compared whole rules, n*m times per call
+    skipped = [r.id for r in of_lang if id(r) not in ran]
     if skipped:
         return [f"{len(skipped)} {lang} rule(s) did not run on {file}: their files/ignores globs "
                 f"leave it out ({', '.join(skipped[:5])}{', …' if len(skipped) > 5 else ''})."]
