@@ -108,11 +108,12 @@ def test_warm_matches_equal_the_spawned_scan_on_emoji_cjk_and_crlf(warm: WarmEng
 def test_documents_are_closed_and_the_process_reaped(warm: WarmEngine, spec: WarmSpec) -> None:
     for _ in range(3):
         warm.scan(spec, ["eval(1)\n", "x = 1\n"])
-    slot = next(iter(warm._slots.values()))
-    assert slot.session is not None and not slot.session.waiting and not slot.session.published
-    [pid] = warm.pids()
+    for slot in warm._slots.values():
+        assert slot.session is not None and not slot.session.waiting and not slot.session.published
+    pids = warm.pids()
+    assert len(pids) == 2  # two documents: one on each lane
     warm.close()
-    assert gone(pid)
+    assert all(gone(pid) for pid in pids)
 
 
 def test_sigkill_between_calls_restarts(warm: WarmEngine, spec: WarmSpec) -> None:

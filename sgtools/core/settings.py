@@ -82,7 +82,8 @@ class Settings(NamedTuple):
     max_json_depth: int = 64  # nesting of one MCP message; deeper is refused with -32600 before parsing
     warm_engine: int = 1  # 1: the MCP server checks snippets with long-lived `ast-grep lsp` processes; 0: spawns only
     warm_engine_timeout: float = 5.0  # seconds one warm-engine call may take before it is killed (spawn fallback)
-    warm_engine_max: int = 8  # live warm-engine processes (one per distinct rule set), least recently used go first
+    warm_engine_max: int = 8  # live warm-engine processes (one per rule set and lane), least recently used go first
+    warm_engine_lanes: int = 2  # warm-engine processes of one rule set that share a call's documents (one per core)
 
     def checked(self) -> "Settings":
         """These settings, when every value is within its type and bounds; else a `[bad-input]` error."""
@@ -130,6 +131,7 @@ _BOUNDS: dict[str, Bounds] = {
     "warm_engine": Bounds(zero_ok=True, high=1),
     "warm_engine_timeout": Bounds("seconds", high=600),
     "warm_engine_max": Bounds(high=64),
+    "warm_engine_lanes": Bounds(high=16),
 }
 
 

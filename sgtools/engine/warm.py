@@ -14,6 +14,10 @@ or the config is a new key and never a stale answer. At most `warm_engine_max` l
 used killed first). A crash, a hang past `warm_engine_timeout` or a protocol error SIGKILLs the process group
 (reaped), the call falls back to the spawn path (`WarmUnavailable`), and the next call starts a fresh one. atexit
 kills them all; each leads its own process group. `SGTOOLS_WARM_ENGINE=0` turns the whole thing off.
+
+Lanes: a call with several documents (fix-it verification, a pending change) splits them over
+`warm_engine_lanes` processes of the same key, answered at the same time on the machine's cores; each lane is
+one more process with exactly the life cycle above.
 """
 
 from __future__ import annotations
@@ -97,10 +101,42 @@ class WarmEngine:
              fixes_for: frozenset[str] = frozenset()) -> list[list[dict[str, Any]]]:
         """Each text as a document: its matches in `ast-grep scan --json` shape (byte offsets, 0-based
         code-point columns, `text`; `replacement`/`replacementOffsets` for rules in `fixes_for`).
-        `WarmUnavailable` when the warm engine cannot answer; the process is then gone."""
+        `WarmUnavailable` when the warm engine cannot answer; the failed process is then gone.
+
+        Several texts are split over `warm_engine_lanes` processes of the same rule set, each answering its
+        share at the same time (a language server works through its documents one at a time, on one core):
+        lane n > 0 is a slot of its own, keyed by the spec's key and n, so it starts, fails, restarts and is
+        evicted exactly as lane 0 does. When any lane cannot answer, the whole call is `WarmUnavailable`."""
         if not texts:
             return []
-        slot = self._slot(spec.key())
+        lanes = max(1, min(self.settings.warm_engine_lanes, self.settings.warm_engine_max, len(texts)))
+        if lanes == 1:
+            return self._scan_lane(spec, 0, texts, fixes_for)
+        size = -(-len(texts) // lanes)
+        shares = [texts[i:i + size] for i in range(0, len(texts), size)]
+        results: list[list[list[dict[str, Any]]] | None] = [None] * len(shares)
+        failures: list[WarmUnavailable] = []
+
+        def run(lane: int) -> None:
+            try:
+                results[lane] = self._scan_lane(spec, lane, shares[lane], fixes_for)
+            except WarmUnavailable as exc:
+                failures.append(exc)
+
+        helpers = [threading.Thread(target=run, args=(lane,), name=f"sgtools-warm-lane-{lane}", daemon=True)
+                   for lane in range(1, len(shares))]
+        for t in helpers:
+            t.start()
+        run(0)
+        for t in helpers:
+            t.join()  # bounded: each lane's requests have the warm engine's deadline
+        if failures:
+            raise failures[0]
+        return [found for share in results for found in share or []]
+
+    def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str],
+                   fixes_for: frozenset[str]) -> list[list[dict[str, Any]]]:
+        slot = self._slot(spec.key() + ((lane,) if lane else ()))
         if not slot.lock.acquire(timeout=self.settings.warm_engine_timeout):
             raise WarmUnavailable("the warm engine is busy with another call")
         try:
@@ -111,7 +147,7 @@ class WarmEngine:
                 except (ProtocolError, KeyError, TypeError, ValueError) as exc:  # an answer of the wrong shape too
                     session.kill()
                     slot.session = None
-                    self.stats.kills += 1
+                    self._count("kills")
                     # A process that died since its last call is only noticed now: one more try with a new one.
                     # A hang (the deadline) or a fresh process that fails is not retried.
                     if fresh or retry or not isinstance(exc, ProtocolError) or exc.hang:
@@ -185,7 +221,7 @@ class WarmEngine:
             return slot.session, False
         if slot.session is not None:  # it died between calls (killed, crashed): reap it, start another
             slot.session.kill()
-            self.stats.kills += 1
+            self._count("kills")
         slot.session = None
         root = _config_dir(spec)
         argv = [spec.binary, "lsp", "-c", str(root / "sgconfig.yml"), *spec.flags]
@@ -196,8 +232,12 @@ class WarmEngine:
             if "could not load the rules" in str(exc):
                 slot.refused = f"the warm engine could not load these rules ({exc})"
             raise WarmUnavailable(f"the warm engine did not start ({exc})") from None
-        self.stats.starts += 1
+        self._count("starts")
         return slot.session, True
+
+    def _count(self, what: str) -> None:
+        with self._lock:  # lanes run on several threads
+            setattr(self.stats, what, getattr(self.stats, what) + 1)
 
     @staticmethod
     def _fixes(session: LspSession, uris: Sequence[str], published: Sequence[list[Diag]], fixes_for: frozenset[str],

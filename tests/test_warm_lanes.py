@@ -1,0 +1,109 @@
+"""Lanes of the warm engine: several documents of one call split over two `ast-grep lsp` processes of the same
+rule set, answered at the same time. The answer is the one-process answer, in order; each lane is a process
+with the whole life cycle (SIGKILL between and during calls, SIGSTOP past the deadline, closed at exit)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.engine.warm import WarmEngine, WarmSpec, WarmUnavailable
+from tests.test_warm_engine import RULES, TRICKY, gone, shape
+
+TEXTS = [TRICKY, "x = 1\n", "eval(a)\neval(b)\n", "print(1)\n", TRICKY.replace("eval", "print")]
+
+
+def shapes(found: list[list[dict]]) -> list[list[tuple]]:
+    """Per text, its matches in a fixed order (the server publishes a document's diagnostics in no set order)."""
+    return [shape(m) for m in found]
+
+
+def lane_pid(warm: WarmEngine, spec: WarmSpec, lane: int) -> int:
+    slot = warm._slots[spec.key() + ((lane,) if lane else ())]
+    assert slot.session is not None
+    return slot.session.pid
+
+
+@pytest.fixture
+def spec(tmp_path: Path, engine: Engine) -> WarmSpec:
+    rules = tmp_path / "rules.yml"
+    rules.write_text(RULES)
+    return WarmSpec(str(engine.binary), '{"ruleDirs": ["rules"]}', (), rules, ("--custom-languages", "ignore"),
+                    "snippet.py", "python")
+
+
+@pytest.fixture
+def lanes() -> Iterator[WarmEngine]:
+    w = WarmEngine(Settings().replace(warm_engine=1, warm_engine_timeout=1.0, warm_engine_lanes=2))
+    yield w
+    w.close()
+
+
+def test_documents_split_over_two_lanes_answer_as_one_process(lanes: WarmEngine, spec: WarmSpec) -> None:
+    one = WarmEngine(Settings().replace(warm_engine=1, warm_engine_lanes=1))
+    try:
+        want = one.scan(spec, TEXTS, frozenset({"no-eval"}))
+        assert len(one.pids()) == 1
+    finally:
+        one.close()
+    assert shapes(lanes.scan(spec, TEXTS, frozenset({"no-eval"}))) == shapes(want)
+    assert [len(m) for m in want] == [3, 0, 2, 1, 3]
+    assert {m["replacement"] for m in want[2]} == {"ast.literal_eval(a)", "ast.literal_eval(b)"}
+    assert len(lanes.pids()) == 2 and lanes.stats.starts == 2
+    assert lanes.scan(spec, ["eval(1)\n"])[0][0]["ruleId"] == "no-eval"  # one document: one lane
+    assert lanes.stats.starts == 2
+
+
+def test_a_lane_killed_between_calls_restarts_alone(lanes: WarmEngine, spec: WarmSpec) -> None:
+    want = shapes(lanes.scan(spec, TEXTS))
+    first, second = lane_pid(lanes, spec, 0), lane_pid(lanes, spec, 1)
+    os.kill(second, signal.SIGKILL)
+    time.sleep(0.05)
+    assert shapes(lanes.scan(spec, TEXTS)) == want
+    assert lane_pid(lanes, spec, 0) == first and lane_pid(lanes, spec, 1) != second and gone(second)
+    assert lanes.stats.starts == 3
+
+
+def test_a_lane_killed_during_a_call_fails_the_call_then_restarts(lanes: WarmEngine, spec: WarmSpec) -> None:
+    lanes.scan(spec, TEXTS[:2])
+    second = lane_pid(lanes, spec, 1)
+    big = "eval(1)\n" * 20000  # long enough to be mid-call when the kill lands
+    killer = threading.Timer(0.005, os.kill, (second, signal.SIGKILL))
+    killer.start()
+    try:
+        lanes.scan(spec, [big] * 4)
+    except WarmUnavailable as exc:
+        assert "stopped" in exc.reason
+    killer.join()
+    assert gone(second)
+    assert shapes(lanes.scan(spec, TEXTS)) == shapes(lanes.scan(spec, TEXTS))
+    assert lane_pid(lanes, spec, 1) != second
+
+
+def test_a_hung_lane_is_killed_at_the_deadline_and_the_call_falls_back(lanes: WarmEngine, spec: WarmSpec) -> None:
+    want = shapes(lanes.scan(spec, TEXTS))
+    first, second = lane_pid(lanes, spec, 0), lane_pid(lanes, spec, 1)
+    os.kill(second, signal.SIGSTOP)  # alive and silent: only the deadline (1 s here) catches it
+    t = time.monotonic()
+    with pytest.raises(WarmUnavailable, match="stopped"):
+        lanes.scan(spec, TEXTS)
+    assert time.monotonic() - t < 5
+    assert gone(second) and not gone(first)  # SIGKILL reaches a stopped process; it was reaped
+    assert shapes(lanes.scan(spec, TEXTS)) == want and lane_pid(lanes, spec, 0) == first
+
+
+def test_lanes_stay_within_the_process_cap(spec: WarmSpec) -> None:
+    w = WarmEngine(Settings().replace(warm_engine=1, warm_engine_max=1, warm_engine_lanes=2))
+    try:
+        w.scan(spec, TEXTS)
+        assert len(w.pids()) == 1  # one process allowed: no second lane that would evict the first
+    finally:
+        w.close()
