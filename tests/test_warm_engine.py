@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sgtools.core.settings import Settings
-from sgtools.engine.lsp import LspSession
+from sgtools.engine.lsp import LOG_MESSAGE, LspSession
 from sgtools.engine.lsp_protocol import FrameReader, ProtocolError, encode
 from sgtools.engine.process import Engine
 from sgtools.engine.warm import WarmEngine, WarmSpec, WarmUnavailable
@@ -94,6 +94,29 @@ def test_frames_are_read_with_a_deadline_and_checked() -> None:
     with pytest.raises(ProtocolError, match="closed"):
         reader.read(time.monotonic() + 1)
     os.close(r)
+
+
+def test_log_lines_are_dropped_unread_once_the_rules_loaded(warm: WarmEngine, spec: WarmSpec,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    r, w = os.pipe()
+    reader = FrameReader(r, 1000)
+    reader.skip = LOG_MESSAGE
+    log = b'{"jsonrpc":"2.0","method":"window/logMessage","params":{"message":"file opened!","type":3}}'
+    other = {"method": "window/logMessage", "jsonrpc": "2.0", "params": {"type": 3}}  # another key order
+    os.write(w, b"Content-Length: %d\r\n\r\n%s" % (len(log), log) * 3 + encode({"id": 1}) + encode(other))
+    assert reader.read(time.monotonic() + 1) == {"id": 1}
+    assert reader.read(time.monotonic() + 1) == other  # not known to be a log line: decoded as before
+    os.close(w)
+    os.close(r)
+    handled: list[object] = []
+    real = LspSession._handle
+    monkeypatch.setattr(LspSession, "_handle", lambda self, message, deadline:
+                        handled.append(message.get("method")) or real(self, message, deadline))
+    assert len(warm.scan(spec, ["eval(1)\n"] * 3)[2]) == 1  # started: the start-up log says the rules loaded
+    assert "window/logMessage" in handled
+    handled.clear()
+    assert len(warm.scan(spec, ["eval(1)\n"] * 3)[2]) == 1
+    assert handled and "window/logMessage" not in handled  # four log lines per document, none decoded
 
 
 def test_warm_matches_equal_the_spawned_scan_on_emoji_cjk_and_crlf(warm: WarmEngine, spec: WarmSpec,

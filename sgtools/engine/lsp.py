@@ -32,6 +32,8 @@ from sgtools.engine.lsp_protocol import FrameReader, ProtocolError, encode, writ
 from sgtools.engine.spawn import Advice, LongLived, kill_group, spawn_long_lived
 
 PUBLISH = "textDocument/publishDiagnostics"
+# How ast-grep's server (tower-lsp, serde) serialises its `window/logMessage` notifications.
+LOG_MESSAGE = b'{"jsonrpc":"2.0","method":"window/logMessage",'
 Diag = dict[str, Any]
 
 
@@ -61,6 +63,7 @@ class LspSession:
             self._pump(deadline, lambda: self.rules_loaded is not None)
             if not self.rules_loaded:
                 raise ProtocolError("the server could not load the rules")
+            self.reader.skip = LOG_MESSAGE  # read only to learn whether the rules loaded (`_note_rules`)
         except ProtocolError:
             self.kill()
             raise

@@ -38,6 +38,9 @@ class FrameReader:
         self.fd = fd
         self.max_bytes = max_bytes
         self.buf = bytearray()
+        # Messages whose body starts with this are dropped unread (the server's log lines, four per document,
+        # once nothing reads them); a body serialised otherwise is decoded as usual.
+        self.skip: bytes | None = None
 
     def read(self, deadline: float) -> dict[str, Any]:
         """The next message; `ProtocolError` on end of stream, a bad frame, or when `deadline` (monotonic) passes."""
@@ -60,6 +63,21 @@ class FrameReader:
             self.buf += chunk
 
     def _parse(self) -> dict[str, Any] | None:
+        body = self._body()
+        while body is not None and self.skip is not None and body.startswith(self.skip):
+            body = self._body()
+        if body is None:
+            return None
+        try:
+            message = json.loads(body)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise ProtocolError("a message that is not JSON") from None
+        if not isinstance(message, dict):
+            raise ProtocolError("a message that is not a JSON object")
+        return message
+
+    def _body(self) -> bytes | None:
+        """The next whole message body taken from the buffer, or None until one has arrived."""
         end = self.buf.find(_HEADER_END)
         if end < 0:
             if len(self.buf) > _MAX_HEADER:
@@ -73,13 +91,7 @@ class FrameReader:
             return None
         body = bytes(self.buf[start:start + length])
         del self.buf[:start + length]
-        try:
-            message = json.loads(body)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise ProtocolError("a message that is not JSON") from None
-        if not isinstance(message, dict):
-            raise ProtocolError("a message that is not a JSON object")
-        return message
+        return body
 
 
 def _content_length(header: bytes) -> int:
