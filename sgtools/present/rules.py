@@ -6,13 +6,15 @@ applied to messages only, never to a rule's YAML or code."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.present.results import Say, diagnostic_line, keep, more, rule_errors_lines
 from sgtools.present.text import plural
-from sgtools.project.types import InitializeResult
-from sgtools.rules.suggest.types import SuggestResult
-from sgtools.rules.types import ExplainRuleResult, ListRulesResult, TestRuleResult
+
+if TYPE_CHECKING:  # shapes only (the MCP server's schemas load them)
+    from sgtools.project.types import InitializeResult
+    from sgtools.rules.suggest.types import SuggestResult
+    from sgtools.rules.types import ExplainRuleResult, ListRulesResult, TestRuleResult
 
 
 def render_rules(data: ListRulesResult, limit: int | None = None, *, errors: bool = True, say: Say = keep) -> str:

@@ -2,12 +2,13 @@
 at once which rules are noisy and why findings are missing: suppressed for an equivalent check of another
 linter, in test code, or in generated or bundled files."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: typing compiles each string annotation of a TypedDict (the first
+# compile() of a process also sets up the AST types, ~10 million instructions of every `sgtools rule` command).
 from collections.abc import Iterable, Mapping
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from sgtools.scan.types import Diagnostic
+if TYPE_CHECKING:
+    from sgtools.scan.types import Diagnostic
 
 
 class SummaryRow(TypedDict):
@@ -19,7 +20,7 @@ class SummaryRow(TypedDict):
     generated: int  # dropped in generated or bundled files
 
 
-def rows(diags: Iterable[Diagnostic], signal: Mapping[str, Any]) -> list[SummaryRow]:
+def rows(diags: "Iterable[Diagnostic]", signal: Mapping[str, Any]) -> list[SummaryRow]:
     """One row per rule that found or dropped anything, most findings first."""
     found: dict[str, int] = {}
     in_tests: dict[str, int] = {}
@@ -72,7 +73,7 @@ def _generated(files: list[Mapping[str, str]], dropped: int) -> list[str]:
     return out
 
 
-def line(signal: Mapping[str, Any], diags: Iterable[Diagnostic]) -> list[str]:
+def line(signal: Mapping[str, Any], diags: "Iterable[Diagnostic]") -> list[str]:
     """The one line the text report adds: what was left out or marked (none when nothing was)."""
     parts: list[str] = []
     suppressed = sum((signal.get("suppressed") or {}).values())

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sgtools.core.types import SEVERITIES
-from sgtools.fixits.types import Fixit
 from sgtools.present.report import Report
 from sgtools.present.summary import line as signal_line
-from sgtools.scan.types import Diagnostic
+
+if TYPE_CHECKING:  # shapes only (the MCP server's schemas load them)
+    from sgtools.fixits.types import Fixit
+    from sgtools.scan.types import Diagnostic
 
 _RESET = "\033[0m"
 _STYLES = {
