@@ -40,7 +40,11 @@ finally:
     print("MEMO-READS", len(memo_reads), file=sys.stderr)
     print("DIGEST-READS", len(digest_reads), file=sys.stderr)
     print("OPENED", len(opened), *sorted(set(opened)), file=sys.stderr)
+    print("MODULES", *sorted(sys.modules), file=sys.stderr)
 """
+# What a `rule add` whose checks the caches answer never imports (each loaded where it is used): the analyser's
+# thread pools with `logging` (~20 million instructions), the journal's logger.
+NOT_IMPORTED = ("concurrent.futures", "logging")
 
 
 def _project(root: Path) -> None:
@@ -83,6 +87,8 @@ def test_second_cli_call_reads_no_settled_rule_or_test_file(tmp_path: Path) -> N
     assert int(err.rsplit("MEMO-READS", 1)[1].split()[0]) <= 4, err[-3000:]
     # Files too recent for that memo are looked up by their digest instead: one small read each, no YAML parse.
     assert int(err.rsplit("DIGEST-READS", 1)[1].split()[0]) <= second, err[-3000:]
+    loaded = set(err.rsplit("MODULES", 1)[1].split())
+    assert [m for m in NOT_IMPORTED if m in loaded] == []
 
 
 @pytest.mark.slow

@@ -14,17 +14,25 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core.errors import SgToolsError, Timeout
 from sgtools.project.workspace import JOURNAL_NAME, Workspace
 
-log = logging.getLogger("sgtools.project.journal")
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    """The journal's logger, made when there is something to say: importing `logging` (with traceback and
+    string) cost every writing CLI command ~25 million instructions, and a journal is rarely replayed."""
+    import logging
+
+    return logging.getLogger("sgtools.project.journal")
 
 _VERSION = 1
 
@@ -85,7 +93,7 @@ def recover(ws: Workspace) -> list[str]:
         with ws.lock():
             return replay_held(ws)
     except Timeout:
-        log.info("journal replay postponed: the project is locked by another writer")
+        _log().info("journal replay postponed: the project is locked by another writer")
         return []
 
 
@@ -97,7 +105,7 @@ def replay_held(ws: Workspace) -> list[str]:
     try:
         return _replay(ws)
     except (OSError, SgToolsError, ValueError, KeyError, TypeError) as exc:
-        log.warning("could not replay %s: %s", ws.root / JOURNAL_NAME, exc)
+        _log().warning("could not replay %s: %s", ws.root / JOURNAL_NAME, exc)
         return []
 
 
@@ -107,7 +115,7 @@ def _replay(ws: Workspace) -> list[str]:
     strangers = [c for c in changes if _current(c.target) not in (c.old, c.new)]
     if strangers:
         names = ", ".join(ws.relative(c.target) for c in strangers)
-        log.warning("an interrupted write was not replayed: %s changed since; the journal is kept as %s.stale",
+        _log().warning("an interrupted write was not replayed: %s changed since; the journal is kept as %s.stale",
                     names, JOURNAL_NAME)
         with contextlib.suppress(OSError):
             os.replace(ws.root / JOURNAL_NAME, ws.root / (JOURNAL_NAME + ".stale"))
@@ -119,5 +127,5 @@ def _replay(ws: Workspace) -> list[str]:
             written.append(ws.relative(change.target))
     end(ws)
     if written:
-        log.warning("replayed an interrupted write: %s", ", ".join(written))
+        _log().warning("replayed an interrupted write: %s", ", ".join(written))
     return written

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,6 +88,8 @@ def _cached_kinds(engine: Engine, what: str, codes: Callable[[], list[str]], lan
     if isinstance(hit, list):
         return set(hit)
     found: set[str] = set()
+    from concurrent.futures import ThreadPoolExecutor  # with logging ~20 million instructions: loaded to use
+
     with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
         for nodes in pool.map(lambda c: dump(engine, c, language, cwd), codes()):
             found |= real_kinds(nodes)

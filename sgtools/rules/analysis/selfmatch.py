@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +66,8 @@ class Probe:
             for inst in self.instances:
                 if outcome.fired(self.rule_id, inst.file) and (r := look(inst)).clean:
                     return [r]
+        from concurrent.futures import ThreadPoolExecutor  # with logging ~20 million instructions: loaded to use
+
         with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
             return list(pool.map(look, self.instances))
 
