@@ -43,8 +43,9 @@ finally:
     print("MODULES", *sorted(sys.modules), file=sys.stderr)
 """
 # What a `rule add` whose checks the caches answer never imports (each loaded where it is used): the analyser's
-# thread pools with `logging` (~20 million instructions), the journal's logger.
-NOT_IMPORTED = ("concurrent.futures", "logging")
+# thread pools with `logging` (~20 million instructions), the journal's logger, the glob matcher (a rule without
+# `files`/`ignores` globs).
+NOT_IMPORTED = ("concurrent.futures", "logging", "sgtools.core.globs")
 
 
 def _project(root: Path) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core import languages
-from sgtools.core.globs import glob_list, glob_match
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis.repairs import to_yaml
@@ -50,6 +49,8 @@ def workspace_findings(ws: Workspace, doc: Mapping[str, Any], config: Path | str
                                  f"{len(tsx)} (e.g. {tsx[0]}); add the same rule with `language: tsx` to cover them."))
     if not mine:
         return out
+    from sgtools.core.globs import glob_list, glob_match  # loaded for rules with globs: ~7 million instructions
+
     out.extend(_files_findings(doc, lang, mine))
     ignores = glob_list(doc.get("ignores"))
     if ignores and all(any(glob_match(g, f) for g in ignores) for f in mine):
@@ -62,6 +63,8 @@ def workspace_findings(ws: Workspace, doc: Mapping[str, Any], config: Path | str
 def _files_findings(doc: Mapping[str, Any], lang: str, mine: list[str]) -> list[Finding]:
     """A `files` glob that matches none of the workspace's files of the rule's language, with the repair when
     the glob only had a leading `./` or `/` too many."""
+    from sgtools.core.globs import glob_list, glob_match
+
     out: list[Finding] = []
     for n, glob in enumerate(glob_list(doc.get("files"))):
         if any(glob_match(glob, f) for f in mine):
