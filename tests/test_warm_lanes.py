@@ -107,3 +107,20 @@ def test_lanes_stay_within_the_process_cap(spec: WarmSpec) -> None:
         assert len(w.pids()) == 1  # one process allowed: no second lane that would evict the first
     finally:
         w.close()
+
+
+def test_any_failure_of_a_lane_is_the_call_s_never_a_shorter_answer(lanes: WarmEngine, spec: WarmSpec,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    real = WarmEngine._scan_lane
+
+    def second_lane_breaks(self: WarmEngine, spec: WarmSpec, lane: int, texts: list[str],
+                           fixes_for: frozenset[str]) -> list[list[dict]]:
+        if lane:
+            raise RuntimeError("the second lane broke")
+        return real(self, spec, lane, texts, fixes_for)
+
+    monkeypatch.setattr(WarmEngine, "_scan_lane", second_lane_breaks)
+    with pytest.raises(RuntimeError, match="second lane"):  # raised in the caller's thread, as one process would
+        lanes.scan(spec, TEXTS)
+    monkeypatch.setattr(WarmEngine, "_scan_lane", real)
+    assert len(lanes.scan(spec, TEXTS)) == len(TEXTS)

@@ -115,12 +115,12 @@ class WarmEngine:
         size = -(-len(texts) // lanes)
         shares = [texts[i:i + size] for i in range(0, len(texts), size)]
         results: list[list[list[dict[str, Any]]] | None] = [None] * len(shares)
-        failures: list[WarmUnavailable] = []
+        failures: list[Exception] = []
 
         def run(lane: int) -> None:
             try:
                 results[lane] = self._scan_lane(spec, lane, shares[lane], fixes_for)
-            except WarmUnavailable as exc:
+            except Exception as exc:  # raised in the caller's thread below, whatever it is
                 failures.append(exc)
 
         helpers = [threading.Thread(target=run, args=(lane,), name=f"sgtools-warm-lane-{lane}", daemon=True)
@@ -132,7 +132,10 @@ class WarmEngine:
             t.join()  # bounded: each lane's requests have the warm engine's deadline
         if failures:
             raise failures[0]
-        return [found for share in results for found in share or []]
+        answered = [found for share in results if share is not None for found in share]
+        if len(answered) != len(texts):
+            raise WarmUnavailable("a lane of the warm engine gave no answer")
+        return answered
 
     def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str],
                    fixes_for: frozenset[str]) -> list[list[dict[str, Any]]]:
