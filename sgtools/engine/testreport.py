@@ -7,23 +7,27 @@ scan does not define these classes or compile these patterns at start-up.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 
-@dataclass
 class TestCaseFailure:
-    kind: str  # "noisy" (a valid case matched), "missing" (an invalid case did not), "wrong" (snapshot)
-    rule_id: str
-    code: str
+    __slots__ = ("code", "kind", "rule_id")
+
+    def __init__(self, kind: str, rule_id: str, code: str) -> None:
+        self.kind = kind  # "noisy" (a valid case matched), "missing" (an invalid case did not), "wrong" (snapshot)
+        self.rule_id = rule_id
+        self.code = code
 
 
-@dataclass
 class TestReport:
-    passed: bool
-    summary: str
-    failures: list[TestCaseFailure] = field(default_factory=list)
-    statuses: dict[str, str] = field(default_factory=dict)  # rule id -> ".NM" status string
-    not_found: list[str] = field(default_factory=list)  # test files naming an unknown rule id
+    __slots__ = ("failures", "not_found", "passed", "statuses", "summary")
+
+    def __init__(self, passed: bool, summary: str, failures: list[TestCaseFailure] | None = None,
+                 statuses: dict[str, str] | None = None, not_found: list[str] | None = None) -> None:
+        self.passed = passed
+        self.summary = summary
+        self.failures: list[TestCaseFailure] = [] if failures is None else failures
+        self.statuses: dict[str, str] = {} if statuses is None else statuses  # rule id -> ".NM" status string
+        self.not_found: list[str] = [] if not_found is None else not_found  # test files naming an unknown rule id
 
 
 _STATUS = re.compile(r"^(PASS|FAIL) (\S+)\s+([.NMWU]*)\s*$")

@@ -16,7 +16,6 @@ import contextlib
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,12 +36,15 @@ def _log() -> logging.Logger:
 _VERSION = 1
 
 
-@dataclass(frozen=True)
 class Change:
     """One file of a set: its bytes before (None: absent) and after (None: removed)."""
-    target: Path
-    old: bytes | None
-    new: bytes | None
+
+    __slots__ = ("new", "old", "target")
+
+    def __init__(self, target: Path, old: bytes | None, new: bytes | None) -> None:
+        self.target = target
+        self.old = old
+        self.new = new
 
 
 def _b64(data: bytes | None) -> str | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +14,16 @@ from sgtools.rules.ruleset import parse_rule_docs
 DOC_START = re.compile(r"^---(?=[ \t\r]|$)", re.MULTILINE)
 
 
-@dataclass
 class DocFile:
     """A rule file cut into its `---` segments, so one document can be replaced or dropped while every other
     byte (comments, formatting) of the file stays as it was."""
 
-    segments: list[str]
-    doc_segments: list[int]  # segment index of each non-empty document, in order
-    docs: list[dict[str, Any]]
+    __slots__ = ("doc_segments", "docs", "segments")
+
+    def __init__(self, segments: list[str], doc_segments: list[int], docs: list[dict[str, Any]]) -> None:
+        self.segments = segments
+        self.doc_segments = doc_segments  # segment index of each non-empty document, in order
+        self.docs = docs
 
     @classmethod
     def parse(cls, text: str) -> DocFile:

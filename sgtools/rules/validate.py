@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +49,16 @@ def validate_rule(
     return {"valid": True, "rule": cand.data, "yaml": cand.text, "warnings": cand.warnings}
 
 
-@dataclass
 class Target:
     """Where the rule will be written, and what that file holds now."""
 
-    path: Path
-    exists: bool  # the rule already exists there (an update)
-    doc_file: DocFile | None = None  # the file's current documents, when it holds more than this rule
-    index: int = 0
+    __slots__ = ("doc_file", "exists", "index", "path")
+
+    def __init__(self, path: Path, exists: bool, doc_file: DocFile | None = None, index: int = 0) -> None:
+        self.path = path
+        self.exists = exists  # the rule already exists there (an update)
+        self.doc_file = doc_file  # the file's current documents, when it holds more than this rule
+        self.index = index
 
     def ids_after(self, rule_id: str) -> list[str]:
         if self.doc_file is None:
@@ -72,17 +73,21 @@ class Target:
         return self.doc_file.replace(self.index, rule_text)
 
 
-@dataclass
 class Candidate:
-    rule_id: str
-    text: str  # canonical YAML, exactly the bytes that get written
-    data: dict[str, Any]
-    valid: list[str]
-    invalid: list[str]
-    examples_given: bool
-    warnings: list[str] = field(default_factory=list)
-    target: Target | None = None
-    analysis: list[Finding] = field(default_factory=list)
+    __slots__ = ("analysis", "data", "examples_given", "invalid", "rule_id", "target", "text", "valid", "warnings")
+
+    def __init__(self, rule_id: str, text: str, data: dict[str, Any], valid: list[str], invalid: list[str],
+                 examples_given: bool, warnings: list[str] | None = None, target: Target | None = None,
+                 analysis: list[Finding] | None = None) -> None:
+        self.rule_id = rule_id
+        self.text = text  # canonical YAML, exactly the bytes that get written
+        self.data = data
+        self.valid = valid
+        self.invalid = invalid
+        self.examples_given = examples_given
+        self.warnings: list[str] = [] if warnings is None else warnings
+        self.target = target
+        self.analysis: list[Finding] = [] if analysis is None else analysis
 
 
 def prepare(

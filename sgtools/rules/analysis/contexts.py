@@ -9,14 +9,14 @@ a repaired pattern object. General per grammar: no context knows any API.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
 class Context:
-    name: str  # how a message names it: "a function body"
-    template: str  # "{}" marks the hole
-    indent: str = ""
+    __slots__ = ("indent", "name", "template")
+
+    def __init__(self, name: str, template: str, indent: str = "") -> None:
+        self.name = name  # how a message names it: "a function body"
+        self.template = template  # "{}" marks the hole
+        self.indent = indent
 
     def _body(self, code: str) -> str:
         lines = code.split("\n")

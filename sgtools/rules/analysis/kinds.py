@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +22,14 @@ _KIND = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _cache = JsonCache("analysis")
 
 
-@dataclass(frozen=True)
 class Node:
-    depth: int
-    kind: str
-    start: tuple[int, int]  # (row, byte column), 0-based
-    end: tuple[int, int]
+    __slots__ = ("depth", "end", "kind", "start")
+
+    def __init__(self, depth: int, kind: str, start: tuple[int, int], end: tuple[int, int]) -> None:
+        self.depth = depth
+        self.kind = kind
+        self.start = start  # (row, byte column), 0-based
+        self.end = end
 
 
 def parse_dump(tree: str) -> list[Node]:

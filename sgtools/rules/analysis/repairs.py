@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ruamel.yaml.scalarstring import LiteralScalarString
@@ -20,11 +19,13 @@ from sgtools.rules.analysis import walk
 from sgtools.rules.analysis.selfmatch import WIDER
 
 
-@dataclass
 class Candidate:
-    doc: dict[str, Any]
-    why: str  # what changed, in words: "add `stopBy: end` to rule.has"
-    path: str  # where
+    __slots__ = ("doc", "path", "why")
+
+    def __init__(self, doc: dict[str, Any], why: str, path: str) -> None:
+        self.doc = doc
+        self.why = why  # what changed, in words: "add `stopBy: end` to rule.has"
+        self.path = path  # where
 
 
 def stop_by_end(doc: Mapping[str, Any]) -> list[Candidate]:

@@ -13,7 +13,6 @@ import re
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,14 @@ _GLOB_KEYS = ("files", "ignores")
 _UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
 
 
-@dataclass
 class Batch:
     """Rules (id -> document) and files (name -> text) to run together."""
 
-    rules: dict[str, dict[str, Any]] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("files", "rules")
+
+    def __init__(self, rules: dict[str, dict[str, Any]] | None = None, files: dict[str, str] | None = None) -> None:
+        self.rules: dict[str, dict[str, Any]] = {} if rules is None else rules
+        self.files: dict[str, str] = {} if files is None else files
 
     def add_rule(self, rule_id: str, doc: Mapping[str, Any]) -> str:
         body = {k: v for k, v in doc.items() if k not in _GLOB_KEYS}
@@ -46,10 +47,12 @@ class Batch:
         return name
 
 
-@dataclass
 class Outcome:
-    hits: dict[tuple[str, str], list[dict[str, Any]]]  # (rule id, file name) -> matches
-    refused: dict[str, str]  # rule id -> ast-grep's reason
+    __slots__ = ("hits", "refused")
+
+    def __init__(self, hits: dict[tuple[str, str], list[dict[str, Any]]], refused: dict[str, str]) -> None:
+        self.hits = hits  # (rule id, file name) -> matches
+        self.refused = refused  # rule id -> ast-grep's reason
 
     def fired(self, rule_id: str, file: str) -> bool:
         return bool(self.hits.get((rule_id, file)))

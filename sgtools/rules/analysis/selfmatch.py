@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,22 +25,26 @@ from sgtools.rules.analysis.walk import METAVAR, pattern_text
 WIDER = {"javascript": ("typescript", "tsx"), "typescript": ("tsx",), "c": ("cpp",)}
 
 
-@dataclass
 class Instance:
-    context: Context
-    code: str
-    file: str
-    text: str
+    __slots__ = ("code", "context", "file", "text")
+
+    def __init__(self, context: Context, code: str, file: str, text: str) -> None:
+        self.context = context
+        self.code = code
+        self.file = file
+        self.text = text
 
 
-@dataclass
 class Probe:
     """One pattern under test: its self-match rule id and its instances in the batch."""
 
-    language: str
-    value: Any  # the pattern as written (string or object)
-    rule_id: str
-    instances: list[Instance] = field(default_factory=list)
+    __slots__ = ("instances", "language", "rule_id", "value")
+
+    def __init__(self, language: str, value: Any, rule_id: str, instances: list[Instance] | None = None) -> None:
+        self.language = language
+        self.value = value  # the pattern as written (string or object)
+        self.rule_id = rule_id
+        self.instances: list[Instance] = [] if instances is None else instances
 
     def alive(self, outcome: Outcome) -> bool:
         return any(outcome.fired(self.rule_id, i.file) for i in self.instances)
@@ -72,12 +75,14 @@ class Probe:
             return list(pool.map(look, self.instances))
 
 
-@dataclass
 class Reading:
-    inst: Instance
-    fired: bool
-    clean: bool  # the file parses without ERROR or MISSING nodes
-    kind: str  # the innermost named node spanning exactly the instance ("" if none)
+    __slots__ = ("clean", "fired", "inst", "kind")
+
+    def __init__(self, inst: Instance, fired: bool, clean: bool, kind: str) -> None:
+        self.inst = inst
+        self.fired = fired
+        self.clean = clean  # the file parses without ERROR or MISSING nodes
+        self.kind = kind  # the innermost named node spanning exactly the instance ("" if none)
 
 
 def instance_codes(pattern: str) -> list[str]:
@@ -117,13 +122,16 @@ def plan(batch: Batch, key: str, language: str, value: Any) -> Probe:
     return probe
 
 
-@dataclass
 class Diagnosis:
-    read_as: str  # the kind ast-grep reads the pattern as ("" when unknown)
-    read_broken: bool  # the pattern's own parse has ERROR nodes
-    code_kind: str  # the kind the instance has in a clean context ("" when none)
-    where: str  # the name of that context
-    candidates: list[tuple[Any, str, dict[str, str]]]  # (repaired pattern, why, files it must match: name->text)
+    __slots__ = ("candidates", "code_kind", "read_as", "read_broken", "where")
+
+    def __init__(self, read_as: str, read_broken: bool, code_kind: str, where: str,
+                 candidates: list[tuple[Any, str, dict[str, str]]]) -> None:
+        self.read_as = read_as  # the kind ast-grep reads the pattern as ("" when unknown)
+        self.read_broken = read_broken  # the pattern's own parse has ERROR nodes
+        self.code_kind = code_kind  # the kind the instance has in a clean context ("" when none)
+        self.where = where  # the name of that context
+        self.candidates = candidates  # (repaired pattern, why, files it must match: name->text)
 
 
 def diagnose(engine: Engine, probe: Probe, readings: list[Reading], cwd: Path) -> Diagnosis:

@@ -5,7 +5,6 @@ batched engine calls for any number of rules (one to find problems, one to verif
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +21,19 @@ from sgtools.rules.types import Finding
 _MAX_COMBINED = 24  # two-fault candidates tried per rule when no single mutation passes the examples
 
 
-@dataclass
 class Trial:
     """One candidate repair and what must hold for it to count as verified."""
 
-    item: int
-    cand: Candidate
-    rule_id: str
-    must_fire: dict[str, str]  # files (name -> text) the repaired pattern must match, every one
-    attach: Finding  # the finding the repair answers
-    rank: int = 0  # preference before size: the order of the contexts (commonest code first)
+    __slots__ = ("attach", "cand", "item", "must_fire", "rank", "rule_id")
+
+    def __init__(self, item: int, cand: Candidate, rule_id: str, must_fire: dict[str, str], attach: Finding,
+                 rank: int = 0) -> None:
+        self.item = item
+        self.cand = cand
+        self.rule_id = rule_id
+        self.must_fire = must_fire  # files (name -> text) the repaired pattern must match, every one
+        self.attach = attach  # the finding the repair answers
+        self.rank = rank  # preference before size: the order of the contexts (commonest code first)
 
 
 def _snip(text: str, limit: int = 70) -> str:
