@@ -30,12 +30,15 @@ class EngineResult(NamedTuple):
     stderr: str
 
 
-class Advice(NamedTuple):
+class Advice:
     """What to tell the caller when a process cannot start, runs out of time, or says too much."""
 
-    start: str
-    timeout: str
-    too_large: str
+    __slots__ = ("start", "timeout", "too_large")
+
+    def __init__(self, start: str, timeout: str, too_large: str) -> None:
+        self.start = start
+        self.timeout = timeout
+        self.too_large = too_large
 
 
 def child_env(**extra: str) -> dict[str, str]:

@@ -3,11 +3,10 @@
 fixits/verify.py then checks each by re-scanning; until then a fix-it carries its kind's prior confidence.
 """
 
-# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from sgtools.core import languages
 from sgtools.core.types import Position
@@ -82,16 +81,20 @@ def _ignore_pattern(prefix: str, suffix: str) -> re.Pattern[str]:
     )
 
 
-class _Line(NamedTuple):
+class _Line:
     """What a suppression comment above one line needs to know of it, the same for every finding on it."""
 
-    start: int  # where a new comment line goes (after a byte-order mark, never before it)
-    lead: str  # the new comment's indentation and comment prefix
-    tail: str  # the comment's suffix and the file's newline
-    prev_start: int
-    prev: str | None  # the line above when it is an ast-grep-ignore comment, else None
-    continued: bool  # the line above ends in a backslash: a comment line in between would end the statement
-    span: Position  # the position of a new comment line's (empty) edit
+    __slots__ = ("continued", "lead", "prev", "prev_start", "span", "start", "tail")
+
+    def __init__(self, start: int, lead: str, tail: str, prev_start: int, prev: str | None, continued: bool,
+                 span: Position) -> None:
+        self.start = start  # where a new comment line goes (after a byte-order mark, never before it)
+        self.lead = lead  # the new comment's indentation and comment prefix
+        self.tail = tail  # the comment's suffix and the file's newline
+        self.prev_start = prev_start
+        self.prev = prev  # the line above when it is an ast-grep-ignore comment, else None
+        self.continued = continued  # the line above ends in a backslash: a comment line between would end it
+        self.span = span  # the position of a new comment line's (empty) edit
 
 
 def _line(index: LineIndex, line_no: int, prefix: str, suffix: str) -> _Line:

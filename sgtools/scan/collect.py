@@ -4,9 +4,8 @@
 community rules from both, and both see the same findings as the `scan_path` tool.
 """
 
-# No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.types import RuleErrorDict
@@ -19,14 +18,17 @@ if TYPE_CHECKING:  # shapes only: the CLI's scan never loads scan/types.py (the 
     from sgtools.scan.types import Diagnostic, Profile
 
 
-class RuleSource(NamedTuple):
-    """The rules a scan runs (a NamedTuple: every CLI start defines it, and a dataclass costs several times
-    more to define)."""
+class RuleSource:
+    """The rules a scan runs (a plain class: every CLI start defines it, and a NamedTuple costs ~1 million
+    instructions to define, a dataclass several times more)."""
 
-    config: ProjectConfig  # the project's own sgconfig.yml, or the bundled index's
-    description: str  # for humans and the JSON `config` field
-    bundled: bool = False
-    rule_count: int = 0
+    __slots__ = ("bundled", "config", "description", "rule_count")
+
+    def __init__(self, config: ProjectConfig, description: str, bundled: bool = False, rule_count: int = 0) -> None:
+        self.config = config  # the project's own sgconfig.yml, or the bundled index's
+        self.description = description  # for humans and the JSON `config` field
+        self.bundled = bundled
+        self.rule_count = rule_count
 
     @property
     def scan_config(self) -> ProjectConfig | None:
