@@ -24,14 +24,17 @@ DAY = 86_400.0
 MAX_ARG_STRLEN = 128 * 1024 - 1  # Linux: the longest single argv string a process may receive
 
 
-class Bounds(NamedTuple):
+class Bounds:
     """What a setting accepts: its unit for messages, its lowest value (exclusive unless `zero_ok`), its highest.
-    A NamedTuple, as the small immutable records on the CLI's start-up path are: a dataclass costs several times
-    more to define at import."""
+    A plain class, never changed once built: every CLI start defines it, and a NamedTuple costs ~1 million
+    instructions to define, a dataclass several times more."""
 
-    unit: str = ""  # "seconds", "bytes" or "" for a count
-    zero_ok: bool = False
-    high: float | None = None
+    __slots__ = ("high", "unit", "zero_ok")
+
+    def __init__(self, unit: str = "", zero_ok: bool = False, high: float | None = None) -> None:
+        self.unit = unit  # "seconds", "bytes" or "" for a count
+        self.zero_ok = zero_ok
+        self.high = high
 
 
 SECONDS = Bounds("seconds", high=DAY)

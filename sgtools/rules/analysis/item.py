@@ -3,7 +3,7 @@ scan makes) do not import the analyser itself."""
 
 # No `from __future__ import annotations`: NamedTuple and TypedDict compile each string annotation, and the first
 # builtin compile() of a process sets up the AST types, ~10 million instructions (see core/settings.py).
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, TypedDict
 
 
 class Examples(TypedDict, total=False):
@@ -11,11 +11,15 @@ class Examples(TypedDict, total=False):
     invalid: list[str]
 
 
-class Item(NamedTuple):
-    """A NamedTuple (never changed once built; the default lists are never appended to): no module on a CLI
-    scan's path imports `dataclasses`."""
+class Item:
+    """A plain class, never changed once built: every scan defines it, and a NamedTuple costs ~1 million
+    instructions to define (no module on a CLI scan's path imports `dataclasses`)."""
 
-    doc: dict[str, Any]  # plain rule data
-    language: str | None  # built-in canonical name; None: not analysed (custom language)
-    valid: list[str] = []  # noqa: RUF012
-    invalid: list[str] = []  # noqa: RUF012
+    __slots__ = ("doc", "invalid", "language", "valid")
+
+    def __init__(self, doc: dict[str, Any], language: str | None, valid: list[str] | None = None,
+                 invalid: list[str] | None = None) -> None:
+        self.doc = doc  # plain rule data
+        self.language = language  # built-in canonical name; None: not analysed (custom language)
+        self.valid: list[str] = [] if valid is None else valid
+        self.invalid: list[str] = [] if invalid is None else invalid
