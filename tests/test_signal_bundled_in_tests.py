@@ -28,6 +28,18 @@ CASES = [
     # Redux Toolkit src/query/tests/createApi.test.ts:1100, a mock server reading the page it asked for
     ("typescript/parseint-missing-radix-typescript.yml", "src/query/tests/createApi.test.ts", "src/query/page.ts",
      "const pageNum = parseInt(pageString || '0')\n", "warning"),
+    # binutils gprofng/testsuite/gprofng.display/synprog/synprog.c:232, a test program copying its command line
+    ("c/strcpy-strcat-overflow-c.yml", "gprofng/testsuite/synprog/synprog.c", "gprofng/src/synprog.c",
+     "int main (int argc, char **argv) {\n  char arglist[4096];\n  strcpy (arglist, argv[0]);\n}\n", "warning"),
+    # the same program's do_system: a command it built itself
+    ("c/system-command-injection-c.yml", "gprofng/testsuite/synprog/synprog.c", "gprofng/src/synprog.c",
+     "void do_system (char *cmd0) {\n  int ret = system (cmd0);\n}\n", "error"),
+    # libxcrypt test/crypt-gost-yescrypt.c:91
+    ("c/realloc-self-assign-leak-c.yml", "test/crypt-gost-yescrypt.c", "lib/crypt-gost-yescrypt.c",
+     "void grow (char *buf, size_t n) {\n  buf = realloc (buf, n);\n}\n", "warning"),
+    # binutils ld/testsuite/ld-elf/dl3main.cc:13
+    ("cpp/catch-exception-by-value-cpp.yml", "ld/testsuite/ld-elf/dl3main.cc", "ld/dl3main.cc",
+     "int main () {\n  try { f (); }\n  catch (A a) { return a.i; }\n}\n", "warning"),
 ]
 
 
