@@ -53,7 +53,13 @@ async def _scan(root: Path, env: dict[str, str], args: dict | None = None) -> tu
             assert not res.is_error, res.content
         info = await client.call_tool("server_info", {})
         assert isinstance(info.structured_content, dict) and isinstance(res.structured_content, dict)
-        return res.structured_content["issues"], info.structured_content["engine"], _lsp_children(root)
+        engine = info.structured_content["engine"]
+        # a lane replaced during the calls (a deadline missed on a loaded machine) is killed but may take a moment
+        # to leave /proc: wait for the count to settle; a process really left behind is still counted
+        deadline = time.monotonic() + 5
+        while len(pids := _lsp_children(root)) > engine.get("processes", 0) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return res.structured_content["issues"], engine, pids
 
 
 async def test_scan_code_served_warm_and_nothing_left_after_exit(root: Path, server_env: dict[str, str]) -> None:
