@@ -128,6 +128,10 @@ def test_hanging_process_is_killed_at_the_timeout(tmp_path: Path) -> None:
     assert time.monotonic() - start < 5
     time.sleep(0.2)
     assert not marker.exists()
+    # a scan of a tree runs under path_scan_timeout: its advice names that setting, not the snippet one
+    engine = Engine(binary=fake, settings=get_settings().replace(path_scan_timeout=0.5))
+    with pytest.raises(Timeout, match="SGTOOLS_PATH_SCAN_TIMEOUT"):
+        engine.run(["scan"], cwd=tmp_path, timeout=engine.settings.path_scan_timeout)
 
 
 def test_real_scan_past_its_deadline_is_stopped(tmp_path: Path) -> None:
@@ -158,6 +162,24 @@ def test_rule_tests_are_parsed(engine: Engine, tmp_path: Path) -> None:
     kinds = sorted((f.kind, f.code) for f in report.failures)
     assert kinds == [("missing", "exec(w)"), ("noisy", "eval(y)")]
     assert report.statuses["no-eval"].count(".") == 2
+
+
+def test_a_rule_with_many_cases_is_read_from_its_counted_status_line(tmp_path: Path) -> None:
+    """Past about 40 cases `ast-grep test` prints `....Pass × 46, Noisy × 1....` instead of one character per case:
+    the rule's status and its failure are still read (a rule with 41 cases was reported as not tested)."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "tests").mkdir()
+    _rule(tmp_path / "rules", name="no-eval.yml")
+    (tmp_path / "sgconfig.yml").write_text("ruleDirs: [rules]\ntestConfigs:\n- testDir: tests\n")
+    valid = "".join(f"  - x{i} = {i}\n" for i in range(45))
+    cases = f"id: no-eval\nvalid:\n{valid}  - eval(q)\ninvalid:\n  - eval(a)\n"
+    (tmp_path / "tests" / "no-eval-test.yml").write_text(cases)
+    run = subprocess.run([str(find_binary({})), "test", "--skip-snapshot-tests"], cwd=tmp_path, capture_output=True,
+                         text=True, check=False)
+    assert "Pass ×" in run.stdout  # the counted form, as ast-grep 0.51 prints it
+    report = parse_test_output(run.stdout, run.returncode == 0)
+    assert not report.passed and report.statuses == {"no-eval": "." * 46 + "N"}
+    assert [(f.kind, f.rule_id, f.code) for f in report.failures] == [("noisy", "no-eval", "eval(q)")]
 
 
 def test_parse_test_output_reports_unknown_rule_ids() -> None:

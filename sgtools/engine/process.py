@@ -149,8 +149,11 @@ class Engine:
         `on_stdout` see each stream as it arrives."""
         limit = self.settings.engine_timeout if timeout is None else timeout
         cap = self.settings.engine_max_output if max_output is None else max_output
+        # the setting that gave this deadline: a scan of a tree runs under its own, longer one
+        setting = "PATH_SCAN_TIMEOUT" if timeout is not None and timeout == self.settings.path_scan_timeout \
+            else "ENGINE_TIMEOUT"
         advice = Advice(f"Reinstall ast-grep-cli or set {BINARY_ENV} to a working binary (tried {self.binary}).",
-                        "Scan fewer paths, simplify the rule, or raise SGTOOLS_ENGINE_TIMEOUT.",
+                        f"Scan fewer paths, simplify the rule, or raise SGTOOLS_{setting}.",
                         "Narrow the paths or rules, lower max_results, or raise SGTOOLS_ENGINE_MAX_OUTPUT.")
         return spawn([str(self.binary), *args], cwd=cwd, timeout=limit, max_output=cap, advice=advice,
                      name="ast-grep", stdin=stdin, on_stderr=on_stderr, on_stdout=on_stdout)

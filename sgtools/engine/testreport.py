@@ -30,7 +30,9 @@ class TestReport:
         self.not_found: list[str] = [] if not_found is None else not_found  # test files naming an unknown rule id
 
 
-_STATUS = re.compile(r"^(PASS|FAIL) (\S+)\s+([.NMWU]*)\s*$")
+# One character per case, or, past about 40 cases, counts between dots: `....Pass × 46, Noisy × 1....`
+_STATUS = re.compile(r"^(PASS|FAIL) (\S+)\s+([.NMWU]*|\.*[A-Z][a-z]+ × \d+(?:, [A-Z][a-z]+ × \d+)*\.*)\s*$")
+_COUNT = re.compile(r"([A-Z][a-z]+) × (\d+)")
 _CASE = re.compile(r"^\[(Noisy|Missing|Wrong)\] (.*)$")
 
 
@@ -42,7 +44,7 @@ def parse_test_output(text: str, ok: bool) -> TestReport:
     while i < len(lines):
         line = lines[i]
         if (m := _STATUS.match(line)) is not None:
-            report.statuses[m.group(2)] = m.group(3)
+            report.statuses[m.group(2)] = _status_chars(m.group(3))
         elif line.startswith("Configuration not found! "):
             report.not_found.append(line.split("! ", 1)[1].strip())
         elif line.startswith("test result:"):
@@ -63,3 +65,10 @@ def parse_test_output(text: str, ok: bool) -> TestReport:
     if not report.summary:
         report.summary = "test result: ok" if ok else "test result: failed"
     return report
+
+
+def _status_chars(status: str) -> str:
+    """The one-character-per-case form of a status, from ast-grep's counted form when it printed that."""
+    if "×" not in status:
+        return status
+    return "".join(("." if name == "Pass" else name[0]) * int(n) for name, n in _COUNT.findall(status))
