@@ -9,14 +9,15 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from sgtools.core.settings import Settings
-from sgtools.engine.process import Engine
 from sgtools.engine.warm import WarmEngine, WarmSpec, WarmUnavailable
-from tests.test_warm_engine import RULES, TRICKY, gone, shape
+from tests import test_warm_engine
+from tests.test_warm_engine import TRICKY, gone, shape
+
+spec = test_warm_engine.spec  # the same fixture: the warm engine tests' two rules as a WarmSpec
 
 TEXTS = [TRICKY, "x = 1\n", "eval(a)\neval(b)\n", "print(1)\n", TRICKY.replace("eval", "print")]
 
@@ -30,14 +31,6 @@ def lane_pid(warm: WarmEngine, spec: WarmSpec, lane: int) -> int:
     slot = warm._slots[spec.key() + ((lane,) if lane else ())]
     assert slot.session is not None
     return slot.session.pid
-
-
-@pytest.fixture
-def spec(tmp_path: Path, engine: Engine) -> WarmSpec:
-    rules = tmp_path / "rules.yml"
-    rules.write_text(RULES)
-    return WarmSpec(str(engine.binary), '{"ruleDirs": ["rules"]}', (), rules, ("--custom-languages", "ignore"),
-                    "snippet.py", "python")
 
 
 @pytest.fixture
