@@ -150,9 +150,8 @@ def test_sigkill_between_calls_restarts(warm: WarmEngine, spec: WarmSpec) -> Non
     assert warm.stats.starts == 2
 
 
-def test_sigkill_during_a_call_falls_back_then_restarts(warm: WarmEngine, spec: WarmSpec) -> None:
-    warm.scan(spec, ["x = 1\n"])
-    [pid] = warm.pids()
+def kill_during_a_call(warm: WarmEngine, spec: WarmSpec, pid: int) -> None:
+    """SIGKILL `pid` while `warm` works on a long call: the call fails as stopped (or finished first); pid is gone."""
     big = "eval(1)\n" * 20000  # long enough to be mid-call when the kill lands
     killer = threading.Timer(0.005, os.kill, (pid, signal.SIGKILL))
     killer.start()
@@ -162,6 +161,12 @@ def test_sigkill_during_a_call_falls_back_then_restarts(warm: WarmEngine, spec: 
         assert "stopped" in exc.reason
     killer.join()
     assert gone(pid)
+
+
+def test_sigkill_during_a_call_falls_back_then_restarts(warm: WarmEngine, spec: WarmSpec) -> None:
+    warm.scan(spec, ["x = 1\n"])
+    [pid] = warm.pids()
+    kill_during_a_call(warm, spec, pid)
     assert len(warm.scan(spec, ["eval(1)\n"])[0]) == 1
     assert warm.pids() and warm.pids()[0] != pid
 

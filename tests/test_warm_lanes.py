@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 from collections.abc import Iterator
 
@@ -15,7 +14,7 @@ import pytest
 from sgtools.core.settings import Settings
 from sgtools.engine.warm import WarmEngine, WarmSpec, WarmUnavailable
 from tests import test_warm_engine
-from tests.test_warm_engine import TRICKY, gone, shape
+from tests.test_warm_engine import TRICKY, gone, kill_during_a_call, shape
 
 spec = test_warm_engine.spec  # the same fixture: the warm engine tests' two rules as a WarmSpec
 
@@ -68,15 +67,7 @@ def test_a_lane_killed_between_calls_restarts_alone(lanes: WarmEngine, spec: War
 def test_a_lane_killed_during_a_call_fails_the_call_then_restarts(lanes: WarmEngine, spec: WarmSpec) -> None:
     lanes.scan(spec, TEXTS[:2])
     second = lane_pid(lanes, spec, 1)
-    big = "eval(1)\n" * 20000  # long enough to be mid-call when the kill lands
-    killer = threading.Timer(0.005, os.kill, (second, signal.SIGKILL))
-    killer.start()
-    try:
-        lanes.scan(spec, [big] * 4)
-    except WarmUnavailable as exc:
-        assert "stopped" in exc.reason
-    killer.join()
-    assert gone(second)
+    kill_during_a_call(lanes, spec, second)
     assert shapes(lanes.scan(spec, TEXTS)) == shapes(lanes.scan(spec, TEXTS))
     assert lane_pid(lanes, spec, 1) != second
 
