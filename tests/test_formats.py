@@ -227,3 +227,14 @@ def test_text_points_bundled_fixes_at_an_import_first() -> None:
     bundled = "\n".join(text.render_diagnostics([diag], Path("/nonexistent"), fixable=False))
     assert "[sgtools scan --fix]" in own
     assert "sgtools init, sgtools community import no-eval-python, then sgtools scan --fix" in bundled
+
+
+@pytest.mark.parametrize(("low", "high", "hinted"), [(10, 1, True), (10, 10, True), (9, 1, False), (10, 11, False),
+                                                     (12, 0, False)])
+def test_text_summary_says_how_to_hide_a_long_tail_of_info(root: Path, low: int, high: int, hinted: bool) -> None:
+    diags = ([diag(severity="info", line=2) for _ in range(low - 1)] + [diag(severity="hint", line=2)]
+             + [diag(severity="warning", line=2) for _ in range(high)])
+    report = Report(diagnostics=diags, counts={"info": low - 1, "hint": 1, "warning": high}, root=root)
+    lines = text.summary(report)
+    expected = f"{low} of these are info or hints: --min-severity warning lists only the {high} at warning and above."
+    assert (expected in lines) is hinted, lines

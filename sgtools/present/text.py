@@ -5,7 +5,7 @@ Colour is decided by the caller (a terminal and no NO_COLOR); the renderer only 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -107,6 +107,7 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
     else:
         lines.append(paint("ok", f"✔ no problems found{checked}"))
     lines.extend(signal_line(report.signal, report.diagnostics))
+    lines.extend(_quiet_hint(report.diagnostics))
     if report.baselined:
         where = f" in {report.baseline_file}" if report.baseline_file else ""
         lines.append(f"{plural(len(report.baselined), 'known finding')} from the baseline{where} not shown.")
@@ -115,6 +116,20 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
     if report.rule_errors:
         lines.append(paint("error", f"{plural(len(report.rule_errors), 'rule file')} could not be used (see stderr)."))
     return lines
+
+
+# Below this many info and hint findings among those shown, the list is short enough to read through.
+QUIET_HINT_MIN = 10
+
+
+def _quiet_hint(shown: Sequence[Diagnostic]) -> list[str]:
+    """When info and hints make most of a long list, say how to see only the findings that ask for a change: a
+    new user's first scan of a venv lists ~430 info findings around the 19 warnings and errors."""
+    low = sum(1 for d in shown if d["severity"] in ("info", "hint"))
+    high = len(shown) - low
+    if not high or low < QUIET_HINT_MIN or low < high:
+        return []
+    return [f"{low} of these are info or hints: --min-severity warning lists only the {high} at warning and above."]
 
 
 def _how_to_apply(fix: Fixit, rule_id: str, fixable: bool) -> str:
