@@ -62,6 +62,7 @@ async def _scan(root: Path, env: dict[str, str], args: dict | None = None) -> tu
         return res.structured_content["issues"], engine, pids
 
 
+@pytest.mark.slow
 async def test_scan_code_served_warm_and_nothing_left_after_exit(root: Path, server_env: dict[str, str]) -> None:
     (root / "rules").mkdir()
     (root / "rules" / "no-eval.yml").write_text(RULE)
@@ -81,6 +82,7 @@ async def test_scan_code_served_warm_and_nothing_left_after_exit(root: Path, ser
     assert all(fx["verified"] for d in warm_issues for fx in d["fixits"])
 
 
+@pytest.mark.slow
 async def test_a_pending_change_is_served_warm_too(root: Path, server_env: dict[str, str]) -> None:
     (root / "rules").mkdir()
     (root / "rules" / "no-eval.yml").write_text(RULE.replace("rule:", "ignores: ['tests/**']\nrule:"))

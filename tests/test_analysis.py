@@ -57,6 +57,7 @@ def test_correct_patterns_have_no_findings(engine: Engine, ws: Workspace) -> Non
     assert analyse_rules(ws, engine, rules) == [[], [], [], [], []]
 
 
+@pytest.mark.slow
 def test_misread_fragment_explains_a_failed_example_with_a_context_repair(engine: Engine, ws: Workspace) -> None:
     draft = "id: x\nlanguage: javascript\nrule:\n  pattern: 'password: $VALUE'\n"
     # Alone, the reading as a labeled statement is real JavaScript: nothing at warning level.
@@ -69,6 +70,7 @@ def test_misread_fragment_explains_a_failed_example_with_a_context_repair(engine
     assert _fires(engine, failed["repair"], "javascript", code)
 
 
+@pytest.mark.slow
 def test_examples_drive_the_repair_stop_by_end(engine: Engine, ws: Workspace) -> None:
     draft = ("id: x\nlanguage: python\nrule:\n  kind: function_definition\n  has:\n    pattern: eval($$$)\n")
     found = analyse_rule(ws, engine, draft, {"invalid": ["def f(x):\n    return eval(x)\n"],

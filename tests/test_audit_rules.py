@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sgtools.core import yamlio
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.languages import LANGUAGES
@@ -41,6 +43,7 @@ def test_each_audit_rule_names_its_base_and_shares_its_metadata() -> None:
         assert tags == base_meta.get("tags"), f"{audit['id']}: the base's tags (and `audit`)"  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_an_audit_rule_and_its_base_never_report_the_same_site(engine: Engine, tmp_path: Path) -> None:
     cfg = load_config(Workspace(ROOT))
     pairs = {str(a["id"]): str(b["id"]) for b, a in _pairs()}

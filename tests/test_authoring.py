@@ -59,6 +59,7 @@ def test_rejected_rules_explain_the_cause(ws: Workspace, engine: Engine, rule_ya
     assert res["matches"] == []
 
 
+@pytest.mark.slow
 def test_pattern_that_parses_badly_gets_a_hint(ws: Workspace, engine: Engine) -> None:
     res = authoring.test_rule(ws, engine, "language: python\nrule: {pattern: 'def f(:'}\n",
                               invalid_examples=["def f(): pass"])
@@ -133,6 +134,7 @@ def test_go_call_pattern_read_as_type_conversion_gets_a_hint(ws: Workspace, engi
     assert len(res["matches"]) == 1 and res["hints"] == [] and res["success"] is True
 
 
+@pytest.mark.slow
 def test_go_hint_names_the_pattern_given_not_println(ws: Workspace, engine: Engine) -> None:
     res = authoring.test_rule(ws, engine, "id: no-exit\nlanguage: go\nrule: {pattern: os.Exit($CODE)}\n",
                               invalid_examples=["func f() {\n\tos.Exit(1)\n}"])
@@ -141,6 +143,7 @@ def test_go_hint_names_the_pattern_given_not_println(ws: Workspace, engine: Engi
     assert any("os.Exit($CODE)" in h for h in res["hints"])
 
 
+@pytest.mark.slow
 def test_java_expression_pattern_is_not_blamed_for_its_missing_semicolon(ws: Workspace, engine: Engine) -> None:
     rule = "id: no-sysout\nlanguage: java\nrule: {pattern: System.out.println($A)}\n"
     res = authoring.test_rule(ws, engine, rule, invalid_examples=["class A { void f() { log(1); } }"])

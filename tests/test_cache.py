@@ -107,6 +107,7 @@ def test_the_built_in_digests_are_hashlibs() -> None:
         assert blake2b(data, digest_size=20).digest() == hashlib.blake2b(data, digest_size=20).digest()
 
 
+@pytest.mark.slow
 def test_analyser_source_digest_is_remembered_by_stat_and_follows_every_edit(tmp_path: Path,
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """The analyser's code version (part of every cached analysis key) is a digest of its sources' contents; a

@@ -64,6 +64,7 @@ def test_explain_rule(project: Workspace, capsys: pytest.CaptureFixture[str]) ->
     assert _mcp_text(project, "explain_rule", {"rule_id": "no-eval"}) == shared
 
 
+@pytest.mark.slow
 def test_test_rule(project: Workspace, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     rule_file = tmp_path / "draft.yml"
     rule_file.write_text(RULE, encoding="utf-8")

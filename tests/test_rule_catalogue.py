@@ -166,6 +166,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.slow
 def test_bad_input_is_refused_and_nothing_changes(case: Case, initialized: Workspace, engine: Engine,
                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scratch = tmp_path / "scratch"  # where the store's temp files go; it must be empty again afterwards
@@ -192,6 +193,7 @@ def test_the_catalogue_is_big_enough() -> None:
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.setup is None and c.code == "rule-invalid"],
                          ids=lambda c: c.name)
+@pytest.mark.slow
 def test_validate_rule_refuses_the_same_way(case: Case, initialized: Workspace, engine: Engine) -> None:
     """`validate_rule` (used by the community importer) makes the same checks as the write path."""
     kwargs = {k: v for k, v in case.kwargs.items() if k in ("valid_examples", "invalid_examples")}

@@ -25,6 +25,7 @@ def _both(ws: Workspace, engine: Engine, rule: str, valid: list[str], invalid: l
 
 
 @pytest.mark.parametrize("sev", ["warning", "off"])
+@pytest.mark.slow
 def test_store_and_test_rule_agree(initialized: Workspace, engine: Engine, sev: str) -> None:
     rule = RULE.format(sev=sev)
     from_test_rule, from_store = _both(initialized, engine, rule, ["x = 1\nprint(2)\n"], ["log(1)"])

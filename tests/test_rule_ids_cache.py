@@ -107,6 +107,7 @@ def test_an_edited_rule_is_read_again(tmp_path: Path) -> None:
     assert not (root / "rules" / "dup.yml").exists()
 
 
+@pytest.mark.slow
 def test_stat_memo_remembers_only_settled_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     memo = StatMemo("test-memo", "t")

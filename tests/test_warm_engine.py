@@ -163,6 +163,7 @@ def kill_during_a_call(warm: WarmEngine, spec: WarmSpec, pid: int) -> None:
     assert gone(pid)
 
 
+@pytest.mark.slow
 def test_sigkill_during_a_call_falls_back_then_restarts(warm: WarmEngine, spec: WarmSpec) -> None:
     warm.scan(spec, ["x = 1\n"])
     [pid] = warm.pids()

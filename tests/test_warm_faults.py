@@ -64,6 +64,7 @@ def test_killed_between_calls(proj: Workspace, warm: Engine) -> None:
     assert all(gone(pid) for pid in pids) and not set(pids) & set(warm.warm.pids())
 
 
+@pytest.mark.slow
 def test_killed_during_a_call(proj: Workspace, warm: Engine) -> None:
     assert warm.warm is not None
     same(proj, warm)
@@ -81,6 +82,7 @@ def test_killed_during_a_call(proj: Workspace, warm: Engine) -> None:
     assert warm.warm.stats.last == "warm" and not set(pids) & set(warm.warm.pids())
 
 
+@pytest.mark.slow
 def test_hung_engine(proj: Workspace, warm: Engine) -> None:
     assert warm.warm is not None
     same(proj, warm)
