@@ -35,7 +35,8 @@ def test_every_bundled_rule_follows_the_layout() -> None:
     assert len(files) >= 100
     problems: list[str] = []
     for path in files:
-        doc = yamlio.load_one(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        doc = yamlio.load_one(text)
         folder = path.parent.name
         rid = doc.get("id")
         if rid != path.stem:
@@ -55,7 +56,7 @@ def test_every_bundled_rule_follows_the_layout() -> None:
             problems.append(f"{path.name}: a rule with a fix declares metadata.fixSafety: safe or unsafe")
         if not (ROOT / "rule-tests" / f"{rid}-test.yml").is_file():
             problems.append(f"{path.name}: no rule-tests/{rid}-test.yml")
-        problems += [f"{path.name}: {why}" for why in _costly_regex_classes(path.read_text(encoding="utf-8"))]
+        problems += [f"{path.name}: {why}" for why in _costly_regex_classes(text)]
     assert not problems, "\n".join(problems)
 
 

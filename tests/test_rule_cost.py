@@ -127,11 +127,11 @@ def test_every_bundled_rule_and_the_whole_set_stay_within_the_cost_budget(engine
     assert not problems, "bundled rules over their language's cost budget:\n" + "\n".join(problems)
 
     measured = [r for r in rules if r.id in costs]
+    langs = sorted({r.language for r in measured})
     cheap: list[Rule] = []  # each language's cheaper half, so both runs parse the same files
-    for lang in sorted({r.language for r in measured}):
+    for lang in langs:
         mine = sorted((r for r in measured if r.language == lang), key=lambda r: (costs[r.id]["cost"], r.id))
         cheap += mine[: max(1, len(mine) // 2)]
-    langs = sorted({r.language for r in measured})
     every = [f for lang in langs for f in files[lang]]
     empty = _empty_files(tmp_path, {lang: files[lang] for lang in langs})
     whole, half, whole_load, half_load = [], [], [], []
