@@ -15,9 +15,9 @@ import jsonschema
 import pytest
 
 from sgtools.engine.process import Engine
-from sgtools.fixits.apply import apply_fixes
 from sgtools.project.workspace import Workspace
 from sgtools.scan.paths import scan_path
+from sgtools.workflows.apply_fixes import apply_fixes
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = Path(__file__).resolve().parent / "sample_repo"

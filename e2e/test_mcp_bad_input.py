@@ -104,13 +104,13 @@ def test_every_tool_is_covered() -> None:
 SERVICE = {"scan_code": "sgtools.scan.snippet", "scan_path": "sgtools.scan.paths",
            "add_or_update_rule": "sgtools.rules.store", "remove_rule": "sgtools.rules.store",
            "list_rules": "sgtools.rules.listing", "explain_rule": "sgtools.rules.listing",
-           "test_rule": "sgtools.rules.testing", "suggest_rule": "sgtools.rules.suggest.service",
+           "test_rule": "sgtools.workflows.rule_testing", "suggest_rule": "sgtools.workflows.suggest.service",
            "dump_syntax_tree": "sgtools.rules.syntax",
            "find_code": "sgtools.edit.structural",
-           "rewrite_code": "sgtools.edit.structural", "apply_fixes": "sgtools.fixits.apply",
+           "rewrite_code": "sgtools.edit.structural", "apply_fixes": "sgtools.workflows.apply_fixes",
            "search_community_rules": "sgtools.community.service",
            "get_community_rule_details": "sgtools.community.service",
-           "import_community_rule": "sgtools.community.service", "server_info": "sgtools.project.doctor",
+           "import_community_rule": "sgtools.community.service", "server_info": "sgtools.workflows.doctor",
            "initialize_ast_grep": "sgtools.project.config"}
 
 

@@ -1,7 +1,7 @@
 """`tools/list` is the contract with agents: names, parameters and annotations exactly as the SPEC table says.
 
 The table below is the snapshot; change it only together with SPEC.md. The output keys are derived from the
-services' result TypedDicts (sgtools/*/types.py): they list every field a result always or sometimes has.
+services' result TypedDicts (sgtools/contracts/): they list every field a result always or sometimes has.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ async def main():
     services = sorted(m for m in sys.modules if m.startswith(("sgtools.community.service", "sgtools.community.search",
                       "sgtools.community.sources", "sgtools.scan.snippet", "sgtools.scan.paths", "sgtools.rules.store",
                       "sgtools.rules.listing", "sgtools.rules.validate",
-                      "sgtools.fixits.apply")))
+                      "sgtools.workflows.apply_fixes")))
     print(len(tools), services)
 
 anyio.run(main)

@@ -12,12 +12,12 @@ import pytest
 
 from sgtools.core.errors import BadInput, RuleInvalid
 from sgtools.engine.process import Engine
-from sgtools.project.doctor import server_info
 from sgtools.project.workspace import Workspace
 from sgtools.rules import store
 from sgtools.rules.analysis import analyse_rule
 from sgtools.rules.listing import list_rules
 from sgtools.scan.snippet import scan_code
+from sgtools.workflows.doctor import server_info
 
 BARE = "id: no-println\nlanguage: go\nseverity: warning\nmessage: m\nrule:\n  pattern: fmt.Println($$$ARGS)\n"
 GOOD = "id: no-eval\nlanguage: python\nseverity: error\nmessage: m\nrule:\n  pattern: eval($X)\n"
@@ -127,7 +127,7 @@ def test_scan_code_says_which_rules_its_path_leaves_out(initialized: Workspace, 
 
 
 def test_test_rule_applies_the_same_structural_checks_as_add(initialized: Workspace, engine: Engine) -> None:
-    from sgtools.rules.testing import test_rule
+    from sgtools.workflows.rule_testing import test_rule
 
     res = test_rule(initialized, engine, "id: x\nlanguage: python\nrule:\n  anyy:\n    - pattern: print($A)\n",
                     invalid_examples=["print(2)"])
@@ -144,7 +144,7 @@ def test_a_scan_reports_an_analysis_made_after_it_remembered_none(initialized: W
     """Scans remember that a rule has no analysis (a long-lived server asks for every rule on every call), but
     an analysis made in this process is reported by the very next scan, however long misses are remembered."""
     from sgtools.rules import analysis
-    from sgtools.rules.testing import test_rule
+    from sgtools.workflows.rule_testing import test_rule
 
     monkeypatch.setattr(analysis._cache, "_miss_ttl", 3600.0)
     _write(initialized, "no-println", BARE)

@@ -1,9 +1,9 @@
 """The package layout is the architecture: imports only go down the layers, no module outgrows ~500 lines,
 no function outgrows cyclomatic complexity 20.
 
-Layers, lowest first; a module belongs to the longest prefix listed (so `sgtools.rules.testing` sits above
-`sgtools.rules`). A module may import its own layer and the ones below, never one above. Imports inside
-functions count too: a lazy import is still a dependency.
+Layers, lowest first: one folder each, no module carved out of its folder's layer. A module may import its own
+layer and the ones below, never one above. Imports inside functions count too: a lazy import is still a
+dependency.
 """
 
 from __future__ import annotations
@@ -21,23 +21,20 @@ MAX_COMPLEXITY = 20
 LAYERS: list[tuple[str, ...]] = [
     # The package itself (its version) and core: errors, settings, languages, YAML, globs, atomic writes, caches.
     ("sgtools", "sgtools.core"),
-    # Result and argument shapes (TypedDicts, no behaviour): the vocabulary every layer speaks.
-    ("sgtools.fixits.types", "sgtools.scan.types", "sgtools.edit.types", "sgtools.rules.types",
-     "sgtools.project.types", "sgtools.community.types"),
+    # Result and argument shapes (TypedDicts, no behaviour): the vocabulary every layer speaks, the SPEC in code.
+    ("sgtools.contracts",),
     ("sgtools.engine",),  # the only process boundary (spawn.py), ast-grep (process.py), texts scanned as files
     ("sgtools.project",),  # workspace confinement, sgconfig.yml, language resolution, multi-file writes
     ("sgtools.rules",),  # rule model, loading, checks, the store, listing, analysis
     ("sgtools.edit",),  # text edits and diffs, structural find/rewrite
     ("sgtools.fixits",),  # fix-its: built, verified by re-scanning
     ("sgtools.scan",),  # snippet and path scans, diagnostics, CI collection
-    # Services built on scans: test_rule and suggest_rule check drafts with the snippet scan, apply_fixes
-    # applies what a path scan found.
-    ("sgtools.rules.testing", "sgtools.rules.suggest", "sgtools.fixits.apply"),
+    # Operations that span wings: test_rule and suggest_rule check drafts with the snippet scan, apply_fixes
+    # applies what a path scan found, server_info/doctor reports on engine, config and rule health.
+    ("sgtools.workflows",),
     ("sgtools.community",),  # community sources, search, import (through the rule store)
     ("sgtools.present",),  # text, SARIF, GitHub, JSON renderings of service results
-    # Reports over everything: doctor/server_info (engine, config, rule health) and the Claude hook's message.
-    ("sgtools.project.doctor", "sgtools.scan.hooks"),
-    ("sgtools.cli", "sgtools.server", "sgtools.__main__"),  # adapters
+    ("sgtools.cli", "sgtools.server", "sgtools.__main__"),  # adapters (the Claude hook protocol is cli's)
 ]
 # The one adapter allowed to reach the other: `sgtools serve` starts the MCP server (imported inside `run`).
 ALLOWED = {("sgtools.cli.serve", "sgtools.server")}
@@ -135,8 +132,56 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
     probe.write_text("def f():\n    from sgtools.rules.store import add_or_update_rule\n")
     assert _imports(probe) == {"sgtools.rules.store"}
     assert _layer("sgtools.rules.store") > _layer("sgtools.engine.process")
-    assert _layer("sgtools.rules.testing") > _layer("sgtools.scan.snippet") > _layer("sgtools.rules.store")
+    assert _layer("sgtools.workflows.rule_testing") > _layer("sgtools.scan.snippet") > _layer("sgtools.rules.store")
     assert _spawns("subprocess.Popen") and _spawns("os.execvp") and not _spawns("self.empty")
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of `graph`: its strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component: list[str] = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(out)
+
+
+# The one circle of files kept: the write journal and the workspace lock need each other, by design.
+ALLOWED_CYCLES = [["sgtools.project.journal", "sgtools.project.workspace"]]
+
+
+def test_at_most_the_journal_and_workspace_import_each_other() -> None:
+    """No circle of files inside a layer either (lazy imports count): only journal/workspace, which is sound."""
+    graph = {m: {t for t in _imports(p) if t in MODULES and t != m} for m, p in MODULES.items()}
+    assert _cycles(graph) == ALLOWED_CYCLES
+
+
+def test_the_cycle_checker_sees_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"f"}, "f": {"e"}}
+    assert _cycles(graph) == [["a", "b", "c"], ["e", "f"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
 def test_no_module_is_over_the_line_limit() -> None:

@@ -9,7 +9,7 @@ from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from sgtools.rules import testing as authoring
+from sgtools.workflows import rule_testing as authoring
 from tests.conftest import snapshot_tree
 
 EVAL_RULE = "id: no-eval\nlanguage: python\nseverity: error\nmessage: eval of $X\nrule: {pattern: eval($X)}\n" \

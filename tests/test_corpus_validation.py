@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from sgtools.community.migrate import migrate_rule
 from sgtools.core import yamlio
 from sgtools.core.errors import RuleInvalid
-from sgtools.engine import texts
+from sgtools.engine import tempdirs
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules import listing, schema, store, validate
@@ -146,7 +146,7 @@ def test_after_migration_every_rule_validates_with_its_own_examples(initialized:
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    texts.tmp_root()  # the process-wide dir for scanned texts lives until exit: made before the scratch is patched in
+    tempdirs.tmp_root()  # the process-wide dir for scanned texts lives until exit: made before the scratch is in
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     examples = corpus_examples()
     counts = {"valid": 0, "renamed utils": 0, "fixed key case": 0, "dropped ignored keys": 0, "examples checked": 0}

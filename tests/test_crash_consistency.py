@@ -52,7 +52,7 @@ CHILD = textwrap.dedent("""
         from sgtools.edit import structural
         structural.rewrite_code(ws, engine, "eval($X)", "ev($X)", "python", apply=True)
     elif scenario == "fixes":
-        from sgtools.fixits import apply
+        from sgtools.workflows import apply_fixes as apply
         apply.apply_fixes(ws, engine, apply=True, include_unsafe=True)
     print(steps[0])
 """)

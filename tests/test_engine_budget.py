@@ -11,7 +11,7 @@ import pytest
 
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules import testing
+from sgtools.workflows import rule_testing as testing
 
 
 @pytest.mark.slow

@@ -13,9 +13,9 @@ from sgtools.community import service
 from sgtools.core import yamlio
 from sgtools.engine.process import Engine
 from sgtools.fixits import safety
-from sgtools.fixits.apply import apply_fixes
 from sgtools.project.workspace import Workspace
 from sgtools.scan import paths
+from sgtools.workflows.apply_fixes import apply_fixes
 
 
 def put(ws: Workspace, rel: str, text: str) -> Path:

@@ -12,10 +12,10 @@ import pytest
 
 from sgtools.edit.text import Span
 from sgtools.engine.process import Engine
-from sgtools.fixits import apply
 from sgtools.fixits.judge import Member, _map_through, _Shifts
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
+from sgtools.workflows import apply_fixes as apply
 from tests.faults import report
 
 RULE = ("id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nmetadata: {fixSafety: safe}\n"

@@ -12,9 +12,17 @@ from sgtools.core.errors import ConfigMissing, Conflict, OutsideWorkspace, TooLa
 from sgtools.core.settings import Settings
 from sgtools.edit.text import LineIndex, combined_diff
 from sgtools.engine.process import Engine
-from sgtools.fixits.apply import DUPLICATE, NOT_VERIFIED, OVERLAPS, UNSAFE, apply_fixes, fix_diagnostics, plan_fixes
 from sgtools.project.workspace import Workspace
 from sgtools.scan import paths
+from sgtools.workflows.apply_fixes import (
+    DUPLICATE,
+    NOT_VERIFIED,
+    OVERLAPS,
+    UNSAFE,
+    apply_fixes,
+    fix_diagnostics,
+    plan_fixes,
+)
 from tests.conftest import snapshot_tree
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from sgtools.cli.hook_protocol import BLOCK, PASS, claude_post_tool_use, pending_text
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from sgtools.scan.hooks import BLOCK, PASS, claude_post_tool_use, pending_text
 
 RULE = """\
 id: no-eval

@@ -141,13 +141,13 @@ def test_code_and_files_are_one_or_the_other(proj: Workspace, engine: Engine) ->
 
 
 def test_work_directories_are_reused_and_left_without_files(proj: Workspace, engine: Engine) -> None:
-    from sgtools.engine import texts
+    from sgtools.engine import tempdirs
 
     first = scan_code(proj, engine, files=[{"path": "odd.py/a.py", "code": "eval(x)\n"}])
     again = scan_code(proj, engine, files=[{"path": "odd.py", "code": "eval(y)\n"}])  # a file where a dir was
     assert [d["file"] for d in first["issues"]] == ["odd.py/a.py"]
     assert [d["file"] for d in again["issues"]] == ["odd.py"]
-    for work in texts._free.get("tree", []) + texts._free.get("texts", []):
+    for work in tempdirs._free.get("tree", []) + tempdirs._free.get("texts", []):
         assert work.is_dir() and not [f for _t, _d, files in os.walk(work) for f in files]
 
 

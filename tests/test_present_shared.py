@@ -18,12 +18,12 @@ from sgtools.engine.process import Engine
 from sgtools.present import community, doctor, rules
 from sgtools.present.results import TEXT_ITEMS
 from sgtools.project.workspace import Workspace
-from sgtools.rules import testing
 from sgtools.rules.listing import explain_rule, list_rules
 from sgtools.server import runner
 from sgtools.server.app import TOOLS, tool_specs
 from sgtools.server.schemas import input_schemas
 from sgtools.server.spec import App
+from sgtools.workflows import rule_testing as testing
 
 RULE = ("id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nnote: use ast.literal_eval\n"
         "rule:\n  pattern: eval($X)\n")
@@ -80,7 +80,7 @@ def test_test_rule(project: Workspace, capsys: pytest.CaptureFixture[str], tmp_p
 
 
 def test_server_info(project: Workspace) -> None:
-    from sgtools.project.doctor import server_info
+    from sgtools.workflows.doctor import server_info
 
     mcp = _mcp_text(project, "server_info", {})
     shared = doctor.render_info(server_info(project, Engine()))

@@ -12,9 +12,9 @@ import pytest
 from sgtools.core.errors import ConfigMissing, OutsideWorkspace, RuleInvalid
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
-from sgtools.project.doctor import server_info
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import load_ruleset
+from sgtools.workflows.doctor import server_info
 from tests.conftest import snapshot_tree
 
 EXPECTED_CONFIG = "ruleDirs:\n- rules\nutilDirs:\n- utils\ntestConfigs:\n- testDir: rule-tests\n"

@@ -14,8 +14,9 @@ from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.languages import file_name_for, language_for_path, language_key, resolve_language
 from sgtools.project.workspace import Workspace
-from sgtools.rules import testing, validate
+from sgtools.rules import validate
 from sgtools.scan import snippet
+from sgtools.workflows import rule_testing as testing
 
 ADA = "customLanguages:\n  ada:\n    libraryPath: ada.so\n    extensions: [adb, ads]\n  broken: not-a-mapping\n"
 

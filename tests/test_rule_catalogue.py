@@ -13,7 +13,7 @@ import pytest
 
 from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import get_settings
-from sgtools.engine import texts
+from sgtools.engine import tempdirs
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules import store, validate
@@ -171,9 +171,9 @@ def test_bad_input_is_refused_and_nothing_changes(case: Case, initialized: Works
                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scratch = tmp_path / "scratch"  # where the store's temp files go; it must be empty again afterwards
     scratch.mkdir()
-    # The process-wide directory for scanned texts and rule files (engine/texts.py) lives until exit, by design:
+    # The process-wide directory for scanned texts and rule files (engine/tempdirs.py) lives until exit, by design:
     # it is made before the scratch is patched in, so the scratch holds only what this call leaves behind.
-    texts.tmp_root()
+    tempdirs.tmp_root()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     if case.setup is not None:
         case.setup(initialized, engine)

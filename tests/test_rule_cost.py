@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from sgtools.contracts.scan import RuleCost
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.languages import from_path
 from sgtools.engine.process import Engine
@@ -38,7 +39,6 @@ from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import Rule
 from sgtools.scan.profile import profile_rules
 from sgtools.scan.rulefiles import cached_ruleset, rule_file
-from sgtools.scan.types import RuleCost
 
 REPO = Path(__file__).resolve().parent.parent
 COST_CORPUS = Path(os.environ.get("SGTOOLS_COST_CORPUS") or REPO / ".ci-cache" / "cost-corpus" / "src")

@@ -8,7 +8,8 @@ import pytest
 from sgtools.core.errors import RuleInvalid
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules import testing, validate
+from sgtools.rules import validate
+from sgtools.workflows import rule_testing as testing
 
 RULE = "language: python\nseverity: {sev}\nmessage: no print\nfiles: ['src/**']\nrule: {{pattern: print($A)}}\n"
 

@@ -85,7 +85,7 @@ def test_merge_adds_up_batches_and_render_limits_rows() -> None:
 
 
 def test_profile_is_in_the_mcp_contract() -> None:
-    from sgtools.scan.types import ScanPathArgs, ScanPathResult
+    from sgtools.contracts.scan import ScanPathArgs, ScanPathResult
     from sgtools.server.schemas import schema_of
 
     assert schema_of(ScanPathArgs)["properties"]["profile"]["type"] == "boolean"

@@ -29,7 +29,7 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          "shutil", "bz2", "lzma",
          # ~11 million: the TypedDict shapes of results (typing builds each class); the path imports them only
          # for type checking, the MCP server's schemas load them
-         "sgtools.scan.types", "sgtools.fixits.types", "sgtools.rules.types", "sgtools.project.types")
+         "sgtools.contracts.scan", "sgtools.contracts.fixits", "sgtools.contracts.rules", "sgtools.contracts.project")
 _PROBE = """
 import builtins, json, sys
 compiled = []

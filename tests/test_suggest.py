@@ -11,8 +11,8 @@ import pytest
 from sgtools.core.errors import BadInput
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules.suggest.service import suggest_rule
-from sgtools.rules.testing import test_rule as run_test_rule
+from sgtools.workflows.rule_testing import test_rule as run_test_rule
+from sgtools.workflows.suggest.service import suggest_rule
 
 
 def _best(ws: Workspace, engine: Engine, **req: object) -> dict[str, object]:
@@ -129,8 +129,8 @@ def test_cli_prints_json_and_exit_codes(ws: Workspace) -> None:
 
 
 def test_generalisation_keeps_shared_items_and_abstracts_the_rest(ws: Workspace, engine: Engine) -> None:
-    from sgtools.rules.suggest.candidates import generalisations
-    from sgtools.rules.suggest.tree import read_examples
+    from sgtools.workflows.suggest.candidates import generalisations
+    from sgtools.workflows.suggest.tree import read_examples
 
     def patterns(lang: str, *codes: str) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}

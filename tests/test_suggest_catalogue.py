@@ -9,8 +9,8 @@ import pytest
 
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules.suggest.service import suggest_rule
-from sgtools.rules.testing import test_rule as run_test_rule
+from sgtools.workflows.rule_testing import test_rule as run_test_rule
+from sgtools.workflows.suggest.service import suggest_rule
 from tests.suggest_catalogue import CATALOGUE, FRESH, Request
 
 pytestmark = pytest.mark.slow

@@ -160,7 +160,7 @@ def test_relational_labels_come_from_the_warm_engine(proj: Workspace, warm: Engi
 
 
 def test_test_rule_is_served_warm_with_the_same_answer(proj: Workspace, warm: Engine) -> None:
-    from sgtools.rules.testing import test_rule as run_test_rule
+    from sgtools.workflows.rule_testing import test_rule as run_test_rule
 
     assert warm.warm is not None
     args = {"rule_yaml": RELATIONAL.split("---")[0], "code": REL_CODE, "language": "python",

@@ -10,7 +10,7 @@ from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.present.doctor import render_info
 from sgtools.project.discover import find_config_dir
-from sgtools.project.doctor import server_info
+from sgtools.workflows.doctor import server_info
 
 
 def register(subs: Any) -> None:

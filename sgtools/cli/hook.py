@@ -11,7 +11,7 @@ from typing import Any
 
 from sgtools.cli.common import add_root, engine, needs_subcommand
 from sgtools.cli.exit_codes import EXIT_ERROR
-from sgtools.core.types import SEVERITIES
+from sgtools.contracts.common import SEVERITIES
 
 
 def register(subs: Any) -> None:
@@ -34,9 +34,9 @@ def register(subs: Any) -> None:
 
 
 def run_claude(args: argparse.Namespace) -> int:
+    from sgtools.cli.hook_protocol import PASS, claude_post_tool_use
     from sgtools.core import bounded
     from sgtools.core.errors import TooLarge
-    from sgtools.scan.hooks import PASS, claude_post_tool_use
 
     try:
         raw = bounded.read_stream(sys.stdin.buffer, "The hook input on stdin", "max_input_bytes").decode(

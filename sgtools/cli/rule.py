@@ -135,7 +135,7 @@ def run_remove(args: argparse.Namespace) -> int:
 
 def run_test(args: argparse.Namespace) -> int:
     from sgtools.present import rules as present_rules
-    from sgtools.rules.testing import test_rule
+    from sgtools.workflows.rule_testing import test_rule
 
     result = test_rule(
         workspace(args), engine(), read_rule_file(args.file), code=args.code, language=args.language,

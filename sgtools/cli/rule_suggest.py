@@ -8,7 +8,7 @@ from typing import Any
 from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
 from sgtools.cli.exit_codes import EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.voice import speak
-from sgtools.core.types import SEVERITIES
+from sgtools.contracts.common import SEVERITIES
 
 # Exit codes: EXIT_OK when at least one verified rule came out, EXIT_FINDINGS when none could separate the
 # examples (the reason is printed).
@@ -38,7 +38,7 @@ def register(rule_subs: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sgtools.rules.suggest.service import suggest_rule
+    from sgtools.workflows.suggest.service import suggest_rule
 
     result = suggest_rule(
         workspace(args), engine(), args.language, args.invalid, args.valid, path=args.path, message=args.message,

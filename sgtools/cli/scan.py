@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING, Any
 from sgtools.cli.common import add_root, engine, workspace
 from sgtools.cli.exit_codes import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.progress import Progress
+from sgtools.contracts.common import SEVERITIES
 from sgtools.core.errors import BadInput, SgToolsError
 from sgtools.core.gcpause import collector_paused
-from sgtools.core.types import SEVERITIES
 
 if TYPE_CHECKING:
+    from sgtools.contracts.scan import Diagnostic
     from sgtools.engine.process import Engine
     from sgtools.present.report import Report
     from sgtools.project.workspace import Workspace
     from sgtools.scan.baseline import Baseline
     from sgtools.scan.changes import Changes
     from sgtools.scan.collect import Findings, RuleSource
-    from sgtools.scan.types import Diagnostic
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -158,8 +158,8 @@ def _select_paths(args: argparse.Namespace, ws: Workspace,
 def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, rule_ids: list[str] | None,
          include_unsafe: bool, default_excludes: bool | None) -> dict[str, Any]:
     """`apply_fixes`, once per batch of a long file list (as `collect` scans it), results merged."""
-    from sgtools.fixits.apply import apply_fixes
     from sgtools.scan.collect import path_groups
+    from sgtools.workflows.apply_fixes import apply_fixes
 
     merged: dict[str, Any] = {"diff": "", "changedFiles": [], "fixesApplied": 0, "applied": False, "skipped": [],
                               "ruleErrors": []}

@@ -25,11 +25,11 @@ from sgtools.community.index import (
     render_index,
     validate_index,
 )
-from sgtools.community.types import BuildIndexResult, SkippedRuleFile
+from sgtools.contracts.common import SEVERITIES
+from sgtools.contracts.community import BuildIndexResult, SkippedRuleFile
 from sgtools.core import bounded
 from sgtools.core.errors import BadInput, Conflict, NotFound, TooLarge
 from sgtools.core.languages import canonical
-from sgtools.core.types import SEVERITIES
 from sgtools.project.config import yaml_files
 from sgtools.project.workspace import RULE_ID, Workspace
 

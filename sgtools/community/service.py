@@ -14,7 +14,8 @@ from sgtools.community.build import rule_documents
 from sgtools.community.index import UNKNOWN_LICENSE
 from sgtools.community.search import SearchIndex, from_source, index_key, load_or_build
 from sgtools.community.sources import Source, SourceSet, cache_dir, load_sources
-from sgtools.community.types import (
+from sgtools.contracts.common import SourceStatus
+from sgtools.contracts.community import (
     CommunityMatch,
     CommunityRule,
     CommunityRuleDetails,
@@ -24,7 +25,6 @@ from sgtools.community.types import (
 )
 from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.core.settings import get_settings
-from sgtools.core.types import SourceStatus
 from sgtools.engine.process import Engine
 from sgtools.fixits import safety
 from sgtools.project.workspace import Workspace, check_rule_id

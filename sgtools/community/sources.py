@@ -24,11 +24,11 @@ from urllib.parse import urljoin
 
 from sgtools.community.fetch import cached_fetch, check_url, fetch, is_url, write_cache
 from sgtools.community.index import INDEX_NAME, check_relpath, parse_index
+from sgtools.contracts.common import SourceStatus
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.cache import cache_root, config_root
 from sgtools.core.errors import BadInput, NetworkError, NotFound, SgToolsError, TooLarge
 from sgtools.core.settings import get_settings
-from sgtools.core.types import SourceStatus
 
 SOURCES_ENV = "SGTOOLS_COMMUNITY_SOURCES"
 CONFIG_FILE = "config.toml"

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from sgtools.contracts.edit import Change, CodeMatch, FindCodeResult, RewriteCodeResult, SkippedChange
 from sgtools.core import languages
 from sgtools.core.errors import BadInput, Conflict, EngineFailed, TooLarge
 from sgtools.core.settings import Settings, requested_results
@@ -23,7 +24,6 @@ from sgtools.edit.text import (
     read_source,
     write_previewed,
 )
-from sgtools.edit.types import Change, CodeMatch, FindCodeResult, RewriteCodeResult, SkippedChange
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.syntax import check_code_arg, pattern_refusal_hint, problem_nodes

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from sgtools.contracts.common import Position
 from sgtools.core.errors import BadInput, Conflict, NotFound, TooLarge
-from sgtools.core.types import Position
 from sgtools.project.workspace import Workspace
 
 OverlapPolicy = Literal["error", "skip"]

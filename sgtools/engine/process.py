@@ -128,7 +128,7 @@ class Engine:
     def enable_warm(self) -> None:
         """Serve snippet checks from warm processes when `SGTOOLS_WARM_ENGINE` allows (a long-lived server only)."""
         if self.settings.warm_engine and self.warm is None:
-            from sgtools.engine.warm import WarmEngine  # engine/texts.py, which it uses, imports this module
+            from sgtools.engine.warm import WarmEngine  # loaded only by a long-lived server that turns it on
 
             self.warm = WarmEngine(self.settings)
 

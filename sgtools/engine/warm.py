@@ -37,7 +37,7 @@ from typing import Any
 from sgtools.core.settings import Settings
 from sgtools.engine.lsp import Diag, LspSession
 from sgtools.engine.lsp_protocol import ProtocolError
-from sgtools.engine.texts import tmp_root
+from sgtools.engine.tempdirs import tmp_root
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 

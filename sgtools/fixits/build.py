@@ -8,13 +8,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from sgtools.contracts.common import Position
 from sgtools.core import languages
-from sgtools.core.types import Position
 from sgtools.edit.text import LineIndex, Span, to_span
 
 if TYPE_CHECKING:  # the shapes only: the CLI's scan never loads these TypedDicts (the server's schemas do)
-    from sgtools.fixits.types import Edit, Fixit, FixitRef
-    from sgtools.scan.types import Diagnostic
+    from sgtools.contracts.fixits import Edit, Fixit, FixitRef
+    from sgtools.contracts.scan import Diagnostic
 
 # Languages without line comments where ast-grep honours a block comment (checked: html, css).
 # JSON would parse a comment too, but no JSON consumer accepts one, so JSON gets no suppress fix-it;

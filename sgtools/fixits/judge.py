@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from sgtools.contracts.fixits import Fixit, Verification
+from sgtools.contracts.scan import Diagnostic
 from sgtools.edit.text import Span
-from sgtools.fixits.types import Fixit, Verification
-from sgtools.scan.types import Diagnostic
 
 # The rule id the scanner adds to every verification rule file: `kind: ERROR`, to count parse errors.
 PARSE_RULE_ID = "_sgtools-parse-error"

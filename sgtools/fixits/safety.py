@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 if TYPE_CHECKING:
-    from sgtools.fixits.types import ConfidenceCap, Fixit
+    from sgtools.contracts.fixits import ConfidenceCap, Fixit
 
 Safety = Literal["safe", "unsafe"]
 SAFE: Final = "safe"

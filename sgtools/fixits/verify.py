@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sgtools.contracts.fixits import Fixit
+from sgtools.contracts.scan import Diagnostic
 from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import Settings
 from sgtools.edit.text import Span, apply_edits, to_span
 from sgtools.fixits.judge import EditedText, Member, finish, judge
-from sgtools.fixits.types import Fixit
-from sgtools.scan.types import Diagnostic
 
 if TYPE_CHECKING:  # concurrent.futures costs ~5 ms to import: a scan without fix-its never needs it
     from concurrent.futures import Executor, Future

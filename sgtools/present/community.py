@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sgtools.community.types import CommunityRuleDetails, SearchCommunityRulesResult
+from sgtools.contracts.community import CommunityRuleDetails, SearchCommunityRulesResult
 from sgtools.present.results import Say, keep
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sgtools.contracts.project import DefaultExcludes, ServerInfo
 from sgtools.present.results import Say, keep
 from sgtools.project.excludes import CONFIG_KEY
-from sgtools.project.types import DefaultExcludes, ServerInfo
 
 
 def render_info(info: ServerInfo, *, config_line: str | None = None, problems: Sequence[str] | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sgtools.core.types import SEVERITIES
+from sgtools.contracts.common import SEVERITIES
 from sgtools.present.report import Report
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}

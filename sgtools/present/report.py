@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sgtools.core.types import SEVERITIES, RuleErrorDict
+from sgtools.contracts.common import SEVERITIES, RuleErrorDict
 
 if TYPE_CHECKING:
-    from sgtools.scan.types import Counts, Diagnostic
-else:  # what the fields below hold at run time: the CLI's scan never loads scan/types.py's TypedDicts
+    from sgtools.contracts.scan import Counts, Diagnostic
+else:  # what the fields below hold at run time: the CLI's scan never loads contracts/scan.py's TypedDicts
     Counts = Diagnostic = dict
 
 __all__ = ["SEVERITIES", "Report"]

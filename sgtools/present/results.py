@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sgtools.core.types import SEVERITIES, RuleErrorDict
+from sgtools.contracts.common import SEVERITIES, RuleErrorDict
 from sgtools.present.text import plural
 
 Say = Callable[[str], str]  # how a message reaches its reader: as it is (MCP) or in the CLI's words

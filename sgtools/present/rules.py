@@ -12,9 +12,9 @@ from sgtools.present.results import Say, diagnostic_line, keep, more, rule_error
 from sgtools.present.text import plural
 
 if TYPE_CHECKING:  # shapes only (the MCP server's schemas load them)
-    from sgtools.project.types import InitializeResult
-    from sgtools.rules.suggest.types import SuggestResult
-    from sgtools.rules.types import ExplainRuleResult, ListRulesResult, TestRuleResult
+    from sgtools.contracts.project import InitializeResult
+    from sgtools.contracts.rules import ExplainRuleResult, ListRulesResult, TestRuleResult
+    from sgtools.contracts.suggest import SuggestResult
 
 
 def render_rules(data: ListRulesResult, limit: int | None = None, *, errors: bool = True, say: Say = keep) -> str:

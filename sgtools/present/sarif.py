@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from sgtools.contracts.scan import Diagnostic
 from sgtools.present import sarif_props
 from sgtools.present.report import Report
-from sgtools.scan.types import Diagnostic
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
-    from sgtools.scan.types import Diagnostic
+    from sgtools.contracts.scan import Diagnostic
 
 
 class SummaryRow(TypedDict):

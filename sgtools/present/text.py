@@ -9,13 +9,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sgtools.core.types import SEVERITIES
+from sgtools.contracts.common import SEVERITIES
 from sgtools.present.report import Report
 from sgtools.present.summary import line as signal_line
 
 if TYPE_CHECKING:  # shapes only (the MCP server's schemas load them)
-    from sgtools.fixits.types import Fixit
-    from sgtools.scan.types import Diagnostic
+    from sgtools.contracts.fixits import Fixit
+    from sgtools.contracts.scan import Diagnostic
 
 _RESET = "\033[0m"
 _STYLES = {

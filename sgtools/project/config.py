@@ -14,8 +14,8 @@ from sgtools.core import bounded, yamlio
 from sgtools.core.errors import ConfigMissing, IoFailure, OutsideWorkspace, RuleInvalid
 from sgtools.project.workspace import Workspace
 
-if TYPE_CHECKING:  # a shape only: a scan never loads project/types.py (the server's schemas do)
-    from sgtools.project.types import InitializeResult
+if TYPE_CHECKING:  # a shape only: a scan never loads contracts/project.py (the server's schemas do)
+    from sgtools.contracts.project import InitializeResult
 
 CONFIG_NAME = "sgconfig.yml"
 DEFAULT_CONFIG = """\

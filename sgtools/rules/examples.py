@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sgtools.contracts.rules import ExampleFailure
 from sgtools.rules.draft import snip
-from sgtools.rules.types import ExampleFailure
 
 # texts -> ast-grep's matches for each text, in order
 ExampleRunner = Callable[[Sequence[str]], list[list[dict[str, Any]]]]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sgtools.contracts.common import Examples
+from sgtools.contracts.rules import ExplainRuleResult, ListRulesResult, RuleSummary
 from sgtools.core.errors import BadInput, NotFound
-from sgtools.core.types import Examples
 from sgtools.engine.process import Engine
 from sgtools.project.config import load_config
 from sgtools.project.languages import language_key, unknown_language_message
@@ -15,7 +16,6 @@ from sgtools.rules.analysis.project import analyse_project
 from sgtools.rules.docfile import DocFile
 from sgtools.rules.locate import load_docs_quietly, project_ids, test_files_for, tested_ids, unknown_id_message
 from sgtools.rules.ruleset import DEFAULT_SEVERITY, load_ruleset
-from sgtools.rules.types import ExplainRuleResult, ListRulesResult, RuleSummary
 
 
 def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> ListRulesResult:

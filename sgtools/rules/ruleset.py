@@ -11,10 +11,10 @@ import threading
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from sgtools.contracts.common import RuleErrorDict
 from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
 from sgtools.core.digest import sha256
-from sgtools.core.types import RuleErrorDict
 from sgtools.engine import trust
 from sgtools.engine.process import Engine, stderr_message
 from sgtools.project.config import ProjectConfig

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import LiteralScalarString
 
+from sgtools.contracts.rules import AddOrUpdateRuleResult, RemoveRuleResult, RuleTestReport
 from sgtools.core import yamlio
 from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.engine.process import Engine
@@ -34,7 +35,6 @@ from sgtools.rules.locate import (
     test_files_for,
     unknown_id_message,
 )
-from sgtools.rules.types import AddOrUpdateRuleResult, RemoveRuleResult, RuleTestReport
 from sgtools.rules.validate import prepare
 
 if TYPE_CHECKING:

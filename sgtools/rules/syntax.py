@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from sgtools.contracts.rules import SyntaxTreeResult
 from sgtools.core import languages
 from sgtools.core.errors import BadInput, SgToolsError, TooLarge
 from sgtools.core.settings import Settings
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules.types import SyntaxTreeResult
 
 FORMATS = ("cst", "ast", "pattern")
 _POSITION = re.compile(r"\((\d+),(\d+)\)-\((\d+),(\d+)\)\s*$")

@@ -15,6 +15,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap
 
+from sgtools.contracts.rules import Finding
 from sgtools.core import yamlio
 from sgtools.core.errors import Conflict, RuleInvalid
 from sgtools.engine.process import NO_CONFIG, Engine
@@ -29,7 +30,6 @@ from sgtools.rules.examples import check_examples
 from sgtools.rules.locate import doc_id, file_ids, project_ids
 from sgtools.rules.ruleset import GLOB_KEYS
 from sgtools.rules.schema import schema_problems
-from sgtools.rules.types import Finding
 
 
 def validate_rule(

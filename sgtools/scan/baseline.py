@@ -14,8 +14,8 @@ from sgtools.core import bounded
 from sgtools.core.digest import sha256
 from sgtools.core.errors import BadInput
 
-if TYPE_CHECKING:  # a shape only: the CLI's scan never loads scan/types.py (the server's schemas do)
-    from sgtools.scan.types import Diagnostic
+if TYPE_CHECKING:  # a shape only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
+    from sgtools.contracts.scan import Diagnostic
 
 BASELINE_VERSION = 1
 _FINGERPRINT_CHARS = 32  # 128 bits of sha256: collisions are not a practical concern for one repository

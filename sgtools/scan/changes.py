@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sgtools.contracts.scan import Diagnostic
 from sgtools.core.digest import sha256
 from sgtools.core.errors import BadInput, EngineFailed
 from sgtools.engine.spawn import EngineResult, run_tool
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
-from sgtools.scan.types import Diagnostic
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}

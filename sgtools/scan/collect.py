@@ -7,15 +7,15 @@ community rules from both, and both see the same findings as the `scan_path` too
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from sgtools.contracts.common import RuleErrorDict
 from sgtools.core.bundled import bundled_dir
-from sgtools.core.types import RuleErrorDict
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.project.config import ProjectConfig, load_config, try_load_config
 from sgtools.project.workspace import Workspace
 from sgtools.scan import signal
 
-if TYPE_CHECKING:  # shapes only: the CLI's scan never loads scan/types.py (the server's schemas do)
-    from sgtools.scan.types import Diagnostic, Profile
+if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
+    from sgtools.contracts.scan import Diagnostic, Profile
 
 
 class RuleSource:

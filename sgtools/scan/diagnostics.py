@@ -11,18 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from sgtools.contracts.common import SEVERITIES, severity
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import Settings, requested_results
-from sgtools.core.types import SEVERITIES, severity
 from sgtools.edit.text import LineIndex, position
 from sgtools.engine.texts import normalize_file
 from sgtools.fixits import safety
 from sgtools.fixits.build import build_fixits, mark_conflicts
 from sgtools.rules.ruleset import Rule
 
-if TYPE_CHECKING:  # shapes only: the CLI's scan never loads scan/types.py (the server's schemas do)
-    from sgtools.scan.types import Counts, Diagnostic, Label, Span
+if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
+    from sgtools.contracts.scan import Counts, Diagnostic, Label, Span
 
 D = TypeVar("D", bound=Mapping[str, Any])
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from sgtools.contracts.scan import ScanCodeArgs, ScanPathArgs, ScanPathResult, ScanResult
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.scan import paths, snippet
 from sgtools.scan.collect import RuleSource, rule_source
-from sgtools.scan.types import ScanCodeArgs, ScanPathArgs, ScanPathResult, ScanResult
 
 
 def bundled_note(source: RuleSource, *, read_only: bool) -> str:

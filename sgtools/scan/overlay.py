@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sgtools.contracts.scan import ScanResult
 from sgtools.core.errors import BadInput, SgToolsError, TooLarge
 from sgtools.engine.process import Engine
 from sgtools.engine.texts import TreeFile, scan_tree
@@ -26,11 +27,10 @@ from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
 from sgtools.scan.diagnostics import NOTHING_LOADED, counts, filter_severity, to_diagnostics
+from sgtools.scan.inputs import check_code, left_out
 from sgtools.scan.paths import verify_files
 from sgtools.scan.rulefiles import cached_ruleset, rule_file
 from sgtools.scan.signal import Signal
-from sgtools.scan.snippet import check_code, left_out
-from sgtools.scan.types import ScanResult
 from sgtools.scan.warmscan import warm_matches, warm_spec
 
 

@@ -29,8 +29,8 @@ from sgtools.scan.diagnostics import (
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
 
-if TYPE_CHECKING:  # shapes only: the CLI's scan never loads scan/types.py (the server's schemas do)
-    from sgtools.scan.types import Diagnostic, ScanPathResult
+if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
+    from sgtools.contracts.scan import Diagnostic, ScanPathResult
 
 
 def scan_path(

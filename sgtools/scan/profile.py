@@ -14,12 +14,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from sgtools.contracts.scan import Profile, RuleCost
 from sgtools.engine.process import Engine
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import Rule
 from sgtools.scan.rulefiles import rule_file
-from sgtools.scan.types import Profile, RuleCost
 
 
 def profile_rules(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Path],

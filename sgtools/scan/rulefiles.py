@@ -21,7 +21,7 @@ from sgtools.core.digest import blake2b, sha256
 from sgtools.core.errors import SgToolsError
 from sgtools.core.lazyre import LazyRe
 from sgtools.engine.process import Engine
-from sgtools.engine.texts import tmp_root
+from sgtools.engine.tempdirs import tmp_root
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import GLOB_KEYS, Rule, RuleError, RuleSet, glob_problem, load_ruleset

@@ -13,8 +13,8 @@ import types
 import typing
 from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints
 
+from sgtools.contracts.common import SEVERITIES
 from sgtools.core.settings import Settings
-from sgtools.core.types import SEVERITIES
 from sgtools.server.spec import ToolSpec
 
 

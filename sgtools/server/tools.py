@@ -8,24 +8,17 @@ from __future__ import annotations
 
 from functools import partial
 
-from sgtools.community.types import (
+from sgtools.contracts.community import (
     CommunityRuleDetails,
     ImportCommunityRuleArgs,
     ImportCommunityRuleResult,
     SearchCommunityRulesArgs,
     SearchCommunityRulesResult,
 )
-from sgtools.core.errors import SgToolsError
-from sgtools.edit.types import FindCodeArgs, FindCodeResult, RewriteCodeArgs, RewriteCodeResult
-from sgtools.fixits.types import ApplyFixesArgs, ApplyFixesResult
-from sgtools.present import community as present_community
-from sgtools.present import doctor as present_doctor
-from sgtools.present import results as render
-from sgtools.present import rules as present_rules
-from sgtools.present.results import TEXT_ITEMS
-from sgtools.project.types import InitializeResult, NoArgs, ServerInfo
-from sgtools.rules.suggest.types import SuggestArgs, SuggestResult
-from sgtools.rules.types import (
+from sgtools.contracts.edit import FindCodeArgs, FindCodeResult, RewriteCodeArgs, RewriteCodeResult
+from sgtools.contracts.fixits import ApplyFixesArgs, ApplyFixesResult
+from sgtools.contracts.project import InitializeResult, NoArgs, ServerInfo
+from sgtools.contracts.rules import (
     AddOrUpdateRuleArgs,
     AddOrUpdateRuleResult,
     DumpSyntaxTreeArgs,
@@ -38,7 +31,14 @@ from sgtools.rules.types import (
     TestRuleArgs,
     TestRuleResult,
 )
-from sgtools.scan.types import ScanCodeArgs, ScanPathArgs, ScanPathResult, ScanResult
+from sgtools.contracts.scan import ScanCodeArgs, ScanPathArgs, ScanPathResult, ScanResult
+from sgtools.contracts.suggest import SuggestArgs, SuggestResult
+from sgtools.core.errors import SgToolsError
+from sgtools.present import community as present_community
+from sgtools.present import doctor as present_doctor
+from sgtools.present import results as render
+from sgtools.present import rules as present_rules
+from sgtools.present.results import TEXT_ITEMS
 from sgtools.server.spec import App, ToolSpec
 
 
@@ -85,13 +85,13 @@ def _explain_rule(app: App, args: RuleIdArgs) -> ExplainRuleResult:
 
 
 def _test_rule(app: App, args: TestRuleArgs) -> TestRuleResult:
-    from sgtools.rules.testing import test_rule
+    from sgtools.workflows.rule_testing import test_rule
 
     return test_rule(app.ws, app.engine, **args)
 
 
 def _suggest_rule(app: App, args: SuggestArgs) -> SuggestResult:
-    from sgtools.rules.suggest.service import suggest_rule
+    from sgtools.workflows.suggest.service import suggest_rule
 
     return suggest_rule(app.ws, app.engine, **args)
 
@@ -115,7 +115,7 @@ def _rewrite_code(app: App, args: RewriteCodeArgs) -> RewriteCodeResult:
 
 
 def _apply_fixes(app: App, args: ApplyFixesArgs) -> ApplyFixesResult:
-    from sgtools.fixits.apply import apply_fixes
+    from sgtools.workflows.apply_fixes import apply_fixes
 
     return apply_fixes(app.ws, app.engine, **args)
 
@@ -140,7 +140,7 @@ def _import_community_rule(app: App, args: ImportCommunityRuleArgs) -> ImportCom
 
 def _server_info(app: App, args: NoArgs) -> ServerInfo:
     from sgtools.community.service import community_sources
-    from sgtools.project.doctor import server_info
+    from sgtools.workflows.doctor import server_info
 
     try:
         sources = community_sources()

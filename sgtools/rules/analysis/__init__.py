@@ -28,7 +28,7 @@ from sgtools.rules.analysis.findings import at_least, never_fires
 from sgtools.rules.analysis.item import Examples, Item
 
 if TYPE_CHECKING:
-    from sgtools.rules.types import Finding
+    from sgtools.contracts.rules import Finding
 
 __all__ = ["Examples", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires"]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sgtools.contracts.rules import Finding
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis import walk
-from sgtools.rules.types import Finding
 
 # Root node kinds of the built-in grammars: climbing to one of them and searching it walks the whole file. A
 # search of a nearer ancestor (a method, a block, a condition) is bounded by that node and not flagged.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the CLI's scan reads cached findings without loading the TypedDicts (the server's schemas do)
-    from sgtools.rules.types import Finding
+    from sgtools.contracts.rules import Finding
 
 # Severities, worst first. `error` means the rule can never fire (or contradicts its own examples).
 ERROR = "error"
@@ -35,7 +35,7 @@ RULE_REFUSED = "rule-refused"  # ast-grep refuses the rule for another reason
 NOT_ANALYSED = "not-analysed"  # the analyser could not run (custom language, engine failure)
 
 
-# The shape itself lives with the rule services' contracts (rules/types.py), so the MCP schemas see it without
+# The shape itself lives with the rule services' contracts (contracts/rules.py), so the MCP schemas see it without
 # this package; import it from there.
 
 

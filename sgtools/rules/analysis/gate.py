@@ -9,12 +9,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sgtools.contracts.rules import Finding
 from sgtools.core.errors import RuleInvalid
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import Examples, analyse_rule
 from sgtools.rules.analysis import findings as F
-from sgtools.rules.types import Finding
 
 
 def describe(found: list[Finding]) -> str:

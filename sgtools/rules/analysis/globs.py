@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sgtools.contracts.rules import Finding
 from sgtools.core import languages
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.analysis.repairs import to_yaml
-from sgtools.rules.types import Finding
 
 _SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "target", "dist", "build", ".tox"}
 _MAX_FILES = 20_000  # files looked at when checking globs; a bigger tree is checked on its first files

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sgtools.contracts.project import RuleAnalysisSummary
+from sgtools.contracts.rules import Finding
 from sgtools.engine.process import Engine
 from sgtools.project.config import ProjectConfig
-from sgtools.project.types import RuleAnalysisSummary
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import Examples, analyse_rules
 from sgtools.rules.analysis import findings as F
 from sgtools.rules.locate import load_docs_quietly
 from sgtools.rules.ruleset import Rule
-from sgtools.rules.types import Finding
 
 
 def project_examples(cfg: ProjectConfig) -> dict[str, Examples]:

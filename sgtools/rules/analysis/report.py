@@ -13,7 +13,7 @@ from sgtools.rules.analysis import last_findings
 from sgtools.rules.ruleset import Rule
 
 if TYPE_CHECKING:
-    from sgtools.scan.types import RuleFinding
+    from sgtools.contracts.scan import RuleFinding
 
 
 def scan_analysis(engine: Engine, rules: Sequence[Rule], config: Path | str) -> list[RuleFinding]:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sgtools.contracts.rules import Finding
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.rules.analysis import cost, kinds, refused, repairs, selfmatch, walk
 from sgtools.rules.analysis import findings as F
@@ -16,7 +17,6 @@ from sgtools.rules.analysis.item import Item
 from sgtools.rules.analysis.repairs import Candidate
 from sgtools.rules.analysis.runner import Batch, Outcome, run
 from sgtools.rules.analysis.selfmatch import Probe, Reading
-from sgtools.rules.types import Finding
 
 _MAX_COMBINED = 24  # two-fault candidates tried per rule when no single mutation passes the examples
 

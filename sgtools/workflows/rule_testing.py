@@ -13,11 +13,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sgtools.contracts.rules import Finding, TestRuleResult
 from sgtools.core import languages, yamlio
 from sgtools.core.errors import BadInput, EngineFailed, RuleInvalid
 from sgtools.core.settings import Settings
 from sgtools.engine.process import NO_CONFIG, Engine
-from sgtools.engine.texts import tmp_root
+from sgtools.engine.tempdirs import tmp_root
 from sgtools.project.config import ProjectConfig, try_load_config
 from sgtools.project.languages import file_name_for, language_key
 from sgtools.project.workspace import Workspace
@@ -27,9 +28,9 @@ from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data
 from sgtools.rules.examples import check_examples
 from sgtools.rules.ruleset import Rule, glob_problem, rule_from_doc
 from sgtools.rules.schema import schema_problems
-from sgtools.rules.types import Finding, TestRuleResult
+from sgtools.scan.inputs import check_code
 from sgtools.scan.rulefiles import rule_file
-from sgtools.scan.snippet import check_code, snippet_diagnostics
+from sgtools.scan.snippet import snippet_diagnostics
 from sgtools.scan.warmscan import verify_runner, warm_spec
 
 DEFAULT_ID = "test-rule"

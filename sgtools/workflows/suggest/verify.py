@@ -17,7 +17,8 @@ from typing import Any
 
 from sgtools.core.errors import EngineFailed
 from sgtools.engine.process import NO_CONFIG, Engine
-from sgtools.engine.texts import scan_texts, tmp_root
+from sgtools.engine.tempdirs import tmp_root
+from sgtools.engine.texts import scan_texts
 from sgtools.scan.rulefiles import yaml_doc
 
 # ast-grep's exit code for a rule it cannot parse (pattern, kind, regex, YAML).

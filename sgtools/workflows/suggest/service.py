@@ -11,20 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from sgtools.contracts.common import SEVERITIES
+from sgtools.contracts.suggest import FixPair, SuggestedRule, SuggestResult
 from sgtools.core import languages
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import Settings
-from sgtools.core.types import SEVERITIES
 from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
-from sgtools.rules.suggest import candidates as cands
-from sgtools.rules.suggest import explain, fixes, render
-from sgtools.rules.suggest.generalise import Generalised
-from sgtools.rules.suggest.tree import Example, read_examples
-from sgtools.rules.suggest.types import FixPair, SuggestedRule, SuggestResult
-from sgtools.rules.suggest.verify import Outcome, run_rules
+from sgtools.workflows.suggest import candidates as cands
+from sgtools.workflows.suggest import explain, fixes, render
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.tree import Example, read_examples
+from sgtools.workflows.suggest.verify import Outcome, run_rules
 
 _CONTEXT_ROOTS = 60  # roots tried in context/selector form when their bare pattern is misread
 _SPARE = 2  # candidates beyond max_candidates kept in reserve for those the rule analyser rejects

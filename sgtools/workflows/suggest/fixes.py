@@ -11,12 +11,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sgtools.contracts.suggest import FixPair
 from sgtools.core.errors import SgToolsError
 from sgtools.edit.text import apply_edits
 from sgtools.engine.process import Engine
-from sgtools.rules.suggest.candidates import Candidate
-from sgtools.rules.suggest.types import FixPair
-from sgtools.rules.suggest.verify import run_rules
+from sgtools.workflows.suggest.candidates import Candidate
+from sgtools.workflows.suggest.verify import run_rules
 
 
 def _captures(match: Mapping[str, Any], before: bytes) -> list[tuple[str, str]]:

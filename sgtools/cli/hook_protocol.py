@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sgtools.contracts.scan import Diagnostic
 from sgtools.core.errors import SgToolsError
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan.types import Diagnostic
 
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"

@@ -1,6 +1,6 @@
 """Shapes every area's results share: severities, 1-based positions, and a rule file that could not be loaded.
 
-The per-service contracts live beside their services (`scan/types.py`, `rules/types.py`, ...). These are plain
+The per-service contracts live beside their services (`contracts/scan.py`, `contracts/rules.py`, ...). These are plain
 TypedDicts: the services return JSON-ready dicts, and the MCP schemas are derived from these classes
 (`sgtools.server.schemas`), so a field added here is published, and a field a service forgets fails mypy.
 """

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sgtools.rules.suggest.generalise import LEVELS, Generalised, Hole, generalise
-from sgtools.rules.suggest.tree import Example, Node
+from sgtools.workflows.suggest.generalise import LEVELS, Generalised, Hole, generalise
+from sgtools.workflows.suggest.tree import Example, Node
 
 _CALLEE_ROLES = ("function", "callee", "constructor", "object", "operand", "receiver")
 MAX_ROOT_CHARS = 2000  # a root longer than this is a whole program, not a construct to flag

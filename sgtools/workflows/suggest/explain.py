@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from sgtools.rules.draft import snip
-from sgtools.rules.suggest.candidates import EXCLUDE, INSIDE, Candidate
-from sgtools.rules.suggest.tree import Example
-from sgtools.rules.suggest.verify import Outcome
+from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate
+from sgtools.workflows.suggest.tree import Example
+from sgtools.workflows.suggest.verify import Outcome
 
 _MAX_NOT_CHARS = 80  # a longer exclusion is a copy of a valid example, not a construct
 _MAX_NOT = 3  # literal exclusions a `not` clause may list before it is just a list of the valid examples

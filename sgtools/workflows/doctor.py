@@ -5,14 +5,14 @@ from __future__ import annotations
 import sys
 
 from sgtools import __version__
+from sgtools.contracts.common import SourceStatus
+from sgtools.contracts.project import EngineInfo, ServerInfo
 from sgtools.core.errors import SgToolsError
 from sgtools.core.languages import LANGUAGES
-from sgtools.core.types import SourceStatus
 from sgtools.engine import trust
 from sgtools.engine.process import Engine
 from sgtools.project import excludes
 from sgtools.project.config import load_config
-from sgtools.project.types import EngineInfo, ServerInfo
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import load_ruleset
 

@@ -8,7 +8,7 @@ from typing import Any
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools.core import yamlio
-from sgtools.rules.suggest.candidates import FORM_NAMES, Candidate
+from sgtools.workflows.suggest.candidates import FORM_NAMES, Candidate
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 

@@ -2,7 +2,7 @@
 
 from typing import Required, TypedDict
 
-from sgtools.core.types import Position
+from sgtools.contracts.common import Position
 
 
 class FindCodeArgs(TypedDict, total=False):

@@ -3,8 +3,8 @@ test_rule (testing) and dump_syntax_tree (syntax); each tool's arguments and res
 
 from typing import Literal, NotRequired, Required, TypedDict
 
-from sgtools.core.types import Examples, RuleErrorDict
-from sgtools.scan.types import Diagnostic
+from sgtools.contracts.common import Examples, RuleErrorDict
+from sgtools.contracts.scan import Diagnostic
 
 
 class AddOrUpdateRuleArgs(TypedDict, total=False):

@@ -2,8 +2,8 @@
 
 from typing import NotRequired, Required, TypedDict
 
-from sgtools.core.types import Examples, SourceStatus
-from sgtools.rules.types import Finding, RuleTestReport
+from sgtools.contracts.common import Examples, SourceStatus
+from sgtools.contracts.rules import Finding, RuleTestReport
 
 
 class SearchCommunityRulesArgs(TypedDict, total=False):

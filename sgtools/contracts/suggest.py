@@ -2,7 +2,7 @@
 
 from typing import NotRequired, Required, TypedDict
 
-from sgtools.rules.types import Finding
+from sgtools.contracts.rules import Finding
 
 
 class FixPair(TypedDict):

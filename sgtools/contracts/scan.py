@@ -2,8 +2,8 @@
 
 from typing import NotRequired, TypedDict
 
-from sgtools.core.types import Position, RuleErrorDict, Severity
-from sgtools.fixits.types import Fixit
+from sgtools.contracts.common import Position, RuleErrorDict, Severity
+from sgtools.contracts.fixits import Fixit
 
 
 class Span(Position):
@@ -81,7 +81,7 @@ class SkippedFile(TypedDict):
 
 
 class RuleFinding(TypedDict):
-    """A rule analysis finding (sgtools.rules.types.Finding) of a rule that ran in a scan, with its rule id."""
+    """A rule analysis finding (sgtools.contracts.rules.Finding) of a rule that ran in a scan, with its rule id."""
 
     ruleId: str
     code: str

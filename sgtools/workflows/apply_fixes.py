@@ -13,12 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sgtools.contracts.common import RuleErrorDict
+from sgtools.contracts.fixits import ApplyFixesResult, FixesResult, SkippedFix
 from sgtools.core.errors import BadInput, Conflict
-from sgtools.core.types import RuleErrorDict
 from sgtools.edit.text import Span, apply_edits, match_style, read_source, to_span, write_previewed
 from sgtools.engine.process import Engine
 from sgtools.fixits.safety import SAFE
-from sgtools.fixits.types import ApplyFixesResult, FixesResult, SkippedFix
 from sgtools.project.workspace import Workspace
 from sgtools.scan.paths import scan_path
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sgtools.rules.suggest.tree import Node
+from sgtools.workflows.suggest.tree import Node
 
 # Fields whose identifier names what is done, not what it is done to.
 _SIGNIFICANT_FIELDS = frozenset({

@@ -2,7 +2,7 @@
 
 from typing import Literal, NotRequired, Required, TypedDict
 
-from sgtools.core.types import RuleErrorDict
+from sgtools.contracts.common import RuleErrorDict
 
 
 class Edit(TypedDict):

@@ -2,7 +2,7 @@
 
 from typing import NotRequired, TypedDict
 
-from sgtools.core.types import RuleErrorDict, SourceStatus
+from sgtools.contracts.common import RuleErrorDict, SourceStatus
 
 
 class NoArgs(TypedDict):
