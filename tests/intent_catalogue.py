@@ -1,0 +1,113 @@
+"""The intent catalogue (tests/data/intent_catalogue.yml): requests as a developer would make them, judged on
+held-out code by plain ast-grep. Shared by tests/test_intent_catalogue.py and bin/intent_eval.py.
+
+Split, fixed before any tuning of the generaliser: request index 0, 2, 4, ... (file order) is the development
+half, 1, 3, 5, ... the test half. Tune only on the development half.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sgtools.core import yamlio
+from sgtools.engine.process import Engine
+from sgtools.project.languages import file_name_for
+from sgtools.project.workspace import Workspace
+from sgtools.rules.suggest.service import suggest_rule
+from sgtools.rules.suggest.verify import run_rules
+
+PATH = Path(__file__).resolve().parent / "data" / "intent_catalogue.yml"
+HALVES = ("dev", "test")
+# Keys of a suggested rule document that the judge keeps: what decides which code it flags.
+_MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
+
+
+@dataclass(frozen=True)
+class Request:
+    index: int
+    id: str
+    language: str
+    request: str
+    invalid: list[str]
+    valid: list[str]
+    held_invalid: list[str]
+    held_valid: list[str]
+    reference: dict[str, Any]
+
+    @property
+    def half(self) -> str:
+        return HALVES[self.index % 2]
+
+
+def load(path: Path = PATH) -> list[Request]:
+    data = yamlio.load_one(path.read_text(encoding="utf-8"))
+    return [Request(i, r["id"], r["language"], r["request"], list(r["invalid"]), list(r["valid"]),
+                    list(r["held_invalid"]), list(r["held_valid"]), dict(r["reference"]))
+            for i, r in enumerate(data["requests"])]
+
+
+def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a rule document that decide what it flags (no id, message or fix)."""
+    return {k: doc[k] for k in _MATCHING_KEYS if k in doc}
+
+
+def judge(engine: Engine, language: str, bodies: Sequence[dict[str, Any]], texts: Sequence[str]) -> list[list[bool]]:
+    """Per rule body, per text: does plain ast-grep flag it (one ast-grep call for all)."""
+    outcomes = run_rules(engine, language, file_name_for(language, None), list(bodies), list(texts))
+    return [[bool(hits) for hits in o.hits] if not o.refused else [False] * len(texts) for o in outcomes]
+
+
+@dataclass
+class Score:
+    """One request's top candidate on its held-out snippets."""
+
+    request: Request
+    found: bool
+    flagged_invalid: int = 0
+    flagged_valid: int = 0
+    seconds: float = 0.0
+    yaml: str = ""
+    explanation: str = ""
+
+    @property
+    def right(self) -> bool:
+        return self.found and self.flagged_invalid == len(self.request.held_invalid) and self.flagged_valid == 0
+
+
+@dataclass
+class Summary:
+    label: str
+    scores: list[Score] = field(default_factory=list)
+
+    def line(self) -> str:
+        n = len(self.scores)
+        if not n:
+            return f"{self.label}: no requests"
+        right = sum(s.right for s in self.scores)
+        held = sum(len(s.request.held_invalid) for s in self.scores)
+        fine = sum(len(s.request.held_valid) for s in self.scores)
+        recall = sum(s.flagged_invalid for s in self.scores)
+        alarms = sum(s.flagged_valid for s in self.scores)
+        none = sum(not s.found for s in self.scores)
+        median = statistics.median(s.seconds for s in self.scores)
+        return (f"{self.label}: right {right}/{n} ({right / n:.0%}); held-out recall {recall}/{held} "
+                f"({recall / held:.0%}); false alarms {alarms}/{fine} ({alarms / fine:.0%}); no rule {none}; "
+                f"median latency {median * 1000:.0f} ms")
+
+
+def score(ws: Workspace, engine: Engine, req: Request) -> Score:
+    start = time.perf_counter()
+    result = suggest_rule(ws, engine, req.language, req.invalid, req.valid)
+    seconds = time.perf_counter() - start
+    if not result["success"]:
+        return Score(req, False, seconds=seconds, explanation=result.get("explanation", ""))
+    top = result["candidates"][0]
+    body = matching_body(yamlio.load_one(top["yaml"]))
+    flags = judge(engine, req.language, [body], [*req.held_invalid, *req.held_valid])[0]
+    n = len(req.held_invalid)
+    return Score(req, True, sum(flags[:n]), sum(flags[n:]), seconds, top["yaml"])
