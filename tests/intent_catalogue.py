@@ -18,8 +18,8 @@ from sgtools.core import yamlio
 from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import Workspace
-from sgtools.rules.suggest.service import suggest_rule
-from sgtools.rules.suggest.verify import run_rules
+from sgtools.workflows.suggest.service import suggest_rule
+from sgtools.workflows.suggest.verify import run_rules
 
 PATH = Path(__file__).resolve().parent / "data" / "intent_catalogue.yml"
 HALVES = ("dev", "test")
