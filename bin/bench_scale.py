@@ -18,7 +18,7 @@ Summary = Callable[[list[float]], dict[str, float]]
 Timer = Callable[..., list[float]]
 
 # Rules that fire on most lines of ordinary Python: the stdlib gives tens of thousands of findings, each with a
-# suppress fix-it and some with a rule fix, so the per-finding work of `sgtools scan` is what this measures.
+# suppress comment (JSON) and some with a rule fix, so the per-finding work of `sgtools scan` is what this measures.
 DENSE_RULES = [
     ("call", "warning", "kind: call", None),
     ("attribute", "info", "kind: attribute", None),

@@ -25,7 +25,8 @@ def test_matches_and_examples_without_a_project(ws: Workspace, engine: Engine) -
     assert res["examples"] == {"passed": 4, "failed": []}
     [d] = res["matches"]
     assert (d["ruleId"], d["line"], d["column"], d["message"]) == ("no-eval", 2, 5, "eval of y")
-    assert [(f["kind"], f["verified"]) for f in d["fixits"]] == [("fix", True), ("suppress", True)]
+    assert [(f["kind"], f["verified"]) for f in d["fixits"]] == [("fix", True)]
+    assert d["suppress"] == {"line": 2, "comment": "# ast-grep-ignore: no-eval"}
     assert any("no sgconfig.yml" in w for w in res["warnings"])
     assert snapshot_tree(ws.root) == before  # nothing written, not even sgconfig.yml
 

@@ -1,6 +1,6 @@
 """The fast paths of a dense `sgtools scan` (optional orjson, per-finding work skipped where a format never shows
 it) print exactly what the plain paths print: golden JSON and text reports of a small tree with rule fixes,
-labels, suppression fix-its, an equivalent linter's suppression, test code, non-ASCII text and CRLF lines."""
+labels, suppression comments, an equivalent linter's suppression, test code, non-ASCII text and CRLF lines."""
 
 from __future__ import annotations
 
@@ -89,10 +89,11 @@ def test_the_golden_tree_exercises_what_the_fast_paths_touch(tree: Path) -> None
     data = json.loads(_scan("--format", "json"))
     issues = data["issues"]
     kinds = {f["kind"] for d in issues for f in d["fixits"]}
-    assert kinds == {"fix", "suppress"} and any(d["labels"] for d in issues)
+    assert kinds == {"fix"} and any(d["labels"] for d in issues)  # a suppression is `suppress`, never a fix-it
+    assert any("suppress" in d for d in issues)
     assert any(d["inTest"] for d in issues) and data["suppressed"] == {"no-print": 1}
-    assert any("\r\n" in f["edits"][0]["newText"] for d in issues for f in d["fixits"])
-    assert any(not any(f["kind"] == "suppress" for f in d["fixits"]) for d in issues)  # the continued line
+    assert any(d["file"] == "src/crlf.py" and "suppress" in d for d in issues)
+    assert any("suppress" not in d for d in issues)  # the continued line
 
 
 @pytest.mark.skipif(not jsonfast.available(), reason="orjson (the `fast` extra) is not installed")
@@ -137,14 +138,15 @@ def test_loads_gives_the_standard_librarys_objects(line: bytes) -> None:
 
 @pytest.mark.parametrize(("args", "built"), [(("--format", "text"), False), (("--format", "github"), False),
                                              (("--format", "json"), True),
-                                             (("--format", "text", "--verify-fixits"), True)])
-def test_suppression_fixits_are_built_only_for_output_that_shows_them(tree: Path, monkeypatch: pytest.MonkeyPatch,
+                                             (("--format", "sarif"), False),
+                                             (("--format", "text", "--verify-fixits"), False)])
+def test_suppressions_are_worked_out_only_for_output_that_shows_them(tree: Path, monkeypatch: pytest.MonkeyPatch,
                                                                       args: tuple[str, ...], built: bool) -> None:
-    from sgtools.fixits import build
+    from sgtools.scan import diagnostics
 
     calls: list[object] = []
-    real = build._suppress_fixit
-    monkeypatch.setattr(build, "_suppress_fixit", lambda *a: calls.append(a) or real(*a))
+    real = diagnostics.suppression
+    monkeypatch.setattr(diagnostics, "suppression", lambda *a: calls.append(a) or real(*a))
     _scan(*args)
     assert bool(calls) is built
 
@@ -182,8 +184,8 @@ def test_a_lines_suppression_context_is_worked_out_once_for_all_its_findings(mon
     real = build._line
     monkeypatch.setattr(build, "_line", lambda index, line_no, *a: calls.append(line_no) or real(index, line_no, *a))
     diags = to_diagnostics(raw, text_by_file={"m.py": text}, rules_by_id={})
-    assert calls == [1] and [d["fixits"][0]["edits"][0]["newText"] for d in diags[:2]] == [
-        "# ast-grep-ignore: r0\n", "# ast-grep-ignore: r1\n"]
+    assert calls == [1] and [d["suppress"] for d in diags[:2]] == [
+        {"line": 1, "comment": "# ast-grep-ignore: r0"}, {"line": 1, "comment": "# ast-grep-ignore: r1"}]
 
 
 def test_a_json_report_reaches_a_utf8_stdout_as_bytes(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:

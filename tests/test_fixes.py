@@ -43,17 +43,14 @@ def diag(ws: Workspace, file: str, old: str, new: str | None, *, rule: str = "r"
     end = start + len(old.encode())
     index = LineIndex(data)
     pos = index.span(start, end)
-    fixits: list[dict[str, Any]] = [
-        {"title": "Ignore", "kind": "suppress", "confidence": 0.3, "verified": True,
-         "edits": [{"file": file, **index.span(start, start), "byteStart": start, "byteEnd": start,
-                    "newText": "# ast-grep-ignore\n"}]},
-    ]
+    fixits: list[dict[str, Any]] = []
     if new is not None:
         edits = [{"file": file, **pos, "byteStart": start, "byteEnd": end, "newText": new}, *(extra_edits or [])]
         fixits.insert(0, {"title": f"Replace with {new}", "kind": "fix", "confidence": 0.9 if verified else 0.2,
                           "verified": verified, "safety": safety, "edits": edits})
     return {"ruleId": rule, "severity": "warning", "message": "m", "note": None, "url": None, "file": file,
-            **pos, "byteStart": start, "byteEnd": end, "text": old, "labels": [], "fixits": fixits}
+            **pos, "byteStart": start, "byteEnd": end, "text": old, "labels": [], "fixits": fixits,
+            "suppress": {"line": pos["line"], "comment": f"# ast-grep-ignore: {rule}"}}
 
 
 @pytest.fixture
@@ -68,7 +65,7 @@ def test_preview_writes_nothing_and_apply_writes_exactly_the_diff(proj: Workspac
         diag(proj, "src/a.py", "x == None", "x is None"),
         diag(proj, "src/a.py", "y == None", "y is None"),
         diag(proj, "src/b.py", "t == None", "t is None"),
-        diag(proj, "src/a.py", "print(1)", None),  # no fix at all: only a suppress fix-it, never applied
+        diag(proj, "src/a.py", "print(1)", None),  # no fix at all: only a suppress comment, never applied
     ]
     before = snapshot_tree(proj.root)
     preview = fix_diagnostics(proj, diags)
@@ -245,7 +242,9 @@ def test_apply_fixes_applies_unsafe_rules_only_when_asked(scanned: Workspace, en
     put(scanned, "rules/wrap.yml", RULES["wrap"] + "metadata:\n  fixSafety: unsafe\n")
     found = paths.scan_path(scanned, engine, paths=["src/n.py"], rule_ids=["wrap"])["issues"]
     assert {fx["safety"] for d in found for fx in d["fixits"] if fx["kind"] == "fix"} == {"unsafe"}
-    assert {fx["safety"] for d in found for fx in d["fixits"] if fx["kind"] == "suppress"} == {"safe"}
+    # the suppression is the finding's `suppress`, never a fix-it, and carries no safety to be applied by
+    assert {fx["kind"] for d in found for fx in d["fixits"]} == {"fix"}
+    assert all(set(d["suppress"]) == {"line", "comment"} for d in found)
     out = apply_fixes(scanned, engine, rule_ids=["wrap"], apply=True)
     assert out["fixesApplied"] == 0 and UNSAFE in [s["reason"] for s in out["skipped"]]
     assert (scanned.root / "src/n.py").read_text() == "wrap(wrap(1))\nexec(code)\n"

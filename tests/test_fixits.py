@@ -1,4 +1,5 @@
-"""Fix-its: exact edits, suppress comments per language, verification by re-scanning, computed confidence."""
+"""Fix-its: exact edits, verification by re-scanning, computed confidence; a finding's `suppress` comment per
+language, never a fix-it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from sgtools.core.errors import Timeout
 from sgtools.core.settings import Settings
 from sgtools.edit.text import apply_edits
 from sgtools.engine.process import Engine
+from sgtools.fixits.build import with_suppression
 from sgtools.project.workspace import Workspace
 from sgtools.scan import paths, snippet, warmscan
 
@@ -53,8 +55,12 @@ def proj(initialized: Workspace) -> Workspace:
     return initialized
 
 
-def fixits_of(res: dict[str, Any], rule_id: str, kind: str) -> list[dict[str, Any]]:
+def fixits_of(res: dict[str, Any], rule_id: str, kind: str = "fix") -> list[dict[str, Any]]:
     return [f for d in res["issues"] if d["ruleId"] == rule_id for f in d["fixits"] if f["kind"] == kind]
+
+
+def suppress_of(res: dict[str, Any], rule_id: str) -> list[dict[str, Any]]:
+    return [d["suppress"] for d in res["issues"] if d["ruleId"] == rule_id and "suppress" in d]
 
 
 def still_reported(ws: Workspace, engine: Engine, language: str, diag: dict[str, Any], fx: dict[str, Any],
@@ -72,12 +78,18 @@ def test_every_verified_fixit_removes_its_diagnostic(proj: Workspace, engine: En
     res = snippet.scan_code(proj, engine, code, language=language)
     checked = 0
     for d in res["issues"]:
+        assert [fx["kind"] for fx in d["fixits"]] in ([], ["fix"])  # a suppression is never a fix-it
         for fx in d["fixits"]:
             assert fx["verification"]["checked"] is True
             if fx["verified"]:
                 assert not still_reported(proj, engine, language, d, fx, code), (d["ruleId"], fx)
                 checked += 1
-    assert checked >= 1
+        # each finding's suppress comment, written in by hand, silences it
+        quiet = with_suppression(code, d["suppress"])
+        again = snippet.scan_code(proj, engine, quiet, language=language)["issues"]
+        assert d["ruleId"] not in [a["ruleId"] for a in again if a["text"] == d["text"]]
+    assert checked >= 1 or all(not d["fixits"] for d in res["issues"])
+    assert res["issues"]
 
 
 def test_broken_fix_is_unverified_with_low_confidence(proj: Workspace, engine: Engine) -> None:
@@ -104,10 +116,9 @@ def test_confidence_is_computed_not_constant(proj: Workspace, engine: Engine) ->
     assert noisy["verification"]["newDiagnostics"] == 1
     assert clean["confidence"] > deletion["confidence"]
     assert clean["confidence"] > noisy["confidence"]
-    suppress = fixits_of(res, "py-eval", "suppress")[0]
-    assert suppress["verified"] and suppress["confidence"] < clean["confidence"]
-    # Silencing an error (py-eval) is worth less than silencing a warning (py-print).
-    assert suppress["confidence"] < fixits_of(res, "py-print", "suppress")[0]["confidence"]
+    # A suppression is no fix-it: it carries no confidence, verification or safety of its own.
+    assert suppress_of(res, "py-eval") == [{"line": 1, "comment": "# ast-grep-ignore: py-eval"}]
+    assert fixits_of(res, "py-eval", "suppress") == []
 
 
 def test_overlapping_fixes_are_marked(proj: Workspace, engine: Engine) -> None:
@@ -130,30 +141,28 @@ def test_overlapping_fixes_are_marked(proj: Workspace, engine: Engine) -> None:
 def test_suppress_comment_syntax(proj: Workspace, engine: Engine, language: str, code: str, rule: str,
                                  expected: str) -> None:
     res = snippet.scan_code(proj, engine, code, language=language)
-    [fx] = fixits_of(res, rule, "suppress")
-    [edit] = fx["edits"]
-    assert edit["newText"] == expected
-    assert edit["byteStart"] == edit["byteEnd"] and edit["column"] == 1
-    assert fx["verified"] is True
-    new = apply_edits(code, fx["edits"])
+    [quiet] = suppress_of(res, rule)
+    [d] = [d for d in res["issues"] if d["ruleId"] == rule]
+    assert quiet == {"line": d["line"], "comment": expected.rstrip("\r\n")}
+    new = with_suppression(code, quiet)
+    assert new.splitlines(keepends=True)[d["line"] - 1] == expected
     assert rule not in [d["ruleId"] for d in snippet.scan_code(proj, engine, new, language=language)["issues"]]
 
 
 def test_no_suppress_where_comments_do_not_work(proj: Workspace, engine: Engine) -> None:
     res = snippet.scan_code(proj, engine, "{\n  \"secret\": 1\n}\n", language="json")
     assert [d["ruleId"] for d in res["issues"]] == ["json-key"]
-    assert res["issues"][0]["fixits"] == []
+    assert res["issues"][0]["fixits"] == [] and "suppress" not in res["issues"][0]
 
 
 def test_existing_ignore_comment_is_extended(proj: Workspace, engine: Engine) -> None:
     code = "# ast-grep-ignore: py-eval\nprint(eval(s))\n"
     res = snippet.scan_code(proj, engine, code, language="python")
     assert [d["ruleId"] for d in res["issues"]] == ["py-print"]
-    [fx] = fixits_of(res, "py-print", "suppress")
-    assert fx["edits"][0]["newText"] == "# ast-grep-ignore: py-eval, py-print"
-    assert (fx["edits"][0]["byteStart"], fx["edits"][0]["byteEnd"]) == (0, 26)
-    assert fx["verified"] is True
-    new = apply_edits(code, fx["edits"])
+    [quiet] = suppress_of(res, "py-print")
+    assert quiet == {"line": 1, "comment": "# ast-grep-ignore: py-eval, py-print", "replace": True}
+    new = with_suppression(code, quiet)
+    assert new == "# ast-grep-ignore: py-eval, py-print\nprint(eval(s))\n"
     assert snippet.scan_code(proj, engine, new, language="python")["issues"] == []
 
 
@@ -182,7 +191,7 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
     monkeypatch.setattr(Engine, "run", counting_run)
     res = snippet.scan_code(proj, engine, code, language="python")
     fixes = sum(1 for d in res["issues"] for f in d["fixits"] if f["kind"] == "fix")
-    assert sum(len(d["fixits"]) for d in res["issues"]) >= 8
+    assert fixes >= 4
     assert all(f["verified"] for d in res["issues"] for f in d["fixits"])
     scans = [c for c in calls if c[0] == "scan"]
     dumps = [c for c in calls if c[0] == "run"]
@@ -197,12 +206,7 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
     assert len([c for c in calls if c[0] == "scan"]) <= 4
     verified = {(d["ruleId"], f["kind"]): f["verified"] for d in res["issues"] for f in d["fixits"]}
     assert verified[("py-bad-fix", "fix")] is False and verified[("py-refires", "fix")] is False
-    assert verified[("py-eval", "fix")] is True and verified[("py-print", "suppress")] is True
-    calls.clear()
-    res = snippet.scan_code(proj, engine, code + 'x = """doc\n""" + eval(q)\n', language="python")
-    assert len([c for c in calls if c[0] == "scan"]) <= 5  # the 5 suppressions' copy halved until the bad one is alone
-    suppress = {d["line"]: f["verified"] for d in res["issues"] for f in d["fixits"] if f["kind"] == "suppress"}
-    assert suppress == {1: True, 2: True, 3: True, 4: True, 6: False}
+    assert verified[("py-eval", "fix")] is True and verified[("py-print", "fix")] is True
 
     for rel, text in (("a.py", code), ("b.py", code), ("c.js", "var q = 2;\n")):
         (proj.root / rel).write_text(text)
@@ -212,26 +216,19 @@ def test_verification_is_batched(proj: Workspace, engine: Engine, monkeypatch: p
 
 
 def test_verification_cap(proj: Workspace) -> None:
-    res = snippet.scan_code(proj, Engine(settings=Settings(fixit_verify_max=1)), "eval(a)\n", language="python")
-    first, second = res["issues"][0]["fixits"]
+    res = snippet.scan_code(proj, Engine(settings=Settings(fixit_verify_max=1)), "eval(a)\nprint(b)\n",
+                            language="python")
+    [first], [second] = (d["fixits"] for d in res["issues"])
     assert first["verification"]["checked"] is True
     assert second["verification"] == {"checked": False, "reason": "verification limit reached"}
-    assert second["verified"] is False and 0 < second["confidence"] < 0.5
-
-
-def test_fix_fixits_are_verified_before_suppress_ones(proj: Workspace) -> None:
-    capped = Engine(settings=Settings(fixit_verify_max=2))
-    res = snippet.scan_code(proj, capped, "eval(a)\nprint(b)\n", language="python")
-    checked = {(d["ruleId"], f["kind"]): f["verification"]["checked"] for d in res["issues"] for f in d["fixits"]}
-    assert checked == {("py-eval", "fix"): True, ("py-print", "fix"): True,
-                       ("py-eval", "suppress"): False, ("py-print", "suppress"): False}
+    assert second["verified"] is False and 0 < second["confidence"] <= 0.5  # the prior, never more
 
 
 def test_path_scan_can_skip_verification(proj: Workspace, engine: Engine) -> None:
     (proj.root / "a.py").write_text("eval(a)\n")
     res = paths.scan_path(proj, engine, verify_fixits=False)
     [d] = res["issues"]
-    assert [f["verification"] for f in d["fixits"]] == [{"checked": False, "reason": "verification not requested"}] * 2
+    assert [f["verification"] for f in d["fixits"]] == [{"checked": False, "reason": "verification not requested"}]
     assert not any(f["verified"] for f in d["fixits"])
 
 
@@ -268,6 +265,6 @@ def test_failed_verification_scan_keeps_the_findings(proj: Workspace, engine: En
 def test_suppress_goes_after_a_byte_order_mark(proj: Workspace, engine: Engine) -> None:
     code = "\ufeffprint(1)\n"
     res = snippet.scan_code(proj, engine, code, language="python")
-    [fx] = fixits_of(res, "py-print", "suppress")
-    assert fx["edits"][0]["byteStart"] == 3 and fx["verified"] is True
-    assert apply_edits(code, fx["edits"]) == "\ufeff# ast-grep-ignore: py-print\nprint(1)\n"
+    [quiet] = suppress_of(res, "py-print")
+    assert quiet == {"line": 1, "comment": "# ast-grep-ignore: py-print"}
+    assert with_suppression(code, quiet) == "\ufeff# ast-grep-ignore: py-print\nprint(1)\n"

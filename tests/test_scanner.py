@@ -113,7 +113,8 @@ def test_scan_code_reports_structured_diagnostics(proj: Workspace, engine: Engin
     assert (d["byteStart"], d["byteEnd"], d["text"]) == (4, 14, "eval(data)")
     assert d["file"] is None
     assert d["labels"] == []  # the default primary label only repeats the match
-    assert [f["kind"] for f in d["fixits"]] == ["fix", "suppress"]
+    assert [f["kind"] for f in d["fixits"]] == ["fix"]  # the suppression comment is apart, never a fix-it
+    assert d["suppress"] == {"line": 1, "comment": "# ast-grep-ignore: no-eval"}
 
 
 def test_scan_code_clean_snippet_and_min_severity(proj: Workspace, engine: Engine) -> None:

@@ -269,9 +269,9 @@ def _scan(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSour
                         # Re-scanning every fix-it costs about one more engine call over the matched files:
                         # paid where fixes are published (SARIF) or asked for, not by a report-only CI gate.
                         verify_fixits=verify, default_excludes=args.default_excludes, profile=args.profile,
-                        # Text and GitHub output show a rule's fix, never a suppression comment; a verified run
-                        # keeps them all, so that each fix-it is checked exactly as in JSON.
-                        suppress_fixits=verify or args.format in ("json", "sarif"),
+                        # Only JSON carries a finding's `suppress` comment (text, GitHub and SARIF show fixes
+                        # only: a suppression is no fix).
+                        with_suppress=args.format == "json",
                         on_file=progress.file_done if progress is not None else None)
     return fixes, found
 

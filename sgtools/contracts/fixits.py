@@ -45,9 +45,23 @@ class ConfidenceCap(TypedDict):
     basis: str
 
 
+class Suppress(TypedDict):
+    """The ast-grep-ignore comment that would silence a finding: not a fix-it, never applied by a fix command, to
+    be written only on the developer's word. `comment` (indented, without the newline) is inserted as line `line`
+    (the code below moves down a line), or, with `replace`, replaces line `line` (an ignore comment there gains
+    this rule)."""
+
+    line: int
+    comment: str
+    replace: NotRequired[bool]
+
+
 class Fixit(TypedDict):
+    """A change that fixes the finding: the rule's own fix (`kind` is always `fix`; a suppression is `suppress`
+    on the finding, never a fix-it)."""
+
     title: str
-    kind: Literal["fix", "suppress"]
+    kind: Literal["fix"]
     confidence: float
     verified: bool
     edits: list[Edit]

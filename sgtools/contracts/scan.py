@@ -3,7 +3,7 @@
 from typing import NotRequired, TypedDict
 
 from sgtools.contracts.common import Position, RuleErrorDict, Severity
-from sgtools.contracts.fixits import Fixit
+from sgtools.contracts.fixits import Fixit, Suppress
 
 
 class Span(Position):
@@ -37,6 +37,9 @@ class Diagnostic(TypedDict):
     text: str
     labels: list[Label]
     fixits: list[Fixit]
+    # the ast-grep-ignore comment that would silence it (not a fix: only on the developer's word); absent where
+    # no comment can, and in output that never shows it
+    suppress: NotRequired[Suppress]
     inTest: NotRequired[bool]  # in test code (scan/testcode.py); always set by scans
     fingerprint: NotRequired[str]  # added by `sgtools scan` for baselines and CI formats
 

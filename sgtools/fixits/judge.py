@@ -42,9 +42,9 @@ class Member:
 
 @dataclass
 class EditedText:
-    """One edited copy of a job's text: a single fix-it, or several suppress fix-its that do not overlap (a
-    file with fifty findings then costs one copy for its suppressions, not fifty); when a combined copy
-    shows anything unexpected, its fix-its are checked one by one instead."""
+    """One edited copy of a job's text: a single fix-it, or several whose matches and edits do not touch (a
+    file with fifty findings then costs one copy, not fifty); when a combined copy shows anything unexpected,
+    it is halved until the culprits stand alone."""
 
     job: int
     members: list[Member]
@@ -143,8 +143,7 @@ def judge(text: EditedText, old: Sequence[Mapping[str, Any]], new: Sequence[Mapp
 
 
 def _spots(members: Sequence[Member], desc: Sequence[Member]) -> list[list[tuple[int, int]]]:
-    """"There", for each fix-it: its edited bytes, and where the flagged code sits after the edits (a suppress
-    comment moves it down a line)."""
+    """"There", for each fix-it: its edited bytes, and where the flagged code sits after the edits."""
     spots: list[list[tuple[int, int]]] = []
     shift = 0
     for m in members:
@@ -201,9 +200,7 @@ def finish(m: Member) -> None:
         fx, verified=verified, parses=parses, still_fires=info["stillFires"],
         broken_before=info["parseErrorsBefore"] > 0 or bool(info.get("missingBefore")),
         new_other=info["_others"], new_same=info["_same"],
-        missing_unchecked=fx.get("kind") == "fix" and info.get("missingAfter") is None
-        and "missingCheck" not in info,
-        severity=str(m.diag.get("severity", "")),
+        missing_unchecked=info.get("missingAfter") is None and "missingCheck" not in info,
     )
     cap = fx.get("confidenceCap")
     if isinstance(cap, Mapping):  # what was measured for this rule's fixes on real code (fixits/safety.py)
@@ -211,23 +208,18 @@ def finish(m: Member) -> None:
 
 
 def _confidence(fx: Mapping[str, Any], *, verified: bool, parses: bool, still_fires: bool, broken_before: bool,
-                new_other: int, new_same: int, missing_unchecked: bool = False, severity: str = "") -> float:
+                new_other: int, new_same: int, missing_unchecked: bool = False) -> float:
     """How safe it is to apply this fix-it blindly, from what the re-scan showed."""
-    suppress = fx.get("kind") == "suppress"
     if not parses:
-        return 0.05 if suppress else 0.1
+        return 0.1
     if still_fires:
-        return 0.15 if suppress else 0.25
-    score = 0.6 if suppress else 0.95  # a suppression hides the problem; it never solves it
+        return 0.25
+    score = 0.95
     edit = fx["edits"][0]
-    if suppress:
-        # Silencing an error is rarely the right call; silencing a hint often is.
-        score += {"error": -0.15, "warning": -0.05, "info": 0.0, "hint": 0.05}.get(severity, 0.0)
-    else:
-        if edit["newText"] == "":
-            score -= 0.15  # deleting code is right for the rule, not always for the program
-        if "\n" in edit["newText"] or edit["endLine"] != edit["line"]:
-            score -= 0.05
+    if edit["newText"] == "":
+        score -= 0.15  # deleting code is right for the rule, not always for the program
+    if "\n" in edit["newText"] or edit["endLine"] != edit["line"]:
+        score -= 0.05
     if new_other:
         score -= min(0.3, 0.1 * new_other)
     if new_same:

@@ -9,7 +9,7 @@ that the program now does something else. So safety is data the rule declares, k
 
 A rule declares it as `metadata.fixSafety`. A rule imported from a community source that declares nothing is
 `unsafe` (nobody here has judged it); a project's own rule that declares nothing is `safe`, since its author
-wrote the fix for this code base. A suppress fix-it only adds a comment, so it is always `safe`.
+wrote the fix for this code base. A suppression is no fix-it and has no class: it is never applied.
 """
 
 from __future__ import annotations
@@ -68,13 +68,9 @@ def rule_fix_safety(data: Mapping[str, Any] | None) -> Safety:
 
 
 def mark(fixits: Sequence[Fixit], data: Mapping[str, Any] | None) -> None:
-    """Set `safety` on each fix-it of one diagnostic (the rule's class for its `fix`, `safe` for a suppression),
-    and `confidenceCap` on a `fix` whose kind was measured or is unsafe: verification never raises the
-    confidence above it (fixits/judge.py)."""
+    """Set `safety` on each fix-it of one diagnostic (the rule's class), and `confidenceCap` on one whose kind
+    was measured or is unsafe: verification never raises the confidence above it (fixits/judge.py)."""
     for fx in fixits:
-        if fx.get("kind") != "fix":
-            fx["safety"] = SAFE
-            continue
         fx["safety"] = rule_fix_safety(data)
         cap = confidence_cap(data, fx["safety"])
         if cap is not None:

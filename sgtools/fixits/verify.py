@@ -49,10 +49,8 @@ def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
         fx["confidence"] = 0.05
 
 
-def _plan(text: str, kind: str, members: Sequence[Member]) -> list[list[Member]]:
-    """The copies to make for one job's fix-its of one kind (see `verify_fixits`)."""
-    if kind == "suppress":
-        return _groups(members)
+def _plan(text: str, members: Sequence[Member]) -> list[list[Member]]:
+    """The copies to make for one job's fix-its (see `verify_fixits`)."""
     risky = [m for m in members if _may_drop_token(text, m.span)]
     safe = [m for m in members if not _may_drop_token(text, m.span)]
     return [*_apart(safe), *([m] for m in risky)]
@@ -81,19 +79,6 @@ def _apart(members: Sequence[Member]) -> list[list[Member]]:
     return groups
 
 
-def _groups(members: Sequence[Member]) -> list[list[Member]]:
-    """Members in copies of non-overlapping edits (first fit, by position)."""
-    groups: list[list[Member]] = []
-    for m in sorted(members, key=lambda m: (m.span.start, m.span.end)):
-        for g in groups:
-            if not m.span.overlaps(g[-1].span) and not m.span.same_as(g[-1].span):
-                g.append(m)
-                break
-        else:
-            groups.append([m])
-    return groups
-
-
 _PAIRS = (("(", ")"), ("[", "]"), ("{", "}"))
 _TERMINATORS = ";,:"
 _DANGLING = re.compile(r"[^\w\s)\]}\"'`]\s*$")
@@ -117,8 +102,7 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                   count_missing: MissingCounter | None = None, *, settings: Settings) -> None:
     """Check every fix-it of `jobs` in place: one `run_batch(language, texts)` call per language, which must
     scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule (and one more
-    per language per round while combined copies are halved: at most log2 of the largest copy's size). Within
-    the limits, `fix` fix-its are checked before `suppress` ones: they are what gets applied.
+    per language per round while combined copies are halved: at most log2 of the largest copy's size).
 
     ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
     dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
@@ -129,8 +113,7 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     # So fix-its whose matches and edits do not touch are checked together in one copy, and a copy showing
     # anything unexpected is split in halves until the culprits stand alone (log2 n more rounds at most).
     # A fix that could drop a token the grammar needs is checked alone: its MISSING-token count is its own.
-    # Suppress comments only add comment lines: they are grouped by edit alone.
-    texts = copies.make((j, g) for (j, kind), members in chosen.items() for g in _plan(jobs[j].text, kind, members))
+    texts = copies.make((j, g) for j, members in chosen.items() for g in _plan(jobs[j].text, members))
     # MISSING-token counts run on their own threads while the batch scans (they only read the texts); each
     # `fix` copy is one edit alone, so its count belongs to that fix-it.
     from concurrent.futures import ThreadPoolExecutor  # ~7 ms to import: not on a path scan without fixes
@@ -153,26 +136,23 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
         finish(m)
 
 
-def _choose(jobs: Sequence[VerifyJob], max_count: int) -> dict[tuple[int, str], list[Member]]:
-    """The fix-its to check, `fix` ones first, at most `max_count`; the others are marked unchecked."""
+def _choose(jobs: Sequence[VerifyJob], max_count: int) -> dict[int, list[Member]]:
+    """The fix-its to check, at most `max_count`; the others are marked unchecked."""
     left = max_count
-    chosen: dict[tuple[int, str], list[Member]] = {}
-    for kind in ("fix", "suppress"):
-        for j, job in enumerate(jobs):
-            for diag in job.diags:
-                for fx in diag.get("fixits", []):
-                    if fx.get("kind") != kind:
-                        continue
-                    if left <= 0:
-                        _unchecked(fx, LIMIT_REACHED)
-                        continue
-                    try:
-                        span = to_span(fx["edits"][0])
-                    except SgToolsError as exc:
-                        _unchecked(fx, exc.message, bad_edit=True)
-                        continue
-                    left -= 1
-                    chosen.setdefault((j, kind), []).append(Member(j, fx, diag, span))
+    chosen: dict[int, list[Member]] = {}
+    for j, job in enumerate(jobs):
+        for diag in job.diags:
+            for fx in diag.get("fixits", []):
+                if left <= 0:
+                    _unchecked(fx, LIMIT_REACHED)
+                    continue
+                try:
+                    span = to_span(fx["edits"][0])
+                except SgToolsError as exc:
+                    _unchecked(fx, exc.message, bad_edit=True)
+                    continue
+                left -= 1
+                chosen.setdefault(j, []).append(Member(j, fx, diag, span))
     return chosen
 
 
@@ -215,7 +195,7 @@ def _count_missing(pool: Executor, count_missing: MissingCounter, jobs: Sequence
     also the ids of the fix-its that cannot lose one."""
     originals: dict[int, Future[int | None]] = {}
     missing: dict[int, tuple[Future[int | None], Future[int | None]]] = {}
-    fix_texts = [t for t in texts if t.members[0].fixit.get("kind") == "fix"]
+    fix_texts = list(texts)
     no_token_lost = {id(m) for t in fix_texts for m in t.members if not _may_drop_token(jobs[t.job].text, m.span)}
     for t in [t for t in fix_texts if len(t.members) == 1 and id(t.members[0]) not in no_token_lost][:max(0, cap)]:
         job = jobs[t.job]

@@ -94,12 +94,12 @@ def path_groups(engine: Engine, paths: list[str] | None) -> list[list[str] | Non
 def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[str] | None,
             min_severity: str | None = None, rule_ids: list[str] | None = None,
             verify_fixits: bool = True, on_file: Callable[[], None] | None = None,
-            default_excludes: bool | None = None, profile: bool = False, suppress_fixits: bool = True) -> Findings:
+            default_excludes: bool | None = None, profile: bool = False, with_suppress: bool = True) -> Findings:
     """Every finding of `scan_path`, in one engine pass per batch of paths. All of them, always: a CI gate
     must not pass because the finding that fails it lay beyond a display limit. `verify_fixits=False` skips the
     re-scans that check fix-its, for output that never shows them. `on_file` hears of each file as it is
-    scanned (progress). `profile` times each rule too (`Findings.profiles`). `suppress_fixits=False` skips the
-    suppression fix-its, for output that never shows them."""
+    scanned (progress). `profile` times each rule too (`Findings.profiles`). `with_suppress=False` skips
+    each finding's `suppress` comment, for output that never shows it."""
     from sgtools.scan.diagnostics import sort_key
     from sgtools.scan.paths import scan_path  # the scanner pulls in fix-it verification; load it only to scan
 
@@ -113,7 +113,7 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
         result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
                            offset=0, config=source.scan_config, verify_fixits=verify_fixits, watch=watch,
                            default_excludes=default_excludes, every_finding=True, profile=profile,
-                           suppress_fixits=suppress_fixits)
+                           with_suppress=with_suppress)
         found.files_checked += watch.files
         if "profile" in result:
             found.profiles.append(result["profile"])

@@ -18,7 +18,7 @@ from sgtools.core.settings import Settings, requested_results
 from sgtools.edit.text import LineIndex, position
 from sgtools.engine.texts import normalize_file
 from sgtools.fixits import safety
-from sgtools.fixits.build import build_fixits, mark_conflicts
+from sgtools.fixits.build import build_fixits, mark_conflicts, suppression
 from sgtools.rules.ruleset import Rule
 
 if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
@@ -82,15 +82,15 @@ def to_diagnostics(
     rules_by_id: Mapping[str, Rule],
     file_override: str | None = None,
     with_fixits: bool = True,
-    suppress_fixits: bool = True,
+    with_suppress: bool = True,
 ) -> list[Diagnostic]:
     """SPEC Diagnostics, sorted by (file, byteStart, ruleId).
 
     `text_by_file` maps ast-grep's `file` field (as printed) to the scanned text; it is needed for fix-it
     positions. `file_override` names the file for snippet scans (ast-grep prints `STDIN`); pass None with
     snippet scans that have no virtual path. Fix-its come back unverified: `fixits.verify.verify_fixits` checks them.
-    `suppress_fixits=False` builds only the rules' own fixes (text output never shows a suppression fix-it, and
-    on a dense tree building one per finding is a tenth of the run).
+    `with_suppress=False` leaves out each finding's `suppress` comment (text output never shows it, and on a
+    dense tree working one out per finding is a tenth of the run).
     """
     out: list[Diagnostic] = []
     indexes: dict[str, LineIndex] = {}
@@ -133,8 +133,12 @@ def to_diagnostics(
             language = canonical.get(named)
             if language is None:
                 language = canonical[named] = languages.canonical(named) or named.lower()
-            diag["fixits"] = build_fixits(raw, diag, text, index, language, suppress=suppress_fixits)
+            diag["fixits"] = build_fixits(raw, diag, index)
             safety.mark(diag["fixits"], rule.data if rule else None)
+            if with_suppress:
+                quiet = suppression(diag, index, language)
+                if quiet is not None:
+                    diag["suppress"] = quiet
         out.append(diag)
     out.sort(key=sort_key)
     if with_fixits:

@@ -48,7 +48,7 @@ def scan_path(
     default_excludes: bool | None = None,
     every_finding: bool = False,
     profile: bool = False,
-    suppress_fixits: bool = True,
+    with_suppress: bool = True,
 ) -> ScanPathResult:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
@@ -58,8 +58,8 @@ def scan_path(
     `default_excludes` (None: as sgconfig.yml says, else on) leaves dependency and build folders and minified
     bundles out of directory walks (project/excludes.py). `every_finding` (internal callers such as CI
     collection, never the MCP tool) returns all findings on one page, so one engine pass serves them all. `profile`
-    adds what each rule costs (scan/profile.py: one more ast-grep call per rule). `suppress_fixits=False` (the
-    CLI's text output, which never shows them) builds no suppression fix-its."""
+    adds what each rule costs (scan/profile.py: one more ast-grep call per rule). `with_suppress=False` (the
+    CLI's text output, which never shows them) works out no finding's `suppress` comment."""
     level = check_severity(min_severity)
     watch = watch if watch is not None else ScanWatch()
     limit = result_limit(max_results, ws.settings)
@@ -86,7 +86,7 @@ def scan_path(
     raw = signal.refine(raw, by_id, files.text)
     if every_finding:
         limit = max(limit, len(raw))  # severity filtering only removes findings: all of them fit
-    diags, page, by_rel = _page(files, raw, by_id, level, offset, limit, suppress_fixits)
+    diags, page, by_rel = _page(files, raw, by_id, level, offset, limit, with_suppress)
     more = offset + limit < len(diags)
     if verify_fixits:
         verify_files(ws, engine, cfg, rules, page, by_rel)
@@ -142,14 +142,14 @@ def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Pa
 
 
 def _page(files: _Files, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], level: str | None, offset: int,
-          limit: int, suppress_fixits: bool = True) -> tuple[list[Diagnostic], list[Diagnostic], dict[str, str]]:
+          limit: int, with_suppress: bool = True) -> tuple[list[Diagnostic], list[Diagnostic], dict[str, str]]:
     """(every diagnostic, the page from `offset`, the texts of the page's files). Only the page gets fix-its:
     building them needs each file's text."""
     if offset == 0 and len(raw) <= limit:
         # Everything fits on the first page (the usual case, and always for the CLI): build it once.
         by_rel = _read_matched_files(files, raw)
         diags = filter_severity(to_diagnostics(raw, text_by_file=by_rel, rules_by_id=by_id,
-                                               suppress_fixits=suppress_fixits), level)
+                                               with_suppress=with_suppress), level)
         return diags, diags, by_rel
     diags = filter_severity(to_diagnostics(raw, text_by_file={}, rules_by_id=by_id, with_fixits=False), level)
     on_page = Counter(_match_key(d["file"], d["byteStart"], d["byteEnd"], d["ruleId"])
@@ -162,7 +162,7 @@ def _page(files: _Files, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], l
             on_page[key] -= 1
             page_raw.append(m)
     by_rel = _read_matched_files(files, page_raw)
-    page = to_diagnostics(page_raw, text_by_file=by_rel, rules_by_id=by_id, suppress_fixits=suppress_fixits)
+    page = to_diagnostics(page_raw, text_by_file=by_rel, rules_by_id=by_id, with_suppress=with_suppress)
     return diags, filter_severity(page, level), by_rel
 
 

@@ -165,16 +165,18 @@ TOOLS: tuple[ToolSpec, ...] = (
         "(the bundled community rules when it has no sgconfig.yml), without touching disk. Give `language`, "
         "or a virtual `path` such as src/app.py (it also selects the rules whose files/ignores globs apply). "
         "Returns `issues` (Diagnostics with 1-based positions, and fix-its: `verified` means the fix was "
-        "applied and re-scanned), `counts` by severity and `ruleErrors` "
+        "applied and re-scanned, `safety` whether it keeps behaviour), `counts` by severity and `ruleErrors` "
         "for broken rule files. Findings are data, not errors: `success` is false when anything was found. "
-        "Apply a verified fix-it's edits, then scan again. " + _AFTER_ERROR,
+        "Apply fix-its whose safety is safe, then scan again; an issue's `suppress` comment silences it: "
+        "suppress only on the developer's word. " + _AFTER_ERROR,
         _scan_code, render.render_scan),
     ToolSpec(
         "scan_path", "Scan files",
         "Scan files or directories in the workspace (default: all of it) with the project's rules. Paths are "
         "relative to the root. Filter with `rule_ids` and `min_severity`; page with `max_results` and "
         "`offset` (`nextOffset` is the next page, null at the end). Returns the same Diagnostics as scan_code. "
-        "To fix what it finds, call apply_fixes (dry run first). " + _AFTER_ERROR,
+        "To fix what it finds, call apply_fixes (dry run first): apply fix-its whose safety is safe; suppress "
+        "(an issue's `suppress` comment) only on the developer's word. " + _AFTER_ERROR,
         _scan_path, render.render_scan),
     ToolSpec(
         "add_or_update_rule", "Add or update a rule",
@@ -246,7 +248,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Apply the `fix` of the project's rules to files (optionally only some `paths` / `rule_ids`). By default "
         "a dry run returning the unified `diff`; with apply=true the files are written atomically. Only fixes "
         "that verify (re-scan is clean and the code still parses) and are `safe` (keep behaviour) are applied; "
-        "include_unsafe=true adds verified `unsafe` ones. Scan again afterwards. "
+        "include_unsafe=true adds verified `unsafe` ones (review each). A suppression comment is never applied: "
+        "suppress only on the developer's word. Scan again afterwards. "
         + _AFTER_ERROR,
         _apply_fixes, render.render_diff,
         read_only=False, destructive=True, idempotent=False, writes_when_applied=True),
