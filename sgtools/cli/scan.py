@@ -290,7 +290,7 @@ def _report(args: argparse.Namespace, ws: Workspace, eng: Engine, source: RuleSo
         counts=counts(diags),
         root=ws.root,
         rule_errors=found.rule_errors,
-        rules=rule_metadata(ws, eng, source) if args.format == "sarif" else [],
+        rules=rule_metadata(ws, eng, source, found.ruleset) if args.format == "sarif" else [],
         baselined=old,
         baseline_file=known.path if known is not None else None,
         fixes=fixes,

@@ -144,6 +144,50 @@ def glob_problem(rule: Rule) -> str | None:
     return None
 
 
+def private_copy(data: bytes, name: str) -> Path:
+    """`data` as `name` in a content-addressed folder of the private temp directory (engine/texts.py), written
+    once: what ast-grep says of it names the file as the user knows it."""
+    from sgtools.core.atomic import write_atomic
+    from sgtools.engine.tempdirs import tmp_root
+
+    path = tmp_root() / f"rulecheck-{sha256(data).hexdigest()[:32]}" / name
+    if not path.is_file():
+        path.parent.mkdir(exist_ok=True)
+        write_atomic(path, data)
+    return path
+
+
+def _check_project(engine: Engine, cfg: ProjectConfig, contents: dict[Path, bytes | None], digest: str) -> bool:
+    """Whether ast-grep loads the project as `contents` holds it: checked on a private copy of the config, util
+    and rule files (their layout under the sgconfig directory kept), never on the files as they are now, which a
+    save may have changed (or caught half-written) since they were read. A project whose copy cannot stand in
+    for it (custom languages' library paths, a rule directory outside the config's) is not "known": each rule
+    file is then checked from its own private copy."""
+    import shutil
+
+    from sgtools.core.atomic import write_atomic
+    from sgtools.engine.tempdirs import tmp_root
+
+    if b"customLanguages" in (contents[cfg.path] or b""):
+        return False
+    base = tmp_root() / f"project-{digest[:32]}-{threading.get_ident()}"
+    try:
+        for folder in (*cfg.rule_dirs, *cfg.util_dirs):
+            if not folder.is_relative_to(cfg.root):
+                return False
+            if folder.is_dir():  # a missing one stays missing: ast-grep refuses it as it would the project's
+                (base / folder.relative_to(cfg.root)).mkdir(parents=True, exist_ok=True)
+        for path, data in contents.items():
+            if data is None or not path.is_relative_to(cfg.root):
+                return False
+            copy = base / path.relative_to(cfg.root)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(copy, data)
+        return engine.check_project(base / cfg.path.name, cwd=base).returncode == 0
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -206,7 +250,8 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
     salt = _engine_salt(engine, cfg.path)
     blocked = untrusted_languages(cfg.path, engine) if b"customLanguages" in (contents[cfg.path] or b"") else {}
     utils_digest = salt + _digest(contents, [cfg.path, *util_files])
-    project_digest = salt + _digest(contents, [cfg.path, *util_files, *rule_files])
+    files_digest = _digest(contents, [cfg.path, *util_files, *rule_files])
+    project_digest = salt + files_digest
 
     errors: list[RuleError] = []
     per_file = _parse_files(ws, rule_files, contents, blocked, errors)
@@ -216,7 +261,7 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
     with _cache_lock:
         known = _checks.get("projectOk", project_digest)
     if not isinstance(known, bool):
-        known = engine.check_project(cfg.path, cwd=ws.root).returncode == 0
+        known = _check_project(engine, cfg, contents, files_digest)
         with _cache_lock:
             _checks.put("projectOk", project_digest, known)
     if known and not errors:
@@ -228,11 +273,14 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
             if _checks.has("fileChecks", key):
                 stored = _checks.get("fileChecks", key)
                 return stored if isinstance(stored, str) else None
-        result = engine.check_rule(path, config=cfg.path, cwd=ws.root)
+        # The bytes read above, not the file as it is now: a rule saved during the load must not be judged by
+        # its other version (and that verdict cached under this one's digest).
+        copy = private_copy(contents[path] or b"", path.name)
+        result = engine.check_rule(copy, config=cfg.path, cwd=ws.root)
         problem = None
         if result.returncode != 0:
             headline, causes = stderr_message(result.stderr)
-            problem = "; ".join(causes) if causes else headline
+            problem = ("; ".join(causes) if causes else headline).replace(str(copy), _shown(ws, path))
         with _cache_lock:
             _checks.put("fileChecks", key, problem)
         return problem

@@ -16,6 +16,7 @@ from sgtools.scan import signal
 
 if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
     from sgtools.contracts.scan import Diagnostic, Profile
+    from sgtools.rules.ruleset import RuleSet
 
 
 class RuleSource:
@@ -48,11 +49,14 @@ def rule_source(ws: Workspace, engine: Engine) -> RuleSource:
     return RuleSource(cfg, "bundled community rules", bundled=True, rule_count=count)
 
 
-def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource) -> list[dict[str, Any]]:
-    """id, severity, message, note, url, language and metadata of every rule that can run (SARIF's rules)."""
-    from sgtools.scan.rulefiles import cached_ruleset  # the set the scan itself just loaded: no second YAML parse
+def rule_metadata(ws: Workspace, engine: Engine, source: RuleSource,
+                  ruleset: "RuleSet | None" = None) -> list[dict[str, Any]]:
+    """id, severity, message, note, url, language and metadata of every rule that can run (SARIF's rules):
+    of `ruleset` when given (the set the scan ran with, `Findings.ruleset`), else as loaded now."""
+    if ruleset is None:
+        from sgtools.scan.rulefiles import cached_ruleset
 
-    ruleset = cached_ruleset(ws, source.config, engine)
+        ruleset = cached_ruleset(ws, source.config, engine)
     return [{"id": r.id, "severity": r.severity, "message": r.message, "note": r.note, "url": r.url,
              "language": r.language, "metadata": r.data.get("metadata") or {}} for r in ruleset.rules if r.enabled]
 
@@ -61,7 +65,7 @@ class Findings:
     """What a CLI scan found, added to group by group (a plain class: no module on a CLI scan's path imports
     `dataclasses`)."""
 
-    __slots__ = ("files_checked", "issues", "profiles", "rule_errors", "signal")
+    __slots__ = ("files_checked", "issues", "profiles", "rule_errors", "ruleset", "signal")
 
     def __init__(self) -> None:
         self.issues: list[Diagnostic] = []
@@ -69,6 +73,7 @@ class Findings:
         self.files_checked = 0  # as ast-grep counted them
         self.profiles: list[Profile] = []  # one per engine call group, when profiled
         self.signal: dict[str, Any] = {}  # suppressed, inTests, generated... (scan/signal.py)
+        self.ruleset: RuleSet | None = None  # the one rule set every batch ran with
 
 
 def batches(paths: list[str], limit: int) -> list[list[str]]:
@@ -102,18 +107,21 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
     each finding's `suppress` comment, for output that never shows it."""
     from sgtools.scan.diagnostics import sort_key
     from sgtools.scan.paths import scan_path  # the scanner pulls in fix-it verification; load it only to scan
+    from sgtools.scan.rulefiles import cached_ruleset
 
     found = Findings()
     if paths is not None and not paths:
         return found  # nothing changed / nothing in this shard: an empty list must not mean "everything"
     groups = path_groups(engine, paths)
+    # Loaded once for every batch: a rule saved between two batches must not split the findings between versions.
+    found.ruleset = cached_ruleset(ws, source.config, engine)
     for group in groups:
         # One engine pass per group: every finding on one page (paging re-ran ast-grep for each page).
         watch = ScanWatch(on_file)
         result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
                            offset=0, config=source.scan_config, verify_fixits=verify_fixits, watch=watch,
                            default_excludes=default_excludes, every_finding=True, profile=profile,
-                           with_suppress=with_suppress)
+                           with_suppress=with_suppress, ruleset=found.ruleset)
         found.files_checked += watch.files
         if "profile" in result:
             found.profiles.append(result["profile"])

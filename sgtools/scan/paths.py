@@ -26,7 +26,7 @@ from sgtools.scan.diagnostics import (
     result_limit,
     to_diagnostics,
 )
-from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
+from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_rules_file
 from sgtools.scan.signal import Signal
 
 if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
@@ -49,6 +49,7 @@ def scan_path(
     every_finding: bool = False,
     profile: bool = False,
     with_suppress: bool = True,
+    ruleset: RuleSet | None = None,
 ) -> ScanPathResult:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
@@ -59,7 +60,12 @@ def scan_path(
     bundles out of directory walks (project/excludes.py). `every_finding` (internal callers such as CI
     collection, never the MCP tool) returns all findings on one page, so one engine pass serves them all. `profile`
     adds what each rule costs (scan/profile.py: one more ast-grep call per rule). `with_suppress=False` (the
-    CLI's text output, which never shows them) works out no finding's `suppress` comment."""
+    CLI's text output, which never shows them) works out no finding's `suppress` comment. `ruleset` (internal callers
+    that scan in several calls: CI batches, apply_fixes' pages) pins the rules loaded once for all of them.
+
+    One rule set per scan: ast-grep gets exactly the rules loaded here (a private, content-addressed rule file,
+    never the rule directories it would re-read), so a finding's message, severity, fix, url, safety and
+    verification all come from one version of its rule, however the files change meanwhile."""
     level = check_severity(min_severity)
     watch = watch if watch is not None else ScanWatch()
     limit = result_limit(max_results, ws.settings)
@@ -69,7 +75,7 @@ def scan_path(
         paths = [paths]
     cfg = config if config is not None else load_config(ws)
     targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
-    ruleset = cached_ruleset(ws, cfg, engine)
+    ruleset = ruleset if ruleset is not None else cached_ruleset(ws, cfg, engine)
     rules = _chosen_rules(ruleset, rule_ids)
     if not rules:
         empty: ScanPathResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
@@ -77,9 +83,9 @@ def scan_path(
         if ruleset.errors and not ruleset.rules:
             empty["notes"] = [NOTHING_LOADED]
         return empty
-    whole_project = ruleset.all_valid and not rule_ids
     extra = excludes.glob_args(excludes.enabled(cfg, default_excludes)) + excludes.dialect_args(cfg)
-    raw = _run(ws, engine, cfg, targets, None if whole_project else rules, watch, extra)
+    rules_path = scan_rules_file(rules)
+    raw = _run(ws, engine, cfg, targets, rules_path, watch, extra)
     by_id = {r.id: r for r in rules}
     signal = Signal.for_config(cfg)
     files = _Files(ws)  # each matched file read once, for the signal pass and for fix-its alike
@@ -96,6 +102,9 @@ def scan_path(
                               "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
                               "filesChecked": watch.files}
     result.update(signal.report())  # type: ignore[typeddict-item]
+    changed = _rule_set_changed(ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
+    if changed:
+        result["notes"] = [*result.get("notes", []), changed]
     if profile:
         from sgtools.scan.profile import profile_rules
 
@@ -124,21 +133,40 @@ def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule
 
 
 def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Path],
-         rules: Sequence[Rule] | None, watch: ScanWatch, extra: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """ast-grep's matches for `targets`, each `file` workspace-relative: with the project's own rules
-    (`rules` None), or with just `rules` when some are broken or a subset was asked for."""
+         rules_path: Path, watch: ScanWatch, extra: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """ast-grep's matches for `targets` under the rule file `rules_path`, each `file` workspace-relative."""
     cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
     args = [os.path.relpath(t, cwd) for t in targets]
     deadline = engine.settings.path_scan_timeout
-    if rules is None:
-        raw = engine.scan(config=cfg.path, cwd=cwd, paths=args, extra=extra, timeout=deadline, watch=watch)
-    else:
-        # Only the good rules, with their globs: ast-grep matches globs of a `-r` file outside the
-        # project against the path relative to the cwd, which is the sgconfig directory here.
-        raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rule_file(rules, keep_globs=True), paths=args,
-                          extra=extra, timeout=deadline, watch=watch)
+    # Only the loaded rules, with their globs: ast-grep matches globs of a `-r` file outside the project
+    # against the path relative to the cwd, which is the sgconfig directory here.
+    raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rules_path, paths=args, extra=extra, timeout=deadline,
+                      watch=watch)
     _relative_files(ws, cwd, raw)
     return raw
+
+
+# The rule set each (project, targets, filters) scan's first page ran with, so that a later page can say the
+# rules changed in between (its findings come from the new set; the offsets may not line up with the first).
+_first_pages: dict[tuple[Any, ...], str] = {}
+_FIRST_PAGES_MAX = 512
+
+
+def _rule_set_changed(ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path], filters: tuple[Any, ...],
+                      offset: int, rules_path: Path) -> str | None:
+    key = (str(ws.root), str(cfg.path), tuple(str(t) for t in targets), filters)
+    stamp = rules_path.stem.removeprefix("rules-")
+    if offset == 0:
+        if len(_first_pages) >= _FIRST_PAGES_MAX:
+            _first_pages.clear()
+        _first_pages[key] = stamp
+        return None
+    first = _first_pages.get(key)
+    if first is None or first == stamp:
+        return None
+    return (f"The rule set changed since the first page (rules {first[:12]} then, {stamp[:12]} now): this page "
+            "comes from the new rules and its offsets may not continue the first page's. Scan again from offset 0 "
+            "for one consistent list.")
 
 
 def _page(files: _Files, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], level: str | None, offset: int,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sgtools.core import languages
 from sgtools.core.atomic import write_atomic
+from sgtools.core.cache import cache_root
 from sgtools.core.digest import blake2b, sha256
 from sgtools.core.errors import SgToolsError
 from sgtools.core.lazyre import LazyRe
@@ -135,6 +136,53 @@ def rule_doc(rule: Rule, *, keep_globs: bool) -> dict[str, Any]:
         for k in GLOB_KEYS:
             doc.pop(k, None)
     return doc
+
+
+def scan_rules_file(rules: Sequence[Rule]) -> Path:
+    """The rule set of one path scan, globs kept: exactly these rules' documents, in a content-addressed file
+    of the user cache (not the temp directory: a CLI scan must not import tempfile for it, and the next CLI
+    call finds the file written), never rewritten once there. Memoised like `rule_file`."""
+    memo_key = (tuple(id(r) for r in rules), "scan")
+    with _lock:
+        memo = _rule_file_memo.get(memo_key)
+    if memo is not None and memo[0] == list(rules) and _touched(memo[1]):
+        return memo[1]
+    body = ("\n---\n".join(yaml_doc(rule_doc(r, keep_globs=True)) for r in rules) + "\n").encode("utf-8")
+    folder = cache_root() / "scan-rules"
+    path = folder / f"rules-{sha256(body).hexdigest()[:32]}.yml"
+    if not _touched(path):
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, body)
+        _prune(folder, path)
+    with _lock:
+        if len(_rule_file_memo) > _MEMO_MAX:
+            _rule_file_memo.clear()
+        _rule_file_memo[memo_key] = (list(rules), path)
+    return path
+
+
+_KEEP_SECONDS = 86_400  # a rule set file older than a day is no scan's (a scan reads its file at its start)
+
+
+def _touched(path: Path) -> bool:
+    """Whether `path` exists, its time set to now: a file in use is never a day old, so never pruned."""
+    try:
+        os.utime(path)
+    except OSError:
+        return False
+    return True
+
+
+def _prune(folder: Path, keep: Path) -> None:
+    """Remove rule set files of earlier rule versions once they are a day old."""
+    now = time.time()
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                if entry.path != str(keep) and now - entry.stat().st_mtime > _KEEP_SECONDS:
+                    os.unlink(entry.path)
+    except OSError:
+        pass
 
 
 def rule_file(rules: Sequence[Rule], *, keep_globs: bool, parse_language: str | None = None) -> Path:

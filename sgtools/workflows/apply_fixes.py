@@ -19,8 +19,10 @@ from sgtools.core.errors import BadInput, Conflict
 from sgtools.edit.text import Span, apply_edits, match_style, read_source, to_span, write_previewed
 from sgtools.engine.process import Engine
 from sgtools.fixits.safety import SAFE
+from sgtools.project.config import load_config
 from sgtools.project.workspace import Workspace
 from sgtools.scan.paths import scan_path
+from sgtools.scan.rulefiles import cached_ruleset
 
 NOT_VERIFIED = ("not verified (the fixed code did not re-scan cleanly), so it is never applied; "
                 "review it and edit by hand, or fix the rule")
@@ -186,9 +188,11 @@ def apply_fixes(
     diagnostics: list[Mapping[str, Any]] = []
     rule_errors: list[RuleErrorDict] = []
     offset = 0
+    cfg = load_config(ws)
+    ruleset = cached_ruleset(ws, cfg, engine)  # every page from one version of the rules (their fixes and safety)
     while True:
         result = scan_path(ws, engine, paths=paths, rule_ids=rule_ids, max_results=page, offset=offset,
-                           default_excludes=default_excludes)
+                           default_excludes=default_excludes, config=cfg, ruleset=ruleset)
         diagnostics += result["issues"]
         rule_errors = result["ruleErrors"]
         next_offset = result.get("nextOffset")
