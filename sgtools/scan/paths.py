@@ -102,9 +102,7 @@ def scan_path(
                               "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
                               "filesChecked": watch.files}
     result.update(signal.report())  # type: ignore[typeddict-item]
-    changed = _rule_set_changed(ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
-    if changed:
-        result["notes"] = [*result.get("notes", []), changed]
+    _note_rule_set_change(result, ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
     if profile:
         from sgtools.scan.profile import profile_rules
 
@@ -150,6 +148,13 @@ def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Pa
 # rules changed in between (its findings come from the new set; the offsets may not line up with the first).
 _first_pages: dict[tuple[Any, ...], str] = {}
 _FIRST_PAGES_MAX = 512
+
+
+def _note_rule_set_change(result: ScanPathResult, ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path],
+                          filters: tuple[Any, ...], offset: int, rules_path: Path) -> None:
+    changed = _rule_set_changed(ws, cfg, targets, filters, offset, rules_path)
+    if changed:
+        result["notes"] = [*result.get("notes", []), changed]
 
 
 def _rule_set_changed(ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path], filters: tuple[Any, ...],
