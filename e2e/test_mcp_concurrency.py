@@ -38,8 +38,8 @@ async def _round(client: Client, session: int, n: int, calls: list[str]) -> None
     assert added["path"] == f"rules/{rule_id}.yml"
     found = await ok(client, "scan_code", {"code": code, "language": "javascript"})
     assert rule_id in {d["ruleId"] for d in found["issues"]}, found
-    explained = await ok(client, "explain_rule", {"rule_id": rule_id})
-    assert explained["id"] == rule_id
+    explained = await ok(client, "list_rules", {"rule_id": rule_id})
+    assert explained["rule"]["id"] == rule_id
     if n % 2 == 0:
         removed = await ok(client, "remove_rule", {"rule_id": rule_id})
         assert f"rules/{rule_id}.yml" in removed["removed"]

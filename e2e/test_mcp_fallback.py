@@ -20,7 +20,7 @@ async def test_scans_fall_back_to_the_bundled_rules(root: Path, server_env: dict
     extra = ("--read-only",) if read_only else ()
     async with stdio_client(root, server_env, *extra) as client:
         snippet = await client.call_tool("scan_code", {"code": EVAL, "language": "python"})
-        path = await client.call_tool("scan_path", {})
+        path = await client.call_tool("scan_code", {})
     for result in (snippet, path):
         body = text(result)
         assert not result.is_error, body

@@ -91,7 +91,7 @@ async def test_sdk_client_with_localhost_origin_works(root: Path, server_env: di
                                                       tmp_path: Path) -> None:
     with http_server(root, server_env, log=tmp_path / "server.log") as server:
         async with http_client(server.url, headers={"Origin": "http://localhost:5173"}) as client:
-            assert len((await client.list_tools()).tools) == 17
+            assert len((await client.list_tools()).tools) == 14
 
 
 @pytest.mark.slow

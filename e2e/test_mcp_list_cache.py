@@ -66,6 +66,6 @@ def test_repeated_tools_list_is_the_sdk_answer_and_the_gate_holds(root: Path, se
     for answers in (handshake, modern):
         results = [a["result"] for a in answers if a is not None]
         assert len(results) == 3 and results[0] == results[1] == results[2]
-        assert len(results[0]["tools"]) == 17
+        assert len(results[0]["tools"]) == 14
         firsts.append(results[0]["tools"])
     assert firsts[0] == firsts[1]

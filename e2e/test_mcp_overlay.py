@@ -33,7 +33,7 @@ async def test_a_pending_change_is_checked_together_as_if_written(root: Path, se
         for f in CHANGE:
             (root / f["path"]).parent.mkdir(parents=True, exist_ok=True)
             (root / f["path"]).write_text(f["code"], encoding="utf-8")
-        written = await ok(client, "scan_path", {"paths": [f["path"] for f in CHANGE]})
+        written = await ok(client, "scan_code", {"paths": [f["path"] for f in CHANGE]})
     assert pending["issues"] == written["issues"]
     assert sorted({d["file"] for d in pending["issues"]}) == ["src/app.py", "src/fast.pyx", "web/main.js"]
     assert pending["counts"] == {"error": 1, "warning": 3, "info": 0, "hint": 0}

@@ -20,7 +20,7 @@ async def test_in_tests_and_suppressed_reach_the_agent(root: Path, server_env: d
     (root / "app.py").write_text(SECRET + "value = eval(text)  # noqa: S307\n")
     async with stdio_client(root, server_env) as client:
         as_test = await ok(client, "scan_code", {"code": SECRET, "path": "tests/test_login.py"})
-        whole = await ok(client, "scan_path", {})
+        whole = await ok(client, "scan_code", {})
     (finding,) = [d for d in as_test["issues"] if d["ruleId"] == "hardcoded-password-python"]
     assert finding["inTest"] is True and finding["severity"] == "info"
     assert as_test["inTests"] == {"hardcoded-password-python": 1}

@@ -56,9 +56,9 @@ async def test_read_only_hides_writers_and_refuses_apply(root: Path, server_env:
         async with stdio_client(root, server_env, "--read-only", errlog=errlog) as client:
             listed = {t.name: t for t in (await client.list_tools()).tools}
             assert WRITE_ONLY.isdisjoint(listed)
-            assert {"rewrite_code", "apply_fixes", "scan_code", "server_info"} <= set(listed)
+            assert {"find_code", "apply_fixes", "scan_code", "server_info"} <= set(listed)
             # With writes refused, the apply tools only read: their annotations say so.
-            for name in ("rewrite_code", "apply_fixes"):
+            for name in ("find_code", "apply_fixes"):
                 annotations = listed[name].annotations
                 assert annotations is not None and annotations.read_only_hint is True
             for name in sorted(WRITE_ONLY):
@@ -66,13 +66,13 @@ async def test_read_only_hides_writers_and_refuses_apply(root: Path, server_env:
                                    if name == "add_or_update_rule" else
                                    {"rule_id": "no-eval"} if name != "initialize_ast_grep" else {}, "read-only")
                 assert "--read-only" in body
-            await fails(client, "rewrite_code", {"pattern": "eval($X)", "rewrite": "JSON.parse($X)",
+            await fails(client, "find_code", {"pattern": "eval($X)", "rewrite": "JSON.parse($X)",
                                                  "language": "javascript", "apply": True}, "read-only")
             await fails(client, "apply_fixes", {"apply": True}, "read-only")
             info = await ok(client, "server_info")
             assert info["readOnly"] is True
             if _has("sgtools.edit.structural"):
-                dry = await ok(client, "rewrite_code", {"pattern": "eval($X)", "rewrite": "JSON.parse($X)",
+                dry = await ok(client, "find_code", {"pattern": "eval($X)", "rewrite": "JSON.parse($X)",
                                                         "language": "javascript"})
                 assert dry["applied"] is False and "JSON.parse(input)" in dry["diff"]
     assert _snapshot(root) == before
@@ -86,7 +86,8 @@ async def test_stdout_carries_only_protocol_messages(root: Path, server_env: dic
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "scan_code", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "scan_code", "arguments": {"language": "python"}}},
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
          "params": {"name": "add_or_update_rule", "arguments": {"rule_id": "x", "rule_yaml": "id: x"}}},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "server_info", "arguments": {}}},
@@ -95,7 +96,7 @@ async def test_stdout_carries_only_protocol_messages(root: Path, server_env: dic
     assert all(r.get("jsonrpc") == "2.0" for r in replies)
     by_id = {r["id"]: r for r in replies if "id" in r}
     assert set(by_id) == {1, 2, 3, 4, 5}
-    assert len(by_id[2]["result"]["tools"]) == 17
+    assert len(by_id[2]["result"]["tools"]) == 14
     bad = by_id[3]["result"]
     assert bad["isError"] is True and bad["content"][0]["text"].startswith("[bad-input]")
     missing = by_id[4]["result"]
@@ -139,7 +140,7 @@ async def test_resources_and_prompts(root: Path, server_env: dict[str, str]) -> 
         assert "never use eval" in body and "test_rule" in body and "add_or_update_rule" in body
         assert body.index("suggest_rule") < body.index("add_or_update_rule")
         review = await client.get_prompt("review_code", {"path": "src"})
-        assert "scan_path" in getattr(review.messages[0].content, "text", "")
+        assert "scan_code" in getattr(review.messages[0].content, "text", "")
 
 
 @pytest.mark.slow
@@ -212,12 +213,12 @@ def _raw_session(command: list[str], messages: list[dict[str, Any]], env: dict[s
     return replies, stderr
 
 
-def _one_call(tool: str) -> list[dict[str, Any]]:
+def _one_call(tool: str, arguments: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     return [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments or {}}},
     ]
 
 
@@ -232,14 +233,14 @@ async def test_tool_timeout_comes_from_settings(root: Path, server_env: dict[str
         await ok(client, "initialize_ast_grep")
     (root / "rules" / "no-eval.yml").write_text(NO_EVAL_RULE)
     async with stdio_client(root, impatient_env) as client:
-        body = await fails(client, "scan_path", {}, "timeout")
+        body = await fails(client, "scan_code", {}, "timeout")
         assert "SGTOOLS_TOOL_TIMEOUT" in body
-        assert len((await client.list_tools()).tools) == 17  # still serving
+        assert len((await client.list_tools()).tools) == 14  # still serving
 
 
 @pytest.mark.slow
 async def test_log_level_flag_beats_env(root: Path, server_env: dict[str, str]) -> None:
-    calls = _one_call("scan_code")  # refused for missing `code`: logged at INFO
+    calls = _one_call("scan_code", {"language": "python"})  # refused for missing `code`: logged at INFO
     _, chatty = _raw_session(serve_command(root), calls, server_env)  # SGTOOLS_LOG_LEVEL=INFO
     assert "tool scan_code refused: [bad-input]" in chatty
     _, quiet = _raw_session(serve_command(root, "--log-level", "error"), calls, server_env)
@@ -287,9 +288,9 @@ async def test_rewrite_and_fixes_write_only_when_applied(root: Path, server_env:
         assert done["applied"] is True and done["fixesApplied"] == 1
         assert app.read_text() == "const config = JSON.parse(input);\nalert(1);\n"
         rewrite = {"pattern": "alert($X)", "rewrite": "console.warn($X)", "language": "javascript"}
-        assert (await ok(client, "rewrite_code", rewrite))["applied"] is False
+        assert (await ok(client, "find_code", rewrite))["applied"] is False
         assert "alert(1)" in app.read_text()
-        applied = await ok(client, "rewrite_code", {**rewrite, "apply": True})
+        applied = await ok(client, "find_code", {**rewrite, "apply": True})
         assert applied["applied"] is True and applied["changes"]
         assert app.read_text() == "const config = JSON.parse(input);\nconsole.warn(1);\n"
-        assert (await ok(client, "scan_path", {}))["success"] is True
+        assert (await ok(client, "scan_code", {}))["success"] is True

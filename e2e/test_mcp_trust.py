@@ -12,9 +12,9 @@ from tests.test_trust import CONFIG, RULE, build_library, needs_cc
 pytestmark = [pytest.mark.anyio, needs_cc]
 
 CALLS = [
-    ("server_info", {}), ("list_rules", {}), ("explain_rule", {"rule_id": "no-x"}),
+    ("server_info", {}), ("list_rules", {}), ("list_rules", {"rule_id": "no-x"}),
     ("scan_code", {"code": "x\n", "language": "marker"}), ("scan_code", {"code": "x\n", "path": "b.mk"}),
-    ("scan_path", {}), ("test_rule", {"rule_yaml": RULE, "code": "x\n"}),
+    ("scan_code", {}), ("test_rule", {"rule_yaml": RULE, "code": "x\n"}),
     ("dump_syntax_tree", {"code": "x", "language": "marker"}), ("find_code", {"pattern": "x", "language": "marker"}),
 ]
 
@@ -51,5 +51,5 @@ async def test_the_server_flag_trusts_and_loads(tmp_path: Path, server_env: dict
     marker = tmp_path / "loaded.txt"
     env = {**server_env, "SGTOOLS_TEST_MARKER": str(marker)}
     async with stdio_client(root, env, "--trust-custom-languages") as client:
-        await client.call_tool("scan_path", {})
+        await client.call_tool("scan_code", {})
     assert marker.exists(), "--trust-custom-languages lets the scan load the library"

@@ -38,12 +38,12 @@ WRITES: list[tuple[str, dict[str, Any]]] = [
     ("add_or_update_rule", {"rule_id": "new-rule", "rule_yaml": NEW_RULE, "invalid_examples": ["print(1)"]}),
     ("remove_rule", {"rule_id": "no-eval"}),
     ("apply_fixes", {"apply": True, "include_unsafe": True}),
-    ("rewrite_code", {"pattern": "eval($X)", "rewrite": "ev($X)", "language": "python", "apply": True}),
+    ("find_code", {"pattern": "eval($X)", "rewrite": "ev($X)", "language": "python", "apply": True}),
     ("import_community_rule", {"rule_id": "python-no-eval", "overwrite": True}),
 ]
 READS: list[tuple[str, dict[str, Any]]] = [
-    ("list_rules", {}), ("scan_path", {}), ("scan_code", {"code": "eval(x)\n", "language": "python"}),
-    ("explain_rule", {"rule_id": "no-eval"}), ("find_code", {"pattern": "eval($X)", "language": "python"}),
+    ("list_rules", {}), ("scan_code", {}), ("scan_code", {"code": "eval(x)\n", "language": "python"}),
+    ("list_rules", {"rule_id": "no-eval"}), ("find_code", {"pattern": "eval($X)", "language": "python"}),
     ("test_rule", {"rule_yaml": NEW_RULE, "code": "print(1)\n"}), ("server_info", {}),
     ("initialize_ast_grep", {}),
 ]
@@ -94,7 +94,7 @@ def probe(ws: Workspace, ops: list[tuple[str, dict[str, Any]]], label: str, fail
         is_error, text = call(ws, name, args)
         if is_error and not text.startswith(ANSWERS):
             failures.append((label, name, text[:240]))
-        elif writes_refused and not is_error and name in dict(WRITES) and name not in ("apply_fixes", "remove_rule"):
+        elif writes_refused and not is_error and (name, args) in WRITES and name not in ("apply_fixes", "remove_rule"):
             failures.append((label, name, "a write succeeded on a file system that refuses writes"))
         if is_error and snapshot_tree(ws.root) != before:
             failures.append((label, name, "refused, yet the project changed"))
@@ -220,7 +220,7 @@ FAULTS: dict[str, Callable[[Path], None]] = {
     "rules/ a symlink loop": _rules_unreadable_dir_loop,
 }
 LOOP_READS: list[tuple[str, dict[str, Any]]] = [
-    ("scan_path", {"paths": ["src/loop"]}), ("scan_path", {"paths": ["src/a-link"]}),
+    ("scan_code", {"paths": ["src/loop"]}), ("scan_code", {"paths": ["src/a-link"]}),
     ("find_code", {"pattern": "eval($X)", "language": "python", "paths": ["src/loop"]}),
     ("scan_code", {"code": "eval(x)\n", "path": "src/loop/x.py"}),
 ]

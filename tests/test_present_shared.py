@@ -61,7 +61,7 @@ def test_explain_rule(project: Workspace, capsys: pytest.CaptureFixture[str]) ->
     shared = rules.render_explanation(info)
     assert "note: use ast.literal_eval" in shared and "pattern: eval($X)" in shared
     assert _cli(capsys, "explain", "no-eval", "--root", str(project.root)) == rules.render_explanation(info, say=speak)
-    assert _mcp_text(project, "explain_rule", {"rule_id": "no-eval"}) == shared
+    assert _mcp_text(project, "list_rules", {"rule_id": "no-eval"}) == shared
 
 
 @pytest.mark.slow

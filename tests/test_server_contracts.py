@@ -15,29 +15,31 @@ from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.server.app import TOOLS, tool_specs
-from sgtools.server.schemas import contract, input_schemas, output_schema, schema_of
+from sgtools.server.schemas import contract, input_schemas, output_schema, published_output, schema_of
 from sgtools.server.spec import App
 
 pytestmark = pytest.mark.slow  # one module-wide project, about twenty real ast-grep calls
 
 RULE = ("id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nnote: use ast.literal_eval\n"
         "rule:\n  pattern: eval($X)\nfix: ast.literal_eval($X)\n")
-# (tool, arguments); `None` as rule_id means: the first community match of the search before it.
+# (tool, arguments); `None` as rule_id means: the first community match of the search before it. A tool with
+# modes (scan_code of a snippet or of files, list_rules or one rule, find_code or a rewrite) is called in each,
+# keyed "tool:mode".
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("initialize_ast_grep", {}),
     ("add_or_update_rule", {"rule_id": "no-eval", "rule_yaml": RULE, "invalid_examples": ["eval(x)"],
                             "valid_examples": ["f(x)"]}),
     ("scan_code", {"code": "z = eval(q)\n", "language": "python"}),
-    ("scan_path", {"max_results": 1}),
+    ("scan_code:paths", {"max_results": 1}),
     ("list_rules", {}),
-    ("explain_rule", {"rule_id": "no-eval"}),
+    ("list_rules:one", {"rule_id": "no-eval"}),
     ("test_rule", {"rule_yaml": RULE, "code": "eval(1)", "invalid_examples": ["eval(x)", "f(y)"],
                    "valid_examples": ["eval(z)"]}),
     ("suggest_rule", {"language": "python", "invalid_examples": ["eval(a)", "eval(b + 1)"],
                       "valid_examples": ["evaluate(a)"], "fix_examples": [{"before": "eval(c)", "after": "safe(c)"}]}),
     ("dump_syntax_tree", {"code": "eval(x)", "language": "python"}),
     ("find_code", {"pattern": "$A == None", "language": "python"}),
-    ("rewrite_code", {"pattern": "$A == None", "rewrite": "$A is None", "language": "python"}),
+    ("find_code:rewrite", {"pattern": "$A == None", "rewrite": "$A is None", "language": "python"}),
     ("apply_fixes", {}),
     ("search_community_rules", {"query": "eval", "language": "python"}),
     ("get_community_rule_details", {"rule_id": None}),
@@ -64,7 +66,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, dict
         for name, args in CALLS:
             if args.get("rule_id", "") is None:
                 args = {"rule_id": out["search_community_rules"]["matches"][0]["id"]}
-            out[name] = dict(specs[name].call(app, args))
+            out[name] = dict(specs[name.split(":")[0]].call(app, args))
         yield out
 
 
@@ -81,20 +83,28 @@ def _closed(schema: Any) -> Any:
 
 
 def test_every_tool_is_exercised() -> None:
-    assert sorted(name for name, _ in CALLS) == sorted(tool_specs())
+    assert sorted({name.split(":")[0] for name, _ in CALLS}) == sorted(tool_specs())
 
 
-@pytest.mark.parametrize("name", [t.name for t in TOOLS])
+@pytest.mark.parametrize("name", [name for name, _ in CALLS])
 def test_real_result_validates_against_its_output_schema(results: dict[str, dict[str, Any]], name: str) -> None:
-    schema = output_schema(tool_specs()[name])
+    spec = tool_specs()[name.split(":")[0]]
+    schema = output_schema(spec)
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.validate(results[name], schema)
     jsonschema.validate(results[name], _closed(schema))  # nothing undeclared, at any depth
+    shown = published_output(spec)  # what tools/list shows: looser, never stricter
+    jsonschema.Draft202012Validator.check_schema(shown)
+    jsonschema.validate(results[name], shown)
 
 
-@pytest.mark.parametrize("name", [t.name for t in TOOLS])
+# Tools with modes whose results share no field (list_rules: the list, or one rule) publish none as required.
+_MODES_SHARE_NOTHING = {"list_rules"}
+
+
+@pytest.mark.parametrize("name", [name for name, _ in CALLS if name.split(":")[0] not in _MODES_SHARE_NOTHING])
 def test_result_without_a_required_field_is_rejected(results: dict[str, dict[str, Any]], name: str) -> None:
-    schema = output_schema(tool_specs()[name])
+    schema = output_schema(tool_specs()[name.split(":")[0]])
     assert schema.get("required"), f"{name} publishes no required field"
     for field in schema["required"]:
         broken = copy.deepcopy(results[name])
@@ -106,14 +116,14 @@ def test_result_without_a_required_field_is_rejected(results: dict[str, dict[str
 def test_nested_shapes_are_checked_too(results: dict[str, dict[str, Any]]) -> None:
     """The results exercise the nested shapes (a Diagnostic with a verified fix-it, a failed example, a page
     that continues), and a nested field removed is caught as well."""
-    scan = results["scan_path"]
+    scan = results["scan_code:paths"]
     assert scan["truncated"] and isinstance(scan["nextOffset"], int)
     assert scan["issues"][0]["fixits"][0]["verification"]["checked"] is True
     assert results["test_rule"]["examples"]["failed"], "an example should have failed"
     broken = copy.deepcopy(scan)
     del broken["issues"][0]["fixits"][0]["edits"][0]["newText"]
     with pytest.raises(jsonschema.ValidationError, match="newText"):
-        jsonschema.validate(broken, output_schema(tool_specs()["scan_path"]))
+        jsonschema.validate(broken, output_schema(tool_specs()["scan_code"]))
 
 
 def test_input_schemas_are_the_argument_typeddicts() -> None:

@@ -132,7 +132,7 @@ def test_a_clean_result_is_sent_without_walking_it_and_a_dirty_one_is_escaped(ws
 
 
 def test_coercion_of_what_agents_send() -> None:
-    schema = input_schemas(Settings(), server.TOOLS)["scan_path"]
+    schema = input_schemas(Settings(), server.TOOLS)["scan_code"]
     assert arguments._coerce(schema, {"paths": '["a", "b"]', "max_results": "7", "offset": 2.0, "rule_ids": None}) == \
         {"paths": ["a", "b"], "max_results": 7, "offset": 2}
     assert arguments._coerce(schema, {"paths": "src/app.py"}) == {"paths": ["src/app.py"]}
@@ -214,7 +214,7 @@ def test_server_info_reaches_its_services(ws: Workspace) -> None:
 
 def test_annotations_follow_the_mode() -> None:
     specs = server.tool_specs()
-    rewrite = specs["rewrite_code"]
+    rewrite = specs["find_code"]
     assert rewrite.annotations(False).destructive_hint is True
     assert rewrite.annotations(True).read_only_hint is True and rewrite.annotations(True).destructive_hint is False
     assert specs["scan_code"].annotations(False).read_only_hint is True
@@ -272,5 +272,5 @@ def test_tools_list_is_built_once_and_answers_as_the_sdk_does(ws: Workspace) -> 
             return [[t.model_dump(mode="json") for t in (await client.list_tools()).tools] for _ in range(3)]
 
     ours, sdk = anyio.run(listings, cached), anyio.run(listings, plain)
-    assert ours[0] == ours[1] == ours[2] == sdk[0] and len(sdk[0]) == 17
+    assert ours[0] == ours[1] == ours[2] == sdk[0] and len(sdk[0]) == 14
     assert built == 1, "repeated tools/list calls must reuse the first wire answer"

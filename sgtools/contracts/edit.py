@@ -49,3 +49,27 @@ class RewriteCodeResult(TypedDict):
     changedFiles: list[str]
     applied: bool
     hints: list[str]
+
+
+class FindCodeToolArgs(TypedDict, total=False):
+    """find_code's arguments (the MCP tool): with `rewrite`, rewrite_code's."""
+
+    pattern: Required[str]
+    language: Required[str]
+    paths: list[str]
+    max_results: int
+    rewrite: str
+    apply: bool
+
+
+class FindCodeToolResult(TypedDict, total=False):
+    """find_code's result: the matches, or with `rewrite` the diff and changes."""
+
+    matches: list[CodeMatch]
+    truncated: bool
+    hints: Required[list[str]]
+    diff: str
+    changes: list[Change]
+    skipped: list[SkippedChange]
+    changedFiles: list[str]
+    applied: bool

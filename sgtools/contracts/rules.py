@@ -81,6 +81,13 @@ class ListRulesResult(TypedDict):
     ruleErrors: list[RuleErrorDict]
 
 
+class RulesArgs(TypedDict, total=False):
+    """list_rules' arguments (the MCP tool): `rule_id` asks for one rule's explanation."""
+
+    language: str
+    rule_id: str
+
+
 class ExplainRuleResult(TypedDict):
     id: str
     language: str
@@ -95,6 +102,14 @@ class ExplainRuleResult(TypedDict):
     source: str
     metadata: object  # the rule's `metadata` mapping as JSON, None without one
     problems: list[str]
+
+
+class RulesResult(TypedDict, total=False):
+    """list_rules' result: the list, or with `rule_id` the one rule explained."""
+
+    rules: list[RuleSummary]
+    ruleErrors: list[RuleErrorDict]
+    rule: ExplainRuleResult
 
 
 class TestRuleArgs(TypedDict, total=False):

@@ -133,3 +133,27 @@ class ScanPathResult(ScanResult):
     nextOffset: int | None  # the offset of the next page, None at the end
     filesChecked: int  # the files ast-grep scanned
     profile: NotRequired[Profile]  # with profile=true: what each rule costs
+
+
+class ScanArgs(TypedDict, total=False):
+    """scan_code's arguments (the MCP tool): a snippet (`code` or `files`, with `language` / `path`), or, with
+    neither, files on disk (`paths`, `rule_ids`, `offset`, `profile`: the scan_path service)."""
+
+    code: str
+    files: list[OverlayFile]
+    language: str
+    path: str
+    paths: list[str]
+    rule_ids: list[str]
+    offset: int
+    profile: bool
+    min_severity: Severity
+    max_results: int
+
+
+class ScanAnyResult(ScanResult):
+    """scan_code's result: a snippet scan's, or a path scan's with its page and file count."""
+
+    nextOffset: NotRequired[int | None]
+    filesChecked: NotRequired[int]
+    profile: NotRequired[Profile]

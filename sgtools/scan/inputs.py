@@ -23,7 +23,7 @@ def check_code(code: object, settings: Settings) -> bytes:
     limit = settings.max_code_bytes
     if len(data) > limit:
         raise TooLarge(
-            f"`code` is {len(data)} bytes, over the {limit}-byte limit. Scan the file with scan_path instead, "
+            f"`code` is {len(data)} bytes, over the {limit}-byte limit. Scan the file on disk with scan_code `paths` "
             "or raise SGTOOLS_MAX_CODE_BYTES."
         )
     return data

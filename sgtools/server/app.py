@@ -31,7 +31,7 @@ from sgtools.server.arguments import raw_arguments
 from sgtools.server.prompts import add_prompts
 from sgtools.server.resources import add_resources, rule_resources
 from sgtools.server.runner import error_result, run_tool
-from sgtools.server.schemas import input_schemas, output_schema
+from sgtools.server.schemas import input_schemas, published, published_output
 from sgtools.server.spec import App, ToolSpec
 from sgtools.server.tools import TOOLS
 
@@ -42,7 +42,8 @@ SERVER_NAME = "context-sherpa"
 INSTRUCTIONS = """\
 context-sherpa checks code against the project's own ast-grep rules and lets you write new rules.
 Typical flow: call server_info to see the root and rule health. If it reports no sgconfig.yml, call
-initialize_ast_grep once. Check code you just wrote with scan_code (a snippet) or scan_path (files on disk).
+initialize_ast_grep once. Check code you just wrote with scan_code (a snippet, or files on disk
+without code).
 To turn feedback into a rule: write code that must and must not be flagged, call suggest_rule (verified
 rules, best first), review the top one, then add_or_update_rule with the same examples. Community rules:
 search_community_rules, get_community_rule_details, import_community_rule. Every error starts with a code in
@@ -129,8 +130,8 @@ def _make_tool(app: App, spec: ToolSpec, schema: dict[str, Any]) -> Tool:
     base = Tool.from_function(handler, name=spec.name, title=spec.title, description=spec.description,
                               annotations=spec.annotations(app.read_only), structured_output=False)
     # The published schemas are ours (plain JSON types); the SDK's argument model is empty and ignores them.
-    metadata = FuncMetadata(arg_model=base.fn_metadata.arg_model, output_schema=output_schema(spec))
-    return base.model_copy(update={"parameters": schema, "fn_metadata": metadata})
+    metadata = FuncMetadata(arg_model=base.fn_metadata.arg_model, output_schema=published_output(spec))
+    return base.model_copy(update={"parameters": published(schema), "fn_metadata": metadata})
 
 
 def tool_specs() -> dict[str, ToolSpec]:

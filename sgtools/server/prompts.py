@@ -36,7 +36,8 @@ def add_prompts(server: MCPServer[Any]) -> None:
             "it; re-check any edit with test_rule. (Read sgtools://guide/writing-rules to write one by hand.)\n"
             "4. Save it with add_or_update_rule with the same examples. If it answers [config-missing], call "
             "initialize_ast_grep first.\n"
-            "5. Call scan_path to see where the rule fires in the existing code and report what you found."
+            "5. Call scan_code without code (files on disk) to see where the rule fires in the existing code and "
+            "report what you found."
         )
 
     @server.prompt(name="review_code", title="Review this code against the project's rules",
@@ -48,10 +49,11 @@ def add_prompts(server: MCPServer[Any]) -> None:
                 (f" and path={path}" if path else "") + "."
         else:
             target = f"the files at `{path}`" if path else "the whole workspace"
-            how = "Call scan_path" + (f" with paths=[{path!r}]" if path else "") + "."
+            how = "Call scan_code" + (f" with paths=[{path!r}]" if path else " without code (the files on disk)") + "."
         return (
             f"Review {target}\n\n{how} For each issue, quote the rule id and message, say why it matters "
-            "(explain_rule has the rule's note and url) and propose the change; prefer fix-its marked verified. "
+            "(list_rules with its rule_id has the rule's note and url) and propose the change; prefer fix-its "
+            "marked verified. "
             "If there are findings with fixes, offer apply_fixes (dry run first, show the diff). Mention any "
             "ruleErrors: they mean some rules did not run. If the scan notes that it used the bundled community "
             "rules, the project has no rules of its own yet: say so, and offer to create rules from the review."

@@ -120,6 +120,36 @@ def output_schema(spec: ToolSpec) -> dict[str, Any]:
     return schema_of(contract(spec)[1])
 
 
+# How deep `tools/list` describes a result: its fields and their types; scan_code's findings one level more.
+# The full shapes are in docs/SPEC.md and in `output_schema`, which the contract tests check results against.
+_PUBLISHED_DEPTH = {"scan_code": 2}
+
+
+def _pruned(schema: dict[str, Any], depth: int, limit: int) -> dict[str, Any]:
+    """`schema` with the properties of objects `limit` levels down left out (a looser schema: every result
+    the full one accepts, it accepts), and the `required` lists below the top level."""
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "properties":
+            if depth >= limit:
+                continue
+            value = {name: _pruned(prop, depth + 1, limit) for name, prop in value.items()}
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            value = _pruned(value, depth, limit)
+        elif key == "anyOf":
+            value = [_pruned(member, depth, limit) for member in value]
+        elif key == "required" and depth > 0:
+            continue
+        out[key] = value
+    return out
+
+
+def published_output(spec: ToolSpec) -> dict[str, Any]:
+    """The output schema as `tools/list` shows it: each field of the result with its type (the structure a host
+    validates and an agent reads), without the nested detail that costs context at every session start."""
+    return _pruned(output_schema(spec), 0, _PUBLISHED_DEPTH.get(spec.name, 1))
+
+
 def input_schema(spec: ToolSpec, docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The argument TypedDict's schema, closed, with each argument's description and caps merged in."""
     derived = schema_of(contract(spec)[0])
@@ -133,6 +163,24 @@ def input_schema(spec: ToolSpec, docs: dict[str, dict[str, Any]]) -> dict[str, A
     return {**derived, "properties": {k: _merge(props[k], docs[k]) for k in props}, "additionalProperties": False}
 
 
+_CAPS = frozenset({"maxLength", "maxItems", "maximum", "pattern"})
+
+
+def published(schema: dict[str, Any]) -> dict[str, Any]:
+    """The input schema as `tools/list` shows it: without the size caps and the id pattern, which change no
+    agent's choice and cost context at every session start. Calls are still validated against the full one."""
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _CAPS or (key == "default" and value is False):
+            continue
+        if key == "properties":
+            value = {name: published(prop) for name, prop in value.items()}
+        elif key == "items" and isinstance(value, dict):
+            value = published(value)
+        out[key] = value
+    return out
+
+
 def input_schemas(s: Settings, specs: typing.Iterable[ToolSpec]) -> dict[str, dict[str, Any]]:
     docs = _field_docs(s)
     return {spec.name: input_schema(spec, docs[spec.name]) for spec in specs}
@@ -142,107 +190,96 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
     """Per tool, per argument: the description and the caps (from `Settings`, so operators can tune them).
     Names, types and which arguments are required come from the tool's argument TypedDict."""
     short = s.max_rule_bytes
-    language = _str("language name as ast-grep spells it (python, javascript, typescript, go, rust, ...)", 64)
-    rule_id = _str("rule id: letters, digits, '.', '_' or '-', starting with a letter or digit", 128,
+    language = _str("e.g. python, typescript, go", 64)
+    rule_id = _str("rule id", 128,
                    pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-    rule_yaml = _str("one ast-grep rule as YAML (id, language, rule, and optionally message, severity, fix, note)",
+    rule_yaml = _str("one ast-grep rule as YAML",
                      s.max_rule_bytes)
-    paths = _str_list("files or directories relative to the workspace root (default: the whole workspace)",
+    paths = _str_list("files or directories (default: the workspace)",
                       s.hard_max_results, 4096)
-    rule_ids = _str_list("only run these rule ids (default: all rules)", s.hard_max_results, 128)
-    valid = _str_list("code snippets the rule must NOT match (each is one test case)", s.max_examples,
+    rule_ids = _str_list("only these rules", s.hard_max_results, 128)
+    valid = _str_list("code it must not match", s.max_examples,
                       s.max_code_bytes)
-    invalid = _str_list("code snippets the rule MUST match (each is one test case)", s.max_examples,
+    invalid = _str_list("code it must match", s.max_examples,
                         s.max_code_bytes)
     min_severity = {"type": "string", "enum": list(SEVERITIES),
-                    "description": "report only findings at or above this severity"}
-    max_results = _int(f"at most this many findings (default {s.default_max_results})", 1, s.hard_max_results)
-    apply = _bool("write the changes to disk; false (the default) only returns the diff")
+                    "description": "lowest severity reported"}
+    max_results = _int(f"default {s.default_max_results}", 1, s.hard_max_results)
+    apply = _bool("write to disk (default: only the diff)")
     return {
         "initialize_ast_grep": {},
         "scan_code": {
-            "code": _str("the source code to check (one snippet; or pass `files` instead)", s.max_code_bytes),
+            "code": _str("a snippet to check", s.max_code_bytes),
             "files": {"type": "array", "minItems": 1, "maxItems": s.max_overlay_files,
-                      "description": "instead of `code`: the files of one pending change, checked together as if "
-                                     "written (rules' files/ignores globs and languageGlobs apply to each path); "
-                                     "nothing is written",
+                      "description": "instead of `code`: a pending change's files",
                       "items": {"properties": {
-                          "path": _str("the file's path in the workspace, e.g. src/app.py (picks its language)",
-                                       4096),
-                          "code": _str("the file's whole new content", s.max_code_bytes)},
+                          "path": _str("workspace path", 4096),
+                          "code": _str("new content", s.max_code_bytes)},
                           "additionalProperties": False}},
-            "language": _str(language["description"] + "; may be left out when `path` has a known extension", 64),
-            "path": _str("virtual path of the snippet in the workspace, e.g. src/app.py: picks the language and "
-                         "the rules whose files/ignores globs apply", 4096),
+            "language": _str("the snippet's language (or give `path`)", 64),
+            "path": _str("the snippet's virtual path, e.g. src/app.py", 4096),
+            "paths": _str_list("no code: files or directories (default: all)",
+                               s.hard_max_results, 4096),
+            "rule_ids": _str_list("no code: only these rules", s.hard_max_results, 128),
+            "offset": _int("no code: the previous page's nextOffset", 0),
+            "profile": _bool("no code: time each rule"),
             "min_severity": min_severity, "max_results": max_results,
-        },
-        "scan_path": {
-            "paths": paths, "min_severity": min_severity, "rule_ids": rule_ids, "max_results": max_results,
-            "offset": _int("skip this many findings (use the nextOffset of the previous page)", 0),
-            "profile": _bool("also time each rule alone (one more engine call per rule): `profile` lists rules by "
-                             "cost, slowest first"),
         },
         "add_or_update_rule": {
             "rule_id": rule_id, "rule_yaml": rule_yaml, "valid_examples": valid, "invalid_examples": invalid,
-            "force": _bool("save even when the analysis proves the rule can never fire (default false: refused "
-                           "with [rule-invalid], the cause and a verified repair)"),
+            "force": _bool("save even a rule the analysis proves can never fire"),
         },
         "remove_rule": {"rule_id": rule_id},
-        "list_rules": {"language": language},
-        "explain_rule": {"rule_id": rule_id},
+        "list_rules": {"language": language, "rule_id": {**rule_id, "description": "explain this rule"}},
         "test_rule": {
-            "rule_yaml": rule_yaml, "code": _str("optional code to run the rule on", s.max_code_bytes),
+            "rule_yaml": rule_yaml, "code": _str("code to run it on", s.max_code_bytes),
             "language": language, "valid_examples": valid, "invalid_examples": invalid,
         },
         "suggest_rule": {
             "language": language,
-            "invalid_examples": {**_str_list("code the rule MUST flag (at least one; the more varied, the more "
-                                             "general the rule)", s.max_examples, s.max_arg_bytes), "minItems": 1},
-            "valid_examples": _str_list("code the rule must NOT flag (near misses make the rule precise)",
+            "invalid_examples": {**_str_list("code it must flag (varied: a more general rule)",
+                                             s.max_examples, s.max_arg_bytes), "minItems": 1},
+            "valid_examples": _str_list("code it must not flag (near misses: a precise rule)",
                                         s.max_examples, s.max_arg_bytes),
-            "path": _str("virtual file path of the examples, e.g. src/app.tsx (picks tsx over typescript)", 4096),
-            "message": _str("the rule's message (default: derived from the pattern)", short),
+            "path": _str("the examples' virtual path, e.g. src/app.tsx", 4096),
+            "message": _str("the rule's message", short),
             "severity": {"type": "string", "enum": list(SEVERITIES), "description": "default warning"},
             "rule_id": rule_id,
             "fix_examples": {"type": "array", "maxItems": s.max_examples,
-                             "description": "before/after pairs: a `fix` template is inferred and verified",
-                             "items": {"properties": {"before": _str("code before the fix", s.max_arg_bytes),
-                                                      "after": _str("the same code fixed", s.max_arg_bytes)},
+                             "description": "before/after pairs: infer a verified `fix`",
+                             "items": {"properties": {"before": _str("before", s.max_arg_bytes),
+                                                      "after": _str("after", s.max_arg_bytes)},
                                        "additionalProperties": False}},
-            "max_candidates": _int("at most this many rules (default 3)", 1, s.suggest_max_candidates),
+            "max_candidates": _int("default 3", 1, s.suggest_max_candidates),
         },
         "dump_syntax_tree": {
-            "code": _str("the code (or pattern) to parse", s.max_arg_bytes), "language": language,
+            "code": _str("code or pattern", s.max_arg_bytes), "language": language,
             "format": {"type": "string", "enum": ["cst", "ast", "pattern"], "default": "cst",
-                       "description": "cst: every node incl. punctuation; ast: named nodes only; pattern: how "
-                                      "ast-grep reads `code` as a pattern"},
+                       "description": "cst: all nodes; ast: named ones; pattern: as a pattern"},
         },
         "find_code": {
-            "pattern": _str("an ast-grep pattern, e.g. `console.log($$$ARGS)`", s.max_arg_bytes), "language": language,
+            "pattern": _str("an ast-grep pattern, e.g. `$A == None`", s.max_arg_bytes), "language": language,
             "paths": paths, "max_results": max_results,
-        },
-        "rewrite_code": {
-            "pattern": _str("an ast-grep pattern with metavariables, e.g. `$A == None`", s.max_arg_bytes),
-            "rewrite": _str("the replacement, using the pattern's metavariables, e.g. `$A is None`", s.max_arg_bytes),
-            "language": language, "paths": paths, "apply": apply,
+            "rewrite": _str("replacement, e.g. `$A is None`",
+                            s.max_arg_bytes),
+            "apply": apply,
         },
         "apply_fixes": {"paths": paths, "rule_ids": rule_ids, "apply": apply, "include_unsafe": {
             "type": "boolean", "default": False,
-            "description": "also apply verified fixes whose rule declares them unsafe (they may change behaviour)"}},
+            "description": "also fixes that may change behaviour"}},
         "search_community_rules": {
-            "query": _str("words describing the problem, e.g. `unchecked error` or `eval`", short),
+            "query": _str("words, e.g. `unchecked error`", short),
             "language": language,
-            "tags": _str("comma-separated tags that must all be present, e.g. `security,cwe-95`", short),
-            "limit": _int("at most this many results", 1, s.hard_max_results),
-            "source": _str("only rules from this source (its name, as results show it)", short),
+            "tags": _str("comma-separated, all required, e.g. `security,cwe-95`", short),
+            "limit": _int("at most this many", 1, s.hard_max_results),
+            "source": _str("only this source's rules", short),
         },
         "get_community_rule_details": {"rule_id": rule_id},
         "import_community_rule": {
             "rule_id": rule_id,
-            "overwrite": _bool("replace a project rule with the same id (default false: refuse with [conflict])"),
+            "overwrite": _bool("replace a rule with the same id"),
             "globs": {"type": "string", "enum": ["keep", "drop"], "default": "keep",
-                      "description": "the source repository's files/ignores globs: keep them (with a warning) or "
-                                     "drop them so the rule applies to every file of its language"},
+                      "description": "drop: ignore the source's files/ignores globs"},
         },
         "server_info": {},
     }

@@ -45,8 +45,7 @@ class ToolSpec:
     def annotations(self, read_only_mode: bool) -> ToolAnnotations:
         # In read-only mode an apply=true call is refused, so such a tool truly only reads.
         reads_only = self.read_only or (read_only_mode and self.writes_when_applied)
-        return ToolAnnotations(
-            title=self.title,
+        return ToolAnnotations(  # no title: the tool's own `title` says it once
             read_only_hint=reads_only,
             destructive_hint=False if reads_only else self.destructive,
             idempotent_hint=True if reads_only else self.idempotent,
