@@ -1,4 +1,4 @@
-"""Fetch the fixed corpus of the bundled rules' cost budget (tests/test_rule_cost.py) from package registries.
+"""Fetch the fixed corpus of the bundled rules' cost budget (bin/bench_cost.py: the Cost rows of bin/bench) from package registries.
 
     python bin/cost_corpus.py [DEST]      # default .ci-cache/cost-corpus; .ci/run calls it at install time
 
@@ -36,7 +36,7 @@ def main() -> int:
         except subprocess.CalledProcessError:
             missing.append(item[1])
     if missing:
-        print(f"warning: could not fetch {', '.join(missing)}; the cost budget skips their languages",
+        print(f"warning: could not fetch {', '.join(missing)}; the cost bench skips their languages",
               file=sys.stderr)
     return 1 if len(missing) == len(CORPUS) else 0
 

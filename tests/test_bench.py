@@ -1,0 +1,70 @@
+"""bin/bench's verdict: a benchmark that cannot run, or a gated row over its budget, fails the run (exit 1); a
+report-only row over its budget is shown as over and does not. The timings themselves are not tested here."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def bench() -> ModuleType:
+    loader = importlib.machinery.SourceFileLoader("bench_script", str(REPO / "bin" / "bench"))
+    spec = importlib.util.spec_from_loader("bench_script", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def results(benchmarks: dict[str, Any]) -> dict[str, Any]:
+    return {"machine": "m", "when": "now", "quick": True, "benchmarks": benchmarks}
+
+
+def row(median: float, ratio: float | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"sgtools": {"median_ms": median, "p95_ms": median, "min_ms": median, "n": 1}}
+    if ratio is not None:
+        out["ratio"] = ratio
+    return out
+
+
+def test_a_gated_row_over_its_budget_fails_and_a_report_only_one_does_not() -> None:
+    b = bench()
+    gated_over = results({"B8: rule analysis": {"warm, cached by rule content": row(80.0)}})
+    table, failures = b.render(gated_over)
+    assert "median_ms <= 50: over (gate)" in table and len(failures) == 1 and "median_ms 80.0 > 50" in failures[0]
+    report_only = results({"B6: sgtools scan, one file": {"sgtools scan --format json": row(300.0)}})
+    table, failures = b.render(report_only)
+    assert "median_ms <= 100: over" in table and "(gate)" not in table and failures == []
+    within = results({"B4: server start": row(900.0, ratio=0.9)})
+    assert b.render(within)[1] == []
+    own_gate = results({"Cost: x": {"each rule": {**row(70.0, ratio=3.2), "budget": ["ratio", 3.0], "gate": True}}})
+    assert b.render(own_gate)[1] == ["Cost: x each rule: ratio 3.2 > 3"]
+
+
+def test_a_benchmark_that_raised_fails_the_run_and_an_optional_peer_may_skip() -> None:
+    b = bench()
+    table, failures = b.render(results({"B7: suggest_rule": {"failed": "EngineFailed: no ast-grep"},
+                                        "Peer": {"skipped": "semgrep is not installed"}}))
+    assert "FAILED: EngineFailed" in table and "skipped: semgrep" in table
+    assert failures == ["B7: suggest_rule : EngineFailed: no ast-grep"]
+
+
+@pytest.mark.slow
+def test_bench_exits_1_when_ast_grep_is_unavailable(tmp_path: Path) -> None:
+    env = {**os.environ, "SGTOOLS_AST_GREP": str(tmp_path / "nonexistent")}
+    proc = subprocess.run([sys.executable, str(REPO / "bin" / "bench"), "--quick", "--only", "B6,B8",
+                           "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "bench FAILED: B6" in proc.stderr and "bench FAILED: B8" in proc.stderr
+    assert "is not an executable file" in proc.stderr
