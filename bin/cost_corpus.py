@@ -1,4 +1,4 @@
-"""Fetch the fixed corpus of the bundled rules' cost budget (bin/bench_cost.py: the Cost rows of bin/bench) from package registries.
+"""Fetch the fixed corpus of the bundled rules' cost budget (bin/bench_cost.py) from package registries.
 
     python bin/cost_corpus.py [DEST]      # default .ci-cache/cost-corpus; .ci/run calls it at install time
 

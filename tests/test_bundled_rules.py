@@ -61,7 +61,7 @@ def test_every_bundled_rule_follows_the_layout() -> None:
 
 
 def _costly_regex_classes(text: str) -> list[str]:
-    """Regex classes whose Unicode tables cost compile time on every scan that loads the rule (bin/bench_cost.py, the Cost rows of bin/bench):
+    """Regex classes whose Unicode tables cost compile time on every scan that loads the rule (bin/bench_cost.py):
     `\\w` ~0.4 ms per regex (identifiers and SQL words here are ASCII: write [0-9A-Za-z_]); `[\\s\\S]` under (?i)
     ~10 ms (sql-injection-sprintf-go loaded in 30 ms; write (?s:.))."""
     found = []
