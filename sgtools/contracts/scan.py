@@ -1,5 +1,7 @@
-"""The shapes of SPEC Diagnostics and of the scan_code / scan_path services: arguments and results."""
+"""The shapes of SPEC Diagnostics and of the scan_code / scan_path services: arguments and results; and the
+options of `sgtools scan` (workflows/ci_scan.py)."""
 
+from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from sgtools.contracts.common import Position, RuleErrorDict, Severity
@@ -157,3 +159,25 @@ class ScanAnyResult(ScanResult):
     nextOffset: NotRequired[int | None]
     filesChecked: NotRequired[int]
     profile: NotRequired[Profile]
+
+
+class CiScanOptions(TypedDict):
+    """One `sgtools scan`, as its arguments say (paths as given: relative to the current directory, or to the
+    root). The CLI builds it as a plain dict: the scan's path imports this module for type checking only."""
+
+    paths: list[str]
+    subfolder: Path | None  # where the command ran, when below the root: scanned when no path is given
+    min_severity: str | None
+    rule_ids: list[str] | None
+    fix: bool
+    unsafe_fixes: bool
+    changed_since: str | None
+    baseline: str | None
+    write_baseline: str | None
+    shard: str | None
+    default_excludes: bool | None
+    profile: bool
+    verify_fixits: bool  # re-scan each fix-it (what SARIF publishes, or asked for)
+    with_suppress: bool  # work out each finding's `suppress` comment (output that shows it)
+    fingerprints: bool  # hash each finding (output that prints them; a baseline always does)
+    rule_metadata: bool  # every runnable rule's id, severity, message... (SARIF's rules array)
