@@ -22,14 +22,22 @@ MIN_KEPT = 1.0  # a pattern must keep at least one meaningful literal token (a n
 PIN_MIN = 3  # common prefix/suffix length for a `regex` pin
 _NO_ROOT = ("ERROR", "MISSING", "comment")
 # Lists and blocks are parts of a construct, not constructs: a rule on them says nothing about the code.
-_PART_SUFFIXES = ("arguments", "argument_list", "parameters", "parameter_list", "_body", "statement_list",
+PART_SUFFIXES = ("arguments", "argument_list", "parameters", "parameter_list", "_body", "statement_list",
                   "declaration_list")
-_PART_KINDS = frozenset({"block", "statement_block", "compound_statement", "body", "suite"})
+PART_KINDS = frozenset({"block", "statement_block", "compound_statement", "body", "suite"})
 # Forms, in order of preference (simplest first).
 PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, INSIDE, EXCLUDE = range(8)
+# Forms an ast-grep author writes from the kind of fact the examples share (author.py).
+KIND_ONLY, COMMENT, FIELD, CHILD, ARGUMENT, INSIDE_TEXT, LEAF_KIND = range(8, 15)
 FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
               CONTEXT: "pattern with context/selector", CONTEXT_TYPED: "context/selector + kind constraints",
-              KIND_HAS: "kind + has", EXCLUDE: "pattern + not", INSIDE: "pattern + inside/not inside"}
+              KIND_HAS: "kind + has", EXCLUDE: "pattern + not (literal text of the valid examples)",
+              INSIDE: "pattern + inside/not inside", KIND_ONLY: "node kind", COMMENT: "comment kind + regex",
+              FIELD: "kind + name regex", CHILD: "kind + has (a telling child)",
+              ARGUMENT: "pattern + has/not has an argument", INSIDE_TEXT: "pattern + inside (an enclosing context)",
+              LEAF_KIND: "kind + regex (a type by name)"}
+_WHOLE = re.compile(r"function|method|class|struct|impl|interface|module|namespace|program|item$")
+_ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation", "scoped")
 
 
 @dataclass
@@ -42,16 +50,66 @@ class Candidate:
 
     @property
     def leaf(self) -> bool:
-        return not self.gen.root.children or self.gen.root.atomic
+        return self.form < KIND_ONLY and (not self.gen.root.children or self.gen.root.atomic)
+
+    def tier(self) -> float:
+        """Generality first (issue 29): a node kind or a comment word, then patterns that keep real code, then
+        a telling argument, child or context, then a name regex; whole-function patterns, near-bare patterns
+        and bare names after those; `not` of literal valid code last."""
+        if self.form == EXCLUDE:
+            return 9
+        if self.form >= KIND_ONLY or self.form == INSIDE:
+            return _author_tier(self)
+        return _pattern_tier(self)
 
     def key(self) -> tuple[Any, ...]:
+        if self.form >= KIND_ONLY:
+            return (self.tier(), _effective_size(self.gen.root), self.form, len(str(self.body)))
         level_rank = LEVELS.index(self.gen.level)
         # A construct whose kind the valid examples also use is what they are near misses of (`eval` beside
         # `ast.literal_eval`, `defer` in a loop beside `defer` alone); one they lack only separates by absence.
         # A literal `not` copies valid code into the rule: the last resort.
-        return (self.leaf, self.form == EXCLUDE, not self.gen.kind_in_valid, _effective_size(self.gen.root),
-                self.form >= CONTEXT,
+        return (self.tier(), self.leaf, self.form == EXCLUDE, not self.gen.kind_in_valid,
+                _effective_size(self.gen.root), self.form >= CONTEXT,
                 level_rank, self.form, -self.gen.kept, len(str(self.body)))
+
+
+def _author_tier(cand: Candidate) -> float:
+    form, root = cand.form, cand.gen.root
+    bare = not root.children or root.atomic
+    if form == INSIDE:
+        return 3 if cand.leaf else 1.9  # a construct inside (or not inside) a node kind
+    if form in (ARGUMENT, INSIDE_TEXT):
+        return 2 + (1 if bare else 0) + (1.5 if cand.gen.name_hole else 0)
+    if form == CHILD and (_WHOLE.search(root.kind) or any(a in root.kind for a in _ACCESS_KINDS)):
+        return 8  # a whole function with some name in it; a member access by its receiver's name
+    if form == CHILD:
+        return 3.2 if _callish(root) else 2 if "stopBy" in str(cand.body) else 2.2
+    if form == KIND_ONLY:
+        return 3.5 if _callish(root) else 0
+    return {COMMENT: 0, LEAF_KIND: 1.5, FIELD: 3}.get(form, 3)
+
+
+def _pattern_tier(cand: Candidate) -> float:
+    form, gen = cand.form, cand.gen
+    if _WHOLE.search(gen.root.kind) and gen.root.parent is not None and gen.root.parent.parent is None:
+        return 8
+    if cand.leaf:
+        return 7
+    plain = form in (PLAIN, TYPED, PINNED)
+    kept = _kept_leaves(gen)
+    if plain and not gen.pinned and not any(n.text != "_" for n in kept):
+        return 4  # only operators and keywords kept (`$A == $B`, `defer $A`, `$A, _`): it flags too much
+    if plain and "\n" in gen.pattern:
+        return 2.5  # a pattern spanning statements copies the example's shape around the point
+    if gen.name_hole and len(kept) <= 1:
+        return 3.6  # `http.$C(...)` for http.Get / http.Post: the names were the point (a name regex says so)
+    return 1 if plain else 3
+
+
+def _callish(node: Node) -> bool:
+    return any(c in node.kind for c in ("call", "invocation", "macro")) or any(
+        c.role in ("function", "method", "macro", "callee") for c in node.children)
 
 
 def _effective_size(node: Node) -> float:
@@ -87,7 +145,7 @@ def roots(invalid: Sequence[Example]) -> Iterator[list[Node]]:
     for node in pivot.nodes():
         if (node is pivot.root or not node.named or node.kind in _NO_ROOT or len(node.text) > MAX_ROOT_CHARS
                 or any(a.atomic for a in node.ancestors())
-                or not node.text.strip() or node.kind.endswith(_PART_SUFFIXES) or node.kind in _PART_KINDS):
+                or not node.text.strip() or node.kind.endswith(PART_SUFFIXES) or node.kind in PART_KINDS):
             continue
         tokens = _tokens(node)
         group = [node]

@@ -20,6 +20,7 @@ _SIGNIFICANT_FIELDS = frozenset({
     "decorator", "key", "label", "tag", "operator", "path", "macro", "object", "operand", "receiver",
     "superclass", "interfaces", "return_type", "module_name",
 })
+_NAME_ROLES = frozenset({"function", "method", "macro", "name", "attribute", "property", "field", "callee"})
 _DECLARATIVE = ("import", "decorator", "annotation", "attribute_item", "use_declaration", "package", "namespace",
                 "include", "require", "using")
 _ACCESS = ("member", "field_expression", "field_access", "selector", "attribute", "navigation", "scoped")
@@ -56,6 +57,7 @@ class Generalised:
     shadowed: bool = False  # the root's code also occurs in a valid example
     kind_in_valid: bool = False  # a valid example has a node of the root's kind
     pinned: str | None = None  # differing literals with a common prefix/suffix: this regex, not a pattern
+    name_hole: bool = False  # a metavariable stands where the examples name different calls or members
 
     @property
     def alternatives(self) -> list[str]:
@@ -197,6 +199,8 @@ class _Builder:
         if pivot is not self.root and incidental(pivot, self.level):
             self.single(group, relaxed=all(n.text == pivot.text for n in group))
             return True
+        if self._empty_arguments(group):
+            return True
         if self.level and "argument" in pivot.kind and _listlike(pivot) and pivot.named_children() and all(
                 incidental(c, self.level) or _differs(c, group) for c in pivot.named_children()):
             return self.many(group, relaxed=True)
@@ -205,6 +209,16 @@ class _Builder:
             self.kept += _weight(pivot)
             return True
         return None
+
+    def _empty_arguments(self, group: list[Node]) -> bool:
+        """`()` at the loosest level: any arguments (`e.printStackTrace()` also means `(System.err)`)."""
+        pivot = group[0]
+        if not (self.level == 2 and "argument" in pivot.kind and _listlike(pivot) and len(pivot.children) == 2
+                and all(len(n.children) == 2 for n in group)):
+            return False
+        kids = pivot.children
+        self.edits.append((kids[0].end, kids[-1].start, self._new_hole(group, True, True)))
+        return True
 
     def _child(self, child: Node, sub: list[Node]) -> bool:
         """Generalise one child position across the group; False when the group cannot be generalised."""
@@ -241,6 +255,8 @@ class _Builder:
                        for s, e, t in self.edits)
         gen = Generalised(self.root, "", holes, self.level, self.kept, edits, self.choices)
         gen.pattern = gen.alternatives[0]
+        gen.name_hole = any(not relaxed and len({n.text for n in group}) > 1 and group[0].role in _NAME_ROLES
+                            for group, _multi, relaxed in self.holes)
         return gen
 
 

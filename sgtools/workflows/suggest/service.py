@@ -20,8 +20,8 @@ from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
+from sgtools.workflows.suggest import author, explain, fixes, render
 from sgtools.workflows.suggest import candidates as cands
-from sgtools.workflows.suggest import explain, fixes, render
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, read_examples
 from sgtools.workflows.suggest.verify import Outcome, run_rules
@@ -122,24 +122,42 @@ class _Search:
         return sorted(found, key=lambda co: co[0].key())
 
 
+def _authored(invalid: list[Example], valid: list[Example]) -> list[cands.Candidate]:
+    """The forms an author writes from the examples alone: a kind, a comment word, a name regex, a child."""
+    groups = list(cands.roots(invalid))
+    base = author.AUTHOR_ROOTS
+    return (author.kind_only(invalid, valid, base) + author.comment_forms(invalid, valid, base + 1000)
+            + author.field_forms(groups + author.outermost(invalid), base + 2000)
+            + author.child_forms(groups, valid, base + 3000))
+
+
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
-    search.run(cands.plain_forms(gens))
+    search.run(cands.plain_forms(gens) + _authored(search.invalid, valid_trees))
     pivot_at = search.invalid.index(pivot)
     matched_self = {c.root_index for c, o in search.tried if o.hits[pivot_at]}
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
     search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]))
-    if len({c.root_index for c in search.passing() if not c.leaf and (c.gen.kind_in_valid or not valid_trees)}) >= want:
+    if len({c.root_index for c in search.passing()
+            if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
+    _repair(search, gens, by_size, valid_trees)
+
+
+def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_trees: list[Example]) -> None:
+    """Roots no plain form solved: kind + has, shadowed code, then near misses told apart by a `not`, a node kind
+    around them, an argument or an enclosing context."""
     passed_roots = {c.root_index for c in search.passing()}
     unsolved = [i for i in by_size if i not in passed_roots and not gens[i].shadowed]
     shadowed = [gens[i] for i in by_size if gens[i].shadowed][:_REPAIR_ROOTS]
     wanted = {id(g) for g in shadowed}
     search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
                + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted])
-    misses = search.near_misses()[:_REPAIR_ROOTS]
-    search.run(explain.exclusions(misses, search.invalid, valid_trees))
+    misses = [m for m in search.near_misses() if m[0].form < cands.KIND_ONLY][:_REPAIR_ROOTS]
+    search.run(explain.exclusions(misses, search.invalid, valid_trees)
+               + author.argument_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4000)
+               + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000))
 
 
 def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
@@ -190,8 +208,7 @@ def suggest_rule(
     gens = cands.generalisations(trees, valid_trees)
     pivot = min(trees, key=lambda e: (len(e.code), e.index))
     search = _Search(engine, lang, file_name, trees, valid)
-    if gens:
-        _search(search, gens, pivot, count, valid_trees)
+    _search(search, gens, pivot, count, valid_trees)
     picked = _pick(search.passing(), count + _SPARE)
     docs = [render.rule_doc(given_id or render.default_id(c), lang, sev, given_message or render.default_message(c),
                             c.body) for c in picked]

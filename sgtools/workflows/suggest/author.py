@@ -1,0 +1,370 @@
+"""Candidates an ast-grep author would write, besides generalised patterns (issue 29).
+
+Each looks for one structural fact shared by every invalid example and absent from every valid one: a node kind
+(`kind: assert_statement`); a comment by kind and a word in it (`TODO`, `@ts-ignore`); a call's name as a regex
+(`^(strcpy|strcat)$`, `^mysql_`); a construct with a telling child (`except_clause` whose block is `pass`); a
+call missing, or carrying, a keyword argument (`not: has: timeout=`); an enclosing context told apart by how it
+starts (`inside` an `async def`, a method annotated `@Test`). Every candidate is verified like the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.candidates import (
+    ARGUMENT,
+    CHILD,
+    COMMENT,
+    FIELD,
+    INSIDE_TEXT,
+    KIND_ONLY,
+    LEAF_KIND,
+    PART_KINDS,
+    PART_SUFFIXES,
+    Candidate,
+)
+from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
+from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.verify import Outcome
+
+AUTHOR_ROOTS = 100_000  # root indexes of author candidates start here (one per candidate: each its own shape)
+_NAME_ROLES = ("function", "method", "macro", "name", "callee", "constructor")
+_BROAD_KINDS = ("identifier", "literal", "string", "number", "integer", "float", "comment", "ERROR", "MISSING",
+                "expression_statement", "program", "source_file", "module", "translation_unit", "compilation_unit")
+_ARG_KINDS = ("argument", "pair", "named")
+_WORD_TOKEN = re.compile(r"[@A-Za-z_][\w@.:-]*\w|[A-Za-z_]")
+_MAX_CHILD_CHARS = 40
+_MAX_GROUPS = 16
+
+
+def _gen(node: Node, label: str) -> Generalised:
+    return Generalised(node, label, [], 0, 1.0)
+
+
+# Kinds that are building blocks of any code (accesses, assignments, calls, arguments, operators, lambdas):
+# having one says nothing by itself, so `kind: K` alone is never proposed for them.
+_GENERIC_WORDS = frozenset({"member", "field", "selector", "attribute", "navigation", "assignment", "argument",
+                            "arguments", "lambda", "call", "invocation", "binary", "unary", "parenthesized", "list",
+                            "pair", "subscript", "index", "access", "augmented", "annotated", "identifier",
+                            "literal", "string", "suffix", "clause", "variable", "declarator", "type"})
+
+
+def _specific(kind: str) -> bool:
+    return not set(kind.split("_")) & _GENERIC_WORDS
+
+
+def _construct(node: Node) -> bool:
+    return (node.named and not node.atomic and bool(node.children) and node.parent is not None
+            and not node.kind.endswith(PART_SUFFIXES) and node.kind not in PART_KINDS
+            and not any(b in node.kind for b in _BROAD_KINDS))
+
+
+def call_like(kind: str) -> bool:
+    return any(c in kind for c in ("call", "invocation", "macro", "new_", "creation"))
+
+
+def _named_child(node: Node, roles: Sequence[str]) -> Node | None:
+    return next((c for c in node.children if c.role in roles), None)
+
+
+def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: int) -> list[Candidate]:
+    """A type every invalid example names and no valid one does (`any`): `kind` + `regex`."""
+    texts = [{(n.kind, n.text) for n in e.nodes()} for e in invalid[1:]]
+    types = {(n.kind, n.text): n for n in invalid[0].nodes()
+             if n.named and not n.named_children() and "type" in n.kind and re.fullmatch(r"\w+", n.text)}
+    out: list[Candidate] = []
+    for (k, text), node in types.items():
+        if all((k, text) in t for t in texts) and (k, text) not in fine:
+            note = f"flags the type `{text}` wherever it is written; lets through aliases of it"
+            out.append(Candidate({"rule": {"kind": k, "regex": f"^{text}$"}}, _gen(node, f"{k} {text}"), LEAF_KIND,
+                                 start + len(out), note))
+    return out
+
+
+def _context_kind(kind: str, invalid: Sequence[Example], fine: set[tuple[str, str]]) -> bool:
+    """A kind holding a statement that also occurs in a valid example (`defer f.Close()` in a loop, fine
+    alone) is the context, not the fact."""
+    return any((d.kind, d.text) in fine for e in invalid for n in e.nodes() if n.kind == kind
+               for d in n.walk() if d is not n and d.named and "statement" in d.kind)
+
+
+def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A node kind every invalid example has and no valid example has: `kind: K` alone (and a type by name)."""
+    fine = {(n.kind, n.text) for e in valid for n in e.nodes()}
+    out = _type_leaves(invalid, fine, start + 500)
+    if len(invalid) < 2:  # one example is no evidence that every node of its kind is wrong
+        return out
+    found = [{n.kind: n for n in e.nodes() if _construct(n)} for e in invalid]
+    in_valid = {kind for kind, _text in fine}
+    for k, node in found[0].items():
+        if not all(k in f for f in found[1:]) or k in in_valid or not _specific(k):
+            continue
+        # A kind whose every node reads the same in every example (`pass`) is a token, not a construct.
+        if all(n.text == node.text for e in invalid for n in e.nodes() if n.kind == k):
+            continue
+        if _context_kind(k, invalid, fine):
+            continue
+        note = (f"flags every `{k}`, whatever it contains; lets through the same problem written as another "
+                "construct")
+        out.append(Candidate({"rule": {"kind": k}}, _gen(node, k), KIND_ONLY, start + len(out), note))
+    return out
+
+
+def _comment_words(node: Node) -> set[str]:
+    return set(_WORD_TOKEN.findall(node.text))
+
+
+def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
+    """Comments by kind and a word all invalid examples' comments share and no valid comment has."""
+    per_example = [[n for n in e.nodes() if "comment" in n.kind and n.named] for e in invalid]
+    if not all(per_example):
+        return []
+    words = set.intersection(*(set().union(*(_comment_words(n) for n in ns)) for ns in per_example))
+    fine = set().union(*(_comment_words(n) for e in valid for n in e.nodes() if "comment" in n.kind))
+    kinds = sorted({n.kind for ns in per_example for n in ns})
+    out: list[Candidate] = []
+    for word in sorted(words - fine, key=lambda w: (-len(w), w))[:2]:
+        regex = (r"\b" if re.match(r"\w", word) else "") + re.escape(word) + (r"\b" if re.search(r"\w$", word) else "")
+        kind: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+        note = (f"flags every comment containing `{word}`; lets through the same note written differently "
+                "(another word or spelling)")
+        out.append(Candidate({"rule": {**kind, "regex": regex}}, _gen(per_example[0][0], f"comment {word}"),
+                             COMMENT, start + len(out), note))
+    return out
+
+
+def name_regex(texts: Sequence[str]) -> str | None:
+    """A regex for names: a shared prefix or suffix that ends at a word part (`mysql_`, `Err`), else the names."""
+    if not all(re.fullmatch(r"[\w.:$@\\]+", t) for t in texts):
+        return None
+    uniq = list(dict.fromkeys(texts))
+    if len(uniq) == 1:
+        return f"^{re.escape(uniq[0])}$"
+    prefix = _common(uniq)
+    last = re.split(r"\.|::", prefix)[-1]
+    if len(last) >= 3 and (prefix[-1] in "_" or all(t[len(prefix)].isupper() for t in uniq if len(t) > len(prefix))):
+        return f"^{re.escape(prefix)}"
+    suffix = _common([t[::-1] for t in uniq])[::-1]
+    if len(suffix) >= 3 and all(len(t) == len(suffix) or t[-len(suffix) - 1] in "_.:" for t in uniq):
+        return f"(^|[_.:]){re.escape(suffix)}$"
+    qualifiers = {re.sub(r"[^.:]*$", "", t) for t in uniq}
+    if len(qualifiers) > 1:  # `load` / `r.json`: not one name written differently but different things
+        return None
+    return "^(" + "|".join(re.escape(t) for t in uniq) + ")$"
+
+
+def _common(texts: Sequence[str]) -> str:
+    first = texts[0]
+    n = 0
+    while n < len(first) and all(len(t) > n and t[n] == first[n] for t in texts):
+        n += 1
+    return first[:n]
+
+
+def field_forms(groups: Sequence[list[Node]], start: int) -> list[Candidate]:
+    """A call-like construct by its name: `kind: K` + `has: {field: function, regex: ...}`."""
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for group in groups:
+        root = group[0]
+        if not call_like(root.kind):
+            continue
+        names = [_named_child(n, _NAME_ROLES) for n in group]
+        if any(c is None for c in names):
+            continue
+        role = str(names[0].role) if names[0] is not None else ""
+        regex = name_regex([c.text for c in names if c is not None])
+        if regex is None or f"{root.kind}{role}{regex}" in seen:
+            continue
+        seen.add(f"{root.kind}{role}{regex}")
+        note = (f"flags every `{root.kind}` whose {role} matches `{regex}`, with any arguments; lets through "
+                "calls through another name or alias")
+        body = {"rule": {"kind": root.kind, "has": {"field": role, "regex": regex}}}
+        out.append(Candidate(body, _gen(root, f"{root.kind} {regex}"), FIELD, start + len(out), note))
+    return out
+
+
+def outermost(invalid: Sequence[Example]) -> list[list[Node]]:
+    """Per call-like kind, the first (outermost) node of it in each example: `puts user.inspect` pairs with
+    `p params` by its outer call, not by the inner `user.inspect` that shares more tokens."""
+    firsts: list[dict[str, Node]] = [{} for _ in invalid]
+    for f, e in zip(firsts, invalid, strict=True):
+        for n in e.nodes():
+            if call_like(n.kind) and n.named:
+                f.setdefault(n.kind, n)
+    return [[f[k] for f in firsts] for k in firsts[0] if all(k in f for f in firsts[1:])]
+
+
+def _header(ancestor: Node, inner: Node) -> set[tuple[str, str, bool]]:
+    """(kind, text, deep) of an enclosing node's named children and grandchildren not holding `inner`."""
+    out: set[tuple[str, str, bool]] = set()
+    for c in ancestor.children:
+        if not c.named or (c.start <= inner.start and inner.end <= c.end):
+            continue
+        if c.atomic and is_value_leaf(c):
+            continue  # a function's own name (`f`): which function it is, not what kind
+        if "\n" not in c.text and len(c.text) <= _MAX_CHILD_CHARS:
+            out.add((c.kind, c.text, False))
+        out.update((g.kind, g.text, True) for g in c.children if g.named and "\n" not in g.text
+                   and len(g.text) <= _MAX_CHILD_CHARS)
+    return out
+
+
+def _enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Sequence[Node | None],
+               good: Sequence[Node]) -> dict[str, Any] | None:
+    """How the enclosing `kind` nodes of the invalid matches differ from the valid ones: a child, else a start."""
+    shared = set.intersection(*(_header(a, b) for a, b in zip(near, bad, strict=True)))
+    fine_headers = set().union(*(_header(f, g) for f, g in zip(fine, good, strict=True) if f is not None))
+    for ck, text, deep in sorted(shared - fine_headers, key=lambda h: (h[2], len(h[1]))):
+        if any((ck, text) == (k2, t2) for k2, t2, _d in fine_headers):
+            continue
+        has: dict[str, Any] = {"kind": ck, "regex": f"^{re.escape(text)}$"}
+        return {"kind": kind, "has": {**has, "stopBy": "end"} if deep else has, "stopBy": "end"}
+    regex = _starts([a.text for a in near])
+    if regex is None or any(f is not None and re.match(regex, f.text) for f in fine):
+        return None
+    return {"kind": kind, "regex": regex, "stopBy": "end"}
+
+
+def _shared_children(group: list[Node]) -> list[tuple[str, str]]:
+    root = group[0]
+    return [(c.kind, c.text) for c in root.children if c.named and "\n" not in c.text
+            and len(c.text) <= _MAX_CHILD_CHARS
+            and all(any((d.kind, d.text) == (c.kind, c.text) for d in n.children) for n in group[1:])]
+
+
+def _shared_leaves(group: list[Node]) -> list[tuple[str, str]]:
+    root = group[0]
+    others = [{(x.kind, x.text) for x in n.walk()} for n in group[1:]]
+    return [(d.kind, d.text) for d in root.walk() if d.named and d.atomic and d is not root and d.text.strip()
+            and "\n" not in d.text and all((d.kind, d.text) in o for o in others)][:3]
+
+
+def _child_candidate(root: Node, parts: list[tuple[str, str]], deep: bool, index: int) -> Candidate:
+    extra = {"stopBy": "end"} if deep else {}
+    has = [{"has": {"kind": kind, "regex": f"^{re.escape(text)}$", **extra}} for kind, text in parts]
+    shown = ", ".join(text for _kind, text in parts)
+    where = "anywhere inside" if deep else "as children"
+    note = f"flags every `{root.kind}` with {shown} {where}; lets through other spellings of them"
+    return Candidate({"rule": {"all": [{"kind": root.kind}, *has]}}, _gen(root, f"{root.kind} with {shown}"), CHILD,
+                     index, note)
+
+
+def child_forms(groups: Sequence[list[Node]], valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A construct with a telling child (`except` whose block is `pass`, `rescue Exception`): kind + has."""
+    out: list[Candidate] = []
+    for group in sorted(groups, key=lambda g: g[0].size())[:_MAX_GROUPS]:
+        root = group[0]
+        fine = [n for e in valid for n in e.nodes() if n.kind == root.kind]
+        if not _construct(root) or not fine:
+            continue
+        children = _shared_children(group)
+        if any(c not in {(c.kind, c.text) for n in fine for c in n.children} for c in children):
+            out.append(_child_candidate(root, children[:3], False, start + len(out)))
+        leaves = _shared_leaves(group)
+        if leaves and any(leaf not in {(d.kind, d.text) for n in fine for d in n.walk()} for leaf in leaves):
+            out.append(_child_candidate(root, leaves, True, start + len(out)))
+    return out
+
+
+def _match_node(example: Example, match: dict[str, Any]) -> Node | None:
+    offsets = match.get("range", {}).get("byteOffset", {})
+    return example.covering(int(offsets.get("start", 0)), int(offsets.get("end", 0)))
+
+
+def _arguments(node: Node) -> dict[str, Node]:
+    """Named arguments in a construct: leading name -> node (`timeout=10` -> timeout)."""
+    out: dict[str, Node] = {}
+    for d in node.walk():
+        if d is node or not d.named or d.atomic or not any(a in d.kind for a in _ARG_KINDS):
+            continue
+        m = re.match(r"([A-Za-z_]\w*)\s*[=:]", d.text)
+        if m:
+            out.setdefault(m.group(1), d)
+    return out
+
+
+def _matched(outcome: Outcome, examples: Sequence[Example], offset: int) -> list[list[Node]]:
+    nodes = []
+    for i, e in enumerate(examples):
+        found = [_match_node(e, m) for m in outcome.hits[offset + i]]
+        nodes.append([n for n in found if n is not None])
+    return nodes
+
+
+def argument_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                   valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A call that flags valid code too, told apart by a keyword argument the valid calls all pass (`not has`)
+    or the invalid calls all pass (`has`)."""
+    out: list[Candidate] = []
+    n = len(invalid)
+    for cand, outcome in misses:
+        bad = [node for nodes in _matched(outcome, invalid, 0) for node in nodes]
+        good = [node for nodes in _matched(outcome, valid, n) for node in nodes]
+        if not bad or not good:
+            continue
+        bad_args, good_args = [_arguments(b) for b in bad], [_arguments(g) for g in good]
+        missing = set.intersection(*(set(a) for a in good_args)) - set().union(*(set(a) for a in bad_args))
+        present = set.intersection(*(set(a) for a in bad_args)) - set().union(*(set(a) for a in good_args))
+        for name, negate in [*((m, True) for m in sorted(missing)), *((p, False) for p in sorted(present))]:
+            kind = (good_args if negate else bad_args)[0][name].kind
+            has = {"has": {"kind": kind, "regex": rf"^{re.escape(name)}\b", "stopBy": "end"}}
+            rule = {"all": [cand.body["rule"], {"not": has} if negate else has]}
+            note = (f"flags it when no `{name}` argument is passed (however the rest is written); lets through "
+                    f"a `{name}` passed some other way (`**kwargs`, a wrapper)" if negate else
+                    f"flags it only when a `{name}` argument is passed; lets through the same call without it")
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
+    return out
+
+
+def _starts(texts: Sequence[str]) -> str | None:
+    """The words every text starts with (`async def`, `@Test`), as a regex; None when they share none."""
+    prefix = _common(list(texts))
+    words = re.match(r"^[@\w.]+(?:\s+[@\w.]+)*", prefix)
+    if words is None:
+        return None
+    head = words.group(0)
+    if any(len(t) > len(head) and re.match(r"[\w]", t[len(head)]) for t in texts):  # cut inside a word
+        head = re.sub(r"\s*[@\w.]+$", "", head)
+    if len(re.sub(r"\W", "", head)) < 3:
+        return None
+    return "^" + r"\s+".join(re.escape(w) for w in head.split())
+
+
+def _context_for(cand: Candidate, bad: list[Node], good: list[Node], index: int) -> Candidate | None:
+    kinds = [k for k in dict.fromkeys(a.kind for a in bad[0].ancestors())
+             if all(any(a.kind == k for a in b.ancestors()) for b in bad[1:]) and _construct_kind(k)]
+    for kind in kinds[:4]:
+        near = [next(a for a in b.ancestors() if a.kind == kind) for b in bad]
+        fine = [next((a for a in g.ancestors() if a.kind == kind), None) for g in good]
+        if all(f is None for f in fine):
+            continue  # plain `inside: {kind}` says it (explain.exclusions tries that)
+        inside = _enclosing(kind, near, bad, fine, good)
+        if inside is None:
+            continue
+        shown = inside.get("regex") or inside["has"]["regex"]
+        note = f"flags it only inside a `{kind}` marked `{shown}`; lets through the same code in any other context"
+        rule = {"all": [cand.body["rule"], {"inside": inside}]}
+        return Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE_TEXT, index, note)
+    return None
+
+
+def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                  valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A construct that flags valid code too, told apart by how an enclosing node starts or what it holds:
+    `inside` an `async def`, a method annotated `@Test` (`stopBy: end`)."""
+    out: list[Candidate] = []
+    n = len(invalid)
+    for cand, outcome in misses:
+        bad = [node for nodes in _matched(outcome, invalid, 0) for node in nodes]
+        good = [node for nodes in _matched(outcome, valid, n) for node in nodes]
+        found = _context_for(cand, bad, good, start + len(out)) if bad and good else None
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _construct_kind(kind: str) -> bool:
+    return not any(b in kind for b in _BROAD_KINDS) and not kind.endswith(PART_SUFFIXES) and kind not in PART_KINDS
