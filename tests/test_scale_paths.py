@@ -241,13 +241,21 @@ def test_hand_written_files_are_told_from_minified_ones_without_splitting_them()
 
     text = _CountingText("def f(x):\n    return x\n" * 5000)
     assert generated.why_generated("src/a.py", text) is None and _CountingText.splits == 0
-    for sample, why in [("x" * 1200 + "\n" + "y" * 300, "minified"), ("x" * 1200 + "\r\n" * 3, "minified"),
-                        ("x" * 1000 + "\n" * 5, "minified"), ("x" * 1000 + "\n" * 6, None),
-                        ("a" * 250 + "\u2028" + "b" * 2000, "minified"), ("a" * 999 + "\n", None),
-                        ("x" * 150 + "\n" + "y" * 1000, "minified"), ("", None), ("\n" * 10, None),
-                        ("z" * 1000 + "\r" * 6, None), ("z" * 1500 + "\r" * 6, "minified")]:
+    def x(n: int) -> str:  # n characters of dense code, as in real bundles
+        return ("a.b=c(d,[e]);" * (n // 13 + 1))[:n]
+
+    prose = "// " + "a comment that explains the code at length, " * 30
+    for sample, why in [(x(1200) + "\n" + x(300), "minified"), (x(1200) + "\r\n" * 3, "minified"),
+                        (x(1000) + "\n" * 5, "minified"), (x(1000) + "\n" * 6, None),
+                        (x(250) + "\u2028" + x(2000), "minified"), (x(999) + "\n", None),
+                        (x(150) + "\n" + x(1000), "minified"), ("", None), ("\n" * 10, None),
+                        (x(1000) + "\r" * 6, None), (x(1500) + "\r" * 6, "minified"),
+                        ("x" * 1200 + "\n" + "y" * 300, None), (prose + "\neval(x)\n", None)]:
         lines = sample.splitlines() or [""]
-        slow = max(len(ln) for ln in lines) >= 1000 and len(sample) / len(lines) >= 200  # the definition
+        wide = "".join(ln for ln in lines if len(ln) >= 200)
+        slow = (max(len(ln) for ln in lines) >= 1000 and len(sample) / len(lines) >= 200  # the definition
+                and len(wide) >= 0.5 * len(sample) and sum(map(wide.count, ";,(){}[]=:")) >= 0.1 * len(wide)
+                and wide.count(" ") <= 0.06 * len(wide))
         assert (generated.why_generated("a.js", sample) == "minified") is slow and (why == "minified") is slow
 
 

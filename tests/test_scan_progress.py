@@ -45,11 +45,12 @@ def test_engine_reports_each_file_as_it_is_done(project: Path, engine: Engine) -
 
 def test_file_lines_split_across_chunks_count_once() -> None:
     count: list[int] = []
-    feed = _file_counter(lambda: count.append(1))
+    watch = ScanWatch(lambda: count.append(1))
+    feed = _file_counter(watch)
     for chunk in (b"sg: entity|fi", b"le|a.py: language=Python\nsg: entity|rule|r: x\nsg: ent",
-                  b"ity|file|b.py: language=Python\n"):
+                  b"ity|file|b.py: language=Python\nsg: entity|file|c d.py: ski", b"pped=permissionDenied\n"):
         feed(chunk)
-    assert len(count) == 2
+    assert len(count) == 3 and watch.skipped == [("c d.py", "permissionDenied")]
 
 
 def test_summary_json_and_mcp_result_name_the_files_checked(project: Path, engine: Engine,

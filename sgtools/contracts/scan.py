@@ -131,9 +131,16 @@ class Profile(TypedDict):
     totalCost: float
 
 
+class FileError(TypedDict):
+    file: str
+    code: str  # a SPEC error code: "io"
+    message: str  # what happened and what to do
+
+
 class ScanPathResult(ScanResult):
     nextOffset: int | None  # the offset of the next page, None at the end
-    filesChecked: int  # the files ast-grep scanned
+    filesChecked: int  # the files ast-grep scanned (a file it could not read is not counted)
+    fileErrors: NotRequired[list[FileError]]  # files the walk met but ast-grep could not read: not checked
     profile: NotRequired[Profile]  # with profile=true: what each rule costs
 
 

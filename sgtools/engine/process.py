@@ -41,14 +41,17 @@ class ScanWatch:
     A plain class: no module on a CLI scan's path imports `dataclasses` (with `inspect`, ~40 million
     instructions of every start; tests/test_scan_startup.py)."""
 
-    __slots__ = ("files", "on_file")
+    __slots__ = ("files", "on_file", "skipped")
 
     def __init__(self, on_file: Callable[[], None] | None = None, files: int = 0) -> None:
         self.on_file = on_file
         self.files = files
+        # (path as ast-grep printed it, its reason) for each file it walked but could not scan: never counted
+        # in `files` (an unreadable file is not a checked file)
+        self.skipped: list[tuple[str, str]] = []
 
 
-_SCANNED = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+)", re.M)
+_SCANNED = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)", re.M)
 _FILE_DONE = b"sg: entity|file|"
 
 
@@ -205,19 +208,19 @@ class Engine:
             args += ["-r", str(rule_file)]
         if stdin is not None:
             args.append("--stdin")
-        if watch is not None:
-            args += ["--inspect", "entity" if watch.on_file is not None else "summary"]
+        if watch is not None:  # each file's line names the ones ast-grep skipped (unreadable, not UTF-8)
+            args += ["--inspect", "entity"]
         args += list(extra)
         path_list = list(paths)
         if path_list:
             args += ["--", *path_list]
-        on_stderr = _file_counter(watch.on_file) if watch is not None and watch.on_file is not None else None
+        on_stderr = _file_counter(watch) if watch is not None else None
         # Matches are parsed as ast-grep prints them, so decoding (the larger cost on a tree with tens of
         # thousands of findings) overlaps the engine's own work instead of following it.
         parser = StreamParser()
         result = self.run(args, cwd=cwd, stdin=stdin, timeout=timeout, on_stderr=on_stderr, on_stdout=parser.feed)
         if watch is not None:
-            watch.files += sum(int(n) for n in _SCANNED.findall(result.stderr))
+            watch.files += sum(int(n) - int(skipped) for n, skipped in _SCANNED.findall(result.stderr))
             kept = [ln for ln in result.stderr.splitlines() if not ln.startswith("sg: ")]
             result = result._replace(stderr="\n".join(kept))  # error texts without the inspection lines
         if result.returncode not in SCAN_OK:
@@ -384,8 +387,9 @@ def _ask_version(binary: str, timeout: float) -> str:
     return text.split()[-1]
 
 
-def _file_counter(on_file: Callable[[], None]) -> Callable[[bytes], None]:
-    """A stderr reader that calls `on_file` once per `--inspect entity` file line, lines split across chunks."""
+def _file_counter(watch: ScanWatch) -> Callable[[bytes], None]:
+    """A stderr reader that calls `watch.on_file` once per `--inspect entity` file line and notes the files
+    ast-grep skipped (`sg: entity|file|PATH: skipped=REASON`) in `watch.skipped`, lines split across chunks."""
     carry = b""
 
     def feed(chunk: bytes) -> None:
@@ -393,5 +397,9 @@ def _file_counter(on_file: Callable[[], None]) -> Callable[[bytes], None]:
         *lines, carry = (carry + chunk).split(b"\n")
         for line in lines:
             if line.startswith(_FILE_DONE):
-                on_file()
+                if watch.on_file is not None:
+                    watch.on_file()
+                name, sep, reason = line[len(_FILE_DONE):].rpartition(b": skipped=")
+                if sep:
+                    watch.skipped.append((os.fsdecode(name), reason.decode("ascii", "replace").strip()))
     return feed

@@ -51,7 +51,13 @@ def diagnostic_line(d: Mapping[str, Any]) -> str:
 def render_scan(data: Mapping[str, Any]) -> str:
     issues = data.get("issues") or []
     counts = data.get("counts") or {}
-    if not issues:
+    skipped = data.get("skippedGenerated") or []
+    if not issues and skipped:  # findings were left out: never "No issues found."
+        dropped = sum((data.get("generated") or {}).values())
+        named = ", ".join(f"{f.get('file') or '<snippet>'} ({f.get('why')})" for f in skipped[:3])
+        head = (f"Not checked: {plural(dropped, 'finding')} skipped in code that looks generated or minified: "
+                f"{named}{' ...' if len(skipped) > 3 else ''}. Set `skipGenerated: false` in sgconfig.yml to see them.")
+    elif not issues:
         head = "No issues found."
     else:
         parts = [f"{counts.get(s, 0)} {s}" for s in SEVERITIES if counts.get(s)]

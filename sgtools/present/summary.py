@@ -55,6 +55,7 @@ def render(table: list[SummaryRow], signal: Mapping[str, Any]) -> str:
 
 
 NAMED_GENERATED = 10  # generated files the summary names; a vendored tree of hundreds is a count, not a page
+NAMED_IN_LINE = 3  # generated files the text report's "Also:" line names
 
 
 def _generated(files: list[Mapping[str, str]], dropped: int) -> list[str]:
@@ -84,6 +85,16 @@ def line(signal: Mapping[str, Any], diags: "Iterable[Diagnostic]") -> list[str]:
     if in_tests or skipped_tests:
         parts.append(f"{in_tests} in tests" + (f" ({skipped_tests} more skipped there)" if skipped_tests else ""))
     files = signal.get("skippedGenerated") or []
-    if files:
-        parts.append(f"{sum((signal.get('generated') or {}).values())} in {len(files)} generated file(s) skipped")
-    return ["Also: " + "; ".join(parts) + " (--summary shows them per rule)."] if parts else []
+    if files:  # named: a skip is never silent (the first few here, every one with --summary or --json)
+        named = ", ".join(f"{f['file']} ({f['why']})" for f in files[:NAMED_IN_LINE])
+        rest = f" and {len(files) - NAMED_IN_LINE} more" if len(files) > NAMED_IN_LINE else ""
+        parts.append(f"{sum((signal.get('generated') or {}).values())} in {len(files)} generated file(s) skipped: "
+                     f"{named}{rest}")
+    out = ["Also: " + "; ".join(parts) + " (--summary shows them per rule)."] if parts else []
+    unread = signal.get("fileErrors") or []
+    if unread:  # not checked, so never part of "no problems found"
+        names = ", ".join(str(f["file"]) for f in unread[:NAMED_IN_LINE])
+        more = f" and {len(unread) - NAMED_IN_LINE} more" if len(unread) > NAMED_IN_LINE else ""
+        out.append(f"[io] {len(unread)} file(s) could not be read and were not checked: {names}{more} "
+                   "(--format json lists them in fileErrors).")
+    return out

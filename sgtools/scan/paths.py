@@ -30,7 +30,7 @@ from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, s
 from sgtools.scan.signal import Signal
 
 if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
-    from sgtools.contracts.scan import Diagnostic, ScanPathResult
+    from sgtools.contracts.scan import Diagnostic, FileError, ScanPathResult
 
 
 def scan_path(
@@ -102,6 +102,9 @@ def scan_path(
                               "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
                               "filesChecked": watch.files}
     result.update(signal.report())  # type: ignore[typeddict-item]
+    unread = _unread(ws, cfg, targets, watch)
+    if unread:
+        result["fileErrors"] = unread
     _note_rule_set_change(result, ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
     if profile:
         from sgtools.scan.profile import profile_rules
@@ -148,6 +151,28 @@ def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Pa
 # rules changed in between (its findings come from the new set; the offsets may not line up with the first).
 _first_pages: dict[tuple[Any, ...], str] = {}
 _FIRST_PAGES_MAX = 512
+
+
+# ast-grep's `--inspect entity` reasons for a walked file it did not scan, said for people.
+_SKIP_REASONS = {"permissionDenied": "permission denied"}
+
+
+def _unread(ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path], watch: ScanWatch) -> list[FileError]:
+    """The files ast-grep met but could not read, as `[io]` entries (never counted as checked). Files it skips
+    as not UTF-8 are left out of `filesChecked` only: ast-grep never scans such text (docs/SPEC.md)."""
+    cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
+    out: list[FileError] = []
+    for name, reason in watch.skipped:
+        if reason == "invalidUtf8":
+            continue
+        try:
+            rel = ws.relative(cwd / name)
+        except ValueError:
+            rel = name
+        why = _SKIP_REASONS.get(reason, reason)
+        out.append({"file": rel, "code": "io", "message": f"[io] {rel} could not be read ({why}), so it was not "
+                                                          "checked. Make it readable, or exclude it from the scan."})
+    return out
 
 
 def _note_rule_set_change(result: ScanPathResult, ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path],

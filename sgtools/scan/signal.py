@@ -166,3 +166,6 @@ def merge(into: dict[str, Any], part: Mapping[str, Any]) -> None:
     files = part.get("skippedGenerated") or []
     if files:
         into["skippedGenerated"] = sorted([*into.get("skippedGenerated", []), *files], key=lambda f: f["file"])
+    unread = part.get("fileErrors") or []
+    if unread:
+        into["fileErrors"] = sorted([*into.get("fileErrors", []), *unread], key=lambda f: f["file"])

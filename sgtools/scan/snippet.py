@@ -90,9 +90,20 @@ def scan_code(
     page = diags[:limit]
     result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
     result.update(signal.report())  # type: ignore[typeddict-item]
+    if result.get("skippedGenerated"):  # the snippet's findings were left out as generated: not a clean result
+        result["success"] = False
+        for entry in result["skippedGenerated"]:
+            if entry["file"] == "STDIN":  # ast-grep's name for stdin: the snippet's own path, or none
+                entry["file"] = file or "<snippet>"
+        result["notes"] = [SKIPPED_AS_GENERATED, *result.get("notes", [])]
     if not result["analysis"]:
         del result["analysis"]
     return result
+
+
+SKIPPED_AS_GENERATED = ("This code looks generated or minified, so its findings were skipped (see skippedGenerated); "
+                        "it was not found clean. Format it as hand-written code, or set `skipGenerated: false` in "
+                        "sgconfig.yml.")
 
 
 def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
