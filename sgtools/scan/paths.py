@@ -102,10 +102,8 @@ def scan_path(
                               "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
                               "filesChecked": watch.files}
     result.update(signal.report())  # type: ignore[typeddict-item]
-    unread = _unread(ws, cfg, targets, watch)
-    if unread:
-        result["fileErrors"] = unread
     _note_rule_set_change(result, ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
+    _note_unread(result, ws, cfg, targets, watch)
     if profile:
         from sgtools.scan.profile import profile_rules
 
@@ -155,6 +153,13 @@ _FIRST_PAGES_MAX = 512
 
 # ast-grep's `--inspect entity` reasons for a walked file it did not scan, said for people.
 _SKIP_REASONS = {"permissionDenied": "permission denied"}
+
+
+def _note_unread(result: ScanPathResult, ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path],
+                 watch: ScanWatch) -> None:
+    unread = _unread(ws, cfg, targets, watch)
+    if unread:
+        result["fileErrors"] = unread
 
 
 def _unread(ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path], watch: ScanWatch) -> list[FileError]:

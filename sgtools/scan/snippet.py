@@ -90,12 +90,7 @@ def scan_code(
     page = diags[:limit]
     result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
     result.update(signal.report())  # type: ignore[typeddict-item]
-    if result.get("skippedGenerated"):  # the snippet's findings were left out as generated: not a clean result
-        result["success"] = False
-        for entry in result["skippedGenerated"]:
-            if entry["file"] == "STDIN":  # ast-grep's name for stdin: the snippet's own path, or none
-                entry["file"] = file or "<snippet>"
-        result["notes"] = [SKIPPED_AS_GENERATED, *result.get("notes", [])]
+    _mark_skipped(result, file)
     if not result["analysis"]:
         del result["analysis"]
     return result
@@ -104,6 +99,16 @@ def scan_code(
 SKIPPED_AS_GENERATED = ("This code looks generated or minified, so its findings were skipped (see skippedGenerated); "
                         "it was not found clean. Format it as hand-written code, or set `skipGenerated: false` in "
                         "sgconfig.yml.")
+
+
+def _mark_skipped(result: ScanResult, file: str | None) -> None:
+    """A snippet whose findings were left out as generated is not a clean result: it says so first."""
+    if result.get("skippedGenerated"):
+        result["success"] = False
+        for entry in result["skippedGenerated"]:
+            if entry["file"] == "STDIN":  # ast-grep's name for stdin: the snippet's own path, or none
+                entry["file"] = file or "<snippet>"
+        result["notes"] = [SKIPPED_AS_GENERATED, *result.get("notes", [])]
 
 
 def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
