@@ -1,4 +1,5 @@
-"""scan_code and scan_path against the real ast-grep binary, in real temp projects."""
+"""scan_code (scan/snippet.py) and scan_path (scan/paths.py) against the real ast-grep binary, in real temp
+projects."""
 
 from __future__ import annotations
 
