@@ -23,4 +23,6 @@ def report(family: str, probes: int, failures: Sequence[object]) -> None:
 #   edits during a scan (a rule rewritten every few ms: 100 path scans, 25 `scan --fix`): tests/test_rule_race.py
 #   crash consistency (SIGKILL at every step of every multi-file write): tests/test_crash_consistency.py
 #   pathological glob (< 100 ms on a 10 kB path): tests/test_globs.py
+#   lifecycle (ast-grep dies with the server / CLI on stdin close, SIGTERM, SIGKILL, Ctrl-C; 40 cancelled and 40
+#   timed-out calls): e2e/test_lifecycle.py (unit level: tests/test_lifecycle.py)
 #   30,000 fixes in one file: tests/test_fix_scale.py; engine calls per request: tests/test_engine_budget.py

@@ -66,15 +66,26 @@ def run(args: argparse.Namespace) -> int:
     from sgtools.server import app as server
 
     srv = server.build_server(getattr(args, "root", None), read_only=args.read_only)
+    try:
+        _serve(srv, args, level)
+    finally:
+        # stdin closed, Ctrl-C, an error: every ast-grep still running ends now, before the interpreter waits for
+        # the worker threads that wait for them (SIGTERM and SIGKILL: their parent-death signal, engine/lifecycle.py)
+        from sgtools.engine import lifecycle
+
+        lifecycle.kill_all()
+    return EXIT_OK
+
+
+def _serve(srv: Any, args: argparse.Namespace, level: str) -> None:
     if args.transport == "stdio":
         from sgtools.server import guard
 
         guard.serve_stdio(srv)  # srv.run("stdio"), with every incoming message checked (answered if malformed)
-        return EXIT_OK
+        return
     from sgtools.server import http as server_http
 
     token = args.token if args.token is not None else os.environ.get(server_http.TOKEN_ENV)
     origins = [*args.allow_origin, *server_http.allowed_origins_from_env()]
     server_http.serve_http(srv, host=args.host, port=args.port, token=token or None, allowed_origins=origins,
                            log_level=level)
-    return EXIT_OK

@@ -1,14 +1,17 @@
 """Starting a process, the one place that does: ast-grep (through `Engine.run`), the helper tools (git, a C
 compiler) through `run_tool`, and the warm engine's long-lived `ast-grep lsp` through `spawn_long_lived`. An
-argument list, never a shell; an explicit environment; a deadline and an output cap, past which the whole process
-group is killed; stdin fed and both outputs read in one loop.
+argument list, never a shell; an explicit environment; a deadline and an output cap, past which the process is
+killed; stdin fed and both outputs read in one loop. Every child dies with its caller (engine/lifecycle.py): with
+this process (the parent-death signal), with the MCP call that started it (cancelled, timed out or answered),
+with an exception in the waiting thread (Ctrl-C); ast-grep stays in the caller's process group, so a terminal's
+Ctrl-C reaches it too, while a helper tool (git, a C compiler, which start processes of their own) leads its
+own group, killed whole.
 """
 
 # No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import contextlib
 import os
 import selectors
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +20,7 @@ from typing import NamedTuple
 
 from sgtools.core.errors import EngineFailed, Timeout, TooLarge
 from sgtools.core.settings import get_settings
+from sgtools.engine import lifecycle
 
 _READ_CHUNK = 65536
 
@@ -61,10 +65,18 @@ _CHILD_ENV = _child_env()
 def spawn(argv: Sequence[str], *, cwd: Path | None, timeout: float, max_output: int, advice: Advice,
           name: str | None = None, stdin: bytes | None = None, env: dict[str, str] | None = None,
           on_stderr: Callable[[bytes], None] | None = None,
-          on_stdout: Callable[[bytes], None] | None = None) -> EngineResult:
+          on_stdout: Callable[[bytes], None] | None = None, own_group: bool = False) -> EngineResult:
     """Run `argv` to completion; `name` (default: the program) is what the errors call it, `on_stderr` and
-    `on_stdout` see each stream as it arrives (so a caller can parse output while the process still runs)."""
+    `on_stdout` see each stream as it arrives (so a caller can parse output while the process still runs).
+    `own_group`: the child leads a process group, killed whole (a tool that starts processes of its own)."""
     label = name or str(argv[0])
+    call = lifecycle.current()
+    deadline = time.monotonic() + timeout
+    bound_by_call = call is not None and call.deadline is not None and call.deadline < deadline
+    if bound_by_call:
+        assert call is not None and call.deadline is not None
+        deadline = call.deadline
+    _refuse_when_over(call, label)
     try:
         proc = subprocess.Popen(
             [str(a) for a in argv],
@@ -72,17 +84,37 @@ def spawn(argv: Sequence[str], *, cwd: Path | None, timeout: float, max_output: 
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            start_new_session=True,
+            start_new_session=own_group,
             env=_CHILD_ENV if env is None else env,
+            preexec_fn=lifecycle.death_signal(),
         )
     except OSError as exc:
         raise EngineFailed(f"Could not start {label}: {exc.strerror or exc}. {advice.start}") from None
-    out, err, problem = _collect(proc, time.monotonic() + timeout, max_output, stdin, on_stderr, on_stdout)
+    lifecycle.started(proc, call, own_group)
+    try:
+        out, err, problem = _collect(proc, deadline, max_output, stdin, on_stderr, on_stdout)
+    except BaseException:  # Ctrl-C (KeyboardInterrupt) or a bug in a stream callback: the child goes too
+        _kill(proc)
+        raise
+    finally:
+        lifecycle.finished(proc, call)
+    _refuse_when_over(call, label)
+    if problem == "timeout" and bound_by_call:
+        raise Timeout(f"{label} was stopped at the tool call's deadline. Narrow the input or raise "
+                      "SGTOOLS_TOOL_TIMEOUT.")
     if problem == "timeout":
         raise Timeout(f"{label} did not finish within {timeout:g} s and was stopped. {advice.timeout}")
     if problem == "too-large":
         raise TooLarge(f"{label} produced more than {max_output} bytes of output and was stopped. {advice.too_large}")
     return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))
+
+
+def _refuse_when_over(call: lifecycle.Call | None, label: str) -> None:
+    """Nothing more starts, and nothing that was killed counts as a result, once the call or the process ends."""
+    if call is not None and call.ended:
+        raise Timeout(f"{label} was stopped: the tool call it belonged to was cancelled or ran out of time.")
+    if lifecycle.closing():
+        raise Timeout(f"{label} was stopped: the server is shutting down.")
 
 
 def run_tool(argv: Sequence[str], cwd: Path, timeout: float, *, max_output: int | None = None) -> EngineResult:
@@ -91,8 +123,8 @@ def run_tool(argv: Sequence[str], cwd: Path, timeout: float, *, max_output: int 
     cap = get_settings().engine_max_output if max_output is None else max_output
     # never wait for credentials on a terminal nobody watches
     return spawn(argv, cwd=cwd, timeout=timeout, max_output=cap, env=child_env(GIT_TERMINAL_PROMPT="0"),
-                 advice=Advice("Install it or put it on PATH, then retry.", "Retry, or raise the limit.",
-                               "Narrow the request."))
+                 own_group=True, advice=Advice("Install it or put it on PATH, then retry.",
+                                               "Retry, or raise the limit.", "Narrow the request."))
 
 
 class _Streams:
@@ -148,7 +180,7 @@ class _Streams:
 def _collect(proc: subprocess.Popen[bytes], deadline: float, cap: int, stdin: bytes | None = None,
              on_stderr: Callable[[bytes], None] | None = None,
              on_stdout: Callable[[bytes], None] | None = None) -> tuple[bytes, bytes, str | None]:
-    """Feed stdin and read stdout and stderr until exit, killing the process group on timeout or past the
+    """Feed stdin and read stdout and stderr until exit, killing the process on timeout or past the
     output cap."""
     assert proc.stdout is not None and proc.stderr is not None
     with selectors.DefaultSelector() as sel:
@@ -186,19 +218,29 @@ LongLived = subprocess.Popen[bytes]  # what `spawn_long_lived` returns, for call
 
 def spawn_long_lived(argv: Sequence[str], *, cwd: Path, advice: Advice, name: str) -> LongLived:
     """Start a process that stays up (the warm engine): stdin and stdout are the caller's pipes, stderr is
-    discarded (a full stderr pipe nobody reads would stall it), and it leads its own process group so that
-    `kill_group` takes it and anything it started. The caller owns its deadlines and must `kill_group` it."""
-    try:
+    discarded (a full stderr pipe nobody reads would stall it). It is started from the keeper thread, so its
+    parent-death signal fires when this process ends, not when the calling thread does; `kill_all` and the
+    caller's `kill_group` stop it. The caller owns its deadlines and must `kill_group` it."""
+    def start() -> LongLived:
         return subprocess.Popen([str(a) for a in argv], cwd=str(cwd), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, start_new_session=True, env=_CHILD_ENV, bufsize=0)
+                                stderr=subprocess.DEVNULL, env=_CHILD_ENV, bufsize=0,
+                                preexec_fn=lifecycle.death_signal())
+
+    try:
+        proc = lifecycle.on_keeper(start)
     except OSError as exc:
         raise EngineFailed(f"Could not start {name}: {exc.strerror or exc}. {advice.start}") from None
+    if not lifecycle.started(proc, None, False):
+        kill_group(proc)
+        raise EngineFailed(f"{name} was not started: the server is shutting down.")
+    return proc
 
 
 def kill_group(proc: LongLived) -> None:
-    """SIGKILL the process group of a `spawn_long_lived` process and reap it (no zombie), closing its pipes."""
+    """SIGKILL a `spawn_long_lived` process and reap it (no zombie), closing its pipes."""
     if proc.returncode is None:
         _kill(proc)
+    lifecycle.finished(proc, None)
     for stream in (proc.stdin, proc.stdout):
         if stream is not None:
             with contextlib.suppress(OSError):
@@ -206,8 +248,6 @@ def kill_group(proc: LongLived) -> None:
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+    """SIGKILL the child (its whole group when it leads one) and reap it."""
+    lifecycle.kill_now(proc)
     proc.wait()

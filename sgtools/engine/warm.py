@@ -13,7 +13,7 @@ and util files, the content-addressed rule file, the `--custom-languages` flag),
 or the config is a new key and never a stale answer. At most `warm_engine_max` live processes (least recently
 used killed first). A crash, a hang past `warm_engine_timeout` or a protocol error SIGKILLs the process group
 (reaped), the call falls back to the spawn path (`WarmUnavailable`), and the next call starts a fresh one. atexit
-kills them all; each leads its own process group. `SGTOOLS_WARM_ENGINE=0` turns the whole thing off.
+kills them all, and each dies with the server however it ends (engine/lifecycle.py). `SGTOOLS_WARM_ENGINE=0` turns the whole thing off.
 
 Lanes: a call with several documents (fix-it verification, a pending change) splits them over
 `warm_engine_lanes` processes of the same key, answered at the same time on the machine's cores; each lane is

@@ -17,6 +17,7 @@ from sgtools.contracts.scan import Diagnostic
 from sgtools.core.errors import SgToolsError
 from sgtools.core.settings import Settings
 from sgtools.edit.text import Span, apply_edits, to_span
+from sgtools.engine import lifecycle
 from sgtools.fixits.judge import EditedText, Member, finish, judge
 
 if TYPE_CHECKING:  # concurrent.futures costs ~5 ms to import: a scan without fix-its never needs it
@@ -118,7 +119,8 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     # `fix` copy is one edit alone, so its count belongs to that fix-it.
     from concurrent.futures import ThreadPoolExecutor  # ~7 ms to import: not on a path scan without fixes
 
-    pool = ThreadPoolExecutor(max_workers=max(1, settings.verify_workers)) if count_missing is not None else None
+    pool = (ThreadPoolExecutor(max_workers=max(1, settings.verify_workers), **lifecycle.pool_args())
+            if count_missing is not None else None)
     missing: dict[int, tuple[Future[int | None], Future[int | None]]] = {}
     no_token_lost: set[int] = set()
     try:

@@ -15,7 +15,7 @@ from sgtools.contracts.common import RuleErrorDict
 from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
 from sgtools.core.digest import sha256
-from sgtools.engine import trust
+from sgtools.engine import lifecycle, trust
 from sgtools.engine.process import Engine, stderr_message
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
@@ -288,7 +288,7 @@ def load_ruleset(ws: Workspace, cfg: ProjectConfig, engine: Engine, *, validate:
     paths = list(per_file)
     from concurrent.futures import ThreadPoolExecutor  # ~7 ms to import; only a project with a broken rule pays
 
-    with ThreadPoolExecutor(max_workers=_CHECK_WORKERS) as pool:
+    with ThreadPoolExecutor(max_workers=_CHECK_WORKERS, **lifecycle.pool_args()) as pool:
         problems = dict(zip(paths, pool.map(check, paths), strict=True))
     return RuleSet(_good_rules(ws, per_file, problems, errors), errors, all_valid=False)
 

@@ -3,9 +3,9 @@ a deadline, cap the output, and turn an `SgToolsError` into an `isError` result 
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +16,7 @@ from mcp_types import CallToolResult, TextContent
 
 from sgtools.core.errors import ReadOnly, SgToolsError, Timeout
 from sgtools.core.oserrors import io_error
+from sgtools.engine import lifecycle
 from sgtools.server.arguments import validate
 from sgtools.server.guard import escape_surrogates
 from sgtools.server.spec import App, ToolSpec
@@ -79,17 +80,23 @@ async def run_tool(app: App, spec: ToolSpec, schema: dict[str, Any], raw: object
         args = validate(spec.name, schema, raw, validator)
         _refuse_in_read_only(app, spec, args)
         limit = app.settings.tool_timeout
+        # The call's processes end with it: answered, cancelled (`notifications/cancelled`) or out of time, and
+        # the tool's deadline bounds every engine deadline inside it (engine/lifecycle.py).
+        call = lifecycle.Call(time.monotonic() + limit)
         try:
             with anyio.fail_after(limit):
-                # abandon_on_cancel: a cancelled or timed-out call returns at once; the engine's own deadline
-                # stops ast-grep, and writes are atomic, so an abandoned worker cannot leave a half-written file.
-                data = await anyio.to_thread.run_sync(functools.partial(spec.call, app, args), abandon_on_cancel=True)
+                # abandon_on_cancel: a cancelled or timed-out call returns at once; `call.end` kills its ast-grep,
+                # so the worker unwinds too, and writes are atomic, so it cannot leave a half-written file.
+                data = await anyio.to_thread.run_sync(lifecycle.run_in, call, spec.call, app, args,
+                                                      abandon_on_cancel=True)
         except TimeoutError:
             raise Timeout(
                 f"{spec.name} did not finish within {limit:g} s. Narrow the input (fewer paths, a smaller snippet, "
                 "fewer rules) or raise SGTOOLS_TOOL_TIMEOUT. A write that was under way may still complete: "
                 "check with list_rules / scan before retrying."
             ) from None
+        finally:
+            call.end()
     except SgToolsError as exc:
         log.info("tool %s refused: %s", spec.name, exc.render()[:500])
         return error_result(exc.render())

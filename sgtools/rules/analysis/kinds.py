@@ -15,6 +15,7 @@ from typing import Any
 from sgtools.core import languages, yamlio
 from sgtools.core.cache import JsonCache
 from sgtools.core.errors import SgToolsError
+from sgtools.engine import lifecycle
 from sgtools.engine.process import Engine
 
 _LINE = re.compile(r"^(\s*)(?:[A-Za-z_][A-Za-z0-9_]*: )?(\S+)(?: .*?)? \((\d+),(\d+)\)-\((\d+),(\d+)\)\s*$")
@@ -91,7 +92,7 @@ def _cached_kinds(engine: Engine, what: str, codes: Callable[[], list[str]], lan
     found: set[str] = set()
     from concurrent.futures import ThreadPoolExecutor  # with logging ~20 million instructions: loaded to use
 
-    with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers), **lifecycle.pool_args()) as pool:
         for nodes in pool.map(lambda c: dump(engine, c, language, cwd), codes()):
             found |= real_kinds(nodes)
     _cache.put("kinds", key, sorted(found))

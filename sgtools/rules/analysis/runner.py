@@ -18,6 +18,7 @@ from typing import Any
 
 from sgtools.core import languages
 from sgtools.core.errors import SgToolsError
+from sgtools.engine import lifecycle
 from sgtools.engine.process import NO_CONFIG, Engine, stderr_message
 
 _GLOB_KEYS = ("files", "ignores")
@@ -120,7 +121,7 @@ def _refused(engine: Engine, work: Path, rules: Mapping[str, Mapping[str, Any]],
 
     from concurrent.futures import ThreadPoolExecutor  # with logging ~20 million instructions: loaded to use
 
-    with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers), **lifecycle.pool_args()) as pool:
         results = list(pool.map(check, enumerate(rules.items())))
     return {rid: why for rid, why in results if why is not None}
 

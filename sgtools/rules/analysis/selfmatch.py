@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core.errors import SgToolsError
+from sgtools.engine import lifecycle
 from sgtools.engine.process import Engine
 from sgtools.rules.analysis import kinds
 from sgtools.rules.analysis.contexts import TOP, Context, contexts_for
@@ -71,7 +72,8 @@ class Probe:
                     return [r]
         from concurrent.futures import ThreadPoolExecutor  # with logging ~20 million instructions: loaded to use
 
-        with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers)) as pool:
+        workers = max(1, engine.settings.rule_check_workers)
+        with ThreadPoolExecutor(max_workers=workers, **lifecycle.pool_args()) as pool:
             return list(pool.map(look, self.instances))
 
 

@@ -1,0 +1,154 @@
+"""engine/lifecycle.py with real processes: a child dies with its parent (SIGKILL included, and when started from
+a thread that has ended), with the call that started it (ended from another thread, or before it started), and
+under the call's deadline. The whole server and CLI are probed in e2e/test_lifecycle.py."""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from sgtools.core.errors import Timeout
+from sgtools.engine import lifecycle
+from sgtools.engine.spawn import Advice, kill_group, spawn, spawn_long_lived
+
+ADVICE = Advice("start", "timeout", "too large")
+SLEEP = ["sleep", "30"]
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not _alive(pid):
+            return True
+        time.sleep(0.02)
+    return not _alive(pid)
+
+
+_PARENT = """
+import sys, threading
+from pathlib import Path
+from sgtools.engine.spawn import Advice, spawn, spawn_long_lived
+advice = Advice("a", "b", "c")
+def tell(pid):
+    print(pid, flush=True)
+if sys.argv[1] == "long":  # started from a thread that ends at once: the keeper thread is its parent
+    t = threading.Thread(target=lambda: tell(spawn_long_lived(["sleep", "30"], cwd=Path("."), advice=advice,
+                                                               name="sleep").pid))
+    t.start(); t.join()
+    threading.Event().wait()
+else:
+    spawn(["sh", "-c", "echo $$; exec sleep 30"], cwd=None, timeout=60, max_output=1000, advice=advice,
+          on_stdout=lambda b: tell(int(b)))
+"""
+
+
+@pytest.mark.parametrize("kind", ["call", "long"])
+def test_a_child_dies_when_its_parent_is_sigkilled(kind: str) -> None:
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, kind], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert _alive(child)
+        time.sleep(0.3)  # a thread that started it and ended must not have taken it along
+        assert _alive(child), "the child died with the thread that started it, not with its parent"
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        assert _gone_within(child, 2), "the child outlived its SIGKILLed parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def _run_in_thread(call: lifecycle.Call, argv: list[str], timeout: float = 60) -> tuple[threading.Thread, list[object]]:
+    out: list[object] = []
+
+    def work() -> None:
+        try:
+            out.append(lifecycle.run_in(call, functools.partial(spawn, argv, cwd=None, timeout=timeout,
+                                                                max_output=1000, advice=ADVICE)))
+        except Exception as exc:
+            out.append(exc)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    return thread, out
+
+
+def test_ending_a_call_kills_its_process_and_refuses_new_ones() -> None:
+    call = lifecycle.Call()
+    thread, out = _run_in_thread(call, SLEEP)
+    deadline = time.monotonic() + 10
+    while not call._procs and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (proc,) = list(call._procs)
+    start = time.monotonic()
+    call.end()
+    thread.join(5)
+    assert not thread.is_alive() and time.monotonic() - start < 2
+    assert isinstance(out[0], Timeout) and "cancelled or ran out of time" in str(out[0])
+    assert not _alive(proc.pid)
+    thread, out = _run_in_thread(call, SLEEP)  # after its end, the call starts nothing
+    thread.join(5)
+    assert isinstance(out[0], Timeout)
+
+
+def test_the_calls_deadline_bounds_the_engines() -> None:
+    call = lifecycle.Call(time.monotonic() + 0.5)
+    start = time.monotonic()
+    thread, out = _run_in_thread(call, SLEEP, timeout=60)
+    thread.join(10)
+    assert time.monotonic() - start < 5
+    assert isinstance(out[0], Timeout) and "SGTOOLS_TOOL_TIMEOUT" in str(out[0])
+
+
+def test_a_pool_made_inside_a_call_belongs_to_it() -> None:
+    call = lifecycle.Call()
+    seen: list[lifecycle.Call | None] = []
+
+    def inside() -> None:
+        with ThreadPoolExecutor(max_workers=2, **lifecycle.pool_args()) as pool:
+            seen.extend(pool.map(lambda _: lifecycle.current(), range(4)))
+
+    lifecycle.run_in(call, inside)
+    assert seen == [call] * 4
+    assert lifecycle.current() is None
+
+
+def test_a_long_lived_process_is_tracked_and_killed(tmp_path: Path) -> None:
+    proc = spawn_long_lived(SLEEP, cwd=tmp_path, advice=ADVICE, name="sleep")
+    assert proc in lifecycle._live
+    kill_group(proc)
+    assert proc not in lifecycle._live and proc.returncode is not None and not _alive(proc.pid)
+
+
+def test_the_death_signal_is_set_in_the_child() -> None:
+    """The child's own view: PR_GET_PDEATHSIG (2) through the same prctl answers SIGKILL."""
+    code = ("import sys; from sgtools.engine.lifecycle import _prctl\n"
+            "import _ctypes\n"
+            "class L(_ctypes._SimpleCData): _type_ = 'i'\n"
+            "v = L(0); p = _prctl()\n"
+            "p(2, _ctypes.addressof(v), 0, 0, 0); print(v.value)")
+    fork_env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    result = spawn([sys.executable, "-c", code], cwd=None, timeout=30, max_output=1000, advice=ADVICE,
+                   env=fork_env)
+    assert result.stdout.decode().strip() == str(int(signal.SIGKILL)), result.stderr
