@@ -11,9 +11,10 @@ caller decides: scan/warmscan.py). Fix-it verification only needs rule ids and b
 Life cycle: a process is started lazily for a key (binary, generated sgconfig, a freshness stamp of the config
 and util files, the content-addressed rule file, the `--custom-languages` flag), so any change of a rule, a util
 or the config is a new key and never a stale answer. At most `warm_engine_max` live processes (least recently
-used killed first). A crash, a hang past `warm_engine_timeout` or a protocol error SIGKILLs the process group
+used killed first). A crash, a hang past `warm_engine_timeout` or a protocol error SIGKILLs the process
 (reaped), the call falls back to the spawn path (`WarmUnavailable`), and the next call starts a fresh one. atexit
-kills them all, and each dies with the server however it ends (engine/lifecycle.py). `SGTOOLS_WARM_ENGINE=0` turns the whole thing off.
+kills them all, and each dies with the server however it ends (engine/lifecycle.py). `SGTOOLS_WARM_ENGINE=0`
+turns the whole thing off.
 
 Lanes: a call with several documents (fix-it verification, a pending change) splits them over
 `warm_engine_lanes` processes of the same key, answered at the same time on the machine's cores; each lane is
