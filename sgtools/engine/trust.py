@@ -11,9 +11,11 @@ is out of reach here: the same window exists for any tool that loads a file by n
 """
 
 # No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
+import contextlib
 import json
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal, NamedTuple, TypedDict
 
@@ -172,9 +174,30 @@ def is_trusted(config: Path) -> bool:
     return bool(found) and all(s["trusted"] for s in found)
 
 
+@contextlib.contextmanager
+def _store_locked() -> Iterator[None]:
+    """The trust store's read-modify-write, exclusive across threads and processes: an advisory `fcntl.flock`
+    on a lock file beside the store (two `sgtools trust` at once lost one's entry under the thread lock
+    alone), the store itself replaced atomically."""
+    with _store_lock:
+        path = store_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            try:
+                import fcntl
+            except ImportError:  # Windows: no flock; the thread lock still holds within the process
+                fcntl = None  # type: ignore[assignment]
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+
 def trust(config: Path) -> list[LibraryStatus]:
     """Remember the current digest of every library the config names (a missing one is not recorded)."""
-    with _store_lock:
+    with _store_locked():
         libs = _read_store()
         libs.update({str(lib.path): d for lib in libraries(config) if (d := digest(lib.path)) is not None})
         _write_store(libs)
@@ -182,7 +205,7 @@ def trust(config: Path) -> list[LibraryStatus]:
 
 
 def revoke(config: Path) -> list[LibraryStatus]:
-    with _store_lock:
+    with _store_locked():
         libs = _read_store()
         named = {str(lib.path) for lib in libraries(config)}
         if named & set(libs):
