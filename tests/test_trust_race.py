@@ -56,7 +56,7 @@ def test_catalogue_two_concurrent_trust_calls_lose_nothing(tmp_path: Path) -> No
         time.sleep(1.0)  # both imported and waiting
         go.touch()
         for p in procs:
-            out, err = p.communicate(timeout=60)
+            _out, err = p.communicate(timeout=60)
             if p.returncode != 0:
                 failures.append(f"round {n}: exit {p.returncode}: {err[-200:]}")
         libs = json.loads(store.read_text())["libraries"] if store.is_file() else {}
