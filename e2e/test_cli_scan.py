@@ -297,9 +297,14 @@ def test_changed_since_in_a_real_repository(sample: Path) -> None:
 def test_fix_matches_apply_fixes(sample: Path, tmp_path: Path) -> None:
     twin = tmp_path / "twin"
     shutil.copytree(sample, twin)
-    code, data, _ = scan_json(sample, "--fix")
+    # The sample's rules declare no fixSafety: their fixes are unsafe, so plain --fix applies none of them and
+    # says how to mark one safe (issue 30: safe means proven)
+    _, unsafe, _ = scan_json(sample, "--fix")
+    assert unsafe["fixes"]["fixesApplied"] == 0 and unsafe["fixes"]["fixes"] == []
+    assert any("fixSafety: safe" in s["reason"] for s in unsafe["fixes"]["skipped"])
+    code, data, _ = scan_json(sample, "--fix", "--unsafe-fixes")
     ws = Workspace(twin)
-    result = apply_fixes(ws, Engine(), apply=True)
+    result = apply_fixes(ws, Engine(), apply=True, include_unsafe=True)
     assert result["fixesApplied"] >= 2
     assert tree(sample) == tree(twin)
     assert data["fixes"]["fixesApplied"] == result["fixesApplied"]

@@ -44,7 +44,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
     "find_code": ({"pattern", "language"}, {"paths", "max_results", "rewrite", "apply"}, (False, True, False, False),
                   {"matches", "truncated", "hints", "diff", "changes", "applied", "skipped", "changedFiles"}),
     "apply_fixes": (set(), {"paths", "rule_ids", "apply", "include_unsafe"}, (False, True, False, False),
-                    {"diff", "changedFiles", "fixesApplied", "applied", "skipped", "ruleErrors"}),
+                    {"diff", "changedFiles", "fixesApplied", "applied", "fixes", "skipped", "ruleErrors"}),
     "search_community_rules": ({"query"}, {"language", "tags", "limit", "source"}, (True, False, True, True),
                                {"success", "results", "matches", "warnings"}),
     "get_community_rule_details": ({"rule_id"}, set(), (True, False, True, True),

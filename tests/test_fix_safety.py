@@ -31,7 +31,8 @@ def fixes(result: dict[str, Any]) -> list[tuple[int, str, str, bool]]:
 
 
 @pytest.mark.parametrize(("meta", "expected"), [
-    ({}, "safe"),  # the project's own rule: its author wrote the fix for this code base
+    ({}, "unsafe"),  # the project's own rule that declares nothing: safe means proven, and nothing says so
+    ({"fixSafety": "safe"}, "safe"),
     ({"fixSafety": "unsafe"}, "unsafe"),
     ({"fixSafety": "Safe"}, "safe"),
     ({"communityId": "x"}, "unsafe"),  # imported, nobody here judged it
@@ -131,11 +132,15 @@ def test_a_measured_rule_caps_the_confidence_of_its_fixes(initialized: Workspace
 def test_an_unmeasured_unsafe_fix_is_capped_and_an_own_safe_fix_is_not(initialized: Workspace,
                                                                           engine: Engine) -> None:
     put(initialized, "rules/w.yml", "id: w\nlanguage: python\nseverity: info\nmessage: w\nrule:\n  pattern: "
-        "wrap($A)\nfix: w($A)\n")
+        "wrap($A)\nfix: w($A)\nmetadata:\n  fixSafety: safe\n")
+    put(initialized, "rules/n.yml", "id: n\nlanguage: python\nseverity: info\nmessage: n\nrule:\n  pattern: "
+        "nowrap($A)\nfix: n($A)\n")
     put(initialized, "rules/u.yml", "id: u\nlanguage: python\nseverity: info\nmessage: u\nrule:\n  pattern: "
         "unwrap($A)\nfix: u($A)\nmetadata:\n  fixSafety: unsafe\n")
-    put(initialized, "src/a.py", "wrap(1)\nunwrap(2)\n")
+    put(initialized, "src/a.py", "wrap(1)\nunwrap(2)\nnowrap(3)\n")
     got = {d["ruleId"]: fx for d in paths.scan_path(initialized, engine, paths=["src"])["issues"]
            for fx in d["fixits"] if fx["kind"] == "fix"}
     assert "confidenceCap" not in got["w"] and got["w"]["confidence"] == 0.95
     assert got["u"]["confidenceCap"]["value"] == safety.UNMEASURED_UNSAFE_CAP == got["u"]["confidence"]
+    # a project's own rule that declares nothing is unsafe, and capped like one (issue 30: safe means proven)
+    assert got["n"]["safety"] == "unsafe" and got["n"]["confidence"] == safety.UNMEASURED_UNSAFE_CAP

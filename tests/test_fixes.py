@@ -186,10 +186,13 @@ RULES = {
 }
 
 
+PROVEN = ("eq-none", "wrap", "not-eq")  # declared safe here; a rule that declares nothing is unsafe
+
+
 @pytest.fixture
 def scanned(initialized: Workspace) -> Workspace:
     for rule_id, text in RULES.items():
-        put(initialized, f"rules/{rule_id}.yml", text)
+        put(initialized, f"rules/{rule_id}.yml", text + ("metadata:\n  fixSafety: safe\n" if rule_id in PROVEN else ""))
     put(initialized, "src/m.py", "if a == None:\n    eval(b)\nc = d == None\n")
     put(initialized, "src/n.py", "wrap(wrap(1))\nexec(code)\n")
     put(initialized, "src/p.py", "z = not a == None\n")
@@ -204,6 +207,10 @@ def test_apply_fixes_end_to_end(scanned: Workspace, engine: Engine) -> None:
     assert preview["applied"] is False and preview["ruleErrors"] == []
     assert preview["changedFiles"] == ["other/o.py", "src/m.py", "src/n.py", "src/p.py"]
     assert preview["fixesApplied"] == 5  # 3 x eq-none, not-eq, the inner wrap
+    # each fix in the diff says what it claims
+    assert {(f["ruleId"], f["safety"]) for f in preview["fixes"]} == {("eq-none", "safe"), ("not-eq", "safe"),
+                                                                    ("wrap", "safe")}
+    assert all(0.3 <= f["confidence"] <= 1 for f in preview["fixes"]) and len(preview["fixes"]) == 5
     reasons = sorted((s["ruleId"], s["file"], s["reason"]) for s in preview["skipped"])
     assert reasons == [
         ("bad-fix", "src/n.py", NOT_VERIFIED),
@@ -271,3 +278,15 @@ def test_apply_fixes_needs_a_project(ws: Workspace, engine: Engine) -> None:
     with pytest.raises(ConfigMissing):
         apply_fixes(ws, engine, apply=True)
     assert (ws.root / "a.py").read_text() == "a == None\n"
+
+
+def test_a_project_rule_that_declares_no_safety_is_unsafe(scanned: Workspace, engine: Engine) -> None:
+    """Safe means proven: the project's own rule without `metadata.fixSafety` is not applied by default, and the
+    reason says how to mark it safe."""
+    put(scanned, "rules/wrap.yml", RULES["wrap"])
+    out = apply_fixes(scanned, engine, rule_ids=["wrap"], apply=True)
+    assert out["fixesApplied"] == 0 and out["fixes"] == []
+    reasons = {s["reason"] for s in out["skipped"] if s["ruleId"] == "wrap"}
+    assert reasons == {UNSAFE, NOT_VERIFIED}  # the inner wrap: unsafe; the outer: not verified
+    assert "fixSafety: safe" in UNSAFE and "--unsafe-fixes" in UNSAFE
+    assert (scanned.root / "src/n.py").read_text() == "wrap(wrap(1))\nexec(code)\n"

@@ -50,8 +50,9 @@ SAMPLES: list[tuple[str, str]] = [
 
 @pytest.fixture
 def proj(initialized: Workspace) -> Workspace:
-    for rid, body in RULES.items():
-        (initialized.root / "rules" / f"{rid}.yml").write_text(f"id: {rid}\n{body}")
+    for rid, body in RULES.items():  # declared safe: confidence is compared below, and unsafe caps it at 0.8
+        safe = "metadata: {fixSafety: safe}\n" if "fix:" in body else ""
+        (initialized.root / "rules" / f"{rid}.yml").write_text(f"id: {rid}\n{body}{safe}")
     return initialized
 
 

@@ -69,7 +69,8 @@ def test_text_groups_by_file_with_source_line_and_carets(root: Path) -> None:
     tab_line = lines.index("  3 | \tprint(value)")
     assert lines[tab_line + 1] == "    | \t^^^^^^^^^^^^"
     assert "note: Use ast.literal_eval for literals." in out
-    assert "fix: Replace with ast.literal_eval(expr) [sgtools scan --fix]" in out
+    # the fix says what it claims: its safety and confidence
+    assert "fix: Replace with ast.literal_eval(expr) (safe, confidence 0.95) [sgtools scan --fix]" in out
     assert "\033[" not in out
     assert lines[-1] == "✖ 4 problems (1 error, 1 warning, 1 info, 1 hint) in 2 files"
 
@@ -135,7 +136,8 @@ def test_json_has_issues_counts_and_rule_errors(root: Path) -> None:
 def test_github_every_severity_with_positions(root: Path) -> None:
     lines = github.render(sample(root)).splitlines()
     assert lines[0].startswith("::error file=src/calc.py,line=2,col=7,endLine=2,endColumn=17,title=no-eval::")
-    assert lines[0].endswith("avoid eval of expr%0A%0AUse ast.literal_eval for literals.%0Ahttps://example.org/no-eval")
+    assert lines[0].endswith("avoid eval of expr%0A%0AUse ast.literal_eval for literals.%0Ahttps://example.org/no-eval"
+                             "%0AFix (safe, confidence 0.95): Replace with ast.literal_eval(expr)")
     assert lines[1].startswith("::notice ") and "title=no-print::print, call" in lines[1]
     assert lines[2].startswith("::warning ")
     assert lines[3] == ("::notice file=src/b.js,line=1,col=1,endLine=1,endColumn=9,title=info-rule::"

@@ -230,15 +230,21 @@ def test_guide_ships_with_the_package() -> None:
 def test_text_renderings_are_short_and_say_what_to_do() -> None:
     assert plural(0, "match") == "0 matches" and plural(1, "issue") == "1 issue" and plural(2, "fix") == "2 fixes"
     issue = {"ruleId": "no-eval", "severity": "error", "message": "avoid eval", "file": "a.js", "line": 2,
-             "column": 5, "fixits": [{"kind": "fix", "verified": True, "safety": "safe",
+             "column": 5, "fixits": [{"kind": "fix", "verified": True, "safety": "safe", "confidence": 0.9,
                                                 "title": "Replace with JSON.parse(x)"}]}
     scan = results.render_scan({"issues": [issue] * 30, "counts": {"error": 30}, "truncated": True,
                                 "nextOffset": 30, "ruleErrors": [{"path": "rules/bad.yml", "message": "broken"}]})
     lines = scan.splitlines()
     assert lines[0] == "30 issues (30 error)."
-    assert lines[1] == "a.js:2:5: error[no-eval] avoid eval [fix: verified, safe] Replace with JSON.parse(x)"
+    assert lines[1] == ("a.js:2:5: error[no-eval] avoid eval [fix: verified, safe, confidence 0.90] "
+                        "Replace with JSON.parse(x)")
     unsafe = {**issue, "fixits": [{"kind": "fix", "verified": True, "safety": "unsafe", "title": "x"}]}
-    assert "[fix: verified, unsafe]" in results.diagnostic_line(unsafe)
+    assert "[fix: verified, unsafe, confidence unknown]" in results.diagnostic_line(unsafe)
+    fixed = results.render_fixes({"diff": "--- a\n+++ b\n", "changedFiles": ["a.js"], "applied": True, "fixes": [
+        {"ruleId": "r", "file": "a.js", "line": 3, "title": "Replace with y", "safety": "unsafe", "confidence": 0.8}],
+        "skipped": [{"ruleId": "s", "file": "a.js", "line": 5, "reason": "unsafe: it may change behaviour"}]})
+    assert fixed.splitlines()[:2] == ["a.js:3 r: Replace with y (unsafe, confidence 0.80)",
+                                      "not applied: a.js:5 s: unsafe: it may change behaviour"]
     assert "... and 10 more (see the structured result)" in lines
     assert "call again with offset=30" in scan and "rules/bad.yml: broken" in scan
     assert results.render_scan({"issues": [], "counts": {}}) == "No issues found."

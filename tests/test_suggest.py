@@ -52,6 +52,8 @@ def test_fix_is_inferred_and_verified(ws: Workspace, engine: Engine) -> None:
     best = _best(ws, engine, language="python", invalid_examples=["x == None"], valid_examples=["x is None"],
                  fix_examples=[{"before": "if value == None:\n    pass", "after": "if value is None:\n    pass"}])
     assert best.get("fix") == "$A is None", best["yaml"]
+    # inferred from examples, nothing proves it: the rule says unsafe (issue 30), so no default --fix applies it
+    assert "fixSafety: unsafe" in str(best["yaml"])
 
 
 def test_inseparable_examples_get_an_explanation_and_no_rule(ws: Workspace, engine: Engine) -> None:

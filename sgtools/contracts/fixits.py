@@ -88,6 +88,17 @@ class SkippedFix(TypedDict):
     reason: str
 
 
+class AppliedFix(TypedDict):
+    """One fix in the diff, with what it claims: its safety and confidence."""
+
+    ruleId: str | None
+    file: str | None
+    line: int | None
+    title: str | None
+    safety: str
+    confidence: float | None
+
+
 class FixesResult(TypedDict):
     """What applying (or previewing) fixes of already computed diagnostics did; `scan --fix` prints it."""
 
@@ -95,6 +106,7 @@ class FixesResult(TypedDict):
     changedFiles: list[str]
     fixesApplied: int
     applied: bool
+    fixes: list[AppliedFix]
     skipped: list[SkippedFix]
 
 

@@ -7,9 +7,10 @@ that the program now does something else. So safety is data the rule declares, k
 - `unsafe`: the fix may change behaviour (drops or reorders arguments, changes a type, an exception, evaluation
   order, or is the intended behaviour change of a security fix). Applied only when the caller asks.
 
-A rule declares it as `metadata.fixSafety`. A rule imported from a community source that declares nothing is
-`unsafe` (nobody here has judged it); a project's own rule that declares nothing is `safe`, since its author
-wrote the fix for this code base. A suppression is no fix-it and has no class: it is never applied.
+A rule declares it as `metadata.fixSafety`. Safe means proven: a rule that declares nothing is `unsafe`, whoever
+wrote it (a project's own rule, an imported one, a `suggest_rule` fix inferred from a few examples), until its
+author marks it `safe` (docs/fixes.md says what proves it). A suppression is no fix-it and has no class: it is
+never applied.
 """
 
 from __future__ import annotations
@@ -54,17 +55,9 @@ def problem(data: Mapping[str, Any]) -> str | None:
 
 
 def rule_fix_safety(data: Mapping[str, Any] | None) -> Safety:
-    """The class of a rule's fix: declared, else `unsafe` for an imported rule and `safe` for the project's own.
-    An unknown rule (None) is `unsafe`; a value that is declared but not valid counts as `unsafe` too."""
-    if data is None:
-        return UNSAFE
-    value = declared(data)
-    if value is not None:
-        return value
-    meta = data.get("metadata")
-    if isinstance(meta, Mapping) and (IMPORTED_MARK in meta or META_KEY in meta):
-        return UNSAFE
-    return SAFE
+    """The class of a rule's fix: `safe` only when the rule declares it; undeclared, an unknown rule (None) and a
+    declared value that is not valid are all `unsafe`."""
+    return (declared(data) if data is not None else None) or UNSAFE
 
 
 def mark(fixits: Sequence[Fixit], data: Mapping[str, Any] | None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from sgtools.contracts.common import SEVERITIES
 from sgtools.present.report import Report
+from sgtools.present.text import fix_claim
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
 
@@ -34,6 +35,9 @@ def annotation(d: Mapping[str, Any]) -> str:
         message += "\n\n" + str(d["note"]).strip()
     if d.get("url"):
         message += "\n" + str(d["url"])
+    fix = next((f for f in d.get("fixits") or [] if f.get("kind") == "fix"), None)
+    if fix is not None:
+        message += f"\nFix ({fix_claim(fix)}): {fix.get('title') or 'the rule has a fix'}"
     return command(
         LEVELS.get(str(d.get("severity")), "notice"),
         message,

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sgtools.contracts.common import SEVERITIES, RuleErrorDict
-from sgtools.present.text import plural
+from sgtools.present.text import fix_claim, plural
 
 Say = Callable[[str], str]  # how a message reaches its reader: as it is (MCP) or in the CLI's words
 
@@ -42,9 +42,8 @@ def diagnostic_line(d: Mapping[str, Any]) -> str:
     fixes = [f for f in d.get("fixits") or [] if f.get("kind") == "fix"]
     fix_note = ""
     if fixes:
-        state = "verified" if fixes[0].get("verified") else "unverified"
         # unsafe: apply_fixes leaves it out unless include_unsafe (it may change behaviour)
-        fix_note = f" [fix: {state}, {fixes[0].get('safety', 'unsafe')}] {fixes[0].get('title', '')}"
+        fix_note = f" [fix: {fix_claim({'verified': False, **fixes[0]}, state=True)}] {fixes[0].get('title', '')}"
     return f"{where}: {d.get('severity')}[{d.get('ruleId')}] {d.get('message')}{fix_note}".rstrip()
 
 
@@ -82,6 +81,21 @@ def render_find(data: Mapping[str, Any]) -> str:
         first = str(m.get("text", "")).splitlines()[0] if m.get("text") else ""
         lines.append(f"{m.get('file')}:{m.get('line')}:{m.get('column')}: {first[:200]}")
     return "\n".join([*lines, *more(matches, TEXT_ITEMS)])
+
+
+def render_fixes(data: Mapping[str, Any]) -> str:
+    """apply_fixes: each fix in the diff with its safety and confidence, what was left out and why, the diff."""
+    applied = data.get("fixes") or []
+    lines = [f"{f.get('file')}:{f.get('line')} {f.get('ruleId')}: {f.get('title')} ({fix_claim(f)})"
+             for f in applied[:TEXT_ITEMS]]
+    lines += more(applied, TEXT_ITEMS)
+    skipped = data.get("skipped") or []
+    lines += [f"not applied: {s.get('file')}:{s.get('line')} {s.get('ruleId')}: {s.get('reason')}"
+              for s in skipped[:TEXT_ITEMS]]
+    lines += more(skipped, TEXT_ITEMS)
+    head = "\n".join(lines)
+    body = render_diff(data)
+    return f"{head}\n\n{body}" if head else body
 
 
 def render_diff(data: Mapping[str, Any]) -> str:

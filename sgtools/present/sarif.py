@@ -17,6 +17,7 @@ from urllib.parse import quote
 from sgtools.contracts.scan import Diagnostic
 from sgtools.present import sarif_props
 from sgtools.present.report import Report
+from sgtools.present.text import fix_claim
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -99,7 +100,7 @@ def _fixes(d: Mapping[str, Any]) -> list[dict[str, Any]]:
                 {"deletedRegion": _region(edit), "insertedContent": {"text": str(edit.get("newText", ""))}}
             )
         out.append({
-            "description": {"text": str(fixit.get("title") or "Apply the rule's fix")},
+            "description": {"text": str(fixit.get("title") or "Apply the rule's fix") + f" ({fix_claim(fixit)})"},
             "artifactChanges": [{"artifactLocation": _artifact(f), "replacements": reps}
                                 for f, reps in by_file.items()],
             "properties": {"verified": bool(fixit.get("verified")), "confidence": fixit.get("confidence"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sgtools.contracts.common import SEVERITIES
 from sgtools.present.report import Report
@@ -85,6 +85,30 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {many or word + ('es' if word.endswith(('ch', 'sh', 's', 'x')) else 's')}"
 
 
+def fix_claim(fix: Mapping[str, Any], *, state: bool = False) -> str:
+    """What a fix claims, said wherever a fix is shown: `safe, confidence 0.95`, with `unverified` when it was not
+    re-scanned or failed (`state`: `verified, ` or `unverified, ` first, always)."""
+    confidence = fix.get("confidence")
+    claim = f"{fix.get('safety') or 'unsafe'}, confidence " + (
+        f"{float(confidence):.2f}" if isinstance(confidence, (int, float)) else "unknown")
+    verified = bool(fix.get("verified", True))
+    if state:
+        return f"{'verified' if verified else 'unverified'}, {claim}"
+    return claim if verified else claim + ", unverified"
+
+
+APPLIED_SHOWN = 20  # `scan --fix` names this many applied fixes with their claims, then says how many more
+
+
+def _applied_lines(fixes: Mapping[str, Any]) -> list[str]:
+    applied = fixes.get("fixes") or []
+    lines = [f"  {f.get('file')}:{f.get('line')} {f.get('ruleId')}: {f.get('title')} ({fix_claim(f)})"
+             for f in applied[:APPLIED_SHOWN]]
+    if len(applied) > APPLIED_SHOWN:
+        lines.append(f"  … and {len(applied) - APPLIED_SHOWN} more")
+    return lines
+
+
 def summary(report: Report, paint: _Painter | None = None) -> list[str]:
     paint = paint or _Painter(False)
     lines: list[str] = []
@@ -93,6 +117,7 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
         applied = int(fixes.get("fixesApplied") or 0)
         changed = len(fixes.get("changedFiles") or [])
         lines.append(f"Applied {plural(applied, 'fix', 'fixes')} in {plural(changed, 'file')}.")
+        lines.extend(_applied_lines(fixes))
         skipped = fixes.get("skipped") or []
         if skipped:
             lines.append(f"{plural(len(skipped), 'fix', 'fixes')} not applied: " + "; ".join(
@@ -170,7 +195,7 @@ def render_diagnostics(diags: Iterable[Diagnostic], root: Path, *, color: bool =
             out.extend(f"          {ln}" for ln in note_lines[1:])
         fixes = [f for f in d.get("fixits") or [] if f.get("kind") == "fix"]
         if fixes:
-            out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} "
+            out.append(f"  {paint('dim', '=')} fix: {fixes[0].get('title') or 'available'} ({fix_claim(fixes[0])}) "
                        f"[{_how_to_apply(fixes[0], str(d.get('ruleId')), fixable)}]")
             out.extend(_fix_block(fixes[0], paint))
     return out

@@ -234,8 +234,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "apply_fixes", "Apply rule fixes",
         "Apply the rules' verified safe fixes to files (`paths`, `rule_ids`): a diff (dry run) or written with "
-        "apply=true; include_unsafe adds fixes that may change behaviour. Never suppresses.",
-        _apply_fixes, render.render_diff,
+        "apply=true; include_unsafe adds fixes that may change behaviour. Each fix says its safety and confidence. "
+        "Never suppresses: suppress only on the developer's word.",
+        _apply_fixes, render.render_fixes,
         read_only=False, destructive=True, idempotent=False, writes_when_applied=True),
     ToolSpec(
         "search_community_rules", "Search community rules",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sgtools.contracts.common import RuleErrorDict
-from sgtools.contracts.fixits import ApplyFixesResult, FixesResult, SkippedFix
+from sgtools.contracts.fixits import AppliedFix, ApplyFixesResult, FixesResult, SkippedFix
 from sgtools.core.errors import BadInput, Conflict
 from sgtools.edit.text import Span, apply_edits, match_style, read_source, to_span, write_previewed
 from sgtools.engine.process import Engine
@@ -26,7 +26,8 @@ from sgtools.scan.rulefiles import cached_ruleset
 
 NOT_VERIFIED = ("not verified (the fixed code did not re-scan cleanly), so it is never applied; "
                 "review it and edit by hand, or fix the rule")
-UNSAFE = ("the rule declares this fix unsafe (it may change behaviour); review it, then pass include_unsafe "
+UNSAFE = ("unsafe: it may change behaviour (a rule's fix is unsafe unless the rule declares `metadata: {fixSafety: "
+          "safe}`, which it should once the fix is proven: docs/fixes.md); review it, then pass include_unsafe "
           "(--unsafe-fixes) to apply it")
 OVERLAPS = "overlaps a fix applied before it; run apply_fixes again after this one"
 DUPLICATE = "makes the same edit as a fix applied before it"
@@ -124,6 +125,13 @@ def plan_fixes(diagnostics: Iterable[Mapping[str, Any]], *, include_unsafe: bool
     return plan
 
 
+def _applied(diag: Mapping[str, Any], fixit: Mapping[str, Any]) -> AppliedFix:
+    confidence = fixit.get("confidence")
+    return {"ruleId": diag.get("ruleId"), "file": diag.get("file"), "line": diag.get("line"),
+            "title": fixit.get("title"), "safety": str(fixit.get("safety") or "unsafe"),
+            "confidence": float(confidence) if isinstance(confidence, (int, float)) else None}
+
+
 def _check_unchanged(data: bytes, file: str, diags: Sequence[Mapping[str, Any]]) -> None:
     """The scan's matched text must still be where the scan saw it, or the fix offsets are stale."""
     for d in diags:
@@ -155,17 +163,16 @@ def fix_diagnostics(
             texts[rel] = (text, new_text)
             originals[rel] = data
             changed.add(file)
-    applied_count = sum(
-        1 for diag, fixit in plan.accepted
-        if any((e.get("file") or diag.get("file")) in changed for e in fixit["edits"])
-    )
+    applied = [_applied(diag, fixit) for diag, fixit in plan.accepted
+               if any((e.get("file") or diag.get("file")) in changed for e in fixit["edits"])]
     diff, written = write_previewed(ws, texts, originals, apply=apply, expected_diff=expected_diff,
                                     what="The fixes differ from the preview they were")
     return {
         "diff": diff,
         "changedFiles": sorted(texts),
-        "fixesApplied": applied_count,
+        "fixesApplied": len(applied),
         "applied": bool(written),
+        "fixes": applied,
         "skipped": plan.skipped,
     }
 

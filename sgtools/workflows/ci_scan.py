@@ -152,8 +152,8 @@ def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, options: CiScanOpt
     """`apply_fixes`, once per batch of a long file list (as `collect` scans it), results merged."""
     from sgtools.workflows.apply_fixes import apply_fixes
 
-    merged: dict[str, Any] = {"diff": "", "changedFiles": [], "fixesApplied": 0, "applied": False, "skipped": [],
-                              "ruleErrors": []}
+    merged: dict[str, Any] = {"diff": "", "changedFiles": [], "fixesApplied": 0, "applied": False, "fixes": [],
+                              "skipped": [], "ruleErrors": []}
     for group in path_groups(eng, paths):
         part = apply_fixes(ws, eng, paths=group, rule_ids=options["rule_ids"], apply=True,
                            include_unsafe=options["unsafe_fixes"], default_excludes=options["default_excludes"])
@@ -161,6 +161,7 @@ def _fix(ws: Workspace, eng: Engine, paths: list[str] | None, options: CiScanOpt
         merged["changedFiles"] = sorted({*merged["changedFiles"], *(part.get("changedFiles") or [])})
         merged["fixesApplied"] += int(part.get("fixesApplied") or 0)
         merged["applied"] = merged["applied"] or bool(part.get("applied"))
+        merged["fixes"] += part.get("fixes") or []
         merged["skipped"] += part.get("skipped") or []
         merged["ruleErrors"] = merged["ruleErrors"] or part.get("ruleErrors") or []
     return merged

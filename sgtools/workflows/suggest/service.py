@@ -230,6 +230,8 @@ def suggest_rule(
             fix, note = fixes.infer(engine, lang, file_name, cand, pairs)
             if fix is not None:
                 doc["fix"] = fix
+                # Inferred from a few examples: nothing proves it keeps behaviour elsewhere (docs/fixes.md).
+                doc["metadata"] = {**(doc.get("metadata") or {}), "fixSafety": "unsafe"}
                 item["fix"] = fix
                 item["fixChecked"] = pairs
             if note:
