@@ -150,26 +150,50 @@ def test_sigkill_between_calls_restarts(warm: WarmEngine, spec: WarmSpec) -> Non
     assert warm.stats.starts == 2
 
 
-def kill_during_a_call(warm: WarmEngine, spec: WarmSpec, pid: int) -> None:
-    """SIGKILL `pid` while `warm` works on a long call: the call fails as stopped (or finished first); pid is gone."""
-    big = "eval(1)\n" * 20000  # long enough to be mid-call when the kill lands
-    killer = threading.Timer(0.005, os.kill, (pid, signal.SIGKILL))
-    killer.start()
-    try:
-        warm.scan(spec, [big] * 4)
-    except WarmUnavailable as exc:
-        assert "stopped" in exc.reason
-    killer.join()
-    assert gone(pid)
+def kill_during_a_call(warm: WarmEngine, spec: WarmSpec, pid: int) -> tuple[object, WarmUnavailable | None]:
+    """SIGKILL `pid` while a call is surely in flight, and return what the call gave: (its answer, None) or
+    (None, what it raised). The process is stopped first (SIGSTOP), so it cannot answer; the call starts on another
+    thread, and the kill lands once the session waits on the request. The deadline never decides: `warm` must
+    allow far longer than the wait (the outcome is checked to not be a hang). Before, a timer fired 5 ms into a
+    call and the call often finished first: the assertion on what it raised did not run in 8 of 8 tries."""
+    os.kill(pid, signal.SIGSTOP)
+    outcome: dict[str, object] = {}
+
+    def call() -> None:
+        try:
+            outcome["answer"] = warm.scan(spec, ["eval(1)\n"] * 4)
+        except WarmUnavailable as exc:
+            outcome["error"] = exc
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    guard = time.monotonic() + 120  # a hang guard, not a budget
+    while not any(s.session is not None and s.session.pid == pid and s.session.waiting for s in warm._slots.values()):
+        assert caller.is_alive() and time.monotonic() < guard, f"the call never waited on the stopped process {outcome}"
+        time.sleep(0.001)
+    os.kill(pid, signal.SIGKILL)
+    caller.join(120)
+    assert not caller.is_alive() and gone(pid)
+    error = outcome.get("error")
+    assert error is None or isinstance(error, WarmUnavailable)
+    assert error is None or "deadline" not in error.reason, error.reason  # the kill decided, not the deadline
+    return outcome.get("answer"), error
 
 
 @pytest.mark.slow
-def test_sigkill_during_a_call_falls_back_then_restarts(warm: WarmEngine, spec: WarmSpec) -> None:
-    warm.scan(spec, ["x = 1\n"])
-    [pid] = warm.pids()
-    kill_during_a_call(warm, spec, pid)
-    assert len(warm.scan(spec, ["eval(1)\n"])[0]) == 1
-    assert warm.pids() and warm.pids()[0] != pid
+def test_sigkill_during_a_call_is_retried_on_a_fresh_process(spec: WarmSpec) -> None:
+    """A process that dies during a call (not a hang) is replaced and the call retried once, on the new process."""
+    warm = WarmEngine(Settings().replace(warm_engine=1, warm_engine_timeout=60.0, warm_engine_lanes=1))
+    try:
+        warm.scan(spec, ["x = 1\n"])
+        [pid] = warm.pids()
+        answer, error = kill_during_a_call(warm, spec, pid)
+        assert error is None and isinstance(answer, list) and [len(found) for found in answer] == [1, 1, 1, 1]
+        assert warm.stats.kills == 1 and warm.stats.starts == 2
+        [new] = warm.pids()
+        assert new != pid and len(warm.scan(spec, ["eval(1)\n"])[0]) == 1
+    finally:
+        warm.close()
 
 
 def test_a_hung_engine_is_killed_at_the_deadline(spec: WarmSpec) -> None:
@@ -179,9 +203,11 @@ def test_a_hung_engine_is_killed_at_the_deadline(spec: WarmSpec) -> None:
         [pid] = warm.pids()
         os.kill(pid, signal.SIGSTOP)  # a real hang: the process is alive and silent
         t = time.monotonic()
-        with pytest.raises(WarmUnavailable, match="stopped"):
+        with pytest.raises(WarmUnavailable, match=r"stopped.*deadline"):
             warm.scan(spec, ["eval(1)\n"])
-        assert time.monotonic() - t < 2
+        # The configured 0.5 s deadline decided (the reason says deadline), not the 5 s default: a 9x margin for a
+        # loaded machine's scheduling, where the old 2 s bound was 4x.
+        assert time.monotonic() - t < 4.5
         assert gone(pid)  # SIGKILL reaches a stopped process; it was reaped
         assert len(warm.scan(spec, ["eval(1)\n"])[0]) == 1
     finally:

@@ -64,12 +64,18 @@ def test_a_lane_killed_between_calls_restarts_alone(lanes: WarmEngine, spec: War
     assert lanes.stats.starts == 3
 
 
-def test_a_lane_killed_during_a_call_fails_the_call_then_restarts(lanes: WarmEngine, spec: WarmSpec) -> None:
-    lanes.scan(spec, TEXTS[:2])
-    second = lane_pid(lanes, spec, 1)
-    kill_during_a_call(lanes, spec, second)
-    assert shapes(lanes.scan(spec, TEXTS)) == shapes(lanes.scan(spec, TEXTS))
-    assert lane_pid(lanes, spec, 1) != second
+def test_a_lane_killed_during_a_call_is_retried_then_answers_as_before(spec: WarmSpec) -> None:
+    lanes = WarmEngine(Settings().replace(warm_engine=1, warm_engine_timeout=60.0, warm_engine_lanes=2))
+    try:
+        want = shapes(lanes.scan(spec, TEXTS))
+        first, second = lane_pid(lanes, spec, 0), lane_pid(lanes, spec, 1)
+        answer, error = kill_during_a_call(lanes, spec, second)  # the lane's process is replaced, the call retried
+        assert error is None and isinstance(answer, list) and [len(found) for found in answer] == [1, 1, 1, 1]
+        assert lanes.stats.kills == 1
+        assert shapes(lanes.scan(spec, TEXTS)) == want
+        assert lane_pid(lanes, spec, 1) != second and lane_pid(lanes, spec, 0) == first
+    finally:
+        lanes.close()
 
 
 def test_a_hung_lane_is_killed_at_the_deadline_and_the_call_falls_back(lanes: WarmEngine, spec: WarmSpec) -> None:
