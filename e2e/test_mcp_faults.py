@@ -339,8 +339,42 @@ def test_an_oversized_line_is_refused_and_the_next_one_served(root: Path, server
         assert w.read() is not None
         big = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                           "params": {"name": "scan_code", "arguments": {"code": "x" * 100_000}}}).encode()
-        reply = w.exchange(big, ("error", -32600, None))
-        assert _matches(reply, ("error", -32600, None)) and "over 4096 bytes" in str(reply)
+        reply = w.exchange(big, ("error", -32600, 2))  # answered with its id, so the client's call completes
+        assert _matches(reply, ("error", -32600, 2)) and "over 4096 bytes" in str(reply)
+        assert (w.request("ping") or {}).get("result") == {}
+        for raw, msg_id in _oversized_messages():
+            reply = w.exchange(raw, ("error", -32600, msg_id))
+            assert _matches(reply, ("error", -32600, msg_id)), (raw[:60], raw[-60:], reply)
         assert (w.request("ping") or {}).get("result") == {}
     finally:
         w.close()
+
+
+def _oversized_messages() -> list[tuple[bytes, Any]]:
+    """Messages over a 4096-byte cap and the id their answer must carry: the outer object's id wherever it is
+    readable (first, or last member at the very end), never an id nested in params, null when it cannot be told."""
+    code = "x" * 100_000
+    call = {"name": "scan_code", "arguments": {"code": code}}
+    return [
+        (json.dumps({"id": "first", "jsonrpc": "2.0", "method": "tools/call", "params": call}).encode(), "first"),
+        (json.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": call, "id": 41}).encode(), 41),
+        (json.dumps({"jsonrpc": "2.0", "method": "tools/call", "params": {**call, "id": 5}}).encode(), None),
+        (json.dumps({"jsonrpc": "2.0", "method": "x", "params": {"a": code, "b": {"id": 6}}}).encode(), None),
+        (json.dumps([{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"a": code}}]).encode(), None),
+        (json.dumps({"jsonrpc": "2.0", "id": True, "method": "ping", "params": {"a": code}}).encode(), None),
+    ]
+
+
+def test_an_oversized_http_body_is_a_json_rpc_error(root: Path, server_env: dict[str, str], tmp_path: Path) -> None:
+    """Over SGTOOLS_MAX_MESSAGE_BYTES: HTTP 413 whose body is the JSON-RPC -32600 error (the SDK's was plain text),
+    with the request's id when it can be read; the server serves the next request."""
+    env = {**server_env, "SGTOOLS_MAX_MESSAGE_BYTES": "4096"}
+    with http_server(root, env, log=tmp_path / "server.log") as srv, httpx2.Client(timeout=REPLY_TIMEOUT) as client:
+        big = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                          "params": {"name": "scan_code", "arguments": {"code": "x" * 100_000}}}).encode()
+        for raw, msg_id in [(big, 2), *_oversized_messages()]:
+            status, reply = _post(client, srv.url, raw, None)
+            assert status == 413 and _matches(reply, ("error", -32600, msg_id)), (raw[:60], status, reply)
+            assert "over 4096 bytes" in str(reply)
+        status, reply = _post(client, srv.url, json.dumps(INIT).encode(), None)
+        assert status == 200 and "result" in (reply or {}), reply

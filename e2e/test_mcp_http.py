@@ -114,6 +114,20 @@ def test_refuses_other_interfaces_without_a_token(root: Path, server_env: dict[s
     assert proc.stdout == ""
 
 
+@pytest.mark.slow
+def test_an_empty_token_is_refused(root: Path, server_env: dict[str, str]) -> None:
+    """`--token "$TOKEN"` with $TOKEN unset, or an empty SGTOOLS_HTTP_TOKEN: one [bad-input] line naming where the
+    empty token came from, exit 2, and no server without authentication."""
+    port = str(free_port())
+    for extra, env, named in ((("--token", ""), server_env, "--token"), (("--token", "  "), server_env, "--token"),
+                              ((), {**server_env, "SGTOOLS_HTTP_TOKEN": ""}, "SGTOOLS_HTTP_TOKEN")):
+        proc = subprocess.run(serve_command(root, "--transport", "http", "--port", port, *extra),
+                              capture_output=True, text=True, env=env, timeout=60)
+        last = proc.stderr.strip().splitlines()[-1]
+        assert proc.returncode == 2 and last.startswith(f"[bad-input] {named} is empty"), proc.stderr
+        assert "context-sherpa MCP server on" not in proc.stderr and proc.stdout == ""
+
+
 def test_configured_and_received_origins_are_compared_alike() -> None:
     from sgtools.server.http import OriginGuard
 

@@ -77,6 +77,19 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def http_token(flag: str | None, env: str | None, env_name: str) -> str | None:
+    """The bearer token: --token, else the environment; None when neither is given. An empty one is refused: it
+    is an unset variable (`--token "$TOKEN"`), and the server would start with no authentication at all."""
+    for value, where in ((flag, "--token"), (None if flag is not None else env, env_name)):
+        if value is None:
+            continue
+        if not value.strip():
+            raise BadInput(f"{where} is empty (an unset variable?), so the HTTP server would accept anyone. "
+                           f"Pass the token itself, or leave {where} out to serve without one on 127.0.0.1.")
+        return value
+    return None
+
+
 def _serve(srv: Any, args: argparse.Namespace, level: str) -> None:
     if args.transport == "stdio":
         from sgtools.server import guard
@@ -85,7 +98,7 @@ def _serve(srv: Any, args: argparse.Namespace, level: str) -> None:
         return
     from sgtools.server import http as server_http
 
-    token = args.token if args.token is not None else os.environ.get(server_http.TOKEN_ENV)
+    token = http_token(args.token, os.environ.get(server_http.TOKEN_ENV), server_http.TOKEN_ENV)
     origins = [*args.allow_origin, *server_http.allowed_origins_from_env()]
-    server_http.serve_http(srv, host=args.host, port=args.port, token=token or None, allowed_origins=origins,
+    server_http.serve_http(srv, host=args.host, port=args.port, token=token, allowed_origins=origins,
                            log_level=level)

@@ -194,6 +194,48 @@ def _id_of_deep(text: str) -> Any:
     return msg.get("id") if isinstance(msg, dict) and _valid_id(msg.get("id")) else None
 
 
+_HEAD_SCAN = 1 << 20  # bytes of an oversized message searched for its top-level "id"
+_TAIL_KEEP = 4096
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+_ID_AT_END = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*}\s*$')
+
+
+def _id_of_oversized(head: bytes, tail: bytes) -> Any:
+    """The top-level "id" of a message too big to parse, so the client can match the error to its request: found
+    as a key of the outer object in the first MiB (where clients put it: jsonrpc, id, method, params), or as the
+    outer object's last member at the very end. None when it cannot be told (JSON-RPC's id for that case)."""
+    depth, key_next = 0, False
+    for match in _TOKEN.finditer(head, 0, _HEAD_SCAN):
+        token = match.group()
+        if token in (b"{", b"["):
+            depth += 1
+        elif token in (b"}", b"]"):
+            depth -= 1
+        elif depth == 1 and token == b'"id"' and key_next:
+            value = _id_value(head[match.end():match.end() + 1024].lstrip().removeprefix(b":"))
+            if value is not None:
+                return value
+        key_next = depth == 1 and token in (b"{", b",")
+    end = _ID_AT_END.search(tail)
+    return None if end is None else _id_value(end.group(1))
+
+
+def _id_value(data: bytes) -> Any:
+    try:
+        value, _ = json.JSONDecoder().raw_decode(data.decode("utf-8", "strict").lstrip())
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if _valid_id(value) else None
+
+
+def oversized_reply(limit: int, head: bytes, tail: bytes = b"") -> dict[str, Any]:
+    """The -32600 answer to a message over `limit` bytes, with its id when it can be read."""
+    text = f"Invalid Request: the message is over {limit} bytes (SGTOOLS_MAX_MESSAGE_BYTES); send less at once"
+    reply = _error(INVALID_REQUEST, text, _id_of_oversized(head, tail)).reply
+    assert reply is not None
+    return reply
+
+
 def _encode(reply: dict[str, Any]) -> str:
     return json.dumps(escape_surrogates(reply), ensure_ascii=False, separators=(",", ":"))
 
@@ -231,26 +273,24 @@ class _Lines:
     def __aiter__(self) -> AsyncIterator[str]:
         return self._lines()
 
-    def _readline(self) -> bytes | None:
-        """One line, or None when it is longer than the message cap (the rest of it is read and dropped, so
-        one huge line cannot exhaust memory)."""
+    def _readline(self) -> bytes | dict[str, Any]:
+        """One line, or the -32600 answer when it is longer than the message cap (the rest of it is read and
+        dropped, so one huge line cannot exhaust memory; its start and end are kept to find its id)."""
         limit = get_settings().max_message_bytes
         raw = self._file.readline(limit + 1)
         if len(raw) <= limit or raw.endswith(b"\n"):
             return raw
+        head, tail = raw[:_HEAD_SCAN], raw[-_TAIL_KEEP:]
         while raw and not raw.endswith(b"\n"):
             raw = self._file.readline(1 << 20)
-        return None
+            tail = (tail + raw)[-_TAIL_KEEP:]
+        return oversized_reply(limit, head, tail.rstrip(b"\r\n"))
 
     async def _lines(self) -> AsyncIterator[str]:
         while True:
             raw = await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
-            if raw is None:
-                limit = get_settings().max_message_bytes
-                reply = _error(INVALID_REQUEST, f"Invalid Request: the message is over {limit} bytes "
-                                                "(SGTOOLS_MAX_MESSAGE_BYTES); send less at once").reply
-                assert reply is not None
-                await self._wire.write(_encode(reply) + "\n")
+            if isinstance(raw, dict):
+                await self._wire.write(_encode(raw) + "\n")
                 continue
             if not raw:
                 return
@@ -320,9 +360,10 @@ class JsonRpcGuard:
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             more = message.get("more_body", False)
-            if size > self.max_body:  # too big to check here: the SDK's own size limit answers it
-                await self.app(scope, _replay([{"type": "http.request", "body": b"".join(chunks),
-                                                "more_body": more}], receive), send)
+            if size > self.max_body:  # answered as stdio answers it: -32600 with the id when it can be read
+                # the rest is not read: its end is known only when the body is all here
+                tail = b"" if more else chunks[-1][-_TAIL_KEEP:]
+                await _answer(send, oversized_reply(self.max_body, b"".join(chunks)[:_HEAD_SCAN], tail), 413)
                 return
         body = b"".join(chunks)
         verdict = check_message(body)
@@ -330,11 +371,15 @@ class JsonRpcGuard:
             await self.app(scope, _replay([{"type": "http.request", "body": body, "more_body": False}], receive),
                            send)
             return
-        payload = _encode(verdict.reply).encode("utf-8")
-        await send({"type": "http.response.start", "status": verdict.status,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(payload)).encode())]})
-        await send({"type": "http.response.body", "body": payload})
+        await _answer(send, verdict.reply, verdict.status)
+
+
+async def _answer(send: Send, reply: dict[str, Any], status: int) -> None:
+    payload = _encode(reply).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(payload)).encode())]})
+    await send({"type": "http.response.body", "body": payload})
 
 
 def _replay(messages: list[Message], then: Receive) -> Receive:
