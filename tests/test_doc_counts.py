@@ -1,0 +1,65 @@
+"""The counts the README and docs/ quote about the bundled rules match the repository: rules, languages, rules
+with a fix, rules naming other linters' equivalents, and that each rule is tested. A rule added or removed
+without the prose following fails here (the counts went stale in docs/fixes.md and the README before)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sgtools.core import yamlio
+from sgtools.core.bundled import bundled_dir
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def rules() -> list[dict[str, Any]]:
+    return [yamlio.load_one(p.read_text(encoding="utf-8")) for p in sorted((bundled_dir() / "rules").rglob("*.yml"))]
+
+
+def doc(name: str) -> str:
+    return " ".join((REPO / name).read_text(encoding="utf-8").split())  # one line: figures wrap anywhere
+
+
+def quoted(text: str, pattern: str) -> list[int]:
+    found = [int(m.replace(",", "")) for m in re.findall(pattern, text)]
+    assert found, f"the figure is gone from the text: {pattern}"  # a figure dropped must drop its check here too
+    return found
+
+
+def test_the_rule_and_language_counts_match(rules: list[dict[str, Any]]) -> None:
+    readme = doc("README.md")
+    languages = {r["language"] for r in rules}
+    assert quoted(readme, r"a bundled index of (\d+) tested community rules") == [len(rules)]
+    assert quoted(readme, r"tested community rules\*?\*? for (\d+) languages") == [len(languages)]
+    assert quoted(readme, r"`community_index/`: (\d+) original rules") == [len(rules)]
+    assert quoted(doc("docs/rule-analysis.md"), r"the bundled rules \((\d+) today\)") == [len(rules)]
+    listed = re.search(r"original rules for (.*?), each with valid", readme)
+    assert listed, "the README's list of the bundled languages"
+    named = {w.strip() for w in re.split(r",| and ", listed.group(1).replace("yaml (GitHub Actions)", "yaml"))}
+    assert named == languages
+
+
+def test_the_fix_and_equivalent_counts_match(rules: list[dict[str, Any]]) -> None:
+    readme = doc("README.md")
+    with_fix = sum("fix" in r for r in rules)
+    share = quoted(readme, r"(\d+)% \(\d+\) with a verified fix")
+    assert quoted(readme, r"\d+% \((\d+)\) with a verified fix") == [with_fix]
+    assert share == [round(100 * with_fix / len(rules))]
+    equivalents = sum(bool((r.get("metadata") or {}).get("equivalents")) for r in rules)
+    assert quoted(doc("docs/signal.md"), r"(\d+) of the \d+ bundled rules do") == [equivalents]
+    assert quoted(doc("docs/signal.md"), r"\d+ of the (\d+) bundled rules do") == [len(rules)]
+
+
+def test_every_bundled_rule_is_tested(rules: list[dict[str, Any]]) -> None:
+    """"tested community rules": each has its rule-test file with at least one valid and one invalid case."""
+    tests = {}
+    for path in sorted((bundled_dir() / "rule-tests").glob("*.yml")):
+        t = yamlio.load_one(path.read_text(encoding="utf-8"))
+        tests[t["id"]] = t
+    missing = [r["id"] for r in rules if not (tests.get(r["id"], {}).get("valid") and tests[r["id"]].get("invalid"))]
+    assert missing == []
