@@ -41,7 +41,7 @@ def keys_of(data: Any, prefix: str = "") -> set[str]:
         if not prefix:
             items = value if isinstance(value, list) else [value]
             for item in items:
-                if isinstance(item, dict) and key not in ("counts", "suppressed", "metaVariables"):
+                if isinstance(item, dict) and key not in ("counts", "suppressed", "metaVariables", "rules"):
                     out |= {f"{key}.{k}" for k in item}
     return out
 
@@ -54,7 +54,7 @@ def documented(cell: str, key: str) -> bool:
     """`key` is named in the cell; the items of a list the cell calls `(Diagnostic)` are checked against the
     Diagnostic section instead."""
     parent, _, name = key.rpartition(".")
-    if parent and f"`{parent}[]` (Diagnostic)" in cell:
+    if parent and (f"`{parent}[]` (Diagnostic)" in cell or f"`{parent}[]` (Finding" in cell):
         cell = diagnostic_section()
     return re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", cell) is not None
 

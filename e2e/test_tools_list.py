@@ -26,7 +26,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
     "scan_code": (set(), {"code", "files", "language", "path", "paths", "rule_ids", "offset", "profile",
                           "min_severity", "max_results"},
                   (True, False, True, False),
-                  {"success", "issues", "counts", "truncated", "ruleErrors", "notes", "analysis", "nextOffset",
+                  {"success", "issues", "rules", "counts", "truncated", "ruleErrors", "notes", "analysis", "nextOffset",
                    "filesChecked", "profile", *SIGNAL}),
     "add_or_update_rule": ({"rule_id", "rule_yaml"}, {"valid_examples", "invalid_examples", "force"},
                            (False, True, True, False), {"success", "message", "path", "created", "testPath",

@@ -118,7 +118,7 @@ def test_nested_shapes_are_checked_too(results: dict[str, dict[str, Any]]) -> No
     that continues), and a nested field removed is caught as well."""
     scan = results["scan_code:paths"]
     assert scan["truncated"] and isinstance(scan["nextOffset"], int)
-    assert scan["issues"][0]["fixits"][0]["verification"]["checked"] is True
+    assert scan["issues"][0]["fixits"][0]["verified"] is True
     assert results["test_rule"]["examples"]["failed"], "an example should have failed"
     broken = copy.deepcopy(scan)
     del broken["issues"][0]["fixits"][0]["edits"][0]["newText"]

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import NotRequired, TypedDict
 
 from sgtools.contracts.common import Position, RuleErrorDict, Severity
-from sgtools.contracts.fixits import Fixit, Suppress
+from sgtools.contracts.fixits import Fixit, FixitRef, Suppress
 
 
 class Span(Position):
@@ -188,3 +188,81 @@ class CiScanOptions(TypedDict):
     with_suppress: bool  # work out each finding's `suppress` comment (output that shows it)
     fingerprints: bool  # hash each finding (output that prints them; a baseline always does)
     rule_metadata: bool  # every runnable rule's id, severity, message... (SARIF's rules array)
+
+
+class FindingEdit(TypedDict):
+    """An edit as an agent applies it: 1-based positions and the new text (`file` only when not the finding's)."""
+
+    line: int
+    column: int
+    endLine: int
+    endColumn: int
+    newText: str
+    file: NotRequired[str | None]
+
+
+class FindingFix(TypedDict):
+    """A fix-it summarised to what an agent acts on: apply it when `safety` is safe and `verified`; `why` says
+    what the re-scan found when it is not verified."""
+
+    title: str
+    safety: str
+    confidence: float
+    verified: bool
+    edits: list[FindingEdit]
+    why: NotRequired[str]
+    conflictsWith: NotRequired[list[FixitRef]]
+
+
+class FindingLabel(TypedDict):
+    line: int
+    column: int
+    endLine: int
+    endColumn: int
+    message: NotRequired[str]
+
+
+class Finding(TypedDict):
+    """scan_code's finding: a Diagnostic without what the result says once (the rule's note and url under
+    `rules`), without byte offsets, and with fields that would be null, empty or false left out (`fixits`
+    stays, empty when the rule has no fix)."""
+
+    ruleId: str
+    severity: Severity
+    message: str
+    line: int
+    column: int
+    endLine: int
+    endColumn: int
+    text: str
+    file: NotRequired[str | None]
+    labels: NotRequired[list[FindingLabel]]
+    fixits: list[FindingFix]
+    inTest: NotRequired[bool]
+    suppress: NotRequired[Suppress]
+
+
+class RuleFacts(TypedDict, total=False):
+    note: str
+    url: str
+
+
+class ScanAnswer(TypedDict):
+    """scan_code's result: the findings, and each rule's note and url once."""
+
+    success: bool
+    issues: list[Finding]
+    rules: dict[str, RuleFacts]
+    counts: Counts
+    truncated: bool
+    ruleErrors: list[RuleErrorDict]
+    notes: NotRequired[list[str]]
+    analysis: NotRequired[list[RuleFinding]]
+    suppressed: NotRequired[dict[str, int]]
+    generated: NotRequired[dict[str, int]]
+    skippedGenerated: NotRequired[list[SkippedFile]]
+    inTests: NotRequired[dict[str, int]]
+    skippedInTests: NotRequired[dict[str, int]]
+    nextOffset: NotRequired[int | None]
+    filesChecked: NotRequired[int]
+    profile: NotRequired[Profile]

@@ -37,13 +37,20 @@ def rule_errors_lines(errors: Sequence[RuleErrorDict], limit: int | None = None,
     return lines + more(errors, limit)
 
 
-def diagnostic_line(d: Mapping[str, Any]) -> str:
+def diagnostic_line(d: Mapping[str, Any], note: str | None = None) -> str:
+    """One finding on one line: where, severity, rule, message, and its fix; without a fix, the first sentence
+    of the rule's note (`note`, else the Diagnostic's own), so a host that forwards only text passes the remedy."""
     where = f"{d.get('file') or '<snippet>'}:{d.get('line')}:{d.get('column')}"
-    fixes = [f for f in d.get("fixits") or [] if f.get("kind") == "fix"]
+    fixes = [f for f in d.get("fixits") or [] if f.get("kind", "fix") == "fix"]
     fix_note = ""
     if fixes:
         # unsafe: apply_fixes leaves it out unless include_unsafe (it may change behaviour)
         fix_note = f" [fix: {fix_claim({'verified': False, **fixes[0]}, state=True)}] {fixes[0].get('title', '')}"
+    else:
+        from sgtools.present.answer import first_sentence
+
+        remedy = first_sentence(note if note is not None else d.get("note"))
+        fix_note = f" ({remedy})" if remedy else ""
     return f"{where}: {d.get('severity')}[{d.get('ruleId')}] {d.get('message')}{fix_note}".rstrip()
 
 
@@ -61,7 +68,9 @@ def render_scan(data: Mapping[str, Any]) -> str:
     else:
         parts = [f"{counts.get(s, 0)} {s}" for s in SEVERITIES if counts.get(s)]
         head = f"{plural(len(issues), 'issue')} ({', '.join(parts)})."
-    lines = [head, *(diagnostic_line(d) for d in issues[:TEXT_ITEMS]), *more(issues, TEXT_ITEMS),
+    rules = data.get("rules") or {}
+    lines = [head, *(diagnostic_line(d, (rules.get(d.get("ruleId")) or {}).get("note")) for d in issues[:TEXT_ITEMS]),
+             *more(issues, TEXT_ITEMS),
              *(f"Note: {n}" for n in data.get("notes") or [])]
     if data.get("truncated"):
         nxt = data.get("nextOffset")

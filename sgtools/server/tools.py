@@ -32,7 +32,7 @@ from sgtools.contracts.rules import (
     TestRuleArgs,
     TestRuleResult,
 )
-from sgtools.contracts.scan import ScanAnyResult, ScanArgs, ScanCodeArgs, ScanPathArgs
+from sgtools.contracts.scan import ScanAnswer, ScanAnyResult, ScanArgs, ScanCodeArgs, ScanPathArgs
 from sgtools.contracts.suggest import SuggestArgs, SuggestResult
 from sgtools.core.errors import BadInput, SgToolsError
 from sgtools.present import community as present_community
@@ -53,7 +53,13 @@ _DISK_ONLY = ("paths", "rule_ids", "offset", "profile")
 _SNIPPET_ONLY = ("code", "files", "language", "path")
 
 
-def _scan_code(app: App, args: ScanArgs) -> ScanAnyResult:
+def _scan_code(app: App, args: ScanArgs) -> ScanAnswer:
+    from sgtools.present.answer import scan_answer
+
+    return scan_answer(_scan(app, args))
+
+
+def _scan(app: App, args: ScanArgs) -> ScanAnyResult:
     """A snippet (`code` / `files`) through the scan_code service; otherwise files on disk through scan_path."""
     from sgtools.scan.fallback import scan_code, scan_path  # the bundled rules without an sgconfig.yml, saying so
 
