@@ -54,6 +54,11 @@ def diagnostic_line(d: Mapping[str, Any], note: str | None = None) -> str:
     return f"{where}: {d.get('severity')}[{d.get('ruleId')}] {d.get('message')}{fix_note}".rstrip()
 
 
+def _finding_lines(issues: Sequence[Mapping[str, Any]], rules: Mapping[str, Any]) -> list[str]:
+    """The first findings' lines; a compact Finding's note is its rule's, said once under `rules`."""
+    return [diagnostic_line(d, (rules.get(d.get("ruleId")) or {}).get("note")) for d in issues[:TEXT_ITEMS]]
+
+
 def render_scan(data: Mapping[str, Any]) -> str:
     issues = data.get("issues") or []
     counts = data.get("counts") or {}
@@ -68,9 +73,7 @@ def render_scan(data: Mapping[str, Any]) -> str:
     else:
         parts = [f"{counts.get(s, 0)} {s}" for s in SEVERITIES if counts.get(s)]
         head = f"{plural(len(issues), 'issue')} ({', '.join(parts)})."
-    rules = data.get("rules") or {}
-    lines = [head, *(diagnostic_line(d, (rules.get(d.get("ruleId")) or {}).get("note")) for d in issues[:TEXT_ITEMS]),
-             *more(issues, TEXT_ITEMS),
+    lines = [head, *_finding_lines(issues, data.get("rules") or {}), *more(issues, TEXT_ITEMS),
              *(f"Note: {n}" for n in data.get("notes") or [])]
     if data.get("truncated"):
         nxt = data.get("nextOffset")
