@@ -56,7 +56,7 @@ def diagnostic_line(d: Mapping[str, Any], note: str | None = None) -> str:
 
 def _finding_lines(issues: Sequence[Mapping[str, Any]], rules: Mapping[str, Any]) -> list[str]:
     """The first findings' lines; a compact Finding's note is its rule's, said once under `rules`."""
-    return [diagnostic_line(d, (rules.get(d.get("ruleId")) or {}).get("note")) for d in issues[:TEXT_ITEMS]]
+    return [diagnostic_line(d, (rules.get(str(d.get("ruleId"))) or {}).get("note")) for d in issues[:TEXT_ITEMS]]
 
 
 def render_scan(data: Mapping[str, Any]) -> str:
