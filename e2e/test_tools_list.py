@@ -38,7 +38,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                                                "analysis"}),
     "suggest_rule": ({"language", "invalid_examples"}, {"valid_examples", "path", "message", "severity", "rule_id",
                                                           "fix_examples", "max_candidates"},
-                     (True, False, True, False), {"success", "candidates", "explanation", "warnings"}),
+                     (True, False, True, False), {"success", "candidates", "explanation", "warnings", "proof"}),
     "dump_syntax_tree": ({"code", "language"}, {"format"}, (True, False, True, False),
                          {"tree", "language", "format", "hints"}),
     "find_code": ({"pattern", "language"}, {"paths", "max_results", "rewrite", "apply"}, (False, True, False, False),

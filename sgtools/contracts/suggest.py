@@ -29,6 +29,28 @@ class SuggestArgs(TypedDict, total=False):
     max_candidates: int
 
 
+class CandidateProof(TypedDict):
+    """One candidate run over the workspace's files of its language (issue 29, part 3)."""
+
+    flags: int  # places it flags
+    places: list[str]  # up to three, `path:line: code`
+    onlyThis: int  # places no other candidate flags (where the candidates disagree)
+    notThis: int  # places another candidate flags and this one does not
+    onlyThisPlaces: NotRequired[list[str]]
+
+
+class WorkspaceProof(TypedDict):
+    """How far the workspace proof went: files read (at most fileCap) within secondsCap."""
+
+    files: int
+    fileCap: int
+    capped: bool  # the workspace has more files of the language than the cap
+    secondsCap: float
+    complete: bool  # false: stopped at the time cap or failed (see note); no counts then
+    seconds: NotRequired[float]
+    note: NotRequired[str]
+
+
 class SuggestedRule(TypedDict):
     yaml: str
     rule_id: str
@@ -36,8 +58,12 @@ class SuggestedRule(TypedDict):
     checked: Checked
     form: str
     analysis: list[Finding]  # the rule analyser's findings (none is an error: those candidates are dropped)
+    scope: str  # one line: what else it would flag, what it would let through
+    proof: NotRequired[CandidateProof]  # the candidate on the workspace's own code
     fix: NotRequired[str]
     fixChecked: NotRequired[list[FixPair]]
+    fixSafety: NotRequired[str]  # `unsafe` for every inferred fix (fixNote says why)
+    fixNote: NotRequired[str]
 
 
 class SuggestResult(TypedDict):
@@ -45,3 +71,4 @@ class SuggestResult(TypedDict):
     candidates: list[SuggestedRule]
     explanation: NotRequired[str]
     warnings: list[str]
+    proof: NotRequired[WorkspaceProof]

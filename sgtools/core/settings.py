@@ -80,6 +80,8 @@ class Settings(NamedTuple):
     fixit_missing_check_max: int = 64  # fix-its whose edited text is also checked for MISSING tokens, per scan
     verify_workers: int = 4  # parallel ast-grep calls for those MISSING-token checks
     suggest_max_candidates: int = 10  # the most candidate rules one suggest_rule call may ask for
+    suggest_proof_files: int = 2000  # workspace files of the language suggest_rule runs its candidates over
+    suggest_proof_seconds: float = 3.0  # seconds that workspace proof may take (then it says it stopped)
     analysis_max_engine_calls: int = 200  # syntax-tree dumps one rule analysis may make (a draft with 8,000 patterns)
     max_message_bytes: int = 16 * 1024 * 1024  # one MCP message (a stdio line, an HTTP body) checked by the guard
     max_json_depth: int = 64  # nesting of one MCP message; deeper is refused with -32600 before parsing
@@ -131,6 +133,8 @@ _BOUNDS: dict[str, Bounds] = {
     "rule_check_workers": Bounds(high=64),
     "verify_workers": Bounds(high=64),
     "suggest_max_candidates": Bounds(high=100),
+    "suggest_proof_files": Bounds(high=1_000_000),
+    "suggest_proof_seconds": Bounds("seconds", high=600),
     "warm_engine": Bounds(zero_ok=True, high=1),
     "warm_engine_timeout": Bounds("seconds", high=600),
     "warm_engine_max": Bounds(high=64),

@@ -65,8 +65,26 @@ def render_suggest(data: SuggestResult, limit: int | None = None, say: Say = kee
     """The rules as one YAML stream (each with its reason as a comment), so it can be saved as it is."""
     cands = data["candidates"]
     lines: list[str] = []
+    proof = data.get("proof")
+    if cands and proof is not None:
+        cap = f"at most {proof['fileCap']} files, {proof['secondsCap']:g} s"
+        lines.append(f"# Proof on this project: {proof['files']} file(s) of the language ({cap}"
+                     + ("; more files exist" if proof["capped"] else "") + ")"
+                     + (f": {proof['note']}" if proof.get("note") else ""))
     for n, cand in enumerate(cands, 1):
-        lines += [f"# {n}. {cand['rule_id']} ({cand['form']})", f"# {cand['why']}", cand["yaml"].rstrip("\n")]
+        lines += [f"# {n}. {cand['rule_id']} ({cand['form']})", f"# {cand['why']}"]
+        if cand.get("scope"):
+            lines.append(f"# scope: {cand['scope']}")
+        found = cand.get("proof")
+        if found is not None:
+            disagree = f"; {found['onlyThis']} only this one flags, {found['notThis']} others flag and it does not" \
+                if len(cands) > 1 else ""
+            lines.append(f"# in this project: flags {found['flags']} place(s){disagree}")
+            lines += [f"#   {p}" for p in found["places"]]
+            lines += [f"#   only this one: {p}" for p in found.get("onlyThisPlaces", [])]
+        if cand.get("fixNote"):
+            lines.append(f"# fix: {cand['fixNote']}")
+        lines.append(cand["yaml"].rstrip("\n"))
         if n < len(cands):
             lines.append("---")
     lines += [f"warning: {say(w)}" for w in data["warnings"][:limit]]

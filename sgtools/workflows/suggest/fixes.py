@@ -97,3 +97,26 @@ def infer(engine: Engine, language: str, file_name: str, cand: Candidate,
             return template, None
     return None, ("no single fix template turns every `before` into its `after` (checked by applying it); "
                   "make the pairs consistent, or write the fix by hand")
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def unsafe_reason(fix: str, cand: Candidate, pairs: Sequence[FixPair]) -> str:
+    """Why this inferred fix is `fixSafety: unsafe`: what it drops, what names it brings in, or that it is only
+    proven on the examples given."""
+    used = set(re.findall(r"\$\$?\$?([A-Z][A-Z0-9_]*)", fix))
+    holes = [h.name for h in cand.gen.holes]
+    dropped = [h for h in holes if h not in used]
+    befores = " ".join(p["before"] for p in pairs)
+    new_names = sorted({n for n in _NAME.findall(re.sub(r"\$+[A-Z][A-Z0-9_]*", " ", fix))
+                        if n not in befores})
+    parts = []
+    if dropped:
+        parts.append("it drops what " + ", ".join(f"${h}" for h in dropped) + " captured")
+    if new_names:
+        parts.append("it brings in " + ", ".join(f"`{n}`" for n in new_names[:4]) + ", which the file may not "
+                     "import")
+    if not parts:
+        parts.append("it is inferred from the examples given and proven only on them")
+    return "fixSafety: unsafe: " + "; ".join(parts) + ". Review each edit before applying it."

@@ -8,7 +8,7 @@ from typing import Any
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools.core import yamlio
-from sgtools.workflows.suggest.candidates import FORM_NAMES, Candidate
+from sgtools.workflows.suggest.candidates import EXCLUDE, FORM_NAMES, Candidate
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -79,3 +79,17 @@ def why(cand: Candidate, n_invalid: int, n_valid: int) -> str:
         text += f"; {cand.note}"
     text += f". Verified with ast-grep: it flags all {n_invalid} invalid example(s) and none of the {n_valid} valid."
     return text
+
+
+def scope(cand: Candidate) -> str:
+    """One line: what else the candidate would flag and what it would let through."""
+    if cand.note and "lets through" in cand.note:
+        return cand.note
+    holes = [("$$$" if h.multi else "$") + h.name for h in cand.gen.holes]
+    where = f" with anything in {', '.join(holes)}" if holes else ""
+    text = cand.gen.pattern.strip().splitlines()[0][:60] if cand.gen.pattern.strip() else cand.gen.root.kind
+    base = f"flags every `{text}`{where}"
+    if cand.form == EXCLUDE:
+        return (f"{base} except the valid examples' exact code; lets through nothing new but flags any other "
+                "spelling of the valid code (a literal `not`, not a generalisation)")
+    return f"{base}; lets through the same thing written differently (another receiver, an alias, a wrapper)"

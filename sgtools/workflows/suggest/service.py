@@ -20,7 +20,7 @@ from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
-from sgtools.workflows.suggest import author, explain, fixes, render
+from sgtools.workflows.suggest import author, explain, fixes, proof, render
 from sgtools.workflows.suggest import candidates as cands
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, read_examples
@@ -225,19 +225,35 @@ def suggest_rule(
         rid = str(doc["id"])
         item: SuggestedRule = {"yaml": "", "rule_id": rid, "why": render.why(cand, len(invalid), len(valid)),
                                "checked": {"invalid": invalid, "valid": valid}, "form": render.form_name(cand),
-                               "analysis": findings[n]}
+                               "scope": render.scope(cand), "analysis": findings[n]}
         if pairs:
-            fix, note = fixes.infer(engine, lang, file_name, cand, pairs)
-            if fix is not None:
-                doc["fix"] = fix
-                # Inferred from a few examples: nothing proves it keeps behaviour elsewhere (docs/fixes.md).
-                doc["metadata"] = {**(doc.get("metadata") or {}), "fixSafety": "unsafe"}
-                item["fix"] = fix
-                item["fixChecked"] = pairs
-            if note:
-                result["warnings"].append(f"{rid}: {note}")
+            _add_fix(engine, lang, file_name, cand, pairs, doc, item, result)
         item["yaml"] = render.dump(doc)
         result["candidates"].append(item)
     result["success"] = True
+    _prove(ws, engine, lang, [picked[n] for n in kept], result)
     return result
+
+
+def _add_fix(engine: Engine, lang: str, file_name: str, cand: cands.Candidate, pairs: list[FixExample],
+             doc: dict[str, object], item: SuggestedRule, result: SuggestResult) -> None:
+    """An inferred fix is never `safe` (issue 29, part 5; issue 30): `metadata.fixSafety: unsafe`, saying why."""
+    fix, note = fixes.infer(engine, lang, file_name, cand, pairs)
+    if fix is not None:
+        why_unsafe = fixes.unsafe_reason(fix, cand, pairs)
+        doc["fix"] = fix
+        # Inferred from a few examples: nothing proves it keeps behaviour elsewhere (docs/fixes.md).
+        doc["metadata"] = {**(doc.get("metadata") or {}), "fixSafety": "unsafe"}  # type: ignore[dict-item]
+        item["fix"], item["fixChecked"], item["fixSafety"], item["fixNote"] = fix, pairs, "unsafe", why_unsafe
+    if note:
+        result["warnings"].append(f"{item['rule_id']}: {note}")
+
+
+def _prove(ws: Workspace, engine: Engine, lang: str, picked: list[cands.Candidate], result: SuggestResult) -> None:
+    """Each candidate on the workspace's own files of the language, within the settings' caps."""
+    summary, per = proof.prove(engine, ws.root, lang, [c.body for c in picked], ws.settings)
+    result["proof"] = summary
+    if summary["complete"] and summary["files"]:
+        for item, found in zip(result["candidates"], per, strict=True):
+            item["proof"] = found
 

@@ -1,0 +1,115 @@
+"""Proof on the project's own code (issue 29, part 3): every candidate run over the workspace's files of its
+language, within a file cap and a time cap, before anything is saved.
+
+The project is the held-out set an agent has: per candidate, how many places it flags and up to three of them,
+and where the candidates disagree (places one flags that another does not). All candidates go into one
+multi-document rule file and one ast-grep call over the listed files. The walk skips hidden folders and the
+default excludes (dependencies, virtual environments, build output), as a scan does.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sgtools.contracts.suggest import CandidateProof, WorkspaceProof
+from sgtools.core import languages
+from sgtools.core.errors import SgToolsError, Timeout
+from sgtools.core.settings import Settings
+from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.engine.tempdirs import tmp_root
+from sgtools.project.excludes import DEFAULT_EXCLUDES
+from sgtools.scan.rulefiles import yaml_doc
+
+_SHOWN = 3  # places shown per candidate
+_DIRS = frozenset(e for e in DEFAULT_EXCLUDES if "*" not in e)
+_GLOBS = tuple(e for e in DEFAULT_EXCLUDES if "*" in e)
+
+
+def _walk(root: Path) -> Iterator[str]:
+    for here, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _DIRS)
+        for name in sorted(files):
+            if not any(fnmatch.fnmatch(name, g) for g in _GLOBS):
+                yield os.path.relpath(os.path.join(here, name), root)
+
+
+def files_of(root: Path, language: str, cap: int) -> tuple[list[str], bool]:
+    """Up to `cap` workspace files of `language` (relative paths, in walk order), and whether more exist."""
+    found: list[str] = []
+    for rel in _walk(root):
+        if languages.from_path(rel) != language:
+            continue
+        if len(found) == cap:
+            return found, True
+        found.append(rel)
+    return found, False
+
+
+def _place(match: Mapping[str, Any]) -> str:
+    line = int(match.get("range", {}).get("start", {}).get("line", 0)) + 1
+    text = str(match.get("lines") or match.get("text") or "").strip().splitlines()
+    return f"{match.get('file')}:{line}: {text[0][:100] if text else ''}"
+
+
+def _key(match: Mapping[str, Any]) -> tuple[str, int]:
+    return str(match.get("file")), int(match.get("range", {}).get("byteOffset", {}).get("start", 0))
+
+
+def _scan(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[str, Any]], files: list[str],
+          seconds: float) -> list[dict[str, Any]]:
+    docs = [yaml_doc({"id": f"p{i}", "language": language, "severity": "hint", **body})
+            for i, body in enumerate(bodies)]
+    fd, name = tempfile.mkstemp(prefix="suggest-proof-", suffix=".yml", dir=tmp_root())
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("\n---\n".join(docs) + "\n")
+        return engine.scan(config=NO_CONFIG, cwd=root, rule_file=Path(name), paths=files, timeout=seconds)
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
+def prove(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[str, Any]],
+          settings: Settings) -> tuple[WorkspaceProof, list[CandidateProof]]:
+    """The workspace proof of each candidate body (`rule`, `constraints`): counts, places, disagreements."""
+    cap, seconds = settings.suggest_proof_files, settings.suggest_proof_seconds
+    start = time.perf_counter()
+    files, capped = files_of(root, language, cap)
+    summary: WorkspaceProof = {"files": len(files), "fileCap": cap, "capped": capped, "secondsCap": seconds,
+                               "complete": True}
+    empty: list[CandidateProof] = [{"flags": 0, "places": [], "onlyThis": 0, "notThis": 0} for _ in bodies]
+    if not files or not bodies:
+        summary["note"] = f"no {language} files in the workspace: nothing to prove the candidates on"
+        return summary, empty
+    try:
+        matches = _scan(engine, root, language, bodies, files, seconds)
+    except Timeout:
+        summary["complete"] = False
+        summary["note"] = f"the proof stopped at the {seconds:g} s cap (SGTOOLS_SUGGEST_PROOF_SECONDS); no counts"
+        return summary, empty
+    except SgToolsError as exc:
+        summary["complete"] = False
+        summary["note"] = f"the proof could not run: {exc.message[:200]}"
+        return summary, empty
+    per: list[dict[tuple[str, int], dict[str, Any]]] = [{} for _ in bodies]
+    for m in matches:
+        rid = str(m.get("ruleId", ""))
+        if rid.startswith("p") and rid[1:].isdigit() and int(rid[1:]) < len(bodies):
+            per[int(rid[1:])].setdefault(_key(m), m)
+    flagged_by = [set(p) for p in per]
+    out: list[CandidateProof] = []
+    for i, mine in enumerate(per):
+        others: set[tuple[str, int]] = set().union(*(f for j, f in enumerate(flagged_by) if j != i))
+        only = sorted(flagged_by[i] - others) if len(per) > 1 else []
+        item: CandidateProof = {"flags": len(mine), "places": [_place(mine[k]) for k in sorted(mine)[:_SHOWN]],
+                                "onlyThis": len(only), "notThis": len(others - flagged_by[i])}
+        if only:
+            item["onlyThisPlaces"] = [_place(mine[k]) for k in only[:_SHOWN]]
+        out.append(item)
+    summary["seconds"] = round(time.perf_counter() - start, 3)
+    return summary, out

@@ -1,0 +1,123 @@
+"""suggest_rule as an ast-grep author (issue 29): the forms it prefers, the proof on the project's own code, the
+inferred fix marked unsafe. Real ast-grep, real files in a temp workspace."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sgtools.core import yamlio
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.workflows.rule_testing import test_rule as run_test_rule
+from sgtools.workflows.suggest.service import suggest_rule
+
+
+def _top(ws: Workspace, engine: Engine, language: str, invalid: list[str], valid: list[str]) -> dict[str, object]:
+    result = suggest_rule(ws, engine, language, invalid, valid)
+    assert result["success"], result.get("explanation")
+    return dict(result["candidates"][0])
+
+
+def _holds(ws: Workspace, engine: Engine, yaml: object, bad: list[str], good: list[str]) -> None:
+    out = run_test_rule(ws, engine, str(yaml), invalid_examples=bad, valid_examples=good)
+    assert out["success"], (yaml, out["examples"]["failed"])
+
+
+def test_a_node_kind_alone(ws: Workspace, engine: Engine) -> None:
+    top = _top(ws, engine, "python", ["assert x > 0", "assert user is not None, 'no user'"],
+               ["if x <= 0:\n    raise ValueError(x)", "check(user is not None)"])
+    assert yamlio.load_one(str(top["yaml"]))["rule"] == {"kind": "assert_statement"}
+    assert "assert_statement" in str(top["scope"]) and "lets through" in str(top["scope"])
+
+
+def test_a_missing_keyword_argument_not_the_valid_examples_copied(ws: Workspace, engine: Engine) -> None:
+    top = _top(ws, engine, "python", ["r = requests.get(url)", "resp = requests.get(API, headers=h)"],
+               ["r = requests.get(url, timeout=10)", "resp = requests.get(API, headers=h, timeout=5)"])
+    assert "timeout" in str(top["yaml"]) and "requests.get(url, timeout=10)" not in str(top["yaml"])
+    _holds(ws, engine, top["yaml"], ["requests.get(f'{h}/x', params=q)"],
+           ["requests.get(API, headers=h2, timeout=3)", "requests.get(u, timeout=t, auth=a)"])
+
+
+def test_comments_by_kind_and_word(ws: Workspace, engine: Engine) -> None:
+    top = _top(ws, engine, "python", ["x = 1  # TODO: fix this", "# TODO remove after migration\ny = 2"],
+               ["x = 1  # the default", "# see issue 12\ny = 2"])
+    _holds(ws, engine, top["yaml"], ["run()  # TODO(bob)"], ["s = 'TODO'", "# done\nrun()"])
+
+
+def test_an_enclosing_context(ws: Workspace, engine: Engine) -> None:
+    top = _top(ws, engine, "python", ["async def poll():\n    time.sleep(1)",
+                                      "async def fetch(s):\n    while True:\n        time.sleep(0.5)"],
+               ["def poll():\n    time.sleep(1)", "async def poll():\n    await asyncio.sleep(1)"])
+    assert "inside" in str(top["yaml"]) and "stopBy: end" in str(top["yaml"])
+    _holds(ws, engine, top["yaml"], ["class A:\n    async def run(self):\n        time.sleep(2)"],
+           ["class A:\n    def run(self):\n        time.sleep(2)"])
+
+
+def test_a_name_regex_for_calls_named_differently(ws: Workspace, engine: Engine) -> None:
+    top = _top(ws, engine, "c", ["void f(char *d, const char *s) {\n  strcpy(d, s);\n}",
+                                 "void g(char *b) {\n  strcat(b, \"x\");\n}"],
+               ["void f(char *d, const char *s) {\n  strncpy(d, s, n);\n}",
+                "void g(char *b) {\n  strncat(b, \"x\", 1);\n}"])
+    assert "^(strcpy|strcat)$" in str(top["yaml"]) and "void" not in str(top["yaml"]).split("rule:")[1]
+
+
+def _project(root: Path) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "a.py").write_text("import os\nx = eval(data)\ny = eval(other, {})\n", encoding="utf-8")
+    (root / "src" / "b.py").write_text("z = ast.literal_eval(s)\n", encoding="utf-8")
+    (root / "node_modules").mkdir()
+    (root / "node_modules" / "c.py").write_text("eval(x)\n", encoding="utf-8")  # a dependency: not read
+    (root / "d.js").write_text("eval(x)\n", encoding="utf-8")  # another language: not read
+
+
+def test_proof_on_the_projects_own_code(ws: Workspace, engine: Engine) -> None:
+    _project(ws.root)
+    result = suggest_rule(ws, engine, "python", ["r = eval(a)", "eval(b + 1)"], ["ast.literal_eval(a)"],
+                          max_candidates=3)
+    proof = result["proof"]
+    assert proof["files"] == 2 and proof["complete"] and not proof["capped"]
+    assert proof["fileCap"] == ws.settings.suggest_proof_files and proof["secondsCap"] > 0
+    top = result["candidates"][0]["proof"]
+    assert top["flags"] == 2 and top["places"][0].startswith("src/a.py:2: ") and "eval(data)" in top["places"][0]
+    for cand in result["candidates"]:  # the disagreement counts add up against the top candidate's places
+        assert cand["proof"]["flags"] - cand["proof"]["onlyThis"] + cand["proof"]["notThis"] >= 0
+
+
+def test_proof_caps_are_named_and_honoured(tmp_path: Path, engine: Engine) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    _project(root)
+    ws = Workspace(root, settings=Settings(suggest_proof_files=1))
+    result = suggest_rule(ws, engine, "python", ["r = eval(a)"], ["ast.literal_eval(a)"])
+    assert result["proof"]["files"] == 1 and result["proof"]["capped"]
+    slow = Workspace(root, settings=Settings(suggest_proof_seconds=0.000001))
+    stopped = suggest_rule(ws=slow, engine=engine, language="python", invalid_examples=["r = eval(a)"])
+    assert not stopped["proof"]["complete"] and "SGTOOLS_SUGGEST_PROOF_SECONDS" in stopped["proof"]["note"]
+    assert stopped["success"] and "proof" not in stopped["candidates"][0]
+
+
+def test_an_inferred_fix_is_unsafe_and_says_why(ws: Workspace, engine: Engine) -> None:
+    result = suggest_rule(ws, engine, "python", ["ts = datetime.now()"], ["ts = datetime.now(timezone.utc)"],
+                          fix_examples=[{"before": "t = datetime.now()", "after": "t = datetime.now(timezone.utc)"}])
+    fixed = [c for c in result["candidates"] if "fix" in c]
+    assert fixed, result
+    for cand in fixed:
+        assert cand["fixSafety"] == "unsafe" and "`timezone`" in cand["fixNote"]
+        assert yamlio.load_one(cand["yaml"])["metadata"] == {"fixSafety": "unsafe"}
+
+
+@pytest.mark.slow
+def test_cli_prints_the_proof(ws: Workspace) -> None:
+    _project(ws.root)
+    out = subprocess.run([sys.executable, "-m", "sgtools", "rule", "suggest", "--root", str(ws.root), "-l", "python",
+                          "--invalid", "r = eval(a)", "--invalid", "eval(b + 1)", "--valid", "ast.literal_eval(a)"],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "# Proof on this project: 2 file(s) of the language (at most 2000 files" in out.stdout
+    assert "# in this project: flags 2 place(s)" in out.stdout and "#   src/a.py:2: x = eval(data)" in out.stdout
+    assert "# scope: " in out.stdout
