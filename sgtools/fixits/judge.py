@@ -11,7 +11,7 @@ import bisect
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from sgtools.contracts.fixits import Fixit, Verification
 from sgtools.contracts.scan import Diagnostic
@@ -30,6 +30,7 @@ class Member:
     diag: Diagnostic
     span: Span
     info: dict[str, Any] = field(default_factory=dict)
+    extra: tuple[Span, ...] = ()  # the fix-it's other edits (its imports): applied and mapped with it
 
     @property
     def target(self) -> tuple[int, int]:
@@ -69,12 +70,27 @@ def _map_range(r: tuple[int, int], start: int, old_end: int, delta: int) -> tupl
     return None
 
 
-def _map_through(r: tuple[int, int] | None, members_desc: Sequence[Member]) -> tuple[int, int] | None:
+class _Cut(NamedTuple):
+    """One edit of a copy, in the original text's bytes: what it replaces and how long its new text is."""
+
+    start: int
+    end: int
+    new_len: int
+
+
+def _cuts(members: Sequence[Member]) -> list[_Cut]:
+    """Every edit of the members (their fixes and their imports), sorted; edits shared by several fix-its (the
+    same import edit) are one cut."""
+    spans = {(s.start, s.end, s.new_text) for m in members for s in (m.span, *m.extra)}
+    return sorted(_Cut(a, b, len(t.encode("utf-8"))) for a, b, t in spans)
+
+
+def _map_through(r: tuple[int, int] | None, cuts_desc: Sequence[_Cut]) -> tuple[int, int] | None:
     """Through several non-overlapping edits, last first, so earlier offsets stay valid at each step."""
-    for m in members_desc:
+    for c in cuts_desc:
         if r is None:
             return None
-        r = _map_range(r, m.span.start, m.span.end, m.new_len - (m.span.end - m.span.start))
+        r = _map_range(r, c.start, c.end, c.new_len - (c.end - c.start))
     return r
 
 
@@ -82,18 +98,22 @@ class _Shifts:
     """`_map_through` for many edits at once: O(log n) per range instead of O(n), so judging one copy with
     thousands of fix-its stays linear in its matches (the edits are sorted and do not overlap)."""
 
-    def __init__(self, members: Sequence[Member]) -> None:
-        self.members = members
-        self.starts = [m.span.start for m in members]
-        self.ends = [m.span.end for m in members]
+    def __init__(self, cuts: Sequence[_Cut]) -> None:
+        self.cuts = cuts
+        self.starts = [c.start for c in cuts]
+        self.ends = [c.end for c in cuts]
         self.prefix = [0]
-        for m in members:
-            self.prefix.append(self.prefix[-1] + m.new_len - (m.span.end - m.span.start))
+        for c in cuts:
+            self.prefix.append(self.prefix[-1] + c.new_len - (c.end - c.start))
+
+    def before(self, at: int) -> int:
+        """How far the edits starting before `at` move it."""
+        return self.prefix[bisect.bisect_left(self.starts, at)]
 
     def map(self, r: tuple[int, int]) -> tuple[int, int] | None:
         a, b = r
         if a >= b:  # an empty range: the edit-by-edit rules decide ties at insertion points
-            return _map_through(r, list(reversed(self.members)))
+            return _map_through(r, list(reversed(self.cuts)))
         i = bisect.bisect_right(self.ends, a)  # edits ending at or before `a` shift the whole range
         j = bisect.bisect_left(self.starts, b)  # edits starting at or after `b` do not touch it
         if i < j and (self.starts[i] < a or self.ends[j - 1] > b):
@@ -114,8 +134,9 @@ def judge(text: EditedText, old: Sequence[Mapping[str, Any]], new: Sequence[Mapp
     copy must be split. Matches that the edits merely moved are told apart from new ones by mapping every
     old match through the edits; only unexplained matches count."""
     members = sorted(text.members, key=lambda m: (m.span.start, m.span.end))
-    desc = list(reversed(members))
-    shifts = _Shifts(members)
+    cuts = _cuts(members)
+    desc = list(reversed(cuts))
+    shifts = _Shifts(cuts)
     old_by, new_by = _by_rule(old), _by_rule(new)
     errors_before = len(old_by.get(PARSE_RULE_ID, []))
     errors_after = len(new_by.get(PARSE_RULE_ID, []))
@@ -131,7 +152,7 @@ def judge(text: EditedText, old: Sequence[Mapping[str, Any]], new: Sequence[Mapp
             m.info = {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
                       "stillFires": False, "newDiagnostics": 0, "_same": 0, "_others": 0}
         return True
-    spots = _spots(members, desc)
+    spots = _spots(members, desc, shifts)
     fires = [any(_hits(r, where) for r in left_by.get(str(m.diag["ruleId"]), []))
              for m, where in zip(members, spots, strict=True)]
     unexplained = _unexplained(left_by, members, spots)
@@ -142,18 +163,16 @@ def judge(text: EditedText, old: Sequence[Mapping[str, Any]], new: Sequence[Mapp
     return True
 
 
-def _spots(members: Sequence[Member], desc: Sequence[Member]) -> list[list[tuple[int, int]]]:
+def _spots(members: Sequence[Member], desc: Sequence[_Cut], shifts: _Shifts) -> list[list[tuple[int, int]]]:
     """"There", for each fix-it: its edited bytes, and where the flagged code sits after the edits."""
     spots: list[list[tuple[int, int]]] = []
-    shift = 0
     for m in members:
-        lo = m.span.start + shift
+        lo = m.span.start + shifts.before(m.span.start)
         where = [(lo, lo + m.new_len)]
         moved = _map_through(m.target, desc)
         if moved is not None:
             where.append(moved)
         spots.append(where)
-        shift += m.new_len - (m.span.end - m.span.start)
     return spots
 
 

@@ -52,8 +52,9 @@ def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
 
 def _plan(text: str, members: Sequence[Member]) -> list[list[Member]]:
     """The copies to make for one job's fix-its (see `verify_fixits`)."""
-    risky = [m for m in members if _may_drop_token(text, m.span)]
-    safe = [m for m in members if not _may_drop_token(text, m.span)]
+    # a fix-it with imports is checked alone: its import edit is the one its neighbours carry too
+    risky = [m for m in members if m.extra or _may_drop_token(text, m.span)]
+    safe = [m for m in members if not m.extra and not _may_drop_token(text, m.span)]
     return [*_apart(safe), *([m] for m in risky)]
 
 
@@ -149,12 +150,12 @@ def _choose(jobs: Sequence[VerifyJob], max_count: int) -> dict[int, list[Member]
                     _unchecked(fx, LIMIT_REACHED)
                     continue
                 try:
-                    span = to_span(fx["edits"][0])
+                    span, *extra = [to_span(e) for e in fx["edits"]]
                 except SgToolsError as exc:
                     _unchecked(fx, exc.message, bad_edit=True)
                     continue
                 left -= 1
-                chosen.setdefault(j, []).append(Member(j, fx, diag, span))
+                chosen.setdefault(j, []).append(Member(j, fx, diag, span, extra=tuple(extra)))
     return chosen
 
 
@@ -180,7 +181,7 @@ class _Copies:
                 _unchecked(m.fixit, LIMIT_REACHED)
             return []
         try:
-            new_text = apply_edits(text, [m.fixit["edits"][0] for m in group])
+            new_text = apply_edits(text, [e for m in group for e in m.fixit["edits"]])
         except SgToolsError as exc:
             if len(group) > 1:
                 return self.make((j, [m]) for m in group)

@@ -17,11 +17,12 @@ from sgtools.core.errors import BadInput
 from sgtools.core.settings import Settings, requested_results
 from sgtools.edit.text import LineIndex, position
 from sgtools.engine.texts import normalize_file
-from sgtools.fixits import safety
+from sgtools.fixits import imports, safety
 from sgtools.fixits.build import build_fixits, mark_conflicts, suppression
 from sgtools.rules.ruleset import Rule
 
 if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
+    from sgtools.contracts.fixits import Fixit
     from sgtools.contracts.scan import Counts, Diagnostic, Label, Span
 
 D = TypeVar("D", bound=Mapping[str, Any])
@@ -75,6 +76,29 @@ def sort_key(diag: Mapping[str, Any]) -> tuple[str, int, str, int]:
     return (diag.get("file") or "", int(diag["byteStart"]), str(diag["ruleId"]), int(diag["byteEnd"]))
 
 
+def _import_rules(rules_by_id: Mapping[str, Rule]) -> dict[str, dict[str, tuple[str, LineIndex, str, list[Fixit]]]]:
+    """{rule id: {}} for the rules whose fixes carry imports (fixits/imports.py), to collect their fix-its per file."""
+    return {rid: {} for rid, r in rules_by_id.items() if imports.declared(r.data) is not None}
+
+
+def _attach_imports(with_imports: Mapping[str, Mapping[str, tuple[str, LineIndex, str, list[Fixit]]]],
+                    rules_by_id: Mapping[str, Rule]) -> None:
+    for rule_id, by_file in with_imports.items():
+        for text, index, language, fixits in by_file.values():
+            imports.attach(fixits, text, index, language, rules_by_id[rule_id].data)
+
+
+def _fixits(raw: Mapping[str, Any], diag: Diagnostic, index: LineIndex, language: str, rule: Rule | None,
+            with_suppress: bool) -> None:
+    """A finding's fix-its, their safety, and its `suppress` comment when the output shows it."""
+    diag["fixits"] = build_fixits(raw, diag, index)
+    safety.mark(diag["fixits"], rule.data if rule else None)
+    if with_suppress:
+        quiet = suppression(diag, index, language)
+        if quiet is not None:
+            diag["suppress"] = quiet
+
+
 def to_diagnostics(
     raw_matches: Iterable[Mapping[str, Any]],
     *,
@@ -96,6 +120,8 @@ def to_diagnostics(
     indexes: dict[str, LineIndex] = {}
     canonical: dict[str, str] = {}  # ast-grep's language name -> ours, worked out once per name
     files: dict[str, str | None] = {}  # ast-grep's file name -> ours, once per file
+    # rules whose fixes carry imports (fixits/imports.py): their fix-its per file, for one import edit each
+    with_imports = _import_rules(rules_by_id) if with_fixits else {}
     for raw in raw_matches:  # tens of thousands on a dense tree: each value is read once, the dict built once
         raw_file = str(raw.get("file", ""))
         if raw_file in files:
@@ -133,13 +159,11 @@ def to_diagnostics(
             language = canonical.get(named)
             if language is None:
                 language = canonical[named] = languages.canonical(named) or named.lower()
-            diag["fixits"] = build_fixits(raw, diag, index)
-            safety.mark(diag["fixits"], rule.data if rule else None)
-            if with_suppress:
-                quiet = suppression(diag, index, language)
-                if quiet is not None:
-                    diag["suppress"] = quiet
+            _fixits(raw, diag, index, language, rule, with_suppress)
+            if diag["fixits"] and rule_id in with_imports:
+                with_imports[rule_id].setdefault(raw_file, (text, index, language, []))[3].extend(diag["fixits"])
         out.append(diag)
+    _attach_imports(with_imports, rules_by_id)
     out.sort(key=sort_key)
     if with_fixits:
         mark_conflicts(out)

@@ -91,15 +91,43 @@ class _Kept:
         self.ends.insert(i, s.end)
 
 
+TOGETHER = ("its import edit is shared with other fixes of this rule in the file, and one of them cannot be "
+            "applied; the file's fixes go in together or not at all")
+
+
+def _shared_edit(diag: Mapping[str, Any], fixit: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The import edit (fixits/imports.py) a fix-it shares with the rule's other fix-its in its file, as a key."""
+    edits = fixit.get("edits") or []
+    if len(edits) < 2:
+        return None
+    e = edits[1]
+    return (diag.get("ruleId"), e.get("file") or diag.get("file"), e.get("byteStart"), e.get("byteEnd"),
+            e.get("newText"))
+
+
+def _held_back(diagnostics: Sequence[Mapping[str, Any]], include_unsafe: bool) -> dict[Any, str]:
+    """Shared import edits one of whose fix-its is refused: the whole group is held back (removing an import
+    that a fix left out still uses would break the build)."""
+    held: dict[Any, str] = {}
+    for diag in diagnostics:
+        fixit = _first_fix(diag)
+        key = _shared_edit(diag, fixit) if fixit is not None else None
+        if fixit is not None and key is not None and _refusal(fixit, include_unsafe) is not None:
+            held[key] = TOGETHER
+    return held
+
+
 def plan_fixes(diagnostics: Iterable[Mapping[str, Any]], *, include_unsafe: bool = False) -> FixPlan:
     """Pick the fixes to apply, in diagnostic order (file, offset, rule): a fix-it goes in whole or not at all."""
     plan = FixPlan()
     index: dict[str, _Kept] = {}
+    diagnostics = list(diagnostics)
+    held = _held_back(diagnostics, include_unsafe)
     for diag in diagnostics:
         fixit = _first_fix(diag)
         if fixit is None:
             continue
-        refusal = _refusal(fixit, include_unsafe)
+        refusal = _refusal(fixit, include_unsafe) or held.get(_shared_edit(diag, fixit))
         if refusal is not None:
             plan.skipped.append(_skip(diag, fixit, refusal))
             continue
