@@ -72,7 +72,8 @@ def test_scan_fix_leaves_excluded_folders_alone(tree: Workspace, capsys: pytest.
         "id: no-eval\nlanguage: javascript\nseverity: error\nmessage: no eval\nrule:\n  pattern: eval($X)\n"
         "fix: safeEval($X)\n")
     monkeypatch.chdir(tree.root)
-    main(["scan", "--fix", "--no-progress"])
+    # A rule that declares no fixSafety has unsafe fixes (issue 30): --unsafe-fixes applies them.
+    main(["scan", "--fix", "--unsafe-fixes", "--no-progress"])
     capsys.readouterr()
     changed = sorted(p.relative_to(tree.root).as_posix() for p in Path(tree.root).rglob("*.js")
                      if "safeEval" in p.read_text())
