@@ -77,7 +77,7 @@ async def test_scan_code_served_warm_and_nothing_left_after_exit(root: Path, ser
         "an ast-grep lsp process outlived the server (or is a zombie)"
 
     spawn_issues, engine, pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "0"})
-    assert engine["mode"] == "spawn" and pids == []
+    assert engine["mode"] == "spawn" and pids == [] and engine["warmShare"] is None
     assert warm_issues == spawn_issues and len(warm_issues) == 2
     assert all(fx["verified"] for d in warm_issues for fx in d["fixits"])
 
@@ -91,6 +91,7 @@ async def test_a_pending_change_is_served_warm_too(root: Path, server_env: dict[
                         {"path": "tests/test_a.py", "code": "eval(d)\n"}]}
     warm_issues, engine, _pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "1"}, change)
     assert engine["lastCall"] == "warm" and engine["warmCalls"] == 2 and engine["processes"] == 2, engine
+    assert engine["warmShare"] == 1.0, engine
     spawn_issues, engine, _pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "0"}, change)
     assert warm_issues == spawn_issues and [d["file"] for d in warm_issues] == ["src/a.py", "src/a.py", "src/b.py"]
     assert all(fx["verified"] for d in warm_issues for fx in d["fixits"])

@@ -49,6 +49,7 @@ class EngineInfo(TypedDict):
     lastReason: str | None  # why the last call was not warm
     warmCalls: int
     spawnCalls: int
+    warmShare: float | None  # warmCalls / (warmCalls + spawnCalls), None before the first check
     processes: int  # live warm processes
     starts: int
     kills: int  # warm processes killed after a crash, a hang or a protocol error

@@ -40,7 +40,8 @@ def _engine_line(info: ServerInfo) -> str:
         return "spawn: one ast-grep process per check"
     why = f" ({e['lastReason']})" if e["lastReason"] else ""
     return (f"warm: {e['processes']} ast-grep lsp process(es); last check {e['lastCall']}{why}; "
-            f"{e['warmCalls']} warm, {e['spawnCalls']} spawned")
+            f"{e['warmCalls']} warm, {e['spawnCalls']} spawned"
+            + (f" ({e['warmShare']:.0%} warm)" if e.get("warmShare") is not None else ""))
 
 
 def _excludes_line(ex: DefaultExcludes) -> str:

@@ -68,7 +68,9 @@ def engine_info(engine: Engine) -> EngineInfo:
     warm = engine.warm
     if warm is None:
         return {"mode": "spawn", "lastCall": "spawn", "lastReason": _SPAWN_ONLY, "warmCalls": 0, "spawnCalls": 0,
-                "processes": 0, "starts": 0, "kills": 0}
+                "warmShare": None, "processes": 0, "starts": 0, "kills": 0}
     st = warm.stats
+    calls = st.warm_calls + st.spawn_calls
     return {"mode": "warm", "lastCall": st.last, "lastReason": st.last_reason, "warmCalls": st.warm_calls,
-            "spawnCalls": st.spawn_calls, "processes": len(warm.pids()), "starts": st.starts, "kills": st.kills}
+            "spawnCalls": st.spawn_calls, "warmShare": round(st.warm_calls / calls, 3) if calls else None,
+            "processes": len(warm.pids()), "starts": st.starts, "kills": st.kills}
