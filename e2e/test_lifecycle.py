@@ -14,15 +14,17 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 
-from e2e.conftest import serve_command
+from e2e.conftest import free_port, serve_command
 from tests.faults import report
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -187,15 +189,20 @@ CLI_ENDS = ("SIGTERM", "SIGKILL", "SIGINT")
 
 
 def test_catalogue_lifecycle_server_and_cli_ends(tmp_path: Path, server_env: dict[str, str], marker: str) -> None:
-    """Each way the server (stdio) or the CLI can end, during a long scan: 0 ast-grep 2 s later."""
+    """Each way the server (stdio with its warm ast-grep lsp, HTTP) or the CLI can end, during a long scan: 0
+    ast-grep 2 s later."""
     root = slow_project(tmp_path / "proj")
     env = probe_env(server_env, marker)
     failures: list[str] = []
     for how in SERVER_ENDS:
-        server = Stdio(root, env)
+        server = Stdio(root, {**env, "SGTOOLS_WARM_ENGINE": "1"})  # its long-lived `ast-grep lsp` too
         try:
-            server.call(1, "scan_path", {"paths": ["src"]})
-            if not wait_for(lambda: ast_grep_pids(marker), 30):
+            server.call(1, "scan_code", {"code": "y = 1\n", "language": "python"})
+            if server.reply(1, 60) is None or not ast_grep_pids(marker):
+                failures.append(f"server/{how}: no warm ast-grep lsp after a snippet scan")
+            warm = len(ast_grep_pids(marker))
+            server.call(2, "scan_code", {"paths": ["src"]})
+            if not wait_for(lambda: len(ast_grep_pids(marker)) > warm, 30):  # noqa: B023 - called here
                 failures.append(f"server/{how}: the scan never started")
                 continue
             time.sleep(0.3)
@@ -228,7 +235,69 @@ def test_catalogue_lifecycle_server_and_cli_ends(tmp_path: Path, server_env: dic
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             kill_leftovers(marker)
-    report("lifecycle: server and CLI ends during a long scan", len(SERVER_ENDS) + len(CLI_ENDS), failures)
+    failures += _http_ends(root, env, marker)
+    report("lifecycle: server and CLI ends during a long scan",
+           len(SERVER_ENDS) + len(CLI_ENDS) + len(HTTP_ENDS), failures)
+
+
+HTTP_ENDS = ("SIGTERM", "SIGKILL", "SIGINT")
+
+
+def _http_ends(root: Path, env: dict[str, str], marker: str) -> list[str]:
+    """The HTTP server (uvicorn) ended the same ways during a long path scan over /mcp."""
+    failures: list[str] = []
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    for how in HTTP_ENDS:
+        port = free_port()
+        proc = subprocess.Popen(serve_command(root, "--transport", "http", "--port", str(port)), env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        url = f"http://127.0.0.1:{port}/mcp"
+        try:
+            session = _http_session(url, headers)
+            call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "scan_code", "arguments": {"paths": ["src"]}}}
+            threading.Thread(target=_post_quietly, args=(url, call, session), daemon=True).start()
+            if not wait_for(lambda: ast_grep_pids(marker), 30):
+                failures.append(f"http/{how}: the scan never started")
+                continue
+            time.sleep(0.3)
+            end_process(proc, how)
+            left = settle(marker)
+            if left:
+                failures.append(f"http/{how}: {len(left)} ast-grep alive {SETTLE:g} s later")
+            if not _exits(proc, 10):
+                failures.append(f"http/{how}: the server did not exit within 10 s")
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            kill_leftovers(marker)
+    return failures
+
+
+def _http_session(url: str, headers: dict[str, str]) -> dict[str, str]:
+    """Initialise over HTTP once the server listens; the headers of the session."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            reply = httpx2.post(url, content=json.dumps(INIT), headers=headers, timeout=30)
+            break
+        except httpx2.TransportError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    session = {**headers, "mcp-protocol-version": "2025-06-18"}
+    if reply.headers.get("mcp-session-id"):
+        session["mcp-session-id"] = reply.headers["mcp-session-id"]
+    httpx2.post(url, content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                headers=session, timeout=30)
+    return session
+
+
+def _post_quietly(url: str, message: dict[str, Any], headers: dict[str, str]) -> None:
+    with contextlib.suppress(httpx2.HTTPError):  # the server is ended under it
+        httpx2.post(url, content=json.dumps(message), headers=headers, timeout=300)
 
 
 CALLS = 40
@@ -276,7 +345,7 @@ def test_catalogue_lifecycle_cancelled_and_timed_out_calls(tmp_path: Path, serve
         for first in range(1, CALLS + 1, BATCH):
             ids = range(first, first + BATCH)
             for i in ids:
-                server.call(i, "scan_path", {"paths": ["src"]})
+                server.call(i, "scan_code", {"paths": ["src"]})
             wait_for(lambda: len(ast_grep_pids(marker)) >= 1, 30)
             time.sleep(0.2)
             for i in ids:
@@ -291,7 +360,7 @@ def test_catalogue_lifecycle_cancelled_and_timed_out_calls(tmp_path: Path, serve
         for first in range(1, CALLS + 1, BATCH):
             ids = range(first, first + BATCH)
             for i in ids:
-                server.call(i, "scan_path", {"paths": ["src"]})
+                server.call(i, "scan_code", {"paths": ["src"]})
             for i in ids:
                 reply = server.reply(i, 60)
                 text = json.dumps(reply)
