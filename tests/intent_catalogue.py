@@ -7,6 +7,7 @@ half, 1, 3, 5, ... the test half. Tune only on the development half.
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from collections.abc import Sequence
@@ -111,3 +112,29 @@ def score(ws: Workspace, engine: Engine, req: Request) -> Score:
     flags = judge(engine, req.language, [body], [*req.held_invalid, *req.held_valid])[0]
     n = len(req.held_invalid)
     return Score(req, True, sum(flags[:n]), sum(flags[n:]), seconds, top["yaml"])
+
+
+_CLAIM = re.compile(r"(invalid|valid)_examples\[(\d+)\] has `([^`]+)`(?: where (invalid|valid)_examples\[(\d+)\] has "
+                    r"`([^`]+)`| \((invalid|valid)_examples\[(\d+)\] has not\))")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def wrong_claims(explanation: str, invalid: Sequence[str], valid: Sequence[str]) -> list[str]:
+    """Each `X_examples[i] has `t`` the explanation makes where it names a pair: `t` must occur in that example
+    and not in the other one. Returns the claims that are not true (empty: all true)."""
+    pools = {"invalid": list(invalid), "valid": list(valid)}
+    wrong: list[str] = []
+    for m in _CLAIM.finditer(explanation):
+        side, i, text = m.group(1), int(m.group(2)), m.group(3).rstrip("…")
+        other_side, j = (m.group(4), m.group(5)) if m.group(4) else (m.group(7), m.group(8))
+        mine, theirs = _flat(pools[side][i]), _flat(pools[other_side][int(j)])
+        if text not in mine or (not m.group(3).endswith("…") and text in theirs):
+            wrong.append(m.group(0))
+        if m.group(4):
+            text2 = m.group(6).rstrip("…")
+            if text2 not in theirs or (not m.group(6).endswith("…") and text2 in mine):
+                wrong.append(m.group(0))
+    return wrong

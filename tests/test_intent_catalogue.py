@@ -3,9 +3,12 @@ right with plain ast-grep, every snippet parses cleanly, and the shape and the f
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
 from tests import intent_catalogue as cat
 
 REQUESTS = cat.load()
@@ -34,3 +37,17 @@ def test_reference_rule_gets_every_snippet_right(engine: Engine, req: cat.Reques
     assert not wrong, f"{req.id}: the reference rule is wrong on {wrong}"
     unparsed = [t for t, e in zip(texts, errors, strict=True) if e]
     assert not unparsed, f"{req.id}: these snippets do not parse cleanly as {req.language}: {unparsed}"
+
+
+@pytest.mark.slow
+def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
+    """The figures docs/suggest-rule.md reports, as a floor; every "no rule" answer names real differences."""
+    ws = Workspace(tmp_path)
+    right = {h: 0 for h in cat.HALVES}
+    for req in REQUESTS:
+        scored = cat.score(ws, engine, req)
+        right[req.half] += scored.right
+        if not scored.found:
+            assert "drop" not in scored.explanation, (req.id, scored.explanation)
+            assert not cat.wrong_claims(scored.explanation, req.invalid, req.valid), (req.id, scored.explanation)
+    assert right["dev"] >= 24 and right["test"] >= 18, right

@@ -121,3 +121,43 @@ def test_cli_prints_the_proof(ws: Workspace) -> None:
     assert "# Proof on this project: 2 file(s) of the language (at most 2000 files" in out.stdout
     assert "# in this project: flags 2 place(s)" in out.stdout and "#   src/a.py:2: x = eval(data)" in out.stdout
     assert "# scope: " in out.stdout
+
+
+NO_RULE = [
+    # Go parses a lone fmt.Println("...") as a type conversion: no construct shared with fmt.Printf(..., n).
+    ("go", ['fmt.Println("starting")', 'fmt.Printf("%d items\\n", n)'],
+     ['log.Printf("%d items\\n", n)', 's := fmt.Sprintf("%d", n)'], "`fmt`"),
+    # The invalid example differs from the valid one by a comment the rule cannot see in the matched code.
+    ("python", ["assert x"], ["assert x  # fine: checked"], "`# fine: checked`"),
+    # A visible argument: named, never "outside the code shown".
+    ("python", ["requests.get(u, timeout=t)"], ["requests.get(u, timeout=t, verify=v)"], None),
+]
+
+
+@pytest.mark.parametrize(("language", "invalid", "valid", "named"), NO_RULE)
+def test_no_rule_names_the_real_difference(ws: Workspace, engine: Engine, language: str, invalid: list[str],
+                                           valid: list[str], named: str | None) -> None:
+    from tests.intent_catalogue import wrong_claims
+
+    result = suggest_rule(ws, engine, language, invalid, valid)
+    if result["success"]:  # a rule was found after all: nothing to explain
+        assert named is None, result["candidates"][0]["yaml"]
+        return
+    text = result["explanation"]
+    assert "drop" not in text and "outside the code shown" not in text, text
+    assert not wrong_claims(text, invalid, valid), text
+    if named is not None:
+        assert named in text, text
+
+
+def test_outside_the_code_shown_only_when_equal_up_to_names(ws: Workspace, engine: Engine) -> None:
+    """(A literal pattern separates such examples, so suggest_rule finds a rule: the wording is checked here.)"""
+    from sgtools.workflows.suggest.difference import describe
+    from sgtools.workflows.suggest.tree import read_examples
+
+    bad, good, other = read_examples(engine, ws.root, "python", ["x = run(job_a)", "x = run(job_b)",
+                                                                 "x = run(job_b, 2)"])
+    text = describe(bad, good)
+    assert "same code up to names (`job_a` / `job_b`)" in text and "outside the code shown" in text, text
+    visible = describe(bad, other)
+    assert "outside the code shown" not in visible and "`job_b, 2`" in visible, visible

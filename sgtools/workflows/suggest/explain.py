@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sgtools.rules.draft import snip
+from sgtools.workflows.suggest import difference
 from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate
 from sgtools.workflows.suggest.tree import Example
 from sgtools.workflows.suggest.verify import Outcome
@@ -80,10 +81,11 @@ def _contained(invalid: Sequence[Example], valid: Sequence[Example]) -> str | No
         there = {(n.kind, n.text) for n in other.nodes()}
         tops = [c for c in pivot.root.children if c.named and c.kind != "comment"]
         if tops and all((c.kind, c.text) in there for c in tops):
+            told = difference.describe(pivot, other)
             return (f"valid_examples[{j}] cannot be separated from invalid_examples[{pivot.index}]: all of its code "
                     f"(`{snip(tops[0].text)}`) occurs unchanged in the valid example, so a rule made from "
-                    "it would flag the valid example too. Show in the invalid example what makes it wrong, or "
-                    "remove that code from the valid example.")
+                    "it would flag the valid example too. " + (f"{told}. " if told else "")
+                    + "Show in the invalid example what makes it wrong.")
     return None
 
 
@@ -110,16 +112,21 @@ def _why_none(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Exam
     contained = None if had_roots else _contained(invalid, valid_trees)
     if contained is not None:
         return contained
+    pair = difference.closest(invalid, valid_trees)
+    told = difference.describe(*pair) if pair is not None else ""
     if not had_roots:
+        kinds = difference.kinds_of(invalid)
         return ("The invalid examples share no construct ast-grep could match: no node kind appears, with some "
-                "code in common, in all of them. Split them into separate requests (one rule per problem), or "
-                "give examples that show the same mistake.")
+                f"code in common, in all of them ({kinds}). " + (f"{told}. " if told else "")
+                + "Give examples that show the same construct, or split them into separate requests (one rule "
+                "per construct).")
     covering = sorted(((c, o) for c, o in tried if not o.refused and all(o.hits[i] for i in range(n))),
                       key=lambda co: co[0].key())
     if not covering:
         return ("No candidate matched every invalid example: what they share could not be written as one "
-                "pattern that ast-grep reads the same way in each. Split them into separate requests, or make "
-                "the examples show the same construct.")
+                f"pattern that ast-grep reads the same way in each ({difference.kinds_of(invalid)}). "
+                + (f"{told}. " if told else "") + "Make the examples show the same construct, or split them into "
+                "separate requests.")
     cand, outcome = covering[0]
     flagged = [j for j in range(len(valid)) if outcome.hits[n + j]]
     always = [j for j in range(len(valid)) if all(o.hits[n + j] for _c, o in covering)]
@@ -127,6 +134,6 @@ def _why_none(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Exam
     text = str(outcome.hits[n + j][0].get("text", ""))
     return (f"valid_examples[{j}] cannot be separated from the invalid examples: every candidate that flags all "
             f"invalid examples also flags it (the closest, `{snip(cand.gen.pattern)}`, matches "
-            f"`{snip(text)}` there), and no `not`, `inside` or constraint tried told them apart. The "
-            "difference may be outside the code shown (types, imports, runtime values): add the code that makes "
-            "it different to the examples, or drop that valid example.")
+            f"`{snip(text)}` there), and no `not`, `inside` or constraint tried told them apart. "
+            + (f"{told}." if told else "Their code shows no difference a rule can name: add the code that makes "
+               "them different to the examples."))
