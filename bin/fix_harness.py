@@ -124,6 +124,8 @@ class Fix:
     fixed_text: str = field(repr=False)
     original: str = field(repr=False)
     broken: str | None = None
+    root: str | None = None  # the package's directory on disk (for whole-package builds)
+    built: tuple[bool, bool] | None = None  # (before, after) by the language's own compiler, when it ran
 
     @property
     def key(self) -> str:
@@ -169,7 +171,7 @@ def _fixes(root: Path, issues: list[dict[str, Any]]) -> list[Fix]:
     texts: dict[str, bytes] = {}
     for d in issues:
         for fx in d.get("fixits") or []:
-            if fx.get("kind") != "fix" or len(fx.get("edits") or []) != 1:
+            if fx.get("kind") != "fix" or not fx.get("edits"):
                 continue
             edit = fx["edits"][0]
             file = str(edit.get("file") or d["file"])
@@ -177,11 +179,73 @@ def _fixes(root: Path, issues: list[dict[str, Any]]) -> list[Fix]:
             s, e = int(edit["byteStart"]), int(edit["byteEnd"])
             fixed = data[:s] + str(edit["newText"]).encode() + data[e:]
             lang = SUFFIX_LANGUAGE.get(Path(file).suffix, Path(file).suffix)
+            for extra in fx["edits"][1:]:  # imports (fixits/imports.py): part of the same fix
+                fixed = _with_edit(fixed, data, s, e, str(edit["newText"]), extra)
             out.append(Fix(lang, str(d["ruleId"]), f"{root.name}/{file}", int(d["line"]),
                            data[s:e].decode("utf-8", "replace"), str(edit["newText"]), str(fx.get("safety")),
                            bool(fx.get("verified")), float(fx.get("confidence") or 0),
                            None if fx.get("verified") else _why(fx),
-                           fixed.decode("utf-8", "replace"), data.decode("utf-8", "replace")))
+                           fixed.decode("utf-8", "replace"), data.decode("utf-8", "replace"), root=str(root)))
+    return out
+
+
+def _with_edit(fixed: bytes, data: bytes, s: int, e: int, new: str, extra: dict[str, Any]) -> bytes:
+    """`fixed` (data with [s, e) replaced by `new`) with one more edit of the original's bytes applied."""
+    a, b = int(extra["byteStart"]), int(extra["byteEnd"])
+    shift = len(new.encode()) - (e - s) if a >= e else 0
+    return fixed[:a + shift] + str(extra["newText"]).encode() + fixed[b + shift:]
+
+
+GOCODE = Path("/usr/share/gocode")  # Debian's Go sources: `apt-get install` of the corpus's -dev packages puts
+# them and their dependencies here, so a package builds offline in GOPATH mode
+
+
+def _go_build(pkg: Path, name: str, text: str, gocache: Path) -> bool:
+    """Whether the package in `pkg` builds with `name` holding `text` (GOPATH mode, offline, with Debian's Go
+    sources as the second GOPATH entry: a package whose imports are not there does not build before either,
+    and gets no verdict)."""
+    parts = pkg.parts
+    at = parts.index("src") + 1 if "gocode" in parts and "src" in parts else len(parts) - 1
+    import_path = Path(*parts[at:]) if at < len(parts) else Path("p")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "src" / import_path
+        work.mkdir(parents=True)
+        for go in pkg.glob("*.go"):
+            if not go.name.endswith("_test.go"):
+                shutil.copy(go, work / go.name)
+        (work / name).write_text(text, encoding="utf-8")
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "GOPATH": f"{tmp}:{GOCODE}",
+               "GO111MODULE": "off",
+               "GOCACHE": str(gocache), "CGO_ENABLED": "0", "GOFLAGS": "", "GOTOOLCHAIN": "local"}
+        proc = subprocess.run(["go", "build", "-o", os.devnull, "."], cwd=work, capture_output=True, text=True,
+                              env=env, timeout=300, check=False)
+        return proc.returncode == 0
+
+
+def _check_go(fixes: list[Fix], cache: Path) -> None:
+    """Go: the fixed file's whole package built before and after with `go build` (the language's own proof)."""
+    go = [f for f in fixes if f.file.endswith(".go") and not f.file.endswith("_test.go") and f.root]
+    if not go or not shutil.which("go"):
+        return
+    before: dict[str, bool] = {}
+    for f in go:
+        path = Path(str(f.root)) / f.file.split("/", 1)[1]
+        if str(path) not in before:
+            before[str(path)] = _go_build(path.parent, path.name, f.original, cache / "gocache")
+        after = _go_build(path.parent, path.name, f.fixed_text, cache / "gocache") if before[str(path)] else False
+        f.built = (before[str(path)], after)
+        if before[str(path)] and not after and f.broken is None:
+            f.broken = "go build: the package no longer builds"
+
+
+def toolchains() -> dict[str, str]:
+    """The compilers the checks use, with their versions, where installed."""
+    out = {"python": f"compile() (CPython {sys.version.split()[0]})"}
+    for lang, cmd in (("go", ["go", "version"]), ("javascript", ["node", "--version"])):
+        if shutil.which(cmd[0]):
+            ver = _run(cmd, REPO, timeout=60).stdout.strip()
+            out[lang] = {"go": "go build (GOPATH mode, whole package)", "javascript": "node's parser"}[lang] + \
+                f" ({ver})"
     return out
 
 
@@ -199,10 +263,13 @@ def _check_python(fixes: list[Fix]) -> None:
         try:
             compile(f.original, f.file, "exec")
         except (SyntaxError, ValueError):
+            f.built = (False, False)
             continue  # the original does not compile here (another Python version): no verdict from compile
         try:
             compile(f.fixed_text, f.file, "exec")
+            f.built = (True, True)
         except (SyntaxError, ValueError) as exc:
+            f.built = (True, False)
             f.broken = f"compile: {exc.__class__.__name__}: {exc}"
 
 
@@ -215,6 +282,7 @@ def _check_node(fixes: list[Fix]) -> None:
                           capture_output=True, text=True, timeout=1800, check=False)
     for f, res in zip(js, proc.stdout.splitlines(), strict=False):
         before, after = json.loads(res)
+        f.built = (bool(before), bool(before and after))
         if before and not after:
             f.broken = "node: no longer parses"
 
@@ -330,15 +398,38 @@ def run(cache: Path, languages: list[str]) -> list[Fix]:
         root = cache / "src" / lang
         if (root / ".done").is_file():
             fixes += scan(root)
-    check(fixes)
+    check(fixes, cache)
     return fixes
 
 
-def check(fixes: list[Fix]) -> None:
+def check(fixes: list[Fix], cache: Path | None = None) -> None:
     """Set `broken` on each fix whose result no longer compiles or re-parses where its original did."""
     _check_python([f for f in fixes if f.file.endswith(".py")])
     _check_node(fixes)
+    _check_go(fixes, cache or Path(tempfile.gettempdir()) / "sgtools-fix-harness")
     _check_reparse(fixes)
+
+
+REPARSE_ONLY = "none run here (ast-grep re-parse only)"
+
+
+def table(fixes: list[Fix]) -> list[str]:
+    """The per-language table of docs/fixes.md: fixes applied, compiled before and after by the language's own
+    tool, failures (after fails where before passed), failures among safe fixes, and the toolchain."""
+    tools = toolchains()
+    rows = ["| language | fixes applied (safe) | compiled before | compiled after | failures | failures among "
+            "safe | toolchain |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for lang in sorted({f.lang for f in fixes}):
+        mine = [f for f in fixes if f.lang == lang]
+        built = [f for f in mine if f.built is not None]
+        before = [f for f in built if f.built and f.built[0]]
+        after = [f for f in before if f.built and f.built[1]]
+        fails = [f for f in before if f.built and not f.built[1]]
+        safe = sum(f.safety == "safe" for f in mine)
+        rows.append(f"| {lang} | {len(mine)} ({safe}) | {len(before)} | {len(after)} | {len(fails)} | "
+                    f"{sum(f.safety == 'safe' for f in fails)} | "
+                    f"{tools.get(lang, REPARSE_ONLY) if built else REPARSE_ONLY} |")
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -348,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-fetch", action="store_true", help="use only what the cache already holds")
     ap.add_argument("--review", type=int, default=0, metavar="N", help="write N unjudged fixes to review.md")
     ap.add_argument("--json", type=Path, help="write the summary and every fix's key and check as JSON")
+    ap.add_argument("--table", action="store_true", help="print docs/fixes.md's per-language compiler table")
     args = ap.parse_args(argv)
     langs = [x for x in args.languages.split(",") if x]
     if not args.no_fetch:
@@ -359,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = load_verdicts()
     summary = summarize(fixes, verdicts)
     print_summary(summary)
+    if args.table:
+        print("\n".join(table(fixes)))
     for f in fixes:
         if f.broken and f.safety == "safe":
             print(f"BROKEN safe fix: {f.key}: {f.broken}")

@@ -104,3 +104,24 @@ def test_go_import_blocks(source: str, expected: str) -> None:
     fixed = source.replace("ioutil.ReadFile", "os.ReadFile") + "\nvar y = os.ReadFile\n"
     edit = imports._go_edit(source, fixed, ["io", "os"], ["io/ioutil"])
     assert edit is not None and edit[2] == expected
+
+
+@needs_go
+def test_the_harness_builds_go_before_and_after(tmp_path: Path) -> None:
+    """bin/fix_harness.py's Go check builds the fixed file's whole package: the old ioutil fix, which left the
+    imports as they were, re-parses cleanly but no longer builds, and the harness says so."""
+    from bin import fix_harness
+
+    pkg = tmp_path / "corpus" / "pkg"
+    pkg.mkdir(parents=True)
+    original = 'package p\n\nimport "io/ioutil"\n\nfunc Load(p string) ([]byte, error) { return ioutil.ReadFile(p) }\n'
+    (pkg / "a.go").write_text(original)
+    (pkg / "b.go").write_text("package p\n\nfunc Two() int { return 2 }\n")
+    old_fix = original.replace("ioutil.ReadFile", "os.ReadFile")
+    with_imports = old_fix.replace('"io/ioutil"', '"os"')
+    # `file` is <package>/<path> and `root` that package's directory, as the harness's scan makes them
+    made = [fix_harness.Fix("go", "r", "pkg/a.go", 5, "ioutil.ReadFile", "os.ReadFile", "unsafe", True, 0.2, None,
+                            text, original, root=str(pkg)) for text in (old_fix, with_imports)]
+    fix_harness.check(made, tmp_path / "cache")
+    assert [f.built for f in made] == [(True, False), (True, True)]
+    assert made[0].broken == "go build: the package no longer builds" and made[1].broken is None
