@@ -376,9 +376,12 @@ def test_invalid_glob_is_a_rule_error_not_a_failed_scan(proj: Workspace, engine:
         assert compile_glob(glob) is None, glob
 
 
-def test_file_changed_after_the_scan_gets_no_fixits(proj: Workspace, engine: Engine,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    # The race is made real: the file is rewritten right after ast-grep has read it.
+def test_file_changed_after_the_scan_is_left_out_and_said(proj: Workspace, engine: Engine,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # The race is made real: the file is rewritten right after ast-grep has read it. What ast-grep read is no
+    # longer what the file inside the root holds: it could have been read through a folder swapped for a symlink
+    # (project/confine.py), so its matches are not returned (their text might be another file's), and a note
+    # says to run the scan again.
     target = write(proj.root, "a.py", "x = eval(s)\n")
     real_scan = Engine.scan
 
@@ -389,8 +392,8 @@ def test_file_changed_after_the_scan_gets_no_fixits(proj: Workspace, engine: Eng
 
     monkeypatch.setattr(Engine, "scan", scan_then_edit)
     res = paths.scan_path(proj, engine, paths=["a.py"])
-    [d] = res["issues"]
-    assert (d["ruleId"], d["line"]) == ("no-eval", 1) and d["fixits"] == []
+    assert res["issues"] == []
+    assert any("a.py" in n and "Run the call again" in n for n in res.get("notes", [])), res.get("notes")
 
 
 def test_a_cached_clean_snippet_scan_is_one_engine_call(initialized: Workspace, engine: Engine,

@@ -7,6 +7,7 @@ preview diff and the written bytes are the same computation, and the write goes 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -25,6 +26,7 @@ from sgtools.edit.text import (
     write_previewed,
 )
 from sgtools.engine.process import Engine
+from sgtools.project.confine import confined_matches, dropped_note
 from sgtools.project.workspace import Workspace
 from sgtools.rules.syntax import check_code_arg, pattern_refusal_hint, problem_nodes
 
@@ -65,9 +67,10 @@ def search_paths(ws: Workspace, paths: Sequence[str] | None) -> list[str]:
 def pattern_matches(
     ws: Workspace, engine: Engine, pattern: str, language: str, paths: Sequence[str] | None,
     rewrite: str | None = None,
-) -> tuple[str, list[dict[str, Any]]]:
+) -> tuple[str, list[dict[str, Any]], list[str]]:
     """The canonical language and ast-grep's raw matches, sorted by file and offset. A pattern ast-grep
-    cannot parse becomes `BadInput` with its cause and a hint."""
+    cannot parse becomes `BadInput` with its cause and a hint. Third: the files whose matches were dropped
+    because the file changed, or a folder on its path became a symlink, while ast-grep read it (confine.py)."""
     lang = languages.require(language)
     check_code_arg(pattern, "pattern", ws.settings)
     if rewrite is not None:
@@ -84,9 +87,10 @@ def pattern_matches(
             + " The dump_syntax_tree tool with format \"pattern\" shows how ast-grep reads it."
         ) from None
     for m in raw:
-        m["file"] = ws.relative(m["file"])
+        m["file"] = ws.relative(os.path.normpath(ws.root / m["file"]))
+    raw, moved = confined_matches(ws, raw)  # never text read through a folder swapped for a symlink
     raw.sort(key=lambda m: (m["file"], m["range"]["byteOffset"]["start"], -m["range"]["byteOffset"]["end"]))
-    return lang, raw
+    return lang, raw, moved
 
 
 def check_rewrite(pattern: str, rewrite: object, settings: Settings) -> str:
@@ -145,12 +149,14 @@ def find_code(
 ) -> FindCodeResult:
     """`{matches[], truncated, hints[]}` for a pattern over the workspace (or `paths`)."""
     cap = result_cap(max_results, ws.settings)
-    lang, raw = pattern_matches(ws, engine, pattern, language, paths)
+    lang, raw, moved = pattern_matches(ws, engine, pattern, language, paths)
     matches: list[CodeMatch] = [
         {"file": m["file"], **position(m["range"]), "text": m["text"], "metaVariables": meta_variables(m)}
         for m in raw[:cap]
     ]
     hints = [] if raw else _no_match_hints(ws, engine, pattern, lang, paths)
+    if moved:
+        hints.insert(0, dropped_note(moved))
     return {"matches": matches, "truncated": len(raw) > cap, "hints": hints}
 
 
@@ -183,7 +189,10 @@ def rewrite_code(
     """
     if not isinstance(apply, bool):
         raise BadInput(f"apply must be true or false, not {apply!r}.")
-    lang, raw = pattern_matches(ws, engine, pattern, language, paths, rewrite=rewrite)
+    lang, raw, moved = pattern_matches(ws, engine, pattern, language, paths, rewrite=rewrite)
+    if moved:
+        raise Conflict(f"{', '.join(moved[:3])} changed while it was being searched (or a folder on its path was "
+                       "swapped for a symlink). Nothing was written; run the tool again.")
     changes: list[Change] = []
     skipped: list[SkippedChange] = []
     texts: dict[str, tuple[str, str]] = {}

@@ -248,7 +248,7 @@ def read_source(ws: Workspace, path: str | Path) -> tuple[Path, bytes, str]:
             f"{ws.relative(target)} is {size} bytes, over the {limit}-byte limit for files that are edited. "
             "Leave it out of paths, or raise SGTOOLS_MAX_FILE_BYTES."
         )
-    data = target.read_bytes()
+    data = ws.read_bytes(ws.relative(target))  # confined: never through a folder swapped for a symlink since
     return target, data, decode_source(data, ws.relative(target))
 
 

@@ -208,6 +208,34 @@ class Workspace:
         finally:
             os.close(fd)
 
+    def read_bytes(self, path: str | os.PathLike[str], setting: str = "max_file_bytes") -> bytes:
+        """A regular file's bytes (up to the `setting` limit, `[too-large]` past it), opened as writes are: through
+        a descriptor of its parent reached from the root with O_NOFOLLOW at every component, the file itself
+        O_NOFOLLOW. A directory swapped for a symlink to outside, at any moment, is refused (OutsideWorkspace),
+        never read through; OSError as `open` raises it otherwise."""
+        from sgtools.core import bounded  # a plain scan's path imports it anyway; kept out of the write path
+
+        fd = self.open_file(path)
+        with os.fdopen(fd, "rb") as fh:
+            return bounded.read_stream(fh, os.fspath(path), setting)
+
+    def open_file(self, path: str | os.PathLike[str]) -> int:
+        """A read-only descriptor of a regular file inside the root (the caller closes it), reached as
+        `read_bytes` reaches it: no symlink followed anywhere on the way, whenever it was swapped in."""
+        target = self.resolve(path)
+        with self._parent_fd(target, create=False) as dir_fd:
+            try:
+                fd = os.open(target.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise OutsideWorkspace(
+                        f"{self.relative(target)} changed into a symlink: it was not read.") from None
+                raise
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", target.name)
+        return fd
+
     def mkdir(self, path: str | os.PathLike[str]) -> Path:
         target = self.resolve(path)
         with self._parent_fd(target / "_", create=True):

@@ -8,12 +8,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sgtools.core import bounded
-from sgtools.core.errors import BadInput, NotFound, TooLarge
+from sgtools.core.errors import BadInput, NotFound, SgToolsError
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.fixits.build import mark_unchecked
 from sgtools.project import excludes
 from sgtools.project.config import ProjectConfig, load_config
+from sgtools.project.confine import confined_matches, dropped_note
 from sgtools.project.languages import file_name_for, language_for_path, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
@@ -85,7 +85,7 @@ def scan_path(
         return empty
     extra = excludes.glob_args(excludes.enabled(cfg, default_excludes)) + excludes.dialect_args(cfg)
     rules_path = scan_rules_file(rules)
-    raw = _run(ws, engine, cfg, targets, rules_path, watch, extra)
+    raw, moved = confined_matches(ws, _run(ws, engine, cfg, targets, rules_path, watch, extra))
     by_id = {r.id: r for r in rules}
     signal = Signal.for_config(cfg)
     files = _Files(ws)  # each matched file read once, for the signal pass and for fix-its alike
@@ -104,6 +104,8 @@ def scan_path(
     result.update(signal.report())  # type: ignore[typeddict-item]
     _note_rule_set_change(result, ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
     _note_unread(result, ws, cfg, targets, watch)
+    if moved:  # never text read through a swapped symlink: those matches are dropped, and said so
+        result["notes"] = [*result.get("notes", []), dropped_note(moved)]
     if profile:
         from sgtools.scan.profile import profile_rules
 
@@ -240,9 +242,9 @@ class _Files:
 
     def data(self, name: str) -> bytes | None:
         if name not in self._data:
-            try:
-                self._data[name] = bounded.read_file(self.ws.root / name, name, "max_file_bytes")
-            except (OSError, TooLarge):
+            try:  # confined as writes are: never through a folder swapped for a symlink
+                self._data[name] = self.ws.read_bytes(name)
+            except (OSError, SgToolsError):
                 self._data[name] = None
         return self._data[name]
 
@@ -252,12 +254,14 @@ class _Files:
 
 
 def _relative_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> None:
-    """Point each match's `file` at its workspace-relative `/` path (ast-grep prints it relative to cwd)."""
+    """Point each match's `file` at its workspace-relative `/` path (ast-grep prints it relative to cwd), by
+    name alone: resolving links here would follow a folder swapped for a symlink meanwhile (confine.py checks
+    the file itself)."""
     rel_files: dict[str, str] = {}
     for m in raw:
         name = str(m.get("file"))
         if name not in rel_files:
-            rel_files[name] = ws.relative((cwd / name).resolve())
+            rel_files[name] = ws.relative(os.path.normpath(cwd / name))
         m["file"] = rel_files[name]
 
 
