@@ -103,9 +103,7 @@ def scan_path(
                               "filesChecked": watch.files}
     result.update(signal.report())  # type: ignore[typeddict-item]
     _note_rule_set_change(result, ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
-    _note_unread(result, ws, cfg, targets, watch)
-    if moved:  # never text read through a swapped symlink: those matches are dropped, and said so
-        result["notes"] = [*result.get("notes", []), dropped_note(moved)]
+    _note_unread(result, ws, cfg, targets, watch, moved)
     if profile:
         from sgtools.scan.profile import profile_rules
 
@@ -158,10 +156,14 @@ _SKIP_REASONS = {"permissionDenied": "permission denied"}
 
 
 def _note_unread(result: ScanPathResult, ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path],
-                 watch: ScanWatch) -> None:
+                 watch: ScanWatch, moved: Sequence[str]) -> None:
+    """The files ast-grep could not read (`fileErrors`), and those whose matches were dropped because they
+    changed or moved outside the root while it read them (a note: never text read through a swapped symlink)."""
     unread = _unread(ws, cfg, targets, watch)
     if unread:
         result["fileErrors"] = unread
+    if moved:
+        result["notes"] = [*result.get("notes", []), dropped_note(moved)]
 
 
 def _unread(ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path], watch: ScanWatch) -> list[FileError]:
