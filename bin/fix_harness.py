@@ -179,8 +179,10 @@ def _fixes(root: Path, issues: list[dict[str, Any]]) -> list[Fix]:
             s, e = int(edit["byteStart"]), int(edit["byteEnd"])
             fixed = data[:s] + str(edit["newText"]).encode() + data[e:]
             lang = SUFFIX_LANGUAGE.get(Path(file).suffix, Path(file).suffix)
-            for extra in fx["edits"][1:]:  # imports (fixits/imports.py): part of the same fix
-                fixed = _with_edit(fixed, data, s, e, str(edit["newText"]), extra)
+            if len(fx["edits"]) > 1:  # imports (fixits/imports.py): the file's fixes of the rule go in together
+                fixed = _together(data, [f for dd in issues if dd["ruleId"] == d["ruleId"]
+                                         for f in dd.get("fixits") or [] if f.get("edits")
+                                         and str(f["edits"][0].get("file") or dd["file"]) == file], fx)
             out.append(Fix(lang, str(d["ruleId"]), f"{root.name}/{file}", int(d["line"]),
                            data[s:e].decode("utf-8", "replace"), str(edit["newText"]), str(fx.get("safety")),
                            bool(fx.get("verified")), float(fx.get("confidence") or 0),
@@ -189,11 +191,16 @@ def _fixes(root: Path, issues: list[dict[str, Any]]) -> list[Fix]:
     return out
 
 
-def _with_edit(fixed: bytes, data: bytes, s: int, e: int, new: str, extra: dict[str, Any]) -> bytes:
-    """`fixed` (data with [s, e) replaced by `new`) with one more edit of the original's bytes applied."""
-    a, b = int(extra["byteStart"]), int(extra["byteEnd"])
-    shift = len(new.encode()) - (e - s) if a >= e else 0
-    return fixed[:a + shift] + str(extra["newText"]).encode() + fixed[b + shift:]
+def _together(data: bytes, group: list[dict[str, Any]], fx: dict[str, Any]) -> bytes:
+    """The file under all of a rule's fix-its that share `fx`'s import edit, that edit applied once, as
+    apply_fixes applies them (together or not at all)."""
+    shared = fx["edits"][1]
+    edits = {(int(e["byteStart"]), int(e["byteEnd"]), str(e["newText"]))
+             for f in group if len(f["edits"]) > 1 and f["edits"][1] == shared for e in f["edits"]}
+    out = data
+    for a, b, new in sorted(edits, reverse=True):
+        out = out[:a] + new.encode() + out[b:]
+    return out
 
 
 GOCODE = Path("/usr/share/gocode")  # Debian's Go sources: `apt-get install` of the corpus's -dev packages puts

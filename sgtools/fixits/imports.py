@@ -52,10 +52,17 @@ def _uses(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}\.", text) is not None
 
 
+_GO_FIRST_DECL = re.compile(r"(?m)^(?:func|var|const|type)\b")
+
+
 def _go_specs(text: str) -> tuple[int, int, list[str]] | None:
-    """The import region (first import's start, last one's end) and its spec lines, or None without imports."""
-    found = sorted([(m.start(), m.end(), m.group()) for m in _GO_BLOCK.finditer(text)]
-                   + [(m.start(), m.end(), m.group()) for m in _GO_SINGLE.finditer(text)])
+    """The import region (first import's start, last one's end) and its spec lines, or None without imports.
+    Imports come before every other declaration: text after the first one (a code template in a string that
+    holds `import (`) is never read as imports."""
+    first = _GO_FIRST_DECL.search(text)
+    head = text[:first.start()] if first is not None else text
+    found = sorted([(m.start(), m.end(), m.group()) for m in _GO_BLOCK.finditer(head)]
+                   + [(m.start(), m.end(), m.group()) for m in _GO_SINGLE.finditer(head)])
     if not found:
         return None
     specs: list[str] = []
