@@ -56,3 +56,21 @@ def test_fix_without_own_rules_is_refused_after_the_bundled_note(tmp_path: Path,
     with pytest.raises(BadInput, match="--fix applies the fixes of this project's own rules"):
         ci_scan(Workspace(tmp_path), engine, _options(fix=True), notes.append)
     assert len(notes) == 1 and "bundled community rules" in notes[0]
+
+
+def test_scan_path_takes_the_tool_arguments_and_one_options_record(tmp_path: Path, engine: Engine) -> None:
+    """scan_path's signature is the MCP tool's arguments (ScanPathArgs) plus one internal record (PathScan); an
+    internal switch passed as a keyword, as before the record, is refused rather than ignored."""
+    import inspect
+
+    from sgtools.scan.paths import PathScan, scan_path
+
+    assert list(inspect.signature(scan_path).parameters) == ["ws", "engine", "options", "args"]
+    root = tmp_path / "proj"
+    shutil.copytree(SAMPLE, root)
+    ws = Workspace(root)
+    with pytest.raises(TypeError, match="verify_fixits"):
+        scan_path(ws, engine, verify_fixits=False)  # type: ignore[call-arg]
+    unverified = scan_path(ws, engine, PathScan(verify_fixits=False), paths=["js"], max_results=1)
+    assert unverified["truncated"] and unverified["nextOffset"] == 1 and unverified["filesChecked"] == 2
+    assert unverified["issues"][0]["fixits"] == [] or not unverified["issues"][0]["fixits"][0]["verified"]

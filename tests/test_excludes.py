@@ -36,7 +36,7 @@ def files(result: dict[str, object]) -> list[str]:
 
 def test_a_walk_skips_dependencies_builds_and_bundles(tree: Workspace, engine: Engine) -> None:
     assert files(paths.scan_path(tree, engine)) == sorted(SOURCES)
-    assert files(paths.scan_path(tree, engine, default_excludes=False)) == sorted(SOURCES + OTHERS)
+    assert files(paths.scan_path(tree, engine, paths.PathScan(default_excludes=False))) == sorted(SOURCES + OTHERS)
 
 
 def test_a_path_named_explicitly_is_scanned(tree: Workspace, engine: Engine) -> None:
@@ -48,7 +48,7 @@ def test_sgconfig_switches_them_off(tree: Workspace, engine: Engine) -> None:
     cfg = tree.root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "defaultExcludes: false\n")
     assert files(paths.scan_path(tree, engine)) == sorted(SOURCES + OTHERS)
-    assert files(paths.scan_path(tree, engine, default_excludes=True)) == sorted(SOURCES)
+    assert files(paths.scan_path(tree, engine, paths.PathScan(default_excludes=True))) == sorted(SOURCES)
 
 
 def test_cli_flag_and_doctor(tree: Workspace, capsys: pytest.CaptureFixture[str],
@@ -91,7 +91,8 @@ def test_zsh_is_not_parsed_as_bash_unless_languageglobs_says_so(initialized: Wor
     (root / "run.sh").write_text("x=`date`\n")
     (root / "prompt.zsh").write_text("setopt prompt_subst\nx=`date`\n")
     assert files(paths.scan_path(initialized, engine)) == ["run.sh"]
-    assert files(paths.scan_path(initialized, engine, default_excludes=False)) == ["run.sh"]  # not a dependency
+    # not a dependency
+    assert files(paths.scan_path(initialized, engine, paths.PathScan(default_excludes=False))) == ["run.sh"]
     assert files(paths.scan_path(initialized, engine, paths=["prompt.zsh"])) == ["prompt.zsh"]  # named: scanned
     cfg = root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "languageGlobs:\n  bash: ['*.zsh']\n")

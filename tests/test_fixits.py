@@ -227,7 +227,7 @@ def test_verification_cap(proj: Workspace) -> None:
 
 def test_path_scan_can_skip_verification(proj: Workspace, engine: Engine) -> None:
     (proj.root / "a.py").write_text("eval(a)\n")
-    res = paths.scan_path(proj, engine, verify_fixits=False)
+    res = paths.scan_path(proj, engine, paths.PathScan(verify_fixits=False))
     [d] = res["issues"]
     assert [f["verification"] for f in d["fixits"]] == [{"checked": False, "reason": "verification not requested"}]
     assert not any(f["verified"] for f in d["fixits"])

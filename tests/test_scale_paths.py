@@ -270,7 +270,7 @@ def test_a_path_scan_reads_each_matched_file_once(tmp_path: Path, monkeypatch: p
     reads: list[str] = []
     real = bounded.read_file
     monkeypatch.setattr(bounded, "read_file", lambda path, *a, **k: reads.append(str(path)) or real(path, *a, **k))
-    result = paths.scan_path(Workspace(root), Engine(), verify_fixits=False)
+    result = paths.scan_path(Workspace(root), Engine(), paths.PathScan(verify_fixits=False))
     matched = {d["file"] for d in result["issues"]}
     assert matched and len(reads) == len(set(reads)) and {str(root / f) for f in matched} <= set(reads)
 

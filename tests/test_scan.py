@@ -286,7 +286,7 @@ def test_scan_path_with_another_config(proj: Workspace, engine: Engine, tmp_path
     write(other, "rules/no-exec.yml", "id: no-exec\nlanguage: python\nseverity: error\nrule: {pattern: exec($A)}\n")
     write(proj.root, "a.py", "exec(s)\neval(s)\n")
     cfg = project.load_config(Workspace(other))
-    res = paths.scan_path(proj, engine, config=cfg)
+    res = paths.scan_path(proj, engine, paths.PathScan(config=cfg))
     assert [(d["file"], d["ruleId"]) for d in res["issues"]] == [("a.py", "no-exec")]
 
 

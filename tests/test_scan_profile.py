@@ -7,7 +7,7 @@ import pytest
 from sgtools.cli import main
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan.paths import scan_path
+from sgtools.scan.paths import PathScan, scan_path
 from sgtools.scan.profile import merge, render
 
 CHEAP = "id: cheap-print\nlanguage: python\nseverity: warning\nmessage: print\nrule:\n  pattern: print($X)\n"
@@ -43,9 +43,9 @@ def _project(ws: Workspace) -> None:
 @pytest.mark.slow
 def test_scan_path_profile_names_the_quadratic_rule_slowest(ws: Workspace, engine: Engine) -> None:
     _project(ws)
-    plain = scan_path(ws, engine, verify_fixits=False)
+    plain = scan_path(ws, engine, PathScan(verify_fixits=False))
     assert "profile" not in plain  # only when asked: it costs one engine call per rule
-    result = scan_path(ws, engine, verify_fixits=False, profile=True)
+    result = scan_path(ws, engine, PathScan(verify_fixits=False), profile=True)
     prof = result["profile"]
     assert [c["ruleId"] for c in prof["rules"]] == ["quadratic-call", "cheap-print"]
     assert prof["slowest"] == "quadratic-call"

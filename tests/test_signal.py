@@ -113,7 +113,7 @@ def test_scan_path_marks_tests_and_applies_each_policy(initialized: Workspace, e
         "src/app.py": "print(1)\nPASSWORD = 'x'\nassert ok\n",
         "tests/test_app.py": "print(1)\nPASSWORD = 'x'\nassert ok\n",
     })
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     by = {(d["file"], d["ruleId"]): d for d in result["issues"]}
     assert by[("src/app.py", "no-print")]["inTest"] is False
     assert by[("src/app.py", "hardcoded-secret")]["severity"] == "error"
@@ -135,13 +135,13 @@ def test_rust_cfg_test_module_and_project_test_paths(initialized: Workspace, eng
         "src/lib.rs": "fn a() { x.unwrap(); }\n#[cfg(test)]\nmod tests {\n  fn t() { y.unwrap(); }\n}\n",
         "qa/checks.py": "print(1)\n", "tests/test_x.py": "print(2)\n",
     })
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     marks = sorted((d["file"], d["line"], d["inTest"]) for d in result["issues"])
     assert marks == [("qa/checks.py", 1, False), ("src/lib.rs", 1, False), ("src/lib.rs", 4, True),
                      ("tests/test_x.py", 1, True)]
     cfg = root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "testPaths: ['*/qa/*']\n")
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     marks = sorted((d["file"], d["inTest"]) for d in result["issues"] if d["ruleId"] == "no-print")
     assert marks == [("qa/checks.py", True), ("tests/test_x.py", False)]
 
@@ -154,7 +154,7 @@ def test_go_test_helper_package_is_test_code(initialized: Workspace, engine: Eng
     _write(root, {"rules/tls.yml": skip_verify,
                   "internal/acmetest/ca.go": GO_HELPER + body,  # x/crypto's test CA: imports testing
                   "client/conn.go": 'package client\n\nimport "crypto/tls"\n' + body})
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
     assert marks == [("client/conn.go", False, "error"), ("internal/acmetest/ca.go", True, "info")]
 
@@ -165,7 +165,7 @@ def test_python_test_helper_module_is_test_code(initialized: Workspace, engine: 
         "lib/dialects/sqlite/provision.py": "from ...testing.provision import create_db\nPASSWORD = 'x'\n",
         "lib/dialects/sqlite/base.py": "from ... import exc\nPASSWORD = 'x'\n",
     })
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
     assert marks == [("lib/dialects/sqlite/base.py", False, "error"),
                      ("lib/dialects/sqlite/provision.py", True, "info")]
@@ -186,7 +186,7 @@ def test_bad_policy_sets_that_rule_aside_and_bad_test_paths_are_refused(initiali
                                                                          engine: Engine) -> None:
     _write(initialized.root, {"rules/r.yml": SKIP_IN_TESTS.replace("skip", "hide"), "rules/no-print.yml": NO_PRINT,
                               "tests/test_a.py": "assert x\nprint(1)\n"})
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     assert [(e["ruleId"], "'hide'" in e["message"]) for e in result["ruleErrors"]] == [("no-assert", True)]
     assert [d["ruleId"] for d in result["issues"]] == ["no-print"]  # the other rules still ran
     as_snippet = snippet.scan_code(initialized, engine, "assert x\nprint(1)\n", path="tests/test_b.py")
@@ -194,7 +194,7 @@ def test_bad_policy_sets_that_rule_aside_and_bad_test_paths_are_refused(initiali
     cfg = initialized.root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "testPaths: tests\n")
     with pytest.raises(RuleInvalid, match="testPaths"):
-        paths.scan_path(initialized, engine, verify_fixits=False)
+        paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
 
 
 # (file lines, 0-based finding row, the rule's equivalents, suppressed?): every syntax, and beside each a
@@ -324,7 +324,7 @@ def test_scan_counts_suppressed_and_the_setting_turns_it_off(initialized: Worksp
     root = initialized.root
     _write(root, {"rules/no-eval.yml": EVAL_RULE, "rules/no-print.yml": NO_PRINT,
                   "app.py": "eval(a)  # noqa: S307\neval(b)  # noqa: E501\nprint(eval(c))  # noqa: S307\n"})
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     kept = sorted((d["ruleId"], d["line"]) for d in result["issues"])
     # no-print has no equivalents: the S307 noqa on line 3 names no check of its
     assert kept == [("no-eval", 2), ("no-print", 3)]
@@ -334,7 +334,7 @@ def test_scan_counts_suppressed_and_the_setting_turns_it_off(initialized: Worksp
     assert snip["issues"] == [] and snip["suppressed"] == {"no-eval": 1}
     cfg = root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "equivalentSuppressions: false\n")
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     assert len([d for d in result["issues"] if d["ruleId"] == "no-eval"]) == 3 and "suppressed" not in result
 
 
@@ -347,7 +347,7 @@ def test_bundled_rules_name_their_equivalents(initialized: Workspace, engine: En
                               "a.py": "eval(a)  # noqa: S307\neval(b)  # noqa: E501\n",
                               "src/lib.rs": "#[allow(clippy::unwrap_used)]\nfn a() {\n    x.unwrap();\n}\n"
                                             "fn b() {\n    y.unwrap();\n}\n"})
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     assert sorted((d["file"], d["line"]) for d in result["issues"]) == [("a.py", 2), ("src/lib.rs", 6)]
     assert result["suppressed"] == {"no-eval-python": 1, "unwrap-rust": 1}
 
@@ -358,7 +358,7 @@ def test_bundled_go_command_injection_is_info_in_tests_only(initialized: Workspa
     body = "package archive\n\nfunc f(tarFileU, srcFileU string) {\n" + line + "\t_ = cmd\n}\n"
     _write(initialized.root, {"rules/cmd.yml": bundled.read_text(), "pkg/archive/archive_test.go": body,
                               "pkg/archive/archive.go": body})
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
     assert marks == [("pkg/archive/archive.go", False, "error"), ("pkg/archive/archive_test.go", True, "info")]
 
@@ -369,7 +369,7 @@ def test_bundled_unquoted_expansion_is_info_in_test_suites(initialized: Workspac
     body = "#!/bin/sh\nfor f in \"$@\"; do\n  rm $f\ndone\n"  # the same line in a suite and in a shipped script
     _write(initialized.root, {"rules/unquoted.yml": bundled.read_text(), "gold/testsuite/clean.sh": body,
                               "scripts/clean.sh": body})
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
     assert marks == [("gold/testsuite/clean.sh", True, "info"), ("scripts/clean.sh", False, "warning")]
 
@@ -428,14 +428,14 @@ def test_generated_files_are_skipped_and_listed(initialized: Workspace, engine: 
                   "web/app.js": MINIFIED, "web/main.js": "console.log(1)\n",
                   "api/x.pb.go": "// Code generated by protoc-gen-go. DO NOT EDIT.\n\npackage api\n\n"
                                  "import \"fmt\"\n\nfunc F() { fmt.Println(1) }\n"})
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     assert [d["file"] for d in result["issues"]] == ["web/main.js"]
     assert result["generated"] == {"no-console": 1, "no-println": 1}
     assert result["skippedGenerated"] == [{"file": "api/x.pb.go", "why": "Code generated ... DO NOT EDIT"},
                                           {"file": "web/app.js", "why": "minified"}]
     cfg = root / "sgconfig.yml"
     cfg.write_text(cfg.read_text() + "skipGenerated: false\n")
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     assert len(result["issues"]) == 3 and "skippedGenerated" not in result
 
 

@@ -56,6 +56,6 @@ def test_bundled_rule_is_info_in_tests_only(initialized: Workspace, engine: Engi
         p = Path(initialized.root) / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
-    result = paths.scan_path(initialized, engine, verify_fixits=False)
+    result = paths.scan_path(initialized, engine, paths.PathScan(verify_fixits=False))
     marks = sorted((d["file"], d["inTest"], d["severity"]) for d in result["issues"])
     assert marks == sorted([(src_file, False, severity), (test_file, True, "info")])

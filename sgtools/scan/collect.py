@@ -106,7 +106,7 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
     scanned (progress). `profile` times each rule too (`Findings.profiles`). `with_suppress=False` skips
     each finding's `suppress` comment, for output that never shows it."""
     from sgtools.scan.diagnostics import sort_key
-    from sgtools.scan.paths import scan_path  # the scanner pulls in fix-it verification; load it only to scan
+    from sgtools.scan.paths import PathScan, scan_path, tool_args  # pulls in fix-it verification: only to scan
     from sgtools.scan.rulefiles import cached_ruleset
 
     found = Findings()
@@ -118,10 +118,10 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
     for group in groups:
         # One engine pass per group: every finding on one page (paging re-ran ast-grep for each page).
         watch = ScanWatch(on_file)
-        result = scan_path(ws, engine, paths=group, min_severity=min_severity, rule_ids=rule_ids,
-                           offset=0, config=source.scan_config, verify_fixits=verify_fixits, watch=watch,
-                           default_excludes=default_excludes, every_finding=True, profile=profile,
-                           with_suppress=with_suppress, ruleset=found.ruleset)
+        how = PathScan(config=source.scan_config, verify_fixits=verify_fixits, watch=watch,
+                       default_excludes=default_excludes, every_finding=True, with_suppress=with_suppress,
+                       ruleset=found.ruleset)
+        result = scan_path(ws, engine, how, **tool_args(group, min_severity, rule_ids, profile=profile))
         found.files_checked += watch.files
         if "profile" in result:
             found.profiles.append(result["profile"])

@@ -39,6 +39,6 @@ def scan_code(ws: Workspace, engine: Engine, *, read_only: bool = False, **args:
 def scan_path(ws: Workspace, engine: Engine, *, read_only: bool = False,
               **args: Unpack[ScanPathArgs]) -> ScanPathResult:
     source = rule_source(ws, engine)
-    result = paths.scan_path(ws, engine, **args, config=source.scan_config)
+    result = paths.scan_path(ws, engine, paths.PathScan(config=source.scan_config), **args)
     _add_note(result, source, read_only)
     return result

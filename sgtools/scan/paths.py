@@ -6,7 +6,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sgtools.core.errors import BadInput, NotFound, SgToolsError
 from sgtools.engine.process import Engine, ScanWatch
@@ -30,52 +30,66 @@ from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, s
 from sgtools.scan.signal import Signal
 
 if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
-    from sgtools.contracts.scan import Diagnostic, FileError, ScanPathResult
+    from typing_extensions import Unpack
+
+    from sgtools.contracts.scan import Diagnostic, FileError, ScanPathArgs, ScanPathResult
 
 
-def scan_path(
-    ws: Workspace,
-    engine: Engine,
-    paths: Sequence[str] | None = None,
-    min_severity: str | None = None,
-    rule_ids: Sequence[str] | None = None,
-    max_results: int | None = None,
-    offset: int = 0,
-    *,
-    config: ProjectConfig | None = None,
-    verify_fixits: bool = True,
-    watch: ScanWatch | None = None,
-    default_excludes: bool | None = None,
-    every_finding: bool = False,
-    profile: bool = False,
-    with_suppress: bool = True,
-    ruleset: RuleSet | None = None,
-) -> ScanPathResult:
+class PathScan:
+    """How an internal caller runs `scan_path` (the MCP tool never passes one; a plain class: a CLI scan's path
+    imports no `dataclasses`). `config` replaces the workspace's sgconfig.yml (e.g. the bundled rules).
+    `verify_fixits=False` skips the re-scan of fix-its (a CI gate that only reports does not need it). `watch`
+    hears of each file as ast-grep scans it. `default_excludes` (None: as sgconfig.yml says, else on) leaves
+    dependency and build folders and minified bundles out of directory walks (project/excludes.py).
+    `every_finding` returns all findings on one page, so one engine pass serves them all (CI collection).
+    `with_suppress=False` (the CLI's text output, which never shows them) works out no finding's `suppress`
+    comment. `ruleset` (callers that scan in several calls: CI batches, apply_fixes' pages) pins the rules loaded
+    once for all of them."""
+
+    __slots__ = ("config", "default_excludes", "every_finding", "ruleset", "verify_fixits", "watch", "with_suppress")
+
+    def __init__(self, *, config: ProjectConfig | None = None, verify_fixits: bool = True,
+                 watch: ScanWatch | None = None, default_excludes: bool | None = None, every_finding: bool = False,
+                 with_suppress: bool = True, ruleset: RuleSet | None = None) -> None:
+        self.config = config
+        self.verify_fixits = verify_fixits
+        self.watch = watch
+        self.default_excludes = default_excludes
+        self.every_finding = every_finding
+        self.with_suppress = with_suppress
+        self.ruleset = ruleset
+
+
+TOOL_ARGS = frozenset({"paths", "min_severity", "rule_ids", "max_results", "offset", "profile"})  # ScanPathArgs
+DEFAULT = PathScan()
+
+
+def scan_path(ws: Workspace, engine: Engine, options: PathScan = DEFAULT,
+              **args: Unpack[ScanPathArgs]) -> ScanPathResult:
     """Scan files and directories of the workspace (default: all of it) as `ast-grep scan` does, with
     `.gitignore` and rule globs honoured; broken rule files are skipped and named in `ruleErrors`.
     Results are sorted; `offset`/`nextOffset` page through them; `counts` cover every finding.
-    `verify_fixits=False` skips the re-scan of fix-its (a CI gate that only reports does not need it).
-    `filesChecked` is how many files ast-grep scanned (`watch.on_file` hears of each as it is done).
-    `default_excludes` (None: as sgconfig.yml says, else on) leaves dependency and build folders and minified
-    bundles out of directory walks (project/excludes.py). `every_finding` (internal callers such as CI
-    collection, never the MCP tool) returns all findings on one page, so one engine pass serves them all. `profile`
-    adds what each rule costs (scan/profile.py: one more ast-grep call per rule). `with_suppress=False` (the
-    CLI's text output, which never shows them) works out no finding's `suppress` comment. `ruleset` (internal callers
-    that scan in several calls: CI batches, apply_fixes' pages) pins the rules loaded once for all of them.
+    `filesChecked` is how many files ast-grep scanned. `profile` adds what each rule costs (scan/profile.py: one
+    more ast-grep call per rule). `args` are the MCP tool's arguments, `options` an internal caller's (PathScan).
 
     One rule set per scan: ast-grep gets exactly the rules loaded here (a private, content-addressed rule file,
     never the rule directories it would re-read), so a finding's message, severity, fix, url, safety and
     verification all come from one version of its rule, however the files change meanwhile."""
+    unknown = sorted(set(args) - TOOL_ARGS)
+    if unknown:
+        raise TypeError(f"scan_path() got unexpected keyword argument(s) {', '.join(unknown)}")
+    paths, min_severity, rule_ids = args.get("paths"), args.get("min_severity"), args.get("rule_ids")
+    max_results, offset = args.get("max_results"), args.get("offset", 0)
     level = check_severity(min_severity)
-    watch = watch if watch is not None else ScanWatch()
+    watch = options.watch if options.watch is not None else ScanWatch()
     limit = result_limit(max_results, ws.settings)
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
         raise BadInput(f"offset must be a non-negative integer, not {offset!r}.")
     if isinstance(paths, str):
         paths = [paths]
-    cfg = config if config is not None else load_config(ws)
+    cfg = options.config if options.config is not None else load_config(ws)
     targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
-    ruleset = ruleset if ruleset is not None else cached_ruleset(ws, cfg, engine)
+    ruleset = options.ruleset if options.ruleset is not None else cached_ruleset(ws, cfg, engine)
     rules = _chosen_rules(ruleset, rule_ids)
     if not rules:
         empty: ScanPathResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
@@ -83,18 +97,18 @@ def scan_path(
         if ruleset.errors and not ruleset.rules:
             empty["notes"] = [NOTHING_LOADED]
         return empty
-    extra = excludes.glob_args(excludes.enabled(cfg, default_excludes)) + excludes.dialect_args(cfg)
+    extra = excludes.glob_args(excludes.enabled(cfg, options.default_excludes)) + excludes.dialect_args(cfg)
     rules_path = scan_rules_file(rules)
     raw, moved = confined_matches(ws, _run(ws, engine, cfg, targets, rules_path, watch, extra))
     by_id = {r.id: r for r in rules}
     signal = Signal.for_config(cfg)
     files = _Files(ws)  # each matched file read once, for the signal pass and for fix-its alike
     raw = signal.refine(raw, by_id, files.text)
-    if every_finding:
+    if options.every_finding:
         limit = max(limit, len(raw))  # severity filtering only removes findings: all of them fit
-    diags, page, by_rel = _page(files, raw, by_id, level, offset, limit, with_suppress)
+    diags, page, by_rel = _page(files, raw, by_id, level, offset, limit, options.with_suppress)
     more = offset + limit < len(diags)
-    if verify_fixits:
+    if options.verify_fixits:
         verify_files(ws, engine, cfg, rules, page, by_rel)
     else:
         mark_unchecked(page, "verification not requested")
@@ -104,7 +118,7 @@ def scan_path(
     result.update(signal.report())  # type: ignore[typeddict-item]
     _note_rule_set_change(result, ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
     _note_unread(result, ws, cfg, targets, watch, moved)
-    if profile:
+    if args.get("profile"):
         from sgtools.scan.profile import profile_rules
 
         result["profile"] = profile_rules(ws, engine, cfg, targets, rules, extra)
@@ -112,6 +126,17 @@ def scan_path(
     if analysis:  # rules that can never fire (from their last analysis) say so next to ruleErrors
         result["analysis"] = analysis
     return result
+
+
+def tool_args(paths: Sequence[str] | None = None, min_severity: str | None = None,
+              rule_ids: Sequence[str] | None = None, max_results: int | None = None, offset: int = 0,
+              profile: bool = False) -> ScanPathArgs:
+    """The tool's arguments of an internal caller, as `scan_path(..., **tool_args(...))` takes them: the ones
+    left at None are left out (the tool's arguments are absent, never null)."""
+    given = {"paths": list(paths) if paths is not None else None, "min_severity": min_severity,
+             "rule_ids": list(rule_ids) if rule_ids is not None else None, "max_results": max_results,
+             "offset": offset, "profile": profile}
+    return cast("ScanPathArgs", {k: v for k, v in given.items() if v is not None})
 
 
 def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule]:

@@ -21,7 +21,7 @@ from sgtools.engine.process import Engine
 from sgtools.fixits.safety import SAFE
 from sgtools.project.config import load_config
 from sgtools.project.workspace import Workspace
-from sgtools.scan.paths import scan_path
+from sgtools.scan.paths import PathScan, scan_path, tool_args
 from sgtools.scan.rulefiles import cached_ruleset
 
 NOT_VERIFIED = ("not verified (the fixed code did not re-scan cleanly), so it is never applied; "
@@ -226,8 +226,8 @@ def apply_fixes(
     cfg = load_config(ws)
     ruleset = cached_ruleset(ws, cfg, engine)  # every page from one version of the rules (their fixes and safety)
     while True:
-        result = scan_path(ws, engine, paths=paths, rule_ids=rule_ids, max_results=page, offset=offset,
-                           default_excludes=default_excludes, config=cfg, ruleset=ruleset)
+        result = scan_path(ws, engine, PathScan(default_excludes=default_excludes, config=cfg, ruleset=ruleset),
+                           **tool_args(paths, rule_ids=rule_ids, max_results=page, offset=offset))
         diagnostics += result["issues"]
         rule_errors = result["ruleErrors"]
         next_offset = result.get("nextOffset")
