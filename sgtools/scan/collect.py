@@ -33,7 +33,7 @@ class RuleSource:
 
     @property
     def scan_config(self) -> ProjectConfig | None:
-        """What `scan_path(config=...)` takes: None means the workspace's own sgconfig.yml."""
+        """What `PathScan(config=...)` takes: None means the workspace's own sgconfig.yml."""
         return self.config if self.bundled else None
 
 
