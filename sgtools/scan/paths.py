@@ -75,9 +75,7 @@ def scan_path(ws: Workspace, engine: Engine, options: PathScan = DEFAULT,
     One rule set per scan: ast-grep gets exactly the rules loaded here (a private, content-addressed rule file,
     never the rule directories it would re-read), so a finding's message, severity, fix, url, safety and
     verification all come from one version of its rule, however the files change meanwhile."""
-    unknown = sorted(set(args) - TOOL_ARGS)
-    if unknown:
-        raise TypeError(f"scan_path() got unexpected keyword argument(s) {', '.join(unknown)}")
+    _check_tool_args(args)
     paths, min_severity, rule_ids = args.get("paths"), args.get("min_severity"), args.get("rule_ids")
     max_results, offset = args.get("max_results"), args.get("offset", 0)
     level = check_severity(min_severity)
@@ -126,6 +124,14 @@ def scan_path(ws: Workspace, engine: Engine, options: PathScan = DEFAULT,
     if analysis:  # rules that can never fire (from their last analysis) say so next to ruleErrors
         result["analysis"] = analysis
     return result
+
+
+def _check_tool_args(args: ScanPathArgs) -> None:
+    """Refuse a keyword that is not the tool's, as Python would for a named parameter: an internal switch passed
+    the old way (`verify_fixits=False`) must not be silently ignored."""
+    unknown = sorted(set(args) - TOOL_ARGS)
+    if unknown:
+        raise TypeError(f"scan_path() got unexpected keyword argument(s) {', '.join(unknown)}")
 
 
 def tool_args(paths: Sequence[str] | None = None, min_severity: str | None = None,
