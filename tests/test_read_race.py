@@ -17,7 +17,7 @@ from sgtools.core.errors import SgToolsError
 from sgtools.edit.structural import find_code
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan.paths import scan_path
+from sgtools.scan.paths import PathScan, scan_path
 from tests.faults import report
 from tests.test_write_race import SWAPPER
 
@@ -57,7 +57,7 @@ def test_catalogue_read_side_symlink_swaps_never_leak(ws: Workspace, engine: Eng
                     result: object = find_code(ws, engine, "print($A)", "python", paths=["src"])
                     matched += len(result["matches"])  # type: ignore[index]
                 else:
-                    result = scan_path(ws, engine, paths=["src"], verify_fixits=False)
+                    result = scan_path(ws, engine, PathScan(verify_fixits=False), paths=["src"])
                     matched += len(result["issues"])  # type: ignore[index]
             except SgToolsError as exc:
                 if exc.code == "engine-failed" or SECRET in str(exc):
