@@ -3,6 +3,8 @@ buried in ordinary code) and one that must not (the same code parsing with ast.l
 
 from __future__ import annotations
 
+from pathlib import Path
+
 _BODY = """\
 def {name}(request, store):
     \"\"\"Handle one {name} request.\"\"\"
@@ -44,3 +46,58 @@ def examples() -> tuple[list[str], list[str]]:
     valid = [_BODY.format(name="summary", field="price", param="expr", call="ast.literal_eval", threshold=100)]
     assert all(len(e.splitlines()) == 30 for e in invalid + valid)
     return invalid, valid
+
+
+def write_tree(root: Path, files: int) -> None:
+    """A `files`-file Python project (30 lines each, every tenth with an eval) in 20 packages, plus the default
+    excludes' folders the proof must skip."""
+    for i in range(files):
+        package = root / f"pkg{i % 20}"
+        package.mkdir(parents=True, exist_ok=True)
+        call = "eval" if i % 10 == 0 else "ast.literal_eval"
+        (package / f"mod{i}.py").write_text(_BODY.format(name=f"handler{i}", field="price", param="expr", call=call,
+                                                         threshold=i), encoding="utf-8")
+    (root / "node_modules").mkdir(exist_ok=True)
+    (root / "node_modules" / "dep.py").write_text("eval(x)\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """suggest_rule's latency with the workspace proof on a generated project (issue 29, part 3)."""
+    import argparse
+    import statistics
+    import tempfile
+    import time
+
+    from sgtools.engine.process import Engine
+    from sgtools.project.workspace import Workspace
+    from sgtools.workflows.suggest.service import suggest_rule
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--calls", type=int, default=20)
+    args = parser.parse_args(argv)
+    invalid, valid = examples()
+    short = (["result = eval(user_input)", "eval(request.args['expr'])"], ["result = ast.literal_eval(user_input)"])
+    with tempfile.TemporaryDirectory(prefix="bench-suggest-") as tmp:
+        root = Path(tmp)
+        write_tree(root, args.files)
+        ws, engine = Workspace(root), Engine()
+        for label, (bad, good) in (("three 30-line examples", (invalid, valid)), ("two one-line examples", short)):
+            times, proofs = [], []
+            suggest_rule(ws, engine, "python", bad, good)  # warm-up
+            for _ in range(args.calls):
+                start = time.perf_counter()
+                result = suggest_rule(ws, engine, "python", bad, good)
+                times.append(time.perf_counter() - start)
+                proofs.append(result["proof"].get("seconds", 0.0))
+            assert result["proof"]["files"] == args.files and result["proof"]["complete"], result["proof"]
+            flags = [c["proof"]["flags"] for c in result["candidates"]]
+            times.sort()
+            print(f"{label}: {args.files} files, {args.calls} calls: median {statistics.median(times) * 1000:.0f} ms, "
+                  f"p95 {times[max(0, round(0.95 * len(times)) - 1)] * 1000:.0f} ms; proof median "
+                  f"{statistics.median(proofs) * 1000:.0f} ms; top candidates flag {flags} places")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

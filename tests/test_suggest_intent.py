@@ -81,6 +81,7 @@ def test_proof_on_the_projects_own_code(ws: Workspace, engine: Engine) -> None:
                           max_candidates=3)
     proof = result["proof"]
     assert proof["files"] == 2 and proof["complete"] and not proof["capped"]
+    assert proof["read"] == 1  # b.py has literal_eval, not the word eval: ast-grep never parses it
     assert proof["fileCap"] == ws.settings.suggest_proof_files and proof["secondsCap"] > 0
     top = result["candidates"][0]["proof"]
     assert top["flags"] == 2 and top["places"][0].startswith("src/a.py:2: ") and "eval(data)" in top["places"][0]

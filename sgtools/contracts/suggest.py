@@ -42,7 +42,8 @@ class CandidateProof(TypedDict):
 class WorkspaceProof(TypedDict):
     """How far the workspace proof went: files read (at most fileCap) within secondsCap."""
 
-    files: int
+    files: int  # files of the language within the cap
+    read: NotRequired[int]  # of those, the files ast-grep parsed (the rest lack every word the candidates need)
     fileCap: int
     capped: bool  # the workspace has more files of the language than the cap
     secondsCap: float

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -51,6 +52,56 @@ def files_of(root: Path, language: str, cap: int) -> tuple[list[str], bool]:
     return found, False
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LITERAL_NAMES = re.compile(r"\^\(?((?:[A-Za-z_][A-Za-z0-9_]*\|?)+)\)?\$")
+
+
+Clauses = list[frozenset[str]]  # words the code must contain: one of each set (all the sets)
+
+
+def _clauses(rule: Any) -> Clauses:
+    """Necessary words of the code a rule matches, as clauses (every clause needs one of its words); empty when
+    nothing can be read off the rule (a bare kind, a context pattern, a regex that is not a list of names)."""
+    if not isinstance(rule, Mapping):
+        return []
+    out: Clauses = []
+    pattern = rule.get("pattern")
+    if isinstance(pattern, str):
+        out += [frozenset({w}) for w in _WORD.findall(re.sub(r"\$+[A-Z_][A-Z0-9_]*", " ", pattern)) if len(w) > 1]
+    regex = rule.get("regex")
+    m = _LITERAL_NAMES.fullmatch(regex) if isinstance(regex, str) else None
+    if m is not None:
+        out.append(frozenset(w for w in m.group(1).split("|") if w))
+    for key in ("has", "inside"):
+        out += _clauses(rule.get(key))
+    for part in rule.get("all") or []:
+        out += _clauses(part)
+    alternatives = [_clauses(part) for part in rule.get("any") or []]
+    if alternatives and all(alternatives):
+        out.append(frozenset().union(*(a[0] for a in alternatives)))
+    return out
+
+
+def _prefilter(root: Path, files: list[str], bodies: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Only the files that hold every word some candidate needs (all files when a candidate needs nothing
+    that can be read off its rule)."""
+    needs = [_clauses(b.get("rule")) for b in bodies]
+    if not all(needs):
+        return files
+    words = {w: re.compile(rf"(?<![A-Za-z0-9_]){re.escape(w)}(?![A-Za-z0-9_])")
+             for w in set().union(*(c for n in needs for c in n))}
+    kept = []
+    for rel in files:
+        try:
+            text = (root / rel).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            continue
+        present = {w for w, exact in words.items() if w in text and exact.search(text)}
+        if any(all(clause & present for clause in n) for n in needs):
+            kept.append(rel)
+    return kept
+
+
 def _place(match: Mapping[str, Any]) -> str:
     line = int(match.get("range", {}).get("start", {}).get("line", 0)) + 1
     text = str(match.get("lines") or match.get("text") or "").strip().splitlines()
@@ -86,8 +137,10 @@ def prove(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[st
     if not files or not bodies:
         summary["note"] = f"no {language} files in the workspace: nothing to prove the candidates on"
         return summary, empty
+    scanned = _prefilter(root, files, bodies)
+    summary["read"] = len(scanned)
     try:
-        matches = _scan(engine, root, language, bodies, files, seconds)
+        matches = _scan(engine, root, language, bodies, scanned, seconds) if scanned else []
     except Timeout:
         summary["complete"] = False
         summary["note"] = f"the proof stopped at the {seconds:g} s cap (SGTOOLS_SUGGEST_PROOF_SECONDS); no counts"
