@@ -22,6 +22,7 @@ def report(family: str, probes: int, failures: Sequence[object]) -> None:
 #   skips (minified heuristic on real bundles vs sources; an unreadable file, without root): tests/test_skips.py
 #   concurrency: two `sgtools trust` at once, 20 rounds: tests/test_trust_race.py
 #   read-side symlink-swap race (1,000 find_code/scan_path calls): tests/test_read_race.py
+#   lang add that fails (a sample that cannot parse; SIGKILL at 20 points): tests/test_lang_add_rollback.py
 #   edits during a scan (a rule rewritten every few ms: 100 path scans, 25 `scan --fix`): tests/test_rule_race.py
 #   crash consistency (SIGKILL at every step of every multi-file write): tests/test_crash_consistency.py
 #   pathological glob (< 100 ms on a 10 kB path): tests/test_globs.py

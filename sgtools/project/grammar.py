@@ -15,7 +15,7 @@ import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from sgtools.core import yamlio
 from sgtools.core.cache import cache_root
@@ -127,16 +127,37 @@ def build_library(name: str, parser: Path, sources: list[Path], engine: Engine) 
     return out
 
 
-def _register(ws: Workspace, name: str, library: Path, symbol: str, extensions: list[str]) -> Path:
+def _entry(name: str, library: Path, symbol: str, extensions: list[str]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"libraryPath": str(library), "extensions": extensions}
+    if symbol != f"tree_sitter_{name}":
+        entry["languageSymbol"] = symbol
+    return entry
+
+
+def _proven(ws: Workspace, engine: Engine, name: str, entry: dict[str, Any], sample: Path | None) -> SampleParse:
+    """The sample parsed with the new language, registered only in a private config (the library trusted for
+    the parse): on failure the library's trust is taken back unless it was trusted before, and the project's
+    sgconfig.yml was never touched."""
+    with tempfile.TemporaryDirectory(prefix="sgtools-lang-") as tmp:
+        private = Path(tmp) / "sgconfig.yml"
+        private.write_text(yamlio.dump_rt({"ruleDirs": [], "customLanguages": {name: entry}}), encoding="utf-8")
+        was_trusted = trust.is_trusted(private)
+        trust.trust(private)
+        try:
+            return _sample(ws, engine, private, name, sample)
+        except BaseException:
+            if not was_trusted:
+                trust.revoke(private)
+            raise
+
+
+def _register(ws: Workspace, name: str, entry: dict[str, Any]) -> Path:
     cfg = load_config(ws)
     with ws.lock():
         doc = yamlio.load_rt(cfg.path.read_text(encoding="utf-8")) or {}
         custom = doc.get("customLanguages")
         if custom is None:
             doc["customLanguages"] = custom = {}
-        entry = {"libraryPath": str(library), "extensions": extensions}
-        if symbol != f"tree_sitter_{name}":
-            entry["languageSymbol"] = symbol
         custom[name] = entry
         ws.write_text(cfg.path, yamlio.dump_rt(doc))
     return cfg.path
@@ -172,9 +193,12 @@ def add_language(ws: Workspace, engine: Engine, name: str, source: str, extensio
         symbol = language_symbol(parser, name)
         library = build_library(name, parser, sources, engine)
         used = [str(p.relative_to(tree)) for p in sources]
-    config = _register(ws, name, library, symbol, exts)
+    entry = _entry(name, library, symbol, exts)
+    parsed = _proven(ws, engine, name, entry, Path(sample) if sample else None)
+    # Only a proven grammar reaches the project: sgconfig.yml is written once, whole, after the sample parsed
+    # (a failure, or a SIGKILL at any step before, leaves it as it was).
+    config = _register(ws, name, entry)
     trust.trust(config)
-    parsed = _sample(ws, engine, config, name, Path(sample) if sample else None)
     return {"success": True, "language": name, "libraryPath": str(library), "languageSymbol": symbol,
             "extensions": exts, "sources": used, "sample": parsed,
             "message": f"Added language {name} ({', '.join('.' + e for e in exts)}) from {source}: built "
