@@ -1,9 +1,9 @@
-"""Fault catalogue, lifecycle family (issue 33): every ast-grep dies with its caller. A real `sgtools serve` (stdio)
-and a real `sgtools scan` run a long scan (a rule whose every match searches its whole file again, over a
-generated file: minutes of ast-grep), then end by stdin close, SIGTERM, SIGKILL or Ctrl-C (SIGINT to the process
-group, as a terminal sends it); 2 s later no ast-grep of theirs is alive. 40 cancelled and 40 timed-out calls
-leave no ast-grep behind and the next call answers normally. ast-grep processes are found in /proc by a marker
-in their environment, unique to the test."""
+"""Fault catalogue, lifecycle family (issue 33): every ast-grep dies with its caller. A real `sgtools serve`
+(stdio, with its warm `ast-grep lsp`, and HTTP) and a real `sgtools scan` run a long scan (a rule whose every
+match searches its whole file again, over a generated file: minutes of ast-grep), then end by stdin close,
+SIGTERM, SIGKILL or Ctrl-C (SIGINT to the process group, as a terminal sends it); 2 s later no ast-grep of theirs
+is alive. 40 cancelled and 40 timed-out calls leave no ast-grep behind and the next call answers normally.
+ast-grep processes are found in /proc by a marker in their environment, unique to the test."""
 
 from __future__ import annotations
 
