@@ -181,3 +181,14 @@ def test_the_cli_hands_its_settings_to_workspace_and_engine(tmp_path: Path, monk
     monkeypatch.setenv("SGTOOLS_LOCK_TIMEOUT", "7")
     args = argparse.Namespace(root=str(tmp_path))
     assert common.workspace(args).settings.lock_timeout == 7 and common.engine().settings.lock_timeout == 7
+
+
+def test_every_way_of_building_settings_is_checked() -> None:
+    """The constructor, `replace`, and the tuple's own `_replace` and `_make` all refuse a bad value: the check
+    lives in `Settings.__new__` and `_make`, not in a wrapper patched onto the class."""
+    good = Settings()
+    assert good._replace(engine_timeout=2.0).engine_timeout == 2.0 and type(good._replace()) is Settings
+    for build in (lambda: Settings(engine_timeout=-1), lambda: good.replace(engine_timeout=-1),
+                  lambda: good._replace(engine_timeout=-1), lambda: Settings._make([-1] * len(good))):
+        with pytest.raises(BadInput, match="engine_timeout must be a positive number of seconds"):
+            build()

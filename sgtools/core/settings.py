@@ -11,7 +11,7 @@ bounds when the settings are built (the CLI and the MCP server build them at sta
 import functools
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from sgtools.core.errors import BadInput
@@ -42,12 +42,10 @@ BYTES = Bounds("bytes")
 COUNT = Bounds()
 
 
-class Settings(NamedTuple):
-    """Every limit and default, one field each. A NamedTuple, not a frozen dataclass: defining this one cost
-    ~18 million instructions of every CLI start, and with it gone no module on `sgtools scan`'s path needs
-    `dataclasses` (whose import brings `inspect` and `ast`). Values are checked when built (`__new__` below),
-    including by `replace`; `_replace` and `_make` skip the check, so use `replace`. A float field's default is a
-    float (`_float_fields` reads the kind from it)."""
+class _Fields(NamedTuple):
+    """Every limit and default, one field each (`Settings` adds the checks). A NamedTuple, not a frozen
+    dataclass: no module on `sgtools scan`'s path imports `dataclasses` (docs/CONTRIBUTING-internal.md, records).
+    A float field's default is a float (`_float_fields` reads the kind from it)."""
 
     engine_timeout: float = 30.0  # seconds for one ast-grep call on a snippet, a rule or a few files
     path_scan_timeout: float = 900.0  # seconds for one ast-grep call over a tree (a large repository is slow)
@@ -90,6 +88,20 @@ class Settings(NamedTuple):
     warm_engine_max: int = 8  # live warm-engine processes (one per rule set and lane), least recently used go first
     warm_engine_lanes: int = 2  # warm-engine processes of one rule set that share a call's documents (one per core)
 
+
+class Settings(_Fields):
+    """The checked settings: every value within its type and bounds whichever way it was built (the constructor,
+    `replace`, `_replace`, `_make`), else a `[bad-input]` error naming the field."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Settings":
+        return super().__new__(cls, *args, **kwargs).checked()
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> "Settings":  # type: ignore[override]  # `_replace` uses it
+        return super()._make(iterable).checked()
+
     def checked(self) -> "Settings":
         """These settings, when every value is within its type and bounds; else a `[bad-input]` error."""
         for name, value in zip(self._fields, self, strict=True):
@@ -100,7 +112,7 @@ class Settings(NamedTuple):
 
     def replace(self, **changes: Any) -> "Settings":
         """A copy with `changes`, checked (as `dataclasses.replace` checked the frozen dataclass this was)."""
-        return self._replace(**changes).checked()
+        return self._replace(**changes)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
@@ -119,7 +131,7 @@ class Settings(NamedTuple):
                 raise BadInput(f"{name} must be {problem}, got {raw!r}. Fix or unset it "
                                f"(default: {cls._field_defaults[field]}).")
             values[field] = value
-        return cls(**values)  # type: ignore[arg-type]
+        return cls(**values)
 
 
 # Settings whose bounds differ from the default for their type (float: SECONDS, int: COUNT or BYTES by name).
@@ -162,16 +174,6 @@ def _is_float(field_name: str) -> bool:
 def _float_fields() -> frozenset[str]:
     """Asked for each field when settings are built: one pass over the fields, not one per field."""
     return frozenset(name for name, default in Settings._field_defaults.items() if isinstance(default, float))
-
-
-def _checked_new(cls: type[Settings], *args: Any, **kwargs: Any) -> Settings:
-    return _tuple_new(cls, *args, **kwargs).checked()
-
-
-# Settings built in code are checked as those read from the environment are (NamedTuple forbids a __new__ in the
-# class body; the generated one is wrapped instead).
-_tuple_new = Settings.__new__
-Settings.__new__ = _checked_new  # type: ignore[assignment,method-assign]
 
 
 def _requirement(b: Bounds, is_float: bool) -> str:
