@@ -15,6 +15,7 @@ from sgtools.core.errors import BadInput, ConfigMissing, NotFound, OutsideWorksp
 from sgtools.core.globs import compile_glob, glob_match
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
+from sgtools.present.results import render_scan
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import rule_applies
@@ -343,12 +344,37 @@ def test_glob_regex_rejects_what_globset_rejects() -> None:
     assert glob_match("a\\*b", "a*b") and not glob_match("a\\*b", "axb")
 
 
-def test_nothing_checked_is_said(proj: Workspace, engine: Engine) -> None:
-    shutil.rmtree(proj.root / "utils")  # sgconfig names it: ast-grep now refuses every rule
+def test_a_missing_util_folder_is_named_once_and_the_other_rules_run(proj: Workspace, engine: Engine) -> None:
+    # A clone without utils/ (here with its util gone too): ast-grep gets a config without the folder, so only
+    # the rule that needs the util fails; the note names the folder and the command that recreates it.
+    shutil.rmtree(proj.root / "utils")
     res = snippet.scan_code(proj, engine, "eval(x)\n", language="python")
-    assert res["issues"] == [] and len(res["ruleErrors"]) == 5
-    assert "nothing was checked" in res["notes"][-1]
-    assert "nothing was checked" in paths.scan_path(proj, engine)["notes"][-1]
+    assert ids(res) == ["no-eval"] and [e["ruleId"] for e in res["ruleErrors"]] == ["uses-util"]
+    assert [n for n in res["notes"] if "`utils` (utilDirs)" in n and "initialize_ast_grep" in n]
+    assert render_scan(res).splitlines()[0] == ("1 of 3 rules did not run: its rule file could not be loaded "
+                                                "(see below).")
+    write(proj.root, "a.py", "eval(x)\n")
+    on_disk = paths.scan_path(proj, engine)
+    assert on_disk["rulesRun"] == 4 and sum("`utils` (utilDirs)" in n for n in on_disk["notes"]) == 1
+
+
+def test_nothing_checked_is_never_a_success(proj: Workspace, engine: Engine) -> None:
+    for rule in (proj.root / "rules").rglob("*.yml"):
+        rule.write_text("id: broken\nlanguage: python\nrule: {pattern: eval($X}\n")
+    write(proj.root, "a.py", "eval(x)\n")
+    for res in (snippet.scan_code(proj, engine, "eval(x)\n", language="python"), paths.scan_path(proj, engine)):
+        assert res["success"] is False and res["rulesRun"] == 0 and "could be loaded" in res["noRuleRan"]
+        first = render_scan(res).splitlines()[0]
+        assert first.startswith("No rule ran, so nothing was checked: none of the project's 5 rule files")
+        assert "No issues found" not in render_scan(res) and "the other rules ran" not in render_scan(res)
+
+
+def test_no_rule_for_the_language_is_not_a_success(proj: Workspace, engine: Engine) -> None:
+    res = snippet.scan_code(proj, engine, "fn main() {}\n", language="rust")
+    assert res["success"] is False and res["rulesRun"] == 0
+    assert res["noRuleRan"].startswith("none of the project's 5 rules is for rust")
+    scoped = snippet.scan_code(proj, engine, "print(1)\n", path="docs/x.py")  # src-only's globs leave it out
+    assert scoped["success"] is False or scoped["rulesRun"] > 0  # other python rules still ran
 
 
 def test_snippet_and_file_agree_under_language_globs(proj: Workspace, engine: Engine) -> None:

@@ -306,8 +306,9 @@ def test_twenty_processes_add_and_remove_at_once(initialized: Workspace, engine:
     assert sorted(r["id"] for r in rules["rules"]) == sorted(f"new-{i}" for i in range(14))
     assert all(r["hasTests"] for r in rules["rules"])
     files = sorted(p.name for p in (initialized.root / "rules").iterdir())
-    assert files == sorted(f"new-{i}.yml" for i in range(14))  # no temp files left behind
-    tests = sorted(p.name for p in (initialized.root / "rule-tests").iterdir() if p.name != "__snapshots__")
+    assert files == sorted([".gitkeep", *(f"new-{i}.yml" for i in range(14))])  # no temp files left behind
+    tests = sorted(p.name for p in (initialized.root / "rule-tests").iterdir()
+                   if p.name not in ("__snapshots__", ".gitkeep"))
     assert tests == sorted(f"new-{i}-test.yml" for i in range(14))
     snapshots = sorted(p.name for p in (initialized.root / "rule-tests" / "__snapshots__").iterdir())
     assert snapshots == sorted(f"new-{i}-snapshot.yml" for i in range(14))  # the removed rules' snapshots went too
@@ -355,7 +356,7 @@ def test_a_validation_costs_a_few_engine_calls(initialized: Workspace) -> None:
 def test_empty_example_lists_write_no_test_file(initialized: Workspace, engine: Engine) -> None:
     result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, [], [])
     assert result["testPath"] is None and result["testResult"] is None
-    assert list((initialized.root / "rule-tests").iterdir()) == []
+    assert [p.name for p in (initialized.root / "rule-tests").iterdir()] == [".gitkeep"]
 
 
 def test_remove_keeps_other_tests_in_a_shared_test_file(initialized: Workspace, engine: Engine) -> None:

@@ -125,6 +125,9 @@ def _run(args: argparse.Namespace) -> int:
         from sgtools.scan import profile
 
         print(profile.render(profile.merge(done.findings.profiles)), end="", file=sys.stderr)
+    if done.no_rule_ran is not None:  # whatever --allow-rule-errors says: a scan that checked nothing fails CI
+        _note(f"no rule ran: {done.no_rule_ran}: exit 2")
+        return EXIT_ERROR
     # A broken bundled rule is our packaging bug, which the user cannot fix: it is noted, but never fails CI.
     errors = done.findings.rule_errors
     if errors and not (args.allow_rule_errors or done.source.bundled):

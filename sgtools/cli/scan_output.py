@@ -25,6 +25,7 @@ def use_color() -> bool:
 
 def report(args: argparse.Namespace, ws: Workspace, done: CiScan) -> Report:
     from sgtools import __version__
+    from sgtools.cli.voice import speak
     from sgtools.present.report import Report
     from sgtools.scan.diagnostics import counts
 
@@ -36,6 +37,7 @@ def report(args: argparse.Namespace, ws: Workspace, done: CiScan) -> Report:
         truncated=len(shown) < len(diags), color=args.format == "text" and use_color(), pretty=sys.stdout.isatty(),
         config=done.source.description, fixable=not done.source.bundled, tool_version=__version__,
         files_checked=done.findings.files_checked, signal=done.findings.signal,
+        no_rule_ran=None if done.no_rule_ran is None else speak(done.no_rule_ran), rules_run=done.findings.rules_run,
     )
 
 

@@ -72,3 +72,4 @@ class ServerInfo(TypedDict):
     problems: list[str]
     engine: EngineInfo
     ruleAnalysis: NotRequired[RuleAnalysisSummary]
+    notes: NotRequired[list[str]]  # what works but deserves a look (a declared folder git dropped)

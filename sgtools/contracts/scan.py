@@ -104,6 +104,8 @@ class ScanResult(TypedDict):
     counts: Counts
     truncated: bool
     ruleErrors: list[RuleErrorDict]
+    rulesRun: int  # the rules that ran (0: nothing was checked, and `success` is false)
+    noRuleRan: NotRequired[str]  # why no rule ran, when none did
     notes: NotRequired[list[str]]  # why some rules did not run on a snippet
     analysis: NotRequired[list[RuleFinding]]  # the last analysis of the rules that ran, at warning or above
     suppressed: NotRequired[dict[str, int]]  # per rule: findings silenced by an equivalent check's suppression

@@ -20,6 +20,7 @@ from sgtools.core.cache import StatMemo
 from sgtools.core.errors import EngineFailed
 from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
 from sgtools.engine import trust
+from sgtools.engine.configview import engine_config
 from sgtools.engine.spawn import Advice, EngineResult, spawn
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ class Engine:
     ) -> list[dict[str, Any]]:
         """`ast-grep scan --json=stream`, parsed. Missing paths and exit codes >= 2 raise. With `watch`, the
         files scanned are counted into it (and reported one by one to `watch.on_file`)."""
-        args = ["scan", "-c", str(config), "--json=stream", *self.language_flags(config)]
+        args = ["scan", "-c", engine_config(config), "--json=stream", *self.language_flags(config)]
         if rule_file is not None:
             args += ["-r", str(rule_file)]
         if stdin is not None:
@@ -232,14 +233,14 @@ class Engine:
 
     def check_rule(self, rule_file: Path, *, config: Path | str = NO_CONFIG, cwd: Path) -> EngineResult:
         """Compile one rule file without scanning anything; the caller inspects the result."""
-        args = ["scan", "-c", str(config), "--json=compact", *self.language_flags(config), "-r", str(rule_file),
-                "--stdin"]
+        args = ["scan", "-c", engine_config(config), "--json=compact", *self.language_flags(config),
+                "-r", str(rule_file), "--stdin"]
         return self.run(args, cwd=cwd, stdin=b"")
 
     def check_project(self, config: Path, *, cwd: Path) -> EngineResult:
         """Load every rule of a project (duplicate ids, global utils) by scanning empty input."""
-        args = ["scan", "-c", str(config), "--json=compact", *self.language_flags(config), "--inspect", "summary",
-                "--", os.devnull]
+        args = ["scan", "-c", engine_config(config), "--json=compact", *self.language_flags(config),
+                "--inspect", "summary", "--", os.devnull]
         return self.run(args, cwd=cwd)
 
     # ---- run (pattern search / rewrite) ------------------------------------------------------------
@@ -256,7 +257,7 @@ class Engine:
         config: Path | str = NO_CONFIG,
     ) -> list[dict[str, Any]]:
         # `--pattern=` / `--rewrite=`: as a separate argv item, a value starting with "-" (`-$A`) is a clap error.
-        args = ["run", "-c", str(config), "--json=stream", *self.language_flags(config), "-l", language,
+        args = ["run", "-c", engine_config(config), "--json=stream", *self.language_flags(config), "-l", language,
                 f"--pattern={pattern}"]
         if rewrite is not None:
             args.append(f"--rewrite={rewrite}")
@@ -274,7 +275,7 @@ class Engine:
                   config: Path | str = NO_CONFIG) -> tuple[str, EngineResult]:
         """The tree ast-grep prints for `--debug-query`; a multi-node snippet still prints it (exit 8).
         `config` only for a custom language, whose parser the project's config names."""
-        args = ["run", "-c", str(config), *self.language_flags(config), "-l", language, f"--pattern={code}",
+        args = ["run", "-c", engine_config(config), *self.language_flags(config), "-l", language, f"--pattern={code}",
                 f"--debug-query={fmt}", "--stdin"]
         result = self.run(args, cwd=cwd, stdin=b"")
         lines = result.stderr.splitlines()
@@ -294,7 +295,7 @@ class Engine:
              skip_snapshots: bool = True, update_snapshots: bool = False) -> TestReport:
         """`ast-grep test`. Our checks are the valid/invalid cases, so snapshots are skipped by default;
         `update_snapshots` (re)writes each tested rule's snapshot, so a plain `ast-grep test` passes too."""
-        args = ["test", "-c", str(config), *self.language_flags(config)]
+        args = ["test", "-c", engine_config(config), *self.language_flags(config)]
         if update_snapshots:
             args.append("--update-all")
         elif skip_snapshots:

@@ -30,6 +30,7 @@ def render_info(info: ServerInfo, *, config_line: str | None = None, problems: S
     lines += [f"  ✗ {err['path']}: {say(err['message'])}" for err in info["ruleErrors"]]
     lines += [f"  ✗ rule {rid} can never fire: `sgtools rule lint {rid}` says why and shows a verified repair"
               for rid in info.get("ruleAnalysis", {}).get("neverFire", [])]
+    lines += [f"note           {say(n)}" for n in info.get("notes") or []]
     lines += [f"problem        {say(p)}" for p in (info["problems"] if problems is None else problems)]
     return "\n".join(lines)
 

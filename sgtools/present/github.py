@@ -57,6 +57,9 @@ def render(report: Report) -> str:
         lines.append(command("warning", f"Only the first {len(report.diagnostics)} of {total} findings are "
                              "annotated (--max-results). Raise --max-results or run sgtools scan locally to see "
                              "them all.", title="sgtools: findings not shown"))
+    if report.no_rule_ran is not None:
+        lines.insert(0, command("error", f"No rule ran, so nothing was checked: {report.no_rule_ran}.",
+                                title="sgtools: no rule ran"))
     for err in report.rule_errors:
         lines.append(command("error", str(err.get("message") or "rule error"), file=err.get("path"),
                              title=f"sgtools: rule {err.get('ruleId') or err.get('path')} not loaded"))

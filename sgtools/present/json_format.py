@@ -13,7 +13,9 @@ from sgtools.present.report import Report
 
 def to_dict(report: Report) -> dict[str, Any]:
     return {
-        "success": not report.diagnostics,
+        "success": not report.diagnostics and report.no_rule_ran is None,
+        **({"noRuleRan": report.no_rule_ran} if report.no_rule_ran is not None else {}),
+        "rulesRun": report.rules_run,
         "issues": report.diagnostics,
         "counts": report.counts,
         "truncated": report.truncated,

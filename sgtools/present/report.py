@@ -45,6 +45,9 @@ class Report(NamedTuple):
     tool_version: str = ""
     files_checked: int | None = None  # files ast-grep scanned (None: not known, e.g. a hand-built report)
     signal: dict[str, Any] = {}  # noqa: RUF012  # what the scan left out or marked (scan/signal.py)
+    # Why no rule ran, when none did: the scan checked nothing and is not a success (exit 2, scan/ran.py).
+    no_rule_ran: str | None = None
+    rules_run: int | None = None  # how many rules ran (None: not known, e.g. a hand-built report)
 
     def dumps(self, data: Any) -> str:
         if self.pretty:

@@ -29,10 +29,12 @@ def more(items: Sequence[Any], shown: int | None) -> list[str]:
     return [f"... and {rest} more (see the structured result)"] if rest > 0 else []
 
 
-def rule_errors_lines(errors: Sequence[RuleErrorDict], limit: int | None = None, say: Say = keep) -> list[str]:
+def rule_errors_lines(errors: Sequence[RuleErrorDict], limit: int | None = None, say: Say = keep,
+                      others_ran: bool = True) -> list[str]:
     if not errors:
         return []
-    lines = [f"{plural(len(errors), 'rule file')} could not be loaded (the other rules ran):"]
+    lines = [f"{plural(len(errors), 'rule file')} could not be loaded" + (" (the other rules ran):" if others_ran
+                                                                          else ":")]
     lines += [f"  ✗ {err['path'] or err['ruleId'] or '?'}: {say(err['message'])}" for err in errors[:limit]]
     return lines + more(errors, limit)
 
@@ -59,27 +61,51 @@ def _finding_lines(issues: Sequence[Mapping[str, Any]], rules: Mapping[str, Any]
     return [diagnostic_line(d, (rules.get(str(d.get("ruleId"))) or {}).get("note")) for d in issues[:TEXT_ITEMS]]
 
 
+def not_run_line(errors: int, ran: int) -> str | None:
+    """The first line of a scan that ran rules while some rule files did not load, else None."""
+    if not errors or not ran:
+        return None
+    return (f"{errors} of {errors + ran} rules did not run: {'its rule file' if errors == 1 else 'their rule files'} "
+            "could not be loaded (see below).")
+
+
+def scan_head(data: Mapping[str, Any]) -> list[str]:
+    """What a scan's text opens with: that no rule ran and why, or how many did not, before any finding or
+    "No issues found"."""
+    if data.get("noRuleRan"):
+        return [f"No rule ran, so nothing was checked: {data['noRuleRan']}."]
+    line = not_run_line(len(data.get("ruleErrors") or []), int(data.get("rulesRun") or 0))
+    return [line] if line else []
+
+
+def _nothing_found(data: Mapping[str, Any]) -> str:
+    """No finding: "No issues found.", unless findings were left out as generated (never "No issues" then)."""
+    skipped = data.get("skippedGenerated") or []
+    if not skipped:
+        return "No issues found."
+    dropped = sum((data.get("generated") or {}).values())
+    named = ", ".join(f"{f.get('file') or '<snippet>'} ({f.get('why')})" for f in skipped[:3])
+    return (f"Not checked: {plural(dropped, 'finding')} skipped in code that looks generated or minified: "
+            f"{named}{' ...' if len(skipped) > 3 else ''}. Set `skipGenerated: false` in sgconfig.yml to see them.")
+
+
 def render_scan(data: Mapping[str, Any]) -> str:
     issues = data.get("issues") or []
     counts = data.get("counts") or {}
-    skipped = data.get("skippedGenerated") or []
-    if not issues and skipped:  # findings were left out: never "No issues found."
-        dropped = sum((data.get("generated") or {}).values())
-        named = ", ".join(f"{f.get('file') or '<snippet>'} ({f.get('why')})" for f in skipped[:3])
-        head = (f"Not checked: {plural(dropped, 'finding')} skipped in code that looks generated or minified: "
-                f"{named}{' ...' if len(skipped) > 3 else ''}. Set `skipGenerated: false` in sgconfig.yml to see them.")
-    elif not issues:
-        head = "No issues found."
-    else:
+    head = scan_head(data)
+    if issues:
         parts = [f"{counts.get(s, 0)} {s}" for s in SEVERITIES if counts.get(s)]
-        head = f"{plural(len(issues), 'issue')} ({', '.join(parts)})."
-    lines = [head, *_finding_lines(issues, data.get("rules") or {}), *more(issues, TEXT_ITEMS),
+        head.append(f"{plural(len(issues), 'issue')} ({', '.join(parts)}).")
+    elif not data.get("noRuleRan"):
+        head.append(_nothing_found(data))
+    lines = [*head, *_finding_lines(issues, data.get("rules") or {}), *more(issues, TEXT_ITEMS),
              *(f"Note: {n}" for n in data.get("notes") or [])]
     if data.get("truncated"):
         nxt = data.get("nextOffset")
         lines.append("More findings exist" + (f": call again with offset={nxt}." if nxt is not None else
                                                ": raise max_results or narrow the input."))
-    return "\n".join([*lines, *rule_errors_lines(data.get("ruleErrors") or [], TEXT_ITEMS)])
+    return "\n".join([*lines, *rule_errors_lines(data.get("ruleErrors") or [], TEXT_ITEMS,
+                                                 others_ran=bool(data.get("rulesRun")))])
 
 
 def render_tree(data: Mapping[str, Any]) -> str:

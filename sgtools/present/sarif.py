@@ -149,13 +149,15 @@ def to_dict(report: Report) -> dict[str, Any]:
          "locations": [{"physicalLocation": {"artifactLocation": _artifact(str(e.get("path")))}}]}
         for e in report.rule_errors
     ]
+    if report.no_rule_ran is not None:
+        notifications.insert(0, {"level": "error", "message": {"text": f"No rule ran: {report.no_rule_ran}."}})
     run: dict[str, Any] = {
         "tool": {"driver": {"name": TOOL_NAME, "version": report.tool_version, "semanticVersion": report.tool_version,
                             "informationUri": INFORMATION_URI, "rules": rules}},
         "originalUriBaseIds": {SRCROOT: {"uri": report.root.as_uri() + "/"}},
         "columnKind": "unicodeCodePoints",
         "results": results,
-        "invocations": [{"executionSuccessful": not report.rule_errors,
+        "invocations": [{"executionSuccessful": not report.rule_errors and report.no_rule_ran is None,
                          "toolConfigurationNotifications": notifications}],
     }
     if report.truncated:

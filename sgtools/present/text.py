@@ -122,15 +122,7 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
         if skipped:
             lines.append(f"{plural(len(skipped), 'fix', 'fixes')} not applied: " + "; ".join(
                 sorted({str(s.get("reason")) for s in skipped})) + ".")
-    total = sum(report.counts.get(s, 0) for s in SEVERITIES)  # counts cover every finding, shown or not
-    checked = "" if report.files_checked is None else f" ({plural(report.files_checked, 'file')} checked)"
-    if total:
-        parts = ", ".join(plural(report.counts.get(s, 0), s, "info" if s == "info" else None) for s in SEVERITIES)
-        worst = next((s for s in SEVERITIES if report.counts.get(s)), "hint")
-        where = "" if report.truncated else f" in {plural(len(report.files()), 'file')}"
-        lines.append(paint(worst, f"✖ {plural(total, 'problem')} ({parts}){where}{checked}"))
-    else:
-        lines.append(paint("ok", f"✔ no problems found{checked}"))
+    lines.append(_outcome_line(report, paint))
     lines.extend(signal_line(report.signal, report.diagnostics))
     lines.extend(_quiet_hint(report.diagnostics))
     if report.baselined:
@@ -141,6 +133,22 @@ def summary(report: Report, paint: _Painter | None = None) -> list[str]:
     if report.rule_errors:
         lines.append(paint("error", f"{plural(len(report.rule_errors), 'rule file')} could not be used (see stderr)."))
     return lines
+
+
+def _outcome_line(report: Report, paint: _Painter) -> str:
+    """Problems found, none, or nothing checked: a check mark only beside files that were checked."""
+    total = sum(report.counts.get(s, 0) for s in SEVERITIES)  # counts cover every finding, shown or not
+    checked = "" if report.files_checked is None else f" ({plural(report.files_checked, 'file')} checked)"
+    if report.no_rule_ran is not None:  # said on the first line
+        return paint("error", "✖ no rule ran: nothing was checked.")
+    if total:
+        parts = ", ".join(plural(report.counts.get(s, 0), s, "info" if s == "info" else None) for s in SEVERITIES)
+        worst = next((s for s in SEVERITIES if report.counts.get(s)), "hint")
+        where = "" if report.truncated else f" in {plural(len(report.files()), 'file')}"
+        return paint(worst, f"✖ {plural(total, 'problem')} ({parts}){where}{checked}")
+    if report.files_checked == 0:
+        return "nothing to check: no file in scope is in the language of a rule (0 files checked)."
+    return paint("ok", f"✔ no problems found{checked}")
 
 
 # Below this many info and hint findings among those shown, the list is short enough to read through.
@@ -217,9 +225,23 @@ def _fix_block(fix: Fixit, paint: _Painter) -> list[str]:
     return shown
 
 
+def head(report: Report, paint: _Painter | None = None) -> list[str]:
+    """What the text opens with, before any finding: that no rule ran and why, or how many rules did not."""
+    paint = paint or _Painter(False)
+    if report.no_rule_ran is not None:
+        return [paint("error", f"✖ No rule ran, so nothing was checked: {report.no_rule_ran}.")]
+    errors = len(report.rule_errors)
+    if errors and report.rules_run:
+        return [paint("error", f"{errors} of {errors + report.rules_run} rules did not run: "
+                               f"{'its rule file' if errors == 1 else 'their rule files'} could not be loaded "
+                               "(see stderr).")]
+    return []
+
+
 def render(report: Report) -> str:
     paint = _Painter(report.color)
-    lines = render_diagnostics(report.diagnostics, report.root, color=report.color, fixable=report.fixable)
+    lines = head(report, paint)
+    lines += render_diagnostics(report.diagnostics, report.root, color=report.color, fixable=report.fixable)
     if lines:
         lines.append("")
     lines.extend(summary(report, paint))

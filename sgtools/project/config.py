@@ -27,6 +27,8 @@ testConfigs:
 - testDir: rule-tests
 """
 RULE_SUFFIXES = (".yml", ".yaml")
+# An empty file in each folder `initialize` creates, so that git keeps the folder (ast-grep ignores it).
+PLACEHOLDER = ".gitkeep"
 
 
 class ProjectConfig(NamedTuple):
@@ -188,7 +190,8 @@ class InitResult(NamedTuple):
 
 
 def initialize(ws: Workspace) -> InitResult:
-    """Create `sgconfig.yml`, `rules/`, `utils/`, `rule-tests/`; never overwrite; fill in missing dirs."""
+    """Create `sgconfig.yml`, `rules/`, `utils/`, `rule-tests/` (each with a `.gitkeep`); never overwrite; fill in
+    missing dirs."""
     created: list[str] = []
     existing: list[str] = []
     with ws.lock():
@@ -206,5 +209,24 @@ def initialize(ws: Workspace) -> InitResult:
                     existing.append(rel)
             elif rel not in created:
                 ws.mkdir(d)
+                # Git keeps no empty folder, and ast-grep refuses a declared folder that is missing: the
+                # placeholder makes a fresh clone of the project work with plain ast-grep too.
+                ws.write_text(d / PLACEHOLDER, "")
                 created.append(rel)
     return InitResult(created=created, existing=existing)
+
+
+def missing_folders_note(cfg: ProjectConfig) -> str | None:
+    """One sentence naming every folder sgconfig.yml declares that does not exist, and the command that creates
+    them; None when all exist. ast-grep gets a config without them (engine/configview.py), so scans still run."""
+    from sgtools.engine.configview import missing_dirs
+
+    missing = missing_dirs(cfg.path)
+    if not missing:
+        return None
+    names = ", ".join(f"`{d}` ({key})" for key, d in missing)
+    one = len(missing) == 1
+    return (f"{CONFIG_NAME} declares {names}, which {'does' if one else 'do'} not exist (git keeps no empty "
+            f"folder, so a fresh clone lacks {'it' if one else 'them'}); scans run without "
+            f"{'it' if one else 'them'}. Run the initialize_ast_grep tool to create "
+            f"{'it' if one else 'them'} (with a placeholder file that git keeps).")

@@ -16,6 +16,7 @@ from sgtools.core import yamlio
 from sgtools.core.cache import JsonCache
 from sgtools.core.digest import sha256
 from sgtools.engine import lifecycle, trust
+from sgtools.engine.configview import missing_dirs
 from sgtools.engine.process import Engine, stderr_message
 from sgtools.project.config import ProjectConfig
 from sgtools.project.workspace import Workspace
@@ -219,7 +220,9 @@ _checks = JsonCache("rulechecks-v1")
 
 def _engine_salt(engine: Engine, config: Path) -> str:
     # Whether native parsers load changes which rules ast-grep accepts, so it is part of the key.
-    flags = ",".join(trust.flag(config, engine.custom_languages))
+    # So is which declared folders exist: ast-grep gets a config without the missing ones (engine/configview.py),
+    # and a check cached while they existed must not answer for a clone without them.
+    flags = ",".join(trust.flag(config, engine.custom_languages)) + repr(missing_dirs(config))
     try:
         st = engine.binary.stat()
         return f"{engine.binary}:{st.st_size}:{st.st_mtime_ns}:{flags}:"

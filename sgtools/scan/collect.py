@@ -65,7 +65,8 @@ class Findings:
     """What a CLI scan found, added to group by group (a plain class: no module on a CLI scan's path imports
     `dataclasses`)."""
 
-    __slots__ = ("files_checked", "issues", "profiles", "rule_errors", "ruleset", "signal")
+    __slots__ = ("files_checked", "issues", "no_rule_ran", "notes", "profiles", "rule_errors", "rules_loaded",
+                 "rules_run", "ruleset", "signal")
 
     def __init__(self) -> None:
         self.issues: list[Diagnostic] = []
@@ -74,6 +75,10 @@ class Findings:
         self.profiles: list[Profile] = []  # one per engine call group, when profiled
         self.signal: dict[str, Any] = {}  # suppressed, inTests, generated... (scan/signal.py)
         self.ruleset: RuleSet | None = None  # the one rule set every batch ran with
+        self.rules_loaded = 0  # enabled rules the project could run
+        self.rules_run = 0  # the most that ran in one engine pass
+        self.no_rule_ran: str | None = None  # why no rule ran at all (scan/ran.py), when none did
+        self.notes: list[str] = []  # said once per scan (a declared folder that is missing)
 
 
 def batches(paths: list[str], limit: int) -> list[list[str]]:
@@ -110,11 +115,18 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
     from sgtools.scan.rulefiles import cached_ruleset
 
     found = Findings()
+    # Loaded once for every batch: a rule saved between two batches must not split the findings between versions.
+    found.ruleset = ruleset = cached_ruleset(ws, source.config, engine)
+    found.rules_loaded = sum(r.enabled for r in ruleset.rules)
+    if not found.rules_loaded:
+        from sgtools.scan import ran
+
+        found.rule_errors = ruleset.error_dicts()
+        found.no_rule_ran = ran.nothing_loaded(ws, source.config, ruleset)
     if paths is not None and not paths:
         return found  # nothing changed / nothing in this shard: an empty list must not mean "everything"
     groups = path_groups(engine, paths)
-    # Loaded once for every batch: a rule saved between two batches must not split the findings between versions.
-    found.ruleset = cached_ruleset(ws, source.config, engine)
+    reasons: list[str] = []
     for group in groups:
         # One engine pass per group: every finding on one page (paging re-ran ast-grep for each page).
         watch = ScanWatch(on_file)
@@ -128,7 +140,12 @@ def collect(ws: Workspace, engine: Engine, source: RuleSource, *, paths: list[st
         if not found.rule_errors:
             found.rule_errors = list(result.get("ruleErrors") or [])
         found.issues.extend(result.get("issues") or [])
+        found.rules_run = max(found.rules_run, result.get("rulesRun") or 0)
+        reasons.append(result.get("noRuleRan") or "")
+        found.notes += [n for n in result.get("notes") or [] if n not in found.notes]
         signal.merge(found.signal, result)
+    if found.no_rule_ran is None and not found.rules_run:
+        found.no_rule_ran = next((r for r in reasons if r), None)
     if len(groups) > 1:
         found.issues.sort(key=sort_key)
     return found

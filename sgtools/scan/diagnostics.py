@@ -29,7 +29,6 @@ D = TypeVar("D", bound=Mapping[str, Any])
 
 SEVERITY_ORDER: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 
-NOTHING_LOADED = "No rule could be loaded, so nothing was checked: see ruleErrors."
 
 
 def _range(raw_range: Mapping[str, Any]) -> Span:

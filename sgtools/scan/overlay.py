@@ -21,12 +21,13 @@ from sgtools.core.errors import BadInput, SgToolsError, TooLarge
 from sgtools.engine.process import Engine
 from sgtools.engine.texts import TreeFile, scan_tree
 from sgtools.fixits.judge import PARSE_RULE_ID
-from sgtools.project.config import ProjectConfig
+from sgtools.project.config import ProjectConfig, missing_folders_note
 from sgtools.project.languages import file_name_for, language_for_path, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
-from sgtools.scan.diagnostics import NOTHING_LOADED, counts, filter_severity, to_diagnostics
+from sgtools.scan import ran
+from sgtools.scan.diagnostics import counts, filter_severity, to_diagnostics
 from sgtools.scan.inputs import check_code, left_out
 from sgtools.scan.paths import verify_files
 from sgtools.scan.rulefiles import cached_ruleset, rule_file
@@ -103,13 +104,22 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
     ruleset = cached_ruleset(ws, cfg, engine)
     langs = {p.language for p in pending if p.language is not None}
     rules = [r for r in ruleset.rules if r.enabled and language_key(r.language, cfg) in langs]
+    checked = [p for p in pending if p.language is not None]
     result: ScanResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
-                          "ruleErrors": ruleset.error_dicts()}
+                          "ruleErrors": ruleset.error_dicts(), "rulesRun": len(rules) if checked else 0}
     notes = _notes(pending, ruleset, cfg)
+    missing = missing_folders_note(cfg)
+    if missing is not None:
+        notes.append(missing)
     if notes:
         result["notes"] = notes
-    checked = [p for p in pending if p.language is not None]
-    if not rules or not checked:
+    if not rules or not checked:  # checked nothing: never a success
+        enabled = [r for r in ruleset.rules if r.enabled]
+        result["success"] = False
+        result["noRuleRan"] = (
+            ran.nothing_loaded(ws, cfg, ruleset) if not enabled
+            else "no language is known for any of the files" if not checked
+            else ran.not_for_language([], enabled, " or ".join(sorted(langs)), None))
         return result
     analysis = scan_analysis(engine, rules, cfg.path)
     raw, baselines = _scan_pending(engine, cfg, rules, checked)
@@ -207,6 +217,4 @@ def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> 
         if p.language is not None:
             of_lang = by_lang.get(p.language, [])
             notes += left_out(of_lang, [r for r in of_lang if rule_applies(r, p.where)], p.language, p.path)
-    if ruleset.errors and not ruleset.rules:
-        notes.append(NOTHING_LOADED)
     return notes

@@ -12,14 +12,14 @@ from sgtools.core.errors import BadInput, NotFound, SgToolsError
 from sgtools.engine.process import Engine, ScanWatch
 from sgtools.fixits.build import mark_unchecked
 from sgtools.project import excludes
-from sgtools.project.config import ProjectConfig, load_config
+from sgtools.project.config import ProjectConfig, load_config, missing_folders_note
 from sgtools.project.confine import confined_matches, dropped_note
 from sgtools.project.languages import file_name_for, language_for_path, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
+from sgtools.scan import ran
 from sgtools.scan.diagnostics import (
-    NOTHING_LOADED,
     check_severity,
     counts,
     filter_severity,
@@ -89,12 +89,8 @@ def scan_path(ws: Workspace, engine: Engine, options: PathScan = DEFAULT,
     targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
     ruleset = options.ruleset if options.ruleset is not None else cached_ruleset(ws, cfg, engine)
     rules = _chosen_rules(ruleset, rule_ids)
-    if not rules:
-        empty: ScanPathResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
-                                 "nextOffset": None, "ruleErrors": ruleset.error_dicts(), "filesChecked": 0}
-        if ruleset.errors and not ruleset.rules:
-            empty["notes"] = [NOTHING_LOADED]
-        return empty
+    if not rules:  # checked nothing: never a success (an unknown rule id was refused above)
+        return _nothing_to_run(ws, cfg, ruleset)
     extra = excludes.glob_args(excludes.enabled(cfg, options.default_excludes)) + excludes.dialect_args(cfg)
     rules_path = scan_rules_file(rules)
     raw, moved = confined_matches(ws, _run(ws, engine, cfg, targets, rules_path, watch, extra))
@@ -112,7 +108,8 @@ def scan_path(ws: Workspace, engine: Engine, options: PathScan = DEFAULT,
         mark_unchecked(page, "verification not requested")
     result: ScanPathResult = {"success": not diags, "issues": page, "counts": counts(diags), "truncated": more,
                               "nextOffset": offset + len(page) if more else None, "ruleErrors": ruleset.error_dicts(),
-                              "filesChecked": watch.files}
+                              "filesChecked": watch.files, "rulesRun": len(rules)}
+    _say_what_ran(ws, cfg, result, targets, rules)
     result.update(signal.report())  # type: ignore[typeddict-item]
     _note_rule_set_change(result, ws, cfg, targets, (level, tuple(sorted(r.id for r in rules))), offset, rules_path)
     _note_unread(result, ws, cfg, targets, watch, moved)
@@ -143,6 +140,27 @@ def tool_args(paths: Sequence[str] | None = None, min_severity: str | None = Non
              "rule_ids": list(rule_ids) if rule_ids is not None else None, "max_results": max_results,
              "offset": offset, "profile": profile}
     return cast("ScanPathArgs", {k: v for k, v in given.items() if v is not None})
+
+
+def _nothing_to_run(ws: Workspace, cfg: ProjectConfig, ruleset: RuleSet) -> ScanPathResult:
+    empty: ScanPathResult = {"success": False, "issues": [], "counts": counts([]), "truncated": False,
+                             "nextOffset": None, "ruleErrors": ruleset.error_dicts(), "filesChecked": 0,
+                             "rulesRun": 0, "noRuleRan": ran.nothing_loaded(ws, cfg, ruleset)}
+    missing = missing_folders_note(cfg)
+    if missing is not None:
+        empty["notes"] = [missing]
+    return empty
+
+
+def _say_what_ran(ws: Workspace, cfg: ProjectConfig, result: ScanPathResult, targets: Sequence[Path],
+                  rules: Sequence[Rule]) -> None:
+    """No file checked means no rule ran: not a success. A declared folder that is missing is said once."""
+    if not result["filesChecked"]:
+        result.update({"success": False, "rulesRun": 0,
+                       "noRuleRan": ran.no_file_checked([ws.relative(t) for t in targets if t != ws.root], rules)})
+    missing = missing_folders_note(cfg)
+    if missing is not None:
+        result["notes"] = [missing]
 
 
 def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule]:

@@ -15,13 +15,13 @@ from sgtools.core.errors import BadInput
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.fixits.verify import VerifyJob, verify_fixits
-from sgtools.project.config import ProjectConfig, load_config
+from sgtools.project.config import ProjectConfig, load_config, missing_folders_note
 from sgtools.project.languages import file_name_for, language_key, resolve_language
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, rule_applies
+from sgtools.scan import ran
 from sgtools.scan.diagnostics import (
-    NOTHING_LOADED,
     check_severity,
     counts,
     filter_severity,
@@ -74,13 +74,15 @@ def scan_code(
     of_lang = [r for r in ruleset.rules if r.enabled and language_key(r.language, cfg) == lang]
     rules = [r for r in of_lang if rule_applies(r, rel_cfg)]
     result: ScanResult = {"success": True, "issues": [], "counts": counts([]), "truncated": False,
-                          "ruleErrors": ruleset.error_dicts()}
-    notes = left_out(of_lang, rules, lang, file)
-    if ruleset.errors and not ruleset.rules:
-        notes.append(NOTHING_LOADED)
+                          "ruleErrors": ruleset.error_dicts(), "rulesRun": len(rules)}
+    notes = [*left_out(of_lang, rules, lang, file), *filter(None, [missing_folders_note(cfg)])]
     if notes:
         result["notes"] = notes
-    if not rules:
+    if not rules:  # checked nothing: never a success
+        enabled = [r for r in ruleset.rules if r.enabled]
+        result["success"] = False
+        result["noRuleRan"] = (ran.not_for_language(of_lang, enabled, lang, file) if enabled
+                               else ran.nothing_loaded(ws, cfg, ruleset))
         return result
     result["analysis"] = scan_analysis(engine, rules, cfg.path)
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)

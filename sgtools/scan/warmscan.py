@@ -65,8 +65,9 @@ def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules: Sequence[Rule], 
     if cfg is not None:
         if cfg.raw.get("customLanguages"):
             return None  # native parsers and their trust stay with the spawn path
-        if cfg.util_dirs:
-            body["utilDirs"] = [str(d) for d in cfg.util_dirs]
+        utils = [str(d) for d in cfg.util_dirs if d.is_dir()]  # a folder git dropped holds no util
+        if utils:
+            body["utilDirs"] = utils
         if cfg.language_globs:
             body["languageGlobs"] = cfg.language_globs
         stamp = tree_signature([cfg.path], cfg.util_dirs)

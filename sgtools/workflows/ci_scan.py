@@ -28,7 +28,7 @@ FollowScan = Callable[[int | None], contextlib.AbstractContextManager[Callable[[
 class CiScan:
     """What one CI scan found and decided (a plain class: no module on a CLI scan's path imports `dataclasses`)."""
 
-    __slots__ = ("baseline_file", "baselined", "diagnostics", "findings", "fixes", "rules", "source")
+    __slots__ = ("baseline_file", "baselined", "diagnostics", "findings", "fixes", "no_rule_ran", "rules", "source")
 
     def __init__(self, source: RuleSource, findings: Findings, diagnostics: list[Diagnostic],
                  baselined: list[Diagnostic], baseline_file: str | None, fixes: dict[str, Any] | None,
@@ -40,6 +40,9 @@ class CiScan:
         self.baseline_file = baseline_file
         self.fixes = fixes  # the merged apply_fixes result when --fix ran
         self.rules = rules
+        # Why no rule ran, when that fails the scan (scan/ran.py): always, except where the files were named
+        # (pre-commit's, --changed-since's, a shard's) and the rules simply had none of theirs to check.
+        self.no_rule_ran: str | None = None
 
 
 def ci_scan(ws: Workspace, engine: Engine, options: CiScanOptions, note: Callable[[str], None],
@@ -67,7 +70,12 @@ def ci_scan(ws: Workspace, engine: Engine, options: CiScanOptions, note: Callabl
         _write_file(ws, Path(options["write_baseline"]), baseline.dumps(diags))
         note(f"wrote {len(diags)} finding(s) to the baseline {options['write_baseline']}")
         known = baseline.of(diags, options["write_baseline"])
-    return _kept(ws, engine, options, source, found, diags, known, changed, fixes, note)
+    done = _kept(ws, engine, options, source, found, diags, known, changed, fixes, note)
+    for text in found.notes:
+        note(text)
+    if found.no_rule_ran and (paths is None or not found.rules_loaded):
+        done.no_rule_ran = found.no_rule_ran
+    return done
 
 
 def _kept(ws: Workspace, engine: Engine, options: CiScanOptions, source: RuleSource, found: Findings,

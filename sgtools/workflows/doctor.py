@@ -12,7 +12,7 @@ from sgtools.core.languages import LANGUAGES
 from sgtools.engine import trust
 from sgtools.engine.process import Engine
 from sgtools.project import excludes
-from sgtools.project.config import load_config
+from sgtools.project.config import load_config, missing_folders_note
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import load_ruleset
 
@@ -54,6 +54,9 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
     rules = load_ruleset(ws, cfg, engine)
     info["ruleCount"] = len(rules.rules)
     info["ruleErrors"] = rules.error_dicts()
+    missing = missing_folders_note(cfg)
+    if missing is not None:  # once for the project, not once per rule; a problem only when no rule is left
+        info["problems" if not rules.rules else "notes"] = [missing]
     from sgtools.rules.analysis.project import analyse_project, summary  # the analyser is not needed for a bare info
 
     info["ruleAnalysis"] = summary(analyse_project(ws, engine, cfg, rules.rules))
