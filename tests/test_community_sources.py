@@ -431,3 +431,18 @@ def test_an_unwritable_cache_dir_costs_a_refetch_not_a_failure(server: Server, m
     assert server.statuses("/r/index.json") == [200, 200]
     details = service.get_community_rule_details(RULE_ID)
     assert details["rule"]["yaml"] == RULE
+
+
+def test_a_local_test_file_linked_outside_the_index_is_refused(remote_repo: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                initialized: Workspace, engine: Engine) -> None:
+    use_sources(monkeypatch, str(remote_repo))
+    secret = tmp_path / "secret.yml"
+    secret.write_text("id: x\nvalid: ['SECRET FROM OUTSIDE']\n")
+    tests = remote_repo / "rule-tests" / f"{RULE_ID}-test.yml"
+    tests.unlink()
+    tests.symlink_to(secret)
+    result = service.import_community_rule(initialized, engine, RULE_ID)  # the rule is digest-checked: it comes
+    written = "".join(p.read_text() for p in initialized.root.rglob("*.yml"))  # the linked tests do not
+    assert "SECRET" not in written and "SECRET" not in json.dumps(result)
+    assert any("outside the index" in w for w in result.get("warnings", [])), result.get("warnings")

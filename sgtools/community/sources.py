@@ -151,7 +151,7 @@ class Source:
                     return data
             data = fetch(self._url(rel), cap=cap).body
         else:
-            data = _read_local(Path(self.base) / rel, cap, f"rule {entry['id']} of {self.location}")
+            data = _read_in_index(self.base, rel, cap, f"rule {entry['id']} of {self.location}")
         got = hashlib.sha256(data).hexdigest()
         if got != want:
             advice = ("The source may have been tampered with or changed since its index was published; run "
@@ -175,7 +175,7 @@ class Source:
         cap = get_settings().http_max_bytes
         if self.kind == "url":
             return cached_fetch(self._url(rel), cap=cap, cache=cache_dir() / "http").body
-        return _read_local(Path(self.base) / rel, cap, f"tests of {entry['id']} in {self.location}")
+        return _read_in_index(self.base, rel, cap, f"tests of {entry['id']} in {self.location}")
 
     def _url(self, rel: str) -> str:
         url = urljoin(self.base, rel)
@@ -298,6 +298,17 @@ def open_source(location: str, *, refresh: bool = False) -> Source:
         path = path / INDEX_NAME
     raw = _read_local(path, cap, f"the community index {location}")
     return Source(location, "local", str(path.parent), raw)
+
+
+def _read_in_index(base: str, rel: str, cap: int, what: str) -> bytes:
+    """A file a local index names, only if it lies inside the index's directory once links are resolved: a rule
+    or test file that is a symlink to outside the index (its `..`-free path notwithstanding) is refused."""
+    root = os.path.realpath(base)
+    real = os.path.realpath(os.path.join(base, rel))
+    if os.path.commonpath([root, real]) != root:
+        raise BadInput(f"{what} ({rel}) is a link to {real}, outside the index's directory {root}. Refused; nothing "
+                       "was written. Replace the link with the file, or remove that source.")
+    return _read_local(Path(real), cap, what)
 
 
 def _read_local(path: Path, cap: int, what: str) -> bytes:
