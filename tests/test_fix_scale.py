@@ -12,7 +12,7 @@ import pytest
 
 from sgtools.edit.text import Span
 from sgtools.engine.process import Engine
-from sgtools.fixits.judge import Member, _map_through, _Shifts
+from sgtools.fixits.judge import Member, _cuts, _map_through, _Shifts
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 from sgtools.workflows import apply_fixes as apply
@@ -35,8 +35,9 @@ def test_bisected_mapping_agrees_with_edit_by_edit_mapping() -> None:
             end = pos + rng.choice([0, 0, 1, 2, 5])
             members.append(_member(pos, end, "x" * rng.randint(0, 7)))
             pos = end + (1 if end == pos else 0)
-        desc = list(reversed(members))
-        shifts = _Shifts(members)
+        cuts = _cuts(members)  # the members' edits, as judge maps them (a fix-it's import edit is one more cut)
+        desc = list(reversed(cuts))
+        shifts = _Shifts(cuts)
         for _ in range(40):
             a = rng.randint(0, pos + 3)
             b = a + rng.randint(1, 9)
