@@ -243,8 +243,21 @@ def test_text_renderings_are_short_and_say_what_to_do() -> None:
     fixed = results.render_fixes({"diff": "--- a\n+++ b\n", "changedFiles": ["a.js"], "applied": True, "fixes": [
         {"ruleId": "r", "file": "a.js", "line": 3, "title": "Replace with y", "safety": "unsafe", "confidence": 0.8}],
         "skipped": [{"ruleId": "s", "file": "a.js", "line": 5, "reason": "unsafe: it may change behaviour"}]})
-    assert fixed.splitlines()[:2] == ["a.js:3 r: Replace with y (unsafe, confidence 0.80)",
-                                      "not applied: a.js:5 s: unsafe: it may change behaviour"]
+    assert fixed.splitlines()[:3] == [
+        "Applied 1 fix in 1 file; skipped 1: 1 unsafe (pass include_unsafe: true to apply them once reviewed).",
+        "a.js:3 r: Replace with y (unsafe, confidence 0.80)",
+        "not applied: a.js:5 s: unsafe: it may change behaviour"]
+    # every fix skipped: the text says so and how to apply them, never "Nothing to change."
+    none = results.render_fixes({"diff": "", "changedFiles": [], "applied": False, "fixesApplied": 0, "fixes": [],
+                                 "skipped": [{"ruleId": "s", "file": "a.js", "line": 5, "reason": r} for r in (
+                                     "unsafe: it may change behaviour", "unsafe: x",
+                                     "not verified (the fixed code did not re-scan cleanly), so it is never applied",
+                                     "overlaps a fix applied before it; run apply_fixes again after this one")]})
+    assert "Nothing to change" not in none
+    assert none.splitlines()[0] == (
+        "Would apply (dry run: pass apply: true to write) 0 fixes in 0 files; skipped 4: 2 unsafe (pass "
+        "include_unsafe: true to apply them once reviewed); 1 unverified (never applied: edit by hand or fix the "
+        "rule); 1 overlapping (run apply_fixes again to apply them).")
     assert "... and 10 more (see the structured result)" in lines
     assert "call again with offset=30" in scan and "rules/bad.yml: broken" in scan
     assert results.render_scan({"issues": [], "counts": {}}) == "No issues found."

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sgtools.contracts.common import SEVERITIES, RuleErrorDict
-from sgtools.present.text import fix_claim, plural
+from sgtools.present.text import fix_claim, fix_tally, plural
 
 Say = Callable[[str], str]  # how a message reaches its reader: as it is (MCP) or in the CLI's words
 
@@ -131,9 +131,9 @@ def render_fixes(data: Mapping[str, Any]) -> str:
     lines += [f"not applied: {s.get('file')}:{s.get('line')} {s.get('ruleId')}: {s.get('reason')}"
               for s in skipped[:TEXT_ITEMS]]
     lines += more(skipped, TEXT_ITEMS)
-    head = "\n".join(lines)
-    body = render_diff(data)
-    return f"{head}\n\n{body}" if head else body
+    head = "\n".join([fix_tally(data, cli=False), *lines])
+    body = render_diff(data) if data.get("diff") else ""
+    return f"{head}\n\n{body}" if body else head
 
 
 def render_diff(data: Mapping[str, Any]) -> str:

@@ -109,19 +109,47 @@ def _applied_lines(fixes: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+# What each kind of skipped fix needs, in the MCP tool's words and the CLI's: (kind, how it is told, MCP, CLI).
+_SKIP_KINDS = (
+    ("unsafe", ("unsafe",), "pass include_unsafe: true to apply them once reviewed",
+     "pass --fix --unsafe-fixes to apply them once reviewed"),
+    ("unverified", ("not verified",), "never applied: edit by hand or fix the rule",
+     "never applied: edit by hand or fix the rule"),
+    ("overlapping", ("overlaps", "makes the same edit"), "run apply_fixes again to apply them",
+     "run sgtools scan --fix again to apply them"),
+)
+
+
+def fix_tally(fixes: Mapping[str, Any], cli: bool) -> str:
+    """One line: how many fixes were applied (or would be, in a dry run) and how many were skipped, counted by
+    reason, each with the exact argument or flag that applies them (or why nothing does)."""
+    count = fixes.get("fixesApplied")
+    applied = int(count) if count is not None else len(fixes.get("fixes") or [])
+    changed = len(fixes.get("changedFiles") or [])
+    verb = "Applied" if fixes.get("applied") or cli else "Would apply (dry run: pass apply: true to write)"
+    line = f"{verb} {plural(applied, 'fix', 'fixes')} in {plural(changed, 'file')}"
+    skipped = [str(s.get("reason") or "") for s in fixes.get("skipped") or []]
+    if not skipped:
+        return line + "."
+    parts: list[str] = []
+    left = list(skipped)
+    for kind, starts, mcp, cmd in _SKIP_KINDS:
+        n = sum(1 for r in left if r.startswith(starts))
+        left = [r for r in left if not r.startswith(starts)]
+        if n:
+            parts.append(f"{n} {kind} ({cmd if cli else mcp})")
+    if left:
+        parts.append(f"{len(left)} for other reasons (listed with each fix)")
+    return f"{line}; skipped {len(skipped)}: " + "; ".join(parts) + "."
+
+
 def summary(report: Report, paint: _Painter | None = None) -> list[str]:
     paint = paint or _Painter(False)
     lines: list[str] = []
     fixes = report.fixes
     if fixes is not None:
-        applied = int(fixes.get("fixesApplied") or 0)
-        changed = len(fixes.get("changedFiles") or [])
-        lines.append(f"Applied {plural(applied, 'fix', 'fixes')} in {plural(changed, 'file')}.")
+        lines.append(fix_tally(fixes, cli=True))
         lines.extend(_applied_lines(fixes))
-        skipped = fixes.get("skipped") or []
-        if skipped:
-            lines.append(f"{plural(len(skipped), 'fix', 'fixes')} not applied: " + "; ".join(
-                sorted({str(s.get("reason")) for s in skipped})) + ".")
     lines.append(_outcome_line(report, paint))
     lines.extend(signal_line(report.signal, report.diagnostics))
     lines.extend(_quiet_hint(report.diagnostics))
