@@ -260,7 +260,6 @@ def test_hand_written_files_are_told_from_minified_ones_without_splitting_them()
 
 
 def test_a_path_scan_reads_each_matched_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sgtools.core import bounded
     from sgtools.engine.process import Engine
     from sgtools.project.workspace import Workspace
     from sgtools.scan import paths
@@ -268,8 +267,13 @@ def test_a_path_scan_reads_each_matched_file_once(tmp_path: Path, monkeypatch: p
     root = tmp_path / "sample"
     shutil.copytree(SAMPLE, root)
     reads: list[str] = []
-    real = bounded.read_file
-    monkeypatch.setattr(bounded, "read_file", lambda path, *a, **k: reads.append(str(path)) or real(path, *a, **k))
+    real = Workspace.read_bytes  # every file a scan reads goes through the confined read (project/confine.py)
+
+    def counted(self: Workspace, path: str, *a: Any, **k: Any) -> bytes:
+        reads.append(str(self.root / path))
+        return real(self, path, *a, **k)
+
+    monkeypatch.setattr(Workspace, "read_bytes", counted)
     result = paths.scan_path(Workspace(root), Engine(), paths.PathScan(verify_fixits=False))
     matched = {d["file"] for d in result["issues"]}
     assert matched and len(reads) == len(set(reads)) and {str(root / f) for f in matched} <= set(reads)
