@@ -168,6 +168,16 @@ def test_ci_commands_on_a_clone_of_a_tool_made_project(tmp_path: Path) -> None:
     assert (clone / "utils").is_dir(), "init's utils/ must survive the clone"
 
     _scans_report_the_planted_findings(r, clone)
+    # The tour's closing commands: every rule loaded, listed and explained in the clone; the tour's rule test.
+    doctor = r.sg(clone, "doctor").stdout
+    assert f"{len(ALL_RULES)} loaded, 0 with errors" in doctor and "utils" not in doctor, doctor
+    listed = r.sg(clone, "rule", "list").stdout
+    assert all(rule_id in listed for rule_id in ALL_RULES), listed
+    assert SUGGESTED in r.sg(clone, "explain", SUGGESTED).stdout
+    (tmp_path / "no-println.yml").write_text((clone / "rules" / "no-println.yml").read_text(encoding="utf-8"),
+                                             encoding="utf-8")
+    r.sg(clone, "rule", "test", "--file", str(tmp_path / "no-println.yml"), "--code", 'func f() { fmt.Println("x") }',
+         "--language", "go")
 
     # Baseline: record today's findings (exit 0), commit the file; then a new finding in a second commit.
     r.sg(clone, "scan", "--write-baseline", ".sgtools-baseline.json", rc=0)
