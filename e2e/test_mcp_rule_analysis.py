@@ -44,7 +44,8 @@ async def test_bare_println_refused_with_a_verified_repair_that_then_fires(root:
         assert before["issues"] == []
         # After: the repair from the refusal, saved as is, fires on the code.
         repair = _repair(body)
-        saved = await ok(client, "add_or_update_rule", {"rule_id": "no-println", "rule_yaml": repair})
+        saved = await ok(client, "add_or_update_rule", {"rule_id": "no-println", "rule_yaml": repair,
+                                                         "invalid_examples": [GO_CODE]})
         assert saved["analysis"] == []
         after = await ok(client, "scan_code", {"code": GO_CODE, "language": "go"})
         assert [i["ruleId"] for i in after["issues"]] == ["no-println"]

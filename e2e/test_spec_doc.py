@@ -63,7 +63,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("initialize_ast_grep", {}),
     ("add_or_update_rule", {"rule_id": "no-eval", "rule_yaml": NO_EVAL_RULE, "invalid_examples": ["eval(x)"],
                             "valid_examples": ["JSON.parse(x)"]}),
-    ("add_or_update_rule", {"rule_id": "no-print", "rule_yaml": PY_RULE}),
+    ("add_or_update_rule", {"rule_id": "no-print", "rule_yaml": PY_RULE, "invalid_examples": ["print(1)"]}),
     ("scan_code", {"code": "const a = eval(b);\n", "language": "javascript"}),
     ("scan_code", {}),
     ("list_rules", {}),

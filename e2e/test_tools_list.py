@@ -30,7 +30,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                    "filesChecked", "profile", *SIGNAL}),
     "add_or_update_rule": ({"rule_id", "rule_yaml"}, {"valid_examples", "invalid_examples", "force"},
                            (False, True, True, False), {"success", "message", "path", "created", "testPath",
-                                                        "testResult", "analysis", "warnings"}),
+                                                        "testResult", "analysis", "warnings", "unproven"}),
     "remove_rule": ({"rule_id"}, set(), (False, True, True, False), {"success", "message", "removed"}),
     "list_rules": (set(), {"language", "rule_id"}, (True, False, True, False), {"rules", "ruleErrors", "rule"}),
     "test_rule": ({"rule_yaml"}, {"code", "language", "valid_examples", "invalid_examples"},
@@ -55,7 +55,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
     "server_info": (set(), set(), (True, False, True, True),
                     {"version", "astGrepVersion", "root", "config", "ruleCount", "ruleErrors", "languages",
                      "communitySources", "readOnly", "python", "astGrepBinary", "customLanguages", "problems",
-                     "defaultExcludes", "ruleAnalysis", "engine"}),
+                     "defaultExcludes", "ruleAnalysis", "engine", "unprovenRules", "notes"}),
 }
 # Every capability of the 17 tools before issue 31, and the call that reaches it now, with a key its answer has.
 CAPABILITIES: dict[str, tuple[str, dict[str, Any], str]] = {

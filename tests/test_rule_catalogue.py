@@ -30,7 +30,7 @@ def _bomb(levels: int = 6) -> str:
 
 
 def _existing(ws: Workspace, engine: Engine) -> None:
-    store.add_or_update_rule(ws, engine, "no-print", GOOD)
+    store.add_or_update_rule(ws, engine, "no-print", GOOD, invalid_examples=["print(1)"])
 
 
 def _two_files_same_id(ws: Workspace, engine: Engine) -> None:

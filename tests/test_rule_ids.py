@@ -49,5 +49,5 @@ def test_index_ids_and_paths_are_full_matches() -> None:
 
 def test_a_plain_id_still_passes(initialized: Workspace, engine: Engine) -> None:
     assert check_rule_id("no-eval.v2_x") == "no-eval.v2_x"
-    store.add_or_update_rule(initialized, engine, "no-eval", RULE)
+    store.add_or_update_rule(initialized, engine, "no-eval", RULE, invalid_examples=["eval(x)"])
     assert (initialized.root / "rules" / "no-eval.yml").is_file()

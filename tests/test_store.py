@@ -63,7 +63,7 @@ def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> N
     listed = listing.list_rules(proj, engine)
     assert listed == {"rules": [{"id": "no-print", "language": "python", "severity": "warning",
                                  "message": "print of $A", "path": "rules/no-print.yml", "hasFix": True,
-                                 "hasTests": True, "analysis": []}], "ruleErrors": []}
+                                 "hasTests": True, "unproven": False, "analysis": []}], "ruleErrors": []}
 
     info = listing.explain_rule(proj, engine, "no-print")
     assert info["fix"] == "logger.info($A)" and info["source"] == "project"
@@ -72,7 +72,8 @@ def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> N
 
     # Update: a second rule in the same id, now about eval, keeping a comment written in the new YAML.
     updated_yaml = "language: python\nseverity: error  # eval is never needed here\nrule:\n  pattern: eval($X)\n"
-    updated = store.add_or_update_rule(proj, engine, "no-print", updated_yaml)
+    # No new proof (forced): the old tests stay.
+    updated = store.add_or_update_rule(proj, engine, "no-print", updated_yaml, force=True)
     assert updated["success"] and not updated["created"]
     assert "# eval is never needed here" in (proj.root / "rules/no-print.yml").read_text()
     # Without new examples the old tests stay and now fail: the result says so instead of hiding it.
@@ -91,10 +92,10 @@ def test_round_trip_agrees_with_plain_scan(proj: Workspace, engine: Engine) -> N
 
 
 def test_canonical_yaml_is_idempotent(initialized: Workspace, engine: Engine) -> None:
-    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
     first = (initialized.root / "rules/no-print.yml").read_bytes()
     assert yamlio.dump_rt(yamlio.load_rt(first.decode())).encode() == first
-    store.add_or_update_rule(initialized, engine, "no-print", first.decode())
+    store.add_or_update_rule(initialized, engine, "no-print", first.decode())  # unchanged: no new proof needed
     assert (initialized.root / "rules/no-print.yml").read_bytes() == first
 
 
@@ -127,7 +128,7 @@ def test_validate_rule_without_project_checks_in_isolation(ws: Workspace, engine
 
 
 def test_overwrite_false_conflicts(initialized: Workspace, engine: Engine) -> None:
-    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
     before = snapshot_tree(initialized.root)
     with pytest.raises(Conflict, match="overwrite"):
         store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, overwrite=False)
@@ -137,7 +138,7 @@ def test_overwrite_false_conflicts(initialized: Workspace, engine: Engine) -> No
 def test_metadata_is_merged_and_reported_as_source(initialized: Workspace, engine: Engine) -> None:
     yaml_text = NO_PRINT + "metadata:\n  category: style\n"
     store.add_or_update_rule(initialized, engine, "no-print", yaml_text,
-                                 metadata={"source": "community:test", "sha256": "abc"})
+                                 force=True, metadata={"source": "community:test", "sha256": "abc"})
     info = listing.explain_rule(initialized, engine, "no-print")
     assert info["source"] == "community:test"
     assert info["metadata"] == {"category": "style", "source": "community:test", "sha256": "abc"}
@@ -152,7 +153,7 @@ def test_rule_in_another_file_is_updated_where_it_lives(initialized: Workspace, 
     sub = initialized.root / "rules" / "python"
     sub.mkdir()
     (sub / "legacy-name.yml").write_text("id: no-print\nlanguage: python\nrule: {pattern: print($A)}\n")
-    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
     assert result["path"] == "rules/python/legacy-name.yml" and not result["created"]
     assert not (initialized.root / "rules/no-print.yml").exists()
     assert "severity: warning" in (sub / "legacy-name.yml").read_text()
@@ -166,7 +167,7 @@ def test_multi_document_file_edits_touch_only_that_document(initialized: Workspa
         "---\nid: third\nlanguage: python\nrule: {pattern: exec($A)}\n"
     )
     store.add_or_update_rule(initialized, engine, "second", "language: python\nseverity: error\n"
-                                 "rule: {pattern: eval($A)}\n")
+                                 "rule: {pattern: eval($A)}\n", force=True)
     text = multi.read_text()
     assert text.startswith("# bundle header\nid: first\n")
     assert "id: second\nlanguage: python\nseverity: error\n" in text and text.endswith("rule: {pattern: exec($A)}\n")
@@ -198,7 +199,7 @@ def test_remove_takes_tests_and_snapshots_from_every_test_dir(initialized: Works
 
 
 def test_remove_unknown_names_closest_ids(initialized: Workspace, engine: Engine) -> None:
-    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
     before = snapshot_tree(initialized.root)
     with pytest.raises(NotFound, match="Did you mean no-print"):
         store.remove_rule(initialized, engine, "no-prnt")
@@ -208,7 +209,7 @@ def test_remove_unknown_names_closest_ids(initialized: Workspace, engine: Engine
 
 
 def test_broken_rule_file_elsewhere_is_reported_not_hiding_others(initialized: Workspace, engine: Engine) -> None:
-    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
     (initialized.root / "rules" / "broken.yml").write_text("id: broken\nlanguage: python\nrule: {patern: x}\n")
     listed = listing.list_rules(initialized, engine)
     assert [r["id"] for r in listed["rules"]] == ["no-print"]
@@ -231,9 +232,9 @@ def test_global_util_resolves_through_the_project(initialized: Workspace, engine
 
 
 def test_language_list_filter_accepts_aliases(initialized: Workspace, engine: Engine) -> None:
-    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
     store.add_or_update_rule(initialized, engine, "no-var",
-                                 "language: JavaScript\nrule: {kind: variable_declaration}")
+                                 "language: JavaScript\nrule: {kind: variable_declaration}", force=True)
     assert [r["id"] for r in listing.list_rules(initialized, engine, "py")["rules"]] == ["no-print"]
     assert [r["id"] for r in listing.list_rules(initialized, engine, "js")["rules"]] == ["no-var"]
 
@@ -354,14 +355,15 @@ def test_a_validation_costs_a_few_engine_calls(initialized: Workspace) -> None:
 
 
 def test_empty_example_lists_write_no_test_file(initialized: Workspace, engine: Engine) -> None:
-    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, [], [])
+    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, [], [], force=True)
     assert result["testPath"] is None and result["testResult"] is None
     assert [p.name for p in (initialized.root / "rule-tests").iterdir()] == [".gitkeep"]
 
 
 def test_remove_keeps_other_tests_in_a_shared_test_file(initialized: Workspace, engine: Engine) -> None:
-    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
-    store.add_or_update_rule(initialized, engine, "no-eval", "language: python\nrule: {pattern: eval($X)}\n")
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
+    store.add_or_update_rule(initialized, engine, "no-eval", "language: python\nrule: {pattern: eval($X)}\n",
+                             force=True)
     shared = initialized.root / "rule-tests" / "all-test.yml"
     shared.write_text("id: no-print\nvalid: [x]\ninvalid: ['print(1)']\n---\nid: no-eval\nvalid: [x]\n"
                       "invalid: ['eval(1)']\n")
@@ -395,7 +397,7 @@ def test_in_place_edit_of_same_size_is_seen_at_once(initialized: Workspace, engi
 
 
 def test_remove_takes_an_unreadable_test_file_named_after_the_rule(initialized: Workspace, engine: Engine) -> None:
-    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
     broken = initialized.root / "rule-tests" / "no-print-test.yml"
     broken.write_text("id: no-print\nvalid: [unclosed\n")
     assert sorted(store.remove_rule(initialized, engine, "no-print")["removed"]) == [
@@ -427,7 +429,8 @@ def test_failing_tests_leave_the_snapshots_as_they_were(initialized: Workspace, 
     """`ast-grep test --update-all` writes a snapshot even when a case fails: the store puts it back."""
     tests = initialized.root / "rule-tests"
     (tests / "no-print-test.yml").write_text("id: no-print\nvalid: ['print(2)']\ninvalid: ['print(1)']\n")
-    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)  # the existing cases are run
+    # the existing cases are run
+    result = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
     assert result["testResult"]["passed"] is False
     assert not (tests / "__snapshots__").exists()  # not left behind, empty or not
     snaps = tests / "__snapshots__"
@@ -435,5 +438,6 @@ def test_failing_tests_leave_the_snapshots_as_they_were(initialized: Workspace, 
     (snaps / "no-print-snapshot.yml").write_text("id: no-print\nsnapshots: {}\n")
     (snaps / "other-snapshot.yml").write_text("id: other\nsnapshots: {}\n")
     before = snapshot_tree(initialized.root / "rule-tests")
-    assert store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT)["testResult"]["passed"] is False
+    again = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, force=True)
+    assert again["testResult"]["passed"] is False
     assert snapshot_tree(initialized.root / "rule-tests") == before

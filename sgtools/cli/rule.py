@@ -38,6 +38,8 @@ def register(subs: Any) -> None:
     add.add_argument("--valid", action="append", metavar="CODE", help="code the rule must not match (repeatable)")
     add.add_argument("--invalid", action="append", metavar="CODE", help="code the rule must match (repeatable)")
     add.add_argument("--no-overwrite", action="store_true", help="refuse if the rule already exists")
+    add.add_argument("--force", action="store_true",
+                     help="save it even with no --invalid example it flags (unproven) or when it can never fire")
     _common(add, run_add)
 
     rm = rule_subs.add_parser("remove", help="remove a rule, its tests and snapshots")
@@ -111,7 +113,7 @@ def run_add(args: argparse.Namespace) -> int:
 
     result = add_or_update_rule(
         workspace(args), engine(), args.rule_id, read_rule_file(args.file), args.valid, args.invalid,
-        overwrite=not args.no_overwrite,
+        overwrite=not args.no_overwrite, force=args.force, flags=("--invalid", "--force"),
     )
     if args.json:
         print_json(result)

@@ -72,4 +72,5 @@ class ServerInfo(TypedDict):
     problems: list[str]
     engine: EngineInfo
     ruleAnalysis: NotRequired[RuleAnalysisSummary]
+    unprovenRules: NotRequired[list[str]]  # loaded rules with no invalid test case: nothing shows they fire
     notes: NotRequired[list[str]]  # what works but deserves a look (a declared folder git dropped)

@@ -49,6 +49,7 @@ class AddOrUpdateRuleResult(TypedDict):
     testResult: RuleTestReport | None
     warnings: list[str]
     analysis: list[Finding]
+    unproven: bool  # saved with force and no invalid example it flags
 
 
 class RuleIdArgs(TypedDict):
@@ -73,6 +74,7 @@ class RuleSummary(TypedDict):
     path: str
     hasFix: bool
     hasTests: bool
+    unproven: bool  # no invalid case in its test: nothing shows it fires
     analysis: list[Finding]  # what the rule analyser found (nothing when the rule is sound)
 
 

@@ -31,6 +31,11 @@ class RuleInvalid(SgToolsError):
     code = "rule-invalid"
 
 
+class RuleUnproven(SgToolsError):
+    """A new or changed rule came with no invalid example it flags (no proof that it fires)."""
+    code = "rule-unproven"
+
+
 class NotFound(SgToolsError):
     code = "not-found"
 

@@ -8,6 +8,8 @@ from sgtools.contracts.project import DefaultExcludes, ServerInfo
 from sgtools.present.results import Say, keep
 from sgtools.project.excludes import CONFIG_KEY
 
+_SHOWN = 10
+
 
 def render_info(info: ServerInfo, *, config_line: str | None = None, problems: Sequence[str] | None = None,
                 say: Say = keep) -> str:
@@ -30,6 +32,11 @@ def render_info(info: ServerInfo, *, config_line: str | None = None, problems: S
     lines += [f"  ✗ {err['path']}: {say(err['message'])}" for err in info["ruleErrors"]]
     lines += [f"  ✗ rule {rid} can never fire: `sgtools rule lint {rid}` says why and shows a verified repair"
               for rid in info.get("ruleAnalysis", {}).get("neverFire", [])]
+    unproven = info.get("unprovenRules") or []
+    if unproven:
+        shown = ", ".join(unproven[:_SHOWN]) + (f" and {len(unproven) - _SHOWN} more" if len(unproven) > _SHOWN else "")
+        lines.append(f"unproven       {len(unproven)} rule(s) with no invalid test case (nothing shows they fire): "
+                     f"{shown}")
     lines += [f"note           {say(n)}" for n in info.get("notes") or []]
     lines += [f"problem        {say(p)}" for p in (info["problems"] if problems is None else problems)]
     return "\n".join(lines)

@@ -18,12 +18,13 @@ if TYPE_CHECKING:  # shapes only (the MCP server's schemas load them)
 
 
 def render_rules(data: ListRulesResult, limit: int | None = None, *, errors: bool = True, say: Say = keep) -> str:
-    """One line per rule: id, language, severity, file, [fix tests], message. `errors=False` leaves the broken
+    """One line per rule: id, language, severity, file, [fix tests unproven], message. `errors=False` leaves the broken
     rule files out (the CLI prints them on stderr)."""
     rules = data["rules"]
     lines = [f"{plural(len(rules), 'rule')}." if rules else "No rules."]
     for r in rules[:limit]:
-        flags = " ".join(f for f, on in (("fix", r["hasFix"]), ("tests", r["hasTests"])) if on)
+        flags = " ".join(f for f, on in (("fix", r["hasFix"]), ("tests", r["hasTests"]),
+                                               ("unproven", r.get("unproven", False))) if on)
         lines.append(f"{r['id']}  {r['language']}  {r['severity']}  {r['path']}" + (f"  [{flags}]" if flags else "")
                      + (f"  {r['message']}" if r["message"] else ""))
     lines += more(rules, limit)

@@ -14,7 +14,14 @@ from sgtools.project.languages import language_key, unknown_language_message
 from sgtools.project.workspace import Workspace, check_rule_id
 from sgtools.rules.analysis.project import analyse_project
 from sgtools.rules.docfile import DocFile
-from sgtools.rules.locate import load_docs_quietly, project_ids, test_files_for, tested_ids, unknown_id_message
+from sgtools.rules.locate import (
+    load_docs_quietly,
+    project_ids,
+    proven_ids,
+    test_files_for,
+    tested_ids,
+    unknown_id_message,
+)
 from sgtools.rules.ruleset import DEFAULT_SEVERITY, load_ruleset
 
 
@@ -25,6 +32,7 @@ def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> Li
         raise BadInput(unknown_language_message(cfg, language))
     ruleset = load_ruleset(ws, cfg, engine)
     tested = tested_ids(cfg)
+    proven = proven_ids(cfg)
     chosen = [r for r in sorted(ruleset.rules, key=lambda r: (r.id, str(r.path), r.index))
               if want is None or language_key(r.language, cfg) == want]
     analysis = analyse_project(ws, engine, cfg, chosen)
@@ -33,7 +41,7 @@ def list_rules(ws: Workspace, engine: Engine, language: str | None = None) -> Li
         rules.append({
             "id": r.id, "language": r.language, "severity": r.severity, "message": r.message,
             "path": ws.relative(r.path), "hasFix": r.has_fix and r.data.get("fix") is not None,
-            "hasTests": r.id in tested, "analysis": analysis.get(r.id, []),
+            "hasTests": r.id in tested, "unproven": r.id not in proven, "analysis": analysis.get(r.id, []),
         })
     return {"rules": rules, "ruleErrors": ruleset.error_dicts()}
 

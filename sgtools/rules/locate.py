@@ -187,6 +187,34 @@ def tested_ids(cfg: ProjectConfig) -> set[str]:
     return ids
 
 
+def _proven_ids_of(path: Path, text: str) -> list[str]:
+    """The ids of the test documents with at least one invalid case (proof the rule fires)."""
+    try:
+        docs = yamlio.load_all(text)
+    except yamlio.YamlError:
+        return []
+    return [str(d["id"]) for d in docs
+            if isinstance(d, dict) and d.get("id") is not None and isinstance(d.get("invalid"), list)
+            and any(c is not None for c in d["invalid"])]
+
+
+def proven_ids(cfg: ProjectConfig) -> set[str]:
+    """Rule ids whose test has an invalid case; every other rule is unproven (listed, never refused on scan)."""
+    ids: set[str] = set()
+    snapshots = tuple(os.path.join(d, "") for d in cfg.snapshot_dirs)
+    for path in cfg.test_files():
+        if not str(path).startswith(snapshots):
+            ids.update(_by_content("proven", path, _proven_ids_of) or [])
+    _ids_on_disk.flush()
+    return ids
+
+
+def unproven_ids(cfg: ProjectConfig) -> list[str]:
+    """The project's rule ids with no invalid test case, sorted."""
+    proven = proven_ids(cfg)
+    return sorted(i for i in project_ids(cfg) if i not in proven)
+
+
 def existing_test_file(cfg: ProjectConfig, rule_id: str) -> Path | None:
     found = test_files_for(cfg, rule_id)
     return found[0] if found else None

@@ -17,7 +17,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools.contracts.rules import AddOrUpdateRuleResult, RemoveRuleResult, RuleTestReport
 from sgtools.core import yamlio
-from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
+from sgtools.core.errors import BadInput, NotFound, RuleInvalid, RuleUnproven, SgToolsError
 from sgtools.engine.process import Engine
 from sgtools.project.config import ProjectConfig, load_config
 from sgtools.project.transaction import write_all
@@ -35,7 +35,7 @@ from sgtools.rules.locate import (
     test_files_for,
     unknown_id_message,
 )
-from sgtools.rules.validate import prepare
+from sgtools.rules.validate import Candidate, prepare
 
 if TYPE_CHECKING:
     from sgtools.engine.testreport import TestReport
@@ -52,8 +52,11 @@ def add_or_update_rule(
     metadata: Mapping[str, object] | None = None,
     overwrite: bool = True,
     force: bool = False,
+    flags: tuple[str, str] = ("invalid_examples", "force: true"),
 ) -> AddOrUpdateRuleResult:
-    """Check, then save. `force` saves a rule the analyser proves can never fire (with a warning)."""
+    """Check, then save. A new or changed rule needs an invalid example it flags (proof it fires), saved as its
+    test; `force` saves one without (said unproven), or one the analyser proves can never fire (with a warning).
+    `flag` names the arguments in the refusal: the MCP tool's, or the CLI's (`--invalid`, `--force`)."""
     cfg = load_config(ws)
     check_rule_inputs(rule_id, rule_yaml, valid_examples, invalid_examples, metadata, ws.settings)
     if not isinstance(force, bool):
@@ -62,6 +65,12 @@ def add_or_update_rule(
         cand = prepare(ws, engine, cfg, rule_id, rule_yaml, valid_examples, invalid_examples,
                        metadata=metadata, overwrite=overwrite, force=force)
         assert cand.target is not None
+        unproven = not cand.invalid and _changed(cand)
+        if unproven and not force:
+            raise RuleUnproven(
+                f"Rule {rule_id} was not saved: nothing shows it fires. Pass {flags[0]} with at least one piece of "
+                f"code it must flag (it is checked, then saved as the rule's test), or {flags[1]} to save it "
+                "unproven.", argument=flags[0])
         writes: dict[Path, str] = {cand.target.path: cand.target.new_file_text(cand.text)}
         test_path = test_file_for(cfg, rule_id) if cand.examples_given else None
         if test_path is not None:
@@ -80,6 +89,9 @@ def add_or_update_rule(
         message += " The examples were checked but not saved: sgconfig.yml names no testConfigs."
     if test_result is not None:
         message += " Tests " + ("passed." if test_result["passed"] else "FAILED: " + test_result["summary"])
+    if unproven:
+        message += (f" UNPROVEN: saved with force and no invalid example, so nothing shows it fires; add one with "
+                    f"{flags[0]}.")
     if cand.warnings:
         message += " Warnings: " + "; ".join(cand.warnings)
     return {
@@ -91,7 +103,23 @@ def add_or_update_rule(
         "testResult": test_result,
         "warnings": cand.warnings,
         "analysis": cand.analysis,
+        "unproven": unproven,
     }
+
+
+def _changed(cand: Candidate) -> bool:
+    """A new rule, or one whose saved document differs from what is written now (re-saving it unchanged needs
+    no new proof)."""
+    target = cand.target
+    if target is None or not target.exists:
+        return True
+    try:
+        old = target.path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return True
+    if target.doc_file is None:
+        return old != cand.text
+    return target.doc_file.doc_text(target.index) != cand.text
 
 
 def remove_rule(ws: Workspace, engine: Engine, rule_id: str) -> RemoveRuleResult:

@@ -24,6 +24,8 @@ def add_prompts(server: MCPServer[Any]) -> None:
         sample = f"\n\nAn example of the code the feedback is about:\n```\n{example}\n```" if example else ""
         return (
             f"Turn this feedback into an ast-grep rule for this project.{lang}\n\nFeedback: {feedback}{sample}\n\n"
+            "Examples come first: the rule is saved only with an invalid example it flags ([rule-unproven] "
+            "otherwise).\n"
             "Steps:\n"
             "1. Write 2-3 snippets that SHOULD be flagged (vary the names and arguments) and 1-3 near misses "
             "that should NOT.\n"
@@ -34,7 +36,8 @@ def add_prompts(server: MCPServer[Any]) -> None:
             "3. Review the top candidate's YAML and `why`: is it the construct the feedback is about, general "
             "enough for other code with the same problem? Give it a clear `message` and a `note` on how to fix "
             "it; re-check any edit with test_rule. (Read sgtools://guide/writing-rules to write one by hand.)\n"
-            "4. Save it with add_or_update_rule with the same examples. If it answers [config-missing], call "
+            "4. Save it with add_or_update_rule with the same examples (invalid_examples is required). If it "
+            "answers [config-missing], call "
             "initialize_ast_grep first.\n"
             "5. Call scan_code without code (files on disk) to see where the rule fires in the existing code and "
             "report what you found."

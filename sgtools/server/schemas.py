@@ -227,7 +227,7 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
         },
         "add_or_update_rule": {
             "rule_id": rule_id, "rule_yaml": rule_yaml, "valid_examples": valid, "invalid_examples": invalid,
-            "force": _bool("save even a rule the analysis proves can never fire"),
+            "force": _bool("save with no invalid example (unproven) or never firing"),
         },
         "remove_rule": {"rule_id": rule_id},
         "list_rules": {"language": language, "rule_id": {**rule_id, "description": "explain this rule"}},

@@ -14,6 +14,7 @@ from sgtools.engine.process import Engine
 from sgtools.project import excludes
 from sgtools.project.config import load_config, missing_folders_note
 from sgtools.project.workspace import Workspace
+from sgtools.rules.locate import proven_ids
 from sgtools.rules.ruleset import load_ruleset
 
 
@@ -54,6 +55,8 @@ def server_info(ws: Workspace, engine: Engine, *, read_only: bool = False,
     rules = load_ruleset(ws, cfg, engine)
     info["ruleCount"] = len(rules.rules)
     info["ruleErrors"] = rules.error_dicts()
+    proven = proven_ids(cfg)
+    info["unprovenRules"] = sorted({r.id for r in rules.rules} - proven)
     missing = missing_folders_note(cfg)
     if missing is not None:  # once for the project, not once per rule; a problem only when no rule is left
         info["problems" if not rules.rules else "notes"] = [missing]
