@@ -281,10 +281,11 @@ async def test_rewrite_and_fixes_write_only_when_applied(root: Path, server_env:
     app = root / "src" / "app.js"
     app.write_text(EVAL_CODE + "alert(1);\n")
     async with stdio_client(root, server_env) as client:
-        dry = await ok(client, "apply_fixes", {})
+        # NO_EVAL_RULE declares no fixSafety, so its fix is unsafe (issue 30): include_unsafe applies it.
+        dry = await ok(client, "apply_fixes", {"include_unsafe": True})
         assert dry["applied"] is False and dry["changedFiles"] == ["src/app.js"] and "JSON.parse(input)" in dry["diff"]
         assert app.read_text() == EVAL_CODE + "alert(1);\n"
-        done = await ok(client, "apply_fixes", {"apply": True})
+        done = await ok(client, "apply_fixes", {"apply": True, "include_unsafe": True})
         assert done["applied"] is True and done["fixesApplied"] == 1
         assert app.read_text() == "const config = JSON.parse(input);\nalert(1);\n"
         rewrite = {"pattern": "alert($X)", "rewrite": "console.warn($X)", "language": "javascript"}

@@ -258,6 +258,8 @@ class ScanAnswer(TypedDict):
     counts: Counts
     truncated: bool
     ruleErrors: list[RuleErrorDict]
+    rulesRun: NotRequired[int]  # the rules that ran (0: nothing was checked, and `success` is false)
+    noRuleRan: NotRequired[str]  # why no rule ran, when none did
     notes: NotRequired[list[str]]
     analysis: NotRequired[list[RuleFinding]]
     suppressed: NotRequired[dict[str, int]]
