@@ -69,7 +69,9 @@ async def test_scan_code_served_warm_and_nothing_left_after_exit(root: Path, ser
     (root / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
     warm_issues, engine, pids = await _scan(root, {**server_env, "SGTOOLS_WARM_ENGINE": "1"})
     assert engine["mode"] == "warm" and engine["lastCall"] == "warm" and engine["warmCalls"] == 2, engine
-    assert engine["processes"] == 2 and len(pids) == 2, (engine, pids)  # two lanes: the fix-its' copies split
+    # Every lsp the server reports is its child and vice versa. Since issue 30's fix changes this snippet's fix-it
+    # re-scan fits one lane (one process, not two); the lane split has its own tests in tests/test_warm_lanes.py.
+    assert engine["processes"] == len(pids) >= 1, (engine, pids)
     deadline = time.monotonic() + 10
     while any(Path(f"/proc/{pid}").exists() for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -95,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
     def command() -> int:
-        get_settings()  # every SGTOOLS_* setting checked before any work: a bad one is one [bad-input] line
+        with collector_paused():  # like the parser's build: many small objects made, no cycle among them
+            get_settings()  # every SGTOOLS_* setting checked before any work: a bad one is one [bad-input] line
         return int(args.func(args) or 0)
 
     code = run_guarded(command)
