@@ -17,7 +17,7 @@ import pytest
 from sgtools.community import service, sources
 from sgtools.community.build import build_index
 from sgtools.core import settings as settings_mod
-from sgtools.core.errors import BadInput, Conflict, NetworkError, TooLarge
+from sgtools.core.errors import BadInput, Conflict, NetworkError, SgToolsError, TooLarge
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from tests.conftest import snapshot_tree
@@ -442,7 +442,10 @@ def test_a_local_test_file_linked_outside_the_index_is_refused(remote_repo: Path
     tests = remote_repo / "rule-tests" / f"{RULE_ID}-test.yml"
     tests.unlink()
     tests.symlink_to(secret)
-    result = service.import_community_rule(initialized, engine, RULE_ID)  # the rule is digest-checked: it comes
-    written = "".join(p.read_text() for p in initialized.root.rglob("*.yml"))  # the linked tests do not
-    assert "SECRET" not in written and "SECRET" not in json.dumps(result)
-    assert any("outside the index" in w for w in result.get("warnings", [])), result.get("warnings")
+    # The linked tests are refused, so nothing proves the rule fires: the import is refused as unproven (issue 28)
+    # and names the refused link; nothing of the outside file is written or said.
+    with pytest.raises(SgToolsError) as err:
+        service.import_community_rule(initialized, engine, RULE_ID)
+    written = "".join(p.read_text() for p in initialized.root.rglob("*.yml"))
+    assert "SECRET" not in written and "SECRET" not in err.value.render()
+    assert "rule-unproven" in err.value.render()

@@ -109,17 +109,19 @@ def test_essentials_corpus_through_scan_code(tmp_path: Path, engine: Engine) -> 
     assert not stale, f"known exceptions that now pass; remove them: {stale}"
 
     # Verified fix-its really remove their diagnostic: apply a sample of them (every kind and language that
-    # produced one, several each) and scan the edited snippet again.
+    # produced one, several each) and scan the edited snippet again. Since issue 30 a suppression is no fix-it:
+    # the 20 this asked for were mostly suppressions; the corpus's own verified fixes are 3 (one C++ rule's three
+    # invalid cases), so every one of them is rechecked.
     samples: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = []
     per_bucket: Counter[tuple[str, str]] = Counter()
     for (rule_id, _kind, _i, code), (_, _, res) in zip(cases, outcomes, strict=True):
         for d in (res or {}).get("issues", []):
             for fx in d["fixits"]:
                 bucket = (languages[rule_id].lower(), fx["kind"])
-                if fx["verified"] and per_bucket[bucket] < 3:
+                if fx["verified"] and per_bucket[bucket] < 25:
                     per_bucket[bucket] += 1
                     samples.append((code, languages[rule_id], d, fx))
-    assert len(samples) >= 20, per_bucket
+    assert len(samples) >= 3, per_bucket
 
     def recheck(sample: tuple[str, str, dict[str, Any], dict[str, Any]]) -> str | None:
         code, language, d, fx = sample

@@ -54,7 +54,6 @@ def test_an_imported_rule_without_a_class_is_stamped_unsafe(initialized: Workspa
         return str(real(src, entry)).replace("  fixSafety: safe\n", "")
 
     monkeypatch.setattr(svc, "_rule_text", undeclared)
-    monkeypatch.setattr(svc, "_tests", lambda src, entry, warnings: ([], []))
     out = service.import_community_rule(initialized, engine, "iter-nth-zero-rust")
     doc = yamlio.load_one((initialized.root / out["path"]).read_text())
     assert doc["metadata"]["fixSafety"] == "unsafe"
