@@ -131,3 +131,17 @@ def test_catalogue_an_unreadable_file_is_an_io_entry_not_a_checked_file() -> Non
         os.chmod(base / "proj" / "locked.js", 0o644)
         shutil.rmtree(base, ignore_errors=True)
     report("skips: an unreadable file (chmod 000, run without root's privileges)", 2, failures)
+
+
+def test_an_empty_file_is_no_io_error(tmp_path: Path) -> None:
+    """ast-grep skips an empty file (`skipped=emptyFile`): nothing to check and nothing went wrong, so it is no
+    `[io]` entry (an empty `__init__.py` was reported as unreadable)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _project(root)
+    (root / "ok.js").write_text("eval(a)\n")
+    (root / "empty.js").write_text("")
+    done = subprocess.run([sys.executable, "-m", "sgtools", "scan", "--no-progress", "--format", "json"],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    data = json.loads(done.stdout)
+    assert data.get("fileErrors", []) == [] and data["filesChecked"] == 1, data.get("fileErrors")

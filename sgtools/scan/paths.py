@@ -217,11 +217,12 @@ def _note_unread(result: ScanPathResult, ws: Workspace, cfg: ProjectConfig, targ
 
 def _unread(ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path], watch: ScanWatch) -> list[FileError]:
     """The files ast-grep met but could not read, as `[io]` entries (never counted as checked). Files it skips
-    as not UTF-8 are left out of `filesChecked` only: ast-grep never scans such text (docs/SPEC.md)."""
+    as not UTF-8, and empty files (an empty `__init__.py`), are left out of `filesChecked` only: there is no text
+    to check, and nothing went wrong (docs/SPEC.md)."""
     cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
     out: list[FileError] = []
     for name, reason in watch.skipped:
-        if reason == "invalidUtf8":
+        if reason in ("invalidUtf8", "emptyFile"):
             continue
         try:
             rel = ws.relative(cwd / name)
