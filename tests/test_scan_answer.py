@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bin.bench_bundled import SNIPPETS
 from sgtools.core.bundled import bundled_dir
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
@@ -18,28 +19,7 @@ from sgtools.project.workspace import Workspace
 from sgtools.server.spec import App
 from sgtools.server.tools import TOOLS
 
-SNIPPET = '''import hashlib
-import requests
-import yaml
-
-
-def load(path):
-    with open(path, "r") as f:
-        data = yaml.load(f)
-    if data == None:
-        return None
-    return data
-
-
-def fetch(url, user):
-    resp = requests.get(url, verify=False)
-    token = hashlib.md5(user.encode()).hexdigest()
-    try:
-        value = eval(resp.text)
-    except:
-        value = None
-    return token, value
-'''
+SNIPPET = SNIPPETS["python"]["findings"]  # the B1 bench's 7-finding snippet: one copy for both
 MAX_FINDING_BYTES = 700  # issue 31: a typical finding with one fix; the old Diagnostic was ~1,200
 
 
