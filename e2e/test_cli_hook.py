@@ -7,7 +7,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -88,17 +87,16 @@ def test_malformed_input_and_our_own_failures_never_block(sample: Path, tmp_path
     assert broken.returncode == 0 and "could not check" in broken.stderr
 
 
-def test_hook_starts_fast_without_mcp(sample: Path) -> None:
+def test_hook_starts_without_mcp(sample: Path) -> None:
+    """The hook's start-up cost is what it imports: no `mcp` (B6 in bin/bench times a CLI start; a wall-clock bound
+    here only measured how loaded the machine was)."""
     probe = ("import runpy, sys\nsys.argv = ['sgtools', 'hook', 'claude']\n"
              "try:\n    runpy.run_module('sgtools', run_name='__main__')\nexcept SystemExit:\n    pass\n"
              "sys.stdout.write('MCP_LOADED=%s' % any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules))\n")
     payload = json.dumps(post_tool_use("Write", sample / "python" / "clean.py", sample))
-    start = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", probe], cwd=sample, input=payload, capture_output=True, text=True,
                           timeout=120, check=False)
-    elapsed = time.monotonic() - start
     assert "MCP_LOADED=False" in proc.stdout, proc.stderr
-    assert elapsed < 10, elapsed  # generous for a loaded CI machine; it is well under a second when idle
 
 
 def test_pre_tool_use_multiedit_is_checked_in_memory_as_one_change(sample: Path) -> None:

@@ -265,12 +265,12 @@ async def test_blocked_write_times_out_and_an_abandoned_call_does_not_stall_the_
         with ws.lock():
             started = time.monotonic()
             body = await fails(client, "add_or_update_rule", args, "timeout")
-            assert time.monotonic() - started < 10 and "may still complete" in body
+            assert time.monotonic() - started < 30 and "may still complete" in body  # the lock wait is 60 s
             with pytest.raises(MCPError):
                 await client.call_tool("remove_rule", {"rule_id": "no-eval"}, read_timeout_seconds=0.5)
             started = time.monotonic()
             assert (await ok(client, "server_info"))["config"] == "sgconfig.yml"
-            assert time.monotonic() - started < 5
+            assert time.monotonic() - started < 30  # a hang guard: the abandoned call waits 60 s for the lock
 
 
 @pytest.mark.slow

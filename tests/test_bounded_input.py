@@ -110,7 +110,7 @@ def test_hook_in_a_real_process_with_an_endless_pipe(initialized: Workspace) -> 
         yes.kill()
         yes.wait()
     assert proc.returncode == 2 and "[too-large]" in proc.stderr, proc.stderr
-    assert took < 10  # the interpreter's start-up included; the read itself stops at the cap
+    assert took < 60  # a hang guard (the pipe never ends); the read itself stops at the cap
 
 
 def test_a_file_past_max_file_bytes_keeps_its_findings_without_fix_its(initialized: Workspace,

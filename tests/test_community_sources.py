@@ -299,11 +299,11 @@ def test_malformed_json_names_the_source(server: Server, monkeypatch: pytest.Mon
 def test_a_server_too_slow_to_answer_is_refused(server: Server, monkeypatch: pytest.MonkeyPatch,
                                                 initialized: Workspace, engine: Engine) -> None:
     use_settings(monkeypatch, http_timeout=0.5)
-    server.routes["/slow/index.json"] = respond(200, b"{}", delay=3)
+    server.routes["/slow/index.json"] = respond(200, b"{}", delay=60)
     use_sources(monkeypatch, server.url("/slow/index.json"))
     start = time.monotonic()
     refused(initialized, engine, NetworkError, "did not answer within 0.5 s")
-    assert time.monotonic() - start < 2.5
+    assert time.monotonic() - start < 30  # a hang guard: the server answers after 60 s
 
 
 def test_a_server_that_trickles_its_body_is_cut_off(server: Server, monkeypatch: pytest.MonkeyPatch,
@@ -314,7 +314,7 @@ def test_a_server_that_trickles_its_body_is_cut_off(server: Server, monkeypatch:
         h.send_response(200)
         h.send_header("Content-Length", "100000")
         h.end_headers()
-        for _ in range(100):  # each byte well within the read timeout, the whole far beyond the deadline
+        for _ in range(600):  # each byte well within the read timeout, the whole (60 s) far beyond the deadline
             h.wfile.write(b" ")
             h.wfile.flush()
             time.sleep(0.1)
@@ -323,7 +323,7 @@ def test_a_server_that_trickles_its_body_is_cut_off(server: Server, monkeypatch:
     use_sources(monkeypatch, server.url("/trickle/index.json"))
     start = time.monotonic()
     refused(initialized, engine, NetworkError, "did not finish within 0.6 s")
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 30  # a hang guard: the body takes 60 s
 
 
 def test_only_https_or_loopback_http(monkeypatch: pytest.MonkeyPatch, initialized: Workspace,

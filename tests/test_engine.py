@@ -125,7 +125,7 @@ def test_hanging_process_is_killed_at_the_timeout(tmp_path: Path) -> None:
     start = time.monotonic()
     with pytest.raises(Timeout, match="SGTOOLS_ENGINE_TIMEOUT"):
         engine.run(["scan"], cwd=tmp_path)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 20  # a hang guard: the fake sleeps 30 s
     time.sleep(0.2)
     assert not marker.exists()
     # a scan of a tree runs under path_scan_timeout: its advice names that setting, not the snippet one

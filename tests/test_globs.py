@@ -154,7 +154,7 @@ def test_a_rule_with_a_pathological_glob_does_not_wedge_a_scan(initialized: Work
     path = "a" * 60 + "/" + "a" * 200 + ".py"
     start = time.perf_counter()
     res = snippet.scan_code(initialized, engine, "eval(x)\n", path=path)
-    assert time.perf_counter() - start < 10
+    assert time.perf_counter() - start < 60  # a hang guard: a backtracking matcher takes years here
     assert res["issues"] == []  # the path does not end in `b`: the rule does not apply
     res = snippet.scan_code(initialized, engine, "eval(x)\n", path="a" * 60 + "ab", language="python")
     assert [d["ruleId"] for d in res["issues"]] == ["slow"]  # it ends in `ab`: the rule applies

@@ -21,7 +21,7 @@ from sgtools.engine import lifecycle
 from sgtools.engine.spawn import Advice, kill_group, spawn, spawn_long_lived
 
 ADVICE = Advice("start", "timeout", "too large")
-SLEEP = ["sleep", "30"]
+SLEEP = ["sleep", "300"]  # far past every bound below: only a kill ends it in time
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 
@@ -103,8 +103,8 @@ def test_ending_a_call_kills_its_process_and_refuses_new_ones() -> None:
     (proc,) = list(call._procs)
     start = time.monotonic()
     call.end()
-    thread.join(5)
-    assert not thread.is_alive() and time.monotonic() - start < 2
+    thread.join(60)
+    assert not thread.is_alive() and time.monotonic() - start < 60  # a hang guard, not a budget
     assert isinstance(out[0], Timeout) and "cancelled or ran out of time" in str(out[0])
     assert not _alive(proc.pid)
     thread, out = _run_in_thread(call, SLEEP)  # after its end, the call starts nothing
@@ -115,9 +115,9 @@ def test_ending_a_call_kills_its_process_and_refuses_new_ones() -> None:
 def test_the_calls_deadline_bounds_the_engines() -> None:
     call = lifecycle.Call(time.monotonic() + 0.5)
     start = time.monotonic()
-    thread, out = _run_in_thread(call, SLEEP, timeout=60)
-    thread.join(10)
-    assert time.monotonic() - start < 5
+    thread, out = _run_in_thread(call, SLEEP, timeout=600)
+    thread.join(60)
+    assert time.monotonic() - start < 60  # far below the engine's own 600 s: the call's deadline decided
     assert isinstance(out[0], Timeout) and "SGTOOLS_TOOL_TIMEOUT" in str(out[0])
 
 

@@ -180,7 +180,7 @@ def test_a_killed_or_hung_engine_still_gets_the_same_answer(proj: Workspace) -> 
             os.kill(pid, signal.SIGSTOP)  # alive and silent: the deadline (1 s here) must catch it
         t = time.monotonic()
         assert _both(proj, e, python)[0] == want
-        assert time.monotonic() - t < 10 and e.warm.stats.last == "spawn" and all(map(gone, pids))
+        assert time.monotonic() - t < 60 and e.warm.stats.last == "spawn" and all(map(gone, pids))
         assert _both(proj, e, python)[0] == want and e.warm.stats.last == "warm"
     finally:
         e.warm.close()

@@ -91,7 +91,7 @@ def test_hung_engine(proj: Workspace, warm: Engine) -> None:
         os.kill(pid, signal.SIGSTOP)  # alive and silent: the deadline (1 s here) must catch it
     t = time.monotonic()
     same(proj, warm)
-    assert time.monotonic() - t < 10
+    assert time.monotonic() - t < 60  # a hang guard: the stopped processes would never answer
     assert warm.warm.stats.last == "spawn" and "stopped" in str(warm.warm.stats.last_reason)
     assert all(gone(pid) for pid in pids)
     same(proj, warm)
