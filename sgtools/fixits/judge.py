@@ -50,7 +50,6 @@ class EditedText:
     job: int
     members: list[Member]
     new_text: str = ""
-    index: int = -1
 
 
 def _byte_range(m: Mapping[str, Any]) -> tuple[int, int]:
