@@ -152,3 +152,45 @@ def test_the_death_signal_is_set_in_the_child() -> None:
     result = spawn([sys.executable, "-c", code], cwd=None, timeout=30, max_output=1000, advice=ADVICE,
                    env=fork_env)
     assert result.stdout.decode().strip() == str(int(signal.SIGKILL)), result.stderr
+
+
+def test_a_cancelled_call_abandons_its_warm_request_at_once(tmp_path: Path) -> None:
+    """Issue 33.1: a call cancelled (or out of time) while its warm-engine request is in flight frees its worker at
+    once; before, the request waited for the warm engine's own deadline (5 s by default, 60 s here). The real
+    `ast-grep lsp` is made to hang with SIGSTOP (alive and silent) once its session is up."""
+    from sgtools.core.settings import Settings
+    from sgtools.engine.process import Engine
+    from sgtools.engine.warm import WarmEngine, WarmSpec, WarmUnavailable
+
+    rules = tmp_path / "rules.yml"
+    rules.write_text("id: no-eval\nlanguage: python\nseverity: error\nmessage: eval\nrule: {pattern: eval($X)}\n")
+    spec = WarmSpec(str(Engine().binary), '{"ruleDirs": ["rules"]}', (), rules, ("--custom-languages", "ignore"),
+                    "snippet.py", "python")
+    warm = WarmEngine(Settings().replace(warm_engine=1, warm_engine_timeout=60.0, warm_engine_lanes=1))
+    try:
+        assert warm.scan(spec, ["eval(x)\n"])  # the session is up
+        (pid,) = warm.pids()
+        os.kill(pid, signal.SIGSTOP)
+        call = lifecycle.Call()
+        out: list[object] = []
+        worker = threading.Thread(target=lambda: out.append(_outcome(call, warm, spec)), daemon=True)
+        worker.start()
+        time.sleep(0.5)  # the request is in flight
+        assert worker.is_alive()
+        started = time.monotonic()
+        call.end()
+        worker.join(timeout=10)
+        assert not worker.is_alive(), "the worker still waits for the hung warm engine"
+        print(f"\nworker freed {time.monotonic() - started:.2f} s after the call ended")
+        assert isinstance(out[0], WarmUnavailable) and "abandoned" in str(out[0])
+        assert _gone_within(pid, 2) and warm.pids() == []
+        assert warm.scan(spec, ["eval(y)\n"])  # the next call gets a fresh process
+    finally:
+        warm.close()
+
+
+def _outcome(call: lifecycle.Call, warm: object, spec: object) -> object:
+    try:
+        return lifecycle.run_in(call, warm.scan, spec, ["eval(z)\n"])  # type: ignore[attr-defined]
+    except Exception as exc:
+        return exc

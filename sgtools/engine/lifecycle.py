@@ -9,7 +9,8 @@
   child and refuses new ones, before the interpreter waits for its worker threads.
 - One MCP call ends, is cancelled or times out: the runner runs it under a `Call` (`run_in`); every process the
   call starts, on its worker thread or a pool thread it made (`pool_args`), is killed by `Call.end`, and the
-  call's deadline bounds each engine deadline, so a path scan never runs past the tool's timeout.
+  call's deadline bounds each engine deadline, so a path scan never runs past the tool's timeout. A warm
+  engine process answering the call's request is lent to it (`lend`): the call's end kills it too.
 """
 
 from __future__ import annotations
@@ -109,6 +110,25 @@ def started(proc: Child, call: Call | None, group: bool) -> bool:
 def finished(proc: Child, call: Call | None) -> None:
     with _live_lock:
         _live.pop(proc, None)
+    if call is not None:
+        with call._lock:
+            call._procs.discard(proc)
+
+
+def lend(call: Call | None, proc: Child) -> None:
+    """A long-lived child (a warm `ast-grep lsp`) works for `call` until `give_back`: the call's end kills it
+    there and then, so a cancelled or timed-out call's request is abandoned at once, not left to its own
+    deadline (the next call starts a fresh process)."""
+    if call is None:
+        return
+    with call._lock:
+        call._procs.add(proc)
+        ended = call.ended
+    if ended:
+        _signal(proc)
+
+
+def give_back(call: Call | None, proc: Child) -> None:
     if call is not None:
         with call._lock:
             call._procs.discard(proc)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from sgtools.core.settings import Settings
+from sgtools.engine import lifecycle
 from sgtools.engine.lsp import Diag, LspSession
 from sgtools.engine.lsp_protocol import ProtocolError
 from sgtools.engine.tempdirs import tmp_root
@@ -110,9 +111,10 @@ class WarmEngine:
         evicted exactly as lane 0 does. When any lane cannot answer, the whole call is `WarmUnavailable`."""
         if not texts:
             return []
+        call = lifecycle.current()  # lane threads serve the same call: its end abandons their requests too
         lanes = max(1, min(self.settings.warm_engine_lanes, self.settings.warm_engine_max, len(texts)))
         if lanes == 1:
-            return self._scan_lane(spec, 0, texts, fixes_for)
+            return self._scan_lane(spec, 0, texts, fixes_for, call)
         size = -(-len(texts) // lanes)
         shares = [texts[i:i + size] for i in range(0, len(texts), size)]
         results: list[list[list[dict[str, Any]]] | None] = [None] * len(shares)
@@ -120,7 +122,7 @@ class WarmEngine:
 
         def run(lane: int) -> None:
             try:
-                results[lane] = self._scan_lane(spec, lane, shares[lane], fixes_for)
+                results[lane] = self._scan_lane(spec, lane, shares[lane], fixes_for, call)
             except Exception as exc:  # raised in the caller's thread below, whatever it is
                 failures.append(exc)
 
@@ -138,24 +140,29 @@ class WarmEngine:
             raise WarmUnavailable("a lane of the warm engine gave no answer")
         return answered
 
-    def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str],
-                   fixes_for: frozenset[str]) -> list[list[dict[str, Any]]]:
+    def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str], fixes_for: frozenset[str],
+                   call: lifecycle.Call | None = None) -> list[list[dict[str, Any]]]:
         slot = self._slot(spec.key() + ((lane,) if lane else ()))
         if not slot.lock.acquire(timeout=self.settings.warm_engine_timeout):
             raise WarmUnavailable("the warm engine is busy with another call")
         try:
             for retry in (False, True):
                 session, fresh = self._session(slot, spec)
+                lifecycle.lend(call, session.proc)  # the call's end (cancel, timeout) kills it mid-request
                 try:
                     return self._scan(session, spec, texts, fixes_for)
                 except (ProtocolError, KeyError, TypeError, ValueError) as exc:  # an answer of the wrong shape too
                     session.kill()
                     slot.session = None
                     self._count("kills")
+                    if call is not None and call.ended:
+                        raise WarmUnavailable("the call ended: its request was abandoned") from None
                     # A process that died since its last call is only noticed now: one more try with a new one.
                     # A hang (the deadline) or a fresh process that fails is not retried.
                     if fresh or retry or not isinstance(exc, ProtocolError) or exc.hang:
                         raise WarmUnavailable(f"the warm engine failed and was stopped ({exc})") from None
+                finally:
+                    lifecycle.give_back(call, session.proc)
         finally:
             slot.lock.release()
         raise AssertionError("unreachable")
