@@ -1,5 +1,6 @@
-"""The counts the README and docs/ quote about the bundled rules match the repository: rules, languages, rules
-with a fix, rules naming other linters' equivalents, and that each rule is tested. A rule added or removed
+"""The counts the README and docs/ quote match the repository: rules, languages, rules with a fix and how many
+of those fixes are safe, rules naming other linters' equivalents, that each rule is tested, and the sizes of the
+evaluation catalogues (requests, drafts, languages). A rule added or removed
 without the prose following fails here (the counts went stale in docs/fixes.md and the README before)."""
 
 from __future__ import annotations
@@ -63,3 +64,37 @@ def test_every_bundled_rule_is_tested(rules: list[dict[str, Any]]) -> None:
         tests[t["id"]] = t
     missing = [r["id"] for r in rules if not (tests.get(r["id"], {}).get("valid") and tests[r["id"]].get("invalid"))]
     assert missing == []
+
+
+def test_the_safe_fix_count_matches(rules: list[dict[str, Any]]) -> None:
+    """docs/fixes.md: how many bundled fixes are `safe`, of how many fixes (it said 112 when the rules had 115)."""
+    fixes = [r for r in rules if "fix" in r]
+    safe = sum((r.get("metadata") or {}).get("fixSafety") == "safe" for r in fixes)
+    text = doc("docs/fixes.md")
+    assert quoted(text, r"(\d+) of the \d+ are `safe`") == [safe]
+    assert quoted(text, r"\d+ of the (\d+) are `safe`") == [len(fixes)]
+
+
+def test_the_catalogue_sizes_match() -> None:
+    """The evaluation catalogues' sizes as docs/suggest-rule.md and docs/rule-analysis.md quote them."""
+    from tests import analysis_catalogue, intent_catalogue, suggest_catalogue
+
+    suggest = doc("docs/suggest-rule.md")
+    old, fresh = suggest_catalogue.CATALOGUE, suggest_catalogue.FRESH
+    assert quoted(suggest, r"The catalogue: (\d+) requests in \d+ languages") == [len(old)]
+    assert quoted(suggest, r"The catalogue: \d+ requests in (\d+) languages") == [len({r.language for r in old})]
+    assert quoted(suggest, r"A second set of (\d+) fresh requests in \d+ languages") == [len(fresh)]
+    fresh_languages = len({r.language for r in fresh})
+    assert quoted(suggest, r"A second set of \d+ fresh requests in (\d+) languages") == [fresh_languages]
+    intent = intent_catalogue.load()
+    assert quoted(suggest, r"intent_catalogue\.yml`: (\d+) requests in \d+ languages") == [len(intent)]
+    intent_languages = {r.language for r in intent}
+    assert quoted(suggest, r"intent_catalogue\.yml`: \d+ requests in (\d+) languages") == [len(intent_languages)]
+    listed = re.search(r"intent_catalogue\.yml`: \d+ requests in \d+ languages \(([^)]*)\)", suggest)
+    assert listed and {w.strip() for w in listed.group(1).split(",")} == intent_languages
+    analysis = doc("docs/rule-analysis.md")
+    broken = analysis_catalogue.BROKEN
+    assert quoted(analysis, r"(\d+) broken drafts over \d+ languages") == [len(broken)]
+    assert quoted(analysis, r"\d+ broken drafts over (\d+) languages") == [len({d.language for d in broken})]
+    assert quoted(analysis, r"broken drafts over \d+ languages \((\d+) Go") == [len(analysis_catalogue.GO)]
+    assert quoted(analysis, r"(\d+) correct-but-suspicious drafts") == [len(analysis_catalogue.CORRECT)]
