@@ -66,6 +66,42 @@ def test_a_name_regex_for_calls_named_differently(ws: Workspace, engine: Engine)
     assert "^(strcpy|strcat)$" in str(top["yaml"]) and "void" not in str(top["yaml"]).split("rule:")[1]
 
 
+def test_a_go_call_by_a_name_stem_also_read_as_a_type_conversion(ws: Workspace, engine: Engine) -> None:
+    # Go reads a lone one-argument call with no newline after it as a type conversion (`log.Fatal(err)`); the
+    # names differ by a short ending only, so the stem is the name (`^log\.Fatal`), not the two names shown.
+    top = _top(ws, engine, "go", ['log.Fatalln("x")', 'log.Fatalf("bad %v", err)'],
+               ['log.Printf("bad %v", err)', 't.Fatalf("x")'])
+    assert "^log\\.Fatal\n" in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ["log.Fatal(err)", 'defer log.Fatalln("bye")', "func f() {\n\tlog.Fatal(e)\n}"],
+           ["log.Println(err)", 't.Fatal("x")', "n := logFatal(x)"])
+
+
+def test_a_bare_call_is_not_a_method_of_that_name(ws: Workspace, engine: Engine) -> None:
+    # The valid examples call the same names on a receiver: the rule says "no receiver", not only the names.
+    top = _top(ws, engine, "ruby", ['puts "a"', "print x"], ['$stdout.puts "a"', "out.print x"])
+    assert "receiver" in str(top["yaml"]) and "no receiver" in str(top["scope"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ["puts 1", "def f\n  print y\nend"], ["io.puts 1", "file.print(x)"])
+
+
+def test_a_context_marked_by_an_annotation_also_written_qualified(ws: Workspace, engine: Engine) -> None:
+    top = _top(ws, engine, "java", ["class T {\n  @Test\n  void a() {\n    System.gc();\n  }\n}",
+                                    "class U {\n  @Test\n  public void b() {\n    setUp();\n    System.gc();\n  }\n}"],
+               ["class T {\n  void helper() {\n    System.gc();\n  }\n}",
+                "class U {\n  @Test\n  public void b() {\n    setUp();\n  }\n}"])
+    assert "System.gc()" in str(top["yaml"]) and "marker_annotation" in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ["class A {\n  @org.junit.Test\n  void c() {\n    System.gc();\n  }\n}"],
+           ["class A {\n  @Override\n  void c() {\n    System.gc();\n  }\n}"])
+
+
+def test_a_statement_holding_a_call_is_said_by_the_call_name(ws: Workspace, engine: Engine) -> None:
+    # `os` is in both invalid statements and in no valid one, but as part of the call's name: the call is the rule.
+    top = _top(ws, engine, "go", ['v := os.Getenv("HOME")', 'p, ok := os.LookupEnv("PATH")'],
+               ['v := cfg.Getenv("HOME")', 'p, ok := env.LookupEnv("PATH")'])
+    assert "call_expression" in str(top["yaml"]) and "expression_list" not in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ['return os.Getenv("X")', 'if os.Getenv("X") == "" {\n\treturn\n}'],
+           ['os.Setenv("X", "1")', 'v := cfg.Getenv("HOME")'])
+
+
 def _project(root: Path) -> None:
     (root / "src").mkdir()
     (root / "src" / "a.py").write_text("import os\nx = eval(data)\ny = eval(other, {})\n", encoding="utf-8")
@@ -125,9 +161,8 @@ def test_cli_prints_the_proof(ws: Workspace) -> None:
 
 
 NO_RULE = [
-    # Go parses a lone fmt.Println("...") as a type conversion: no construct shared with fmt.Printf(..., n).
-    ("go", ['fmt.Println("starting")', 'fmt.Printf("%d items\\n", n)'],
-     ['log.Printf("%d items\\n", n)', 's := fmt.Sprintf("%d", n)'], "`fmt`"),
+    # Two unrelated constructs (a call, a channel receive): nothing shared; the call's difference is named.
+    ("go", ['fmt.Println("starting")', "x := <-ch"], ['log.Println("starting")'], "`fmt`"),
     # The invalid example differs from the valid one by a comment the rule cannot see in the matched code.
     ("python", ["assert x"], ["assert x  # fine: checked"], "`# fine: checked`"),
     # A visible argument: named, never "outside the code shown".

@@ -24,6 +24,7 @@ from sgtools.workflows.suggest.candidates import (
     PART_KINDS,
     PART_SUFFIXES,
     Candidate,
+    specific,
 )
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
 from sgtools.workflows.suggest.tree import Example, Node
@@ -41,18 +42,6 @@ _MAX_GROUPS = 16
 
 def _gen(node: Node, label: str) -> Generalised:
     return Generalised(node, label, [], 0, 1.0)
-
-
-# Kinds that are building blocks of any code (accesses, assignments, calls, arguments, operators, lambdas):
-# having one says nothing by itself, so `kind: K` alone is never proposed for them.
-_GENERIC_WORDS = frozenset({"member", "field", "selector", "attribute", "navigation", "assignment", "argument",
-                            "arguments", "lambda", "call", "invocation", "binary", "unary", "parenthesized", "list",
-                            "pair", "subscript", "index", "access", "augmented", "annotated", "identifier",
-                            "literal", "string", "suffix", "clause", "variable", "declarator", "type"})
-
-
-def _specific(kind: str) -> bool:
-    return not set(kind.split("_")) & _GENERIC_WORDS
 
 
 def _construct(node: Node) -> bool:
@@ -99,7 +88,7 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
     found = [{n.kind: n for n in e.nodes() if _construct(n)} for e in invalid]
     in_valid = {kind for kind, _text in fine}
     for k, node in found[0].items():
-        if not all(k in f for f in found[1:]) or k in in_valid or not _specific(k):
+        if not all(k in f for f in found[1:]) or k in in_valid or not specific(k):
             continue
         # A kind whose every node reads the same in every example (`pass`) is a token, not a construct.
         if all(n.text == node.text for e in invalid for n in e.nodes() if n.kind == k):
@@ -143,8 +132,7 @@ def name_regex(texts: Sequence[str]) -> str | None:
     if len(uniq) == 1:
         return f"^{re.escape(uniq[0])}$"
     prefix = _common(uniq)
-    last = re.split(r"\.|::", prefix)[-1]
-    if len(last) >= 3 and (prefix[-1] in "_" or all(t[len(prefix)].isupper() for t in uniq if len(t) > len(prefix))):
+    if _stem(prefix, uniq):
         return f"^{re.escape(prefix)}"
     suffix = _common([t[::-1] for t in uniq])[::-1]
     if len(suffix) >= 3 and all(len(t) == len(suffix) or t[-len(suffix) - 1] in "_.:" for t in uniq):
@@ -155,6 +143,16 @@ def name_regex(texts: Sequence[str]) -> str | None:
     return "^(" + "|".join(re.escape(t) for t in uniq) + ")$"
 
 
+def _stem(prefix: str, names: Sequence[str]) -> bool:
+    """A prefix that ends at a word part (`mysql_`, `assert` + `Equals`), or a long stem whose names differ only by
+    a short ending (`Print` + `ln` / `f`): one name written in variants (`strc` + `py` / `at` are two names)."""
+    last = re.split(r"\.|::", prefix)[-1]
+    longer = [t[len(prefix):] for t in names if len(t) > len(prefix)]
+    if len(last) >= 3 and (prefix[-1] in "_" or all(r[0].isupper() for r in longer)):
+        return True
+    return len(last) >= 5 and all(len(r) <= 2 for r in longer)
+
+
 def _common(texts: Sequence[str]) -> str:
     first = texts[0]
     n = 0
@@ -163,26 +161,69 @@ def _common(texts: Sequence[str]) -> str:
     return first[:n]
 
 
-def field_forms(groups: Sequence[list[Node]], start: int) -> list[Candidate]:
-    """A call-like construct by its name: `kind: K` + `has: {field: function, regex: ...}`."""
+# Go reads a lone one-argument call at the end of a snippet (`fmt.Println(x)` with no newline after it) as a type
+# conversion, naming the call by its `type` field: the same call to the reader, so a rule on the call says both.
+_CALL_TWINS = {"type_conversion_expression": ("call_expression", "type"), "call_expression": (
+    "type_conversion_expression", "function")}
+_RECEIVER_ROLES = ("receiver", "object", "scope")
+
+
+def _family(node: Node) -> str | None:
+    """The call kind a node is (a Go type conversion reads as its call), None when it is no call."""
+    if node.kind == "type_conversion_expression":
+        return "call_expression"
+    return node.kind if call_like(node.kind) else None
+
+
+def _name_of(node: Node) -> Node | None:
+    return _named_child(node, (*_NAME_ROLES, "type") if node.kind == "type_conversion_expression" else _NAME_ROLES)
+
+
+def _by_name(kind: str, role: str, regex: str, language: str) -> dict[str, Any]:
+    rule: dict[str, Any] = {"kind": kind, "has": {"field": role, "regex": regex}}
+    if language != "go" or kind not in _CALL_TWINS:
+        return rule
+    twin, twin_role = _CALL_TWINS[kind]
+    twin_rule = {"kind": twin, "has": {"field": "type" if twin_role == "function" else "function", "regex": regex}}
+    return {"any": [rule, twin_rule] if kind == "call_expression" else [twin_rule, rule]}
+
+
+def _receiver_role(kind: str, group: Sequence[Node], examples: Sequence[Example]) -> str | None:
+    """The receiver field calls of `kind` have elsewhere in the examples (`io.puts x`), when no invalid one has
+    it: a bare `puts` is what was meant, not any method of that name."""
+    if any(c.role in _RECEIVER_ROLES for n in group for c in n.children):
+        return None
+    return next((c.role for e in examples for n in e.nodes() if n.kind == kind for c in n.children
+                 if c.role in _RECEIVER_ROLES), None)
+
+
+def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Example] = (),
+                language: str = "") -> list[Candidate]:
+    """A call-like construct by its name: `kind: K` + `has: {field: function, regex: ...}`; for a bare call of a
+    kind that elsewhere takes a receiver, `not: has: {field: receiver}`."""
     out: list[Candidate] = []
     seen: set[str] = set()
     for group in groups:
         root = group[0]
-        if not call_like(root.kind):
+        kind = _family(root)
+        if kind is None or any(_family(n) != kind for n in group):
             continue
-        names = [_named_child(n, _NAME_ROLES) for n in group]
+        names = [_name_of(n) for n in group]
         if any(c is None for c in names):
             continue
-        role = str(names[0].role) if names[0] is not None else ""
+        role = "function" if kind != root.kind else str(names[0].role) if names[0] is not None else ""
         regex = name_regex([c.text for c in names if c is not None])
-        if regex is None or f"{root.kind}{role}{regex}" in seen:
+        if regex is None or f"{kind}{role}{regex}" in seen:
             continue
-        seen.add(f"{root.kind}{role}{regex}")
-        note = (f"flags every `{root.kind}` whose {role} matches `{regex}`, with any arguments; lets through "
-                "calls through another name or alias")
-        body = {"rule": {"kind": root.kind, "has": {"field": role, "regex": regex}}}
-        out.append(Candidate(body, _gen(root, f"{root.kind} {regex}"), FIELD, start + len(out), note))
+        seen.add(f"{kind}{role}{regex}")
+        rule = _by_name(kind, role, regex, language)
+        receiver = _receiver_role(kind, group, examples) if role in ("method", "name") else None
+        if receiver is not None:
+            rule["not"] = {"has": {"field": receiver, "regex": "."}}
+        note = (f"flags every `{kind}` whose {role} matches `{regex}`, with any arguments"
+                + (f" and no {receiver}" if receiver else "") + "; lets through calls through another name or alias")
+        body = {"rule": rule}
+        out.append(Candidate(body, _gen(root, f"{kind} {regex}"), FIELD, start + len(out), note))
     return out
 
 
@@ -192,13 +233,15 @@ def outermost(invalid: Sequence[Example]) -> list[list[Node]]:
     firsts: list[dict[str, Node]] = [{} for _ in invalid]
     for f, e in zip(firsts, invalid, strict=True):
         for n in e.nodes():
-            if call_like(n.kind) and n.named:
-                f.setdefault(n.kind, n)
+            family = _family(n)
+            if family is not None and n.named:
+                f.setdefault(family, n)
     return [[f[k] for f in firsts] for k in firsts[0] if all(k in f for f in firsts[1:])]
 
 
 def _header(ancestor: Node, inner: Node) -> set[tuple[str, str, bool]]:
-    """(kind, text, deep) of an enclosing node's named children and grandchildren not holding `inner`."""
+    """(kind, text, deep) of an enclosing node's named children and grandchildren not holding `inner` (not those
+    in its body)."""
     out: set[tuple[str, str, bool]] = set()
     for c in ancestor.children:
         if not c.named or (c.start <= inner.start and inner.end <= c.end):
@@ -207,6 +250,8 @@ def _header(ancestor: Node, inner: Node) -> set[tuple[str, str, bool]]:
             continue  # a function's own name (`f`): which function it is, not what kind
         if "\n" not in c.text and len(c.text) <= _MAX_CHILD_CHARS:
             out.add((c.kind, c.text, False))
+        if c.kind.endswith(PART_SUFFIXES) or c.kind in PART_KINDS:
+            continue  # the statements of its body are what it does, not how it is marked
         out.update((g.kind, g.text, True) for g in c.children if g.named and "\n" not in g.text
                    and len(g.text) <= _MAX_CHILD_CHARS)
     return out
@@ -220,12 +265,19 @@ def _enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Seque
     for ck, text, deep in sorted(shared - fine_headers, key=lambda h: (h[2], len(h[1]))):
         if any((ck, text) == (k2, t2) for k2, t2, _d in fine_headers):
             continue
-        has: dict[str, Any] = {"kind": ck, "regex": f"^{re.escape(text)}$"}
+        has: dict[str, Any] = {"kind": ck, "regex": _marker_regex(text)}
         return {"kind": kind, "has": {**has, "stopBy": "end"} if deep else has, "stopBy": "end"}
     regex = _starts([a.text for a in near])
     if regex is None or any(f is not None and re.match(regex, f.text) for f in fine):
         return None
     return {"kind": kind, "regex": regex, "stopBy": "end"}
+
+
+def _marker_regex(text: str) -> str:
+    """An annotation or decorator by name also written qualified (`@Test`, `@org.junit.Test`); else the text."""
+    if re.fullmatch(r"@[A-Za-z_]\w*", text):
+        return rf"^@(\w+\.)*{text[1:]}$"
+    return f"^{re.escape(text)}$"
 
 
 def _shared_children(group: list[Node]) -> list[tuple[str, str]]:
@@ -235,11 +287,21 @@ def _shared_children(group: list[Node]) -> list[tuple[str, str]]:
             and all(any((d.kind, d.text) == (c.kind, c.text) for d in n.children) for n in group[1:])]
 
 
-def _shared_leaves(group: list[Node]) -> list[tuple[str, str]]:
+def _shared_leaves(group: list[Node]) -> list[Node]:
     root = group[0]
     others = [{(x.kind, x.text) for x in n.walk()} for n in group[1:]]
-    return [(d.kind, d.text) for d in root.walk() if d.named and d.atomic and d is not root and d.text.strip()
+    return [d for d in root.walk() if d.named and d.atomic and d is not root and d.text.strip()
             and "\n" not in d.text and all((d.kind, d.text) in o for o in others)][:3]
+
+
+def _in_call_name(leaf: Node, root: Node) -> bool:
+    """`http` in `r, _ := http.Get(u)`: part of the name of a call below `root` (a name regex says it better)."""
+    node = leaf
+    while node.parent is not None and node is not root:
+        if node.role in _NAME_ROLES and call_like(node.parent.kind):
+            return True
+        node = node.parent
+    return False
 
 
 def _child_candidate(root: Node, parts: list[tuple[str, str]], deep: bool, index: int) -> Candidate:
@@ -264,8 +326,12 @@ def child_forms(groups: Sequence[list[Node]], valid: Sequence[Example], start: i
         if any(c not in {(c.kind, c.text) for n in fine for c in n.children} for c in children):
             out.append(_child_candidate(root, children[:3], False, start + len(out)))
         leaves = _shared_leaves(group)
-        if leaves and any(leaf not in {(d.kind, d.text) for n in fine for d in n.walk()} for leaf in leaves):
-            out.append(_child_candidate(root, leaves, True, start + len(out)))
+        fine_leaves = {(d.kind, d.text) for n in fine for d in n.walk()}
+        if leaves and any((leaf.kind, leaf.text) not in fine_leaves for leaf in leaves):
+            cand = _child_candidate(root, [(leaf.kind, leaf.text) for leaf in leaves], True, start + len(out))
+            cand.names_a_call = all(_in_call_name(leaf, root) for leaf in leaves
+                                    if (leaf.kind, leaf.text) not in fine_leaves)
+            out.append(cand)
     return out
 
 

@@ -38,6 +38,17 @@ FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pa
               LEAF_KIND: "kind + regex (a type by name)"}
 _WHOLE = re.compile(r"function|method|class|struct|impl|interface|module|namespace|program|item$")
 _ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation", "scoped")
+# Kinds that are building blocks of any code (accesses, assignments, calls, arguments, operators, lambdas, lists):
+# having one says nothing by itself, so `kind: K` alone is never proposed for them.
+_GENERIC_WORDS = frozenset({"member", "field", "selector", "attribute", "navigation", "assignment", "argument",
+                            "arguments", "lambda", "call", "invocation", "binary", "unary", "parenthesized", "list",
+                            "pair", "subscript", "index", "access", "augmented", "annotated", "identifier",
+                            "literal", "string", "suffix", "clause", "variable", "declarator", "type"})
+
+
+def specific(kind: str) -> bool:
+    """A kind that names a construct of its own (`assert_statement`), not a building block (`expression_list`)."""
+    return not set(kind.split("_")) & _GENERIC_WORDS
 
 
 @dataclass
@@ -47,6 +58,7 @@ class Candidate:
     form: int
     root_index: int  # which root (for one candidate per root)
     note: str = ""
+    names_a_call: bool = False  # a telling child that is (part of) the name of a call inside the root
 
     @property
     def leaf(self) -> bool:
@@ -84,7 +96,9 @@ def _author_tier(cand: Candidate) -> float:
     if form == CHILD and (_WHOLE.search(root.kind) or any(a in root.kind for a in _ACCESS_KINDS)):
         return 8  # a whole function with some name in it; a member access by its receiver's name
     if form == CHILD:
-        return 3.2 if _callish(root) else 2 if "stopBy" in str(cand.body) else 2.2
+        if _callish(root) or cand.names_a_call:
+            return 3.2  # a call by some name, or a statement holding one: the name is the point (FIELD says it)
+        return 2 if "stopBy" in str(cand.body) else 2.2
     if form == KIND_ONLY:
         return 3.5 if _callish(root) else 0
     return {COMMENT: 0, LEAF_KIND: 1.5, FIELD: 3}.get(form, 3)

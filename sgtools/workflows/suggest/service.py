@@ -122,18 +122,18 @@ class _Search:
         return sorted(found, key=lambda co: co[0].key())
 
 
-def _authored(invalid: list[Example], valid: list[Example]) -> list[cands.Candidate]:
+def _authored(invalid: list[Example], valid: list[Example], language: str) -> list[cands.Candidate]:
     """The forms an author writes from the examples alone: a kind, a comment word, a name regex, a child."""
     groups = list(cands.roots(invalid))
     base = author.AUTHOR_ROOTS
     return (author.kind_only(invalid, valid, base) + author.comment_forms(invalid, valid, base + 1000)
-            + author.field_forms(groups + author.outermost(invalid), base + 2000)
+            + author.field_forms(groups + author.outermost(invalid), base + 2000, [*invalid, *valid], language)
             + author.child_forms(groups, valid, base + 3000))
 
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
-    search.run(cands.plain_forms(gens) + _authored(search.invalid, valid_trees))
+    search.run(cands.plain_forms(gens) + _authored(search.invalid, valid_trees, search.language))
     pivot_at = search.invalid.index(pivot)
     matched_self = {c.root_index for c, o in search.tried if o.hits[pivot_at]}
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
