@@ -55,6 +55,33 @@ def test_import_a_bundled_rule(initialized: Workspace, engine: Engine) -> None:
     assert report.passed and report.statuses.get(rid, "").count(".") == len(tests["valid"]) + len(tests["invalid"])
 
 
+def test_a_retried_import_repairs_a_half_state(initialized: Workspace, engine: Engine) -> None:
+    """Issue 33.5: an import interrupted after its rule and test were written but before the snapshot (what a
+    SIGKILL left before the snapshot joined the write) is repaired by importing again, without overwrite: the rule
+    on disk holds exactly the bytes the import writes, so it is the same save, not a [conflict]. A stale snapshot
+    (the previous version's) and a test file emptied since are put right as well."""
+    rid = str(bundled_rule_with_tests()["id"])
+    first = service.import_community_rule(initialized, engine, rid)
+    rule = initialized.root / first["path"]
+    test = initialized.root / str(first["testPath"])
+    snap = initialized.root / "rule-tests" / "__snapshots__" / f"{rid}-snapshot.yml"
+    rule_bytes, test_bytes, snap_bytes = rule.read_bytes(), test.read_bytes(), snap.read_bytes()
+    cfg = project.load_config(initialized).path
+    for half in ("no snapshot", "stale snapshot", "test edited"):
+        if half == "no snapshot":
+            snap.unlink()
+        elif half == "stale snapshot":
+            snap.write_text(f"id: {rid}\nsnapshots: {{}}\n")
+        else:
+            test.write_text(f"id: {rid}\nvalid: []\ninvalid: []\n")
+        assert half == "test edited" or not engine.test(cfg, cwd=initialized.root, skip_snapshots=False).passed
+        again = service.import_community_rule(initialized, engine, rid)
+        assert again["success"] and again["testResult"]["passed"], half
+        assert any("already saved" in w for w in again.get("warnings", [])), half
+        assert (rule.read_bytes(), test.read_bytes(), snap.read_bytes()) == (rule_bytes, test_bytes, snap_bytes)
+        assert engine.test(cfg, cwd=initialized.root, skip_snapshots=False).passed, half
+
+
 def test_a_local_rule_is_never_overwritten_without_overwrite(initialized: Workspace, engine: Engine) -> None:
     rid = str(bundled_rule_with_tests()["id"])
     lang = rid.rsplit("-", 1)[1]

@@ -21,6 +21,7 @@ from tests.faults import report
 RULE_V1 = ("id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nmetadata: {fixSafety: safe}\n"
            "rule: {pattern: eval($X)}\nfix: safe_eval($X)\n")
 RULE_V2 = RULE_V1.replace("message: no eval", "message: eval runs arbitrary code")
+SNAPSHOT = "rule-tests/__snapshots__/no-eval-snapshot.yml"
 SOURCES = {f"src/m{i}.py": f"a{i} = eval(x)\nb{i} = eval(y)\n" for i in range(3)}
 
 CHILD = textwrap.dedent("""
@@ -40,6 +41,10 @@ CHILD = textwrap.dedent("""
     from sgtools.project.workspace import Workspace
     ws, engine = Workspace(root), Engine()
     engine.version()  # warm up outside the counted steps
+    if scenario.endswith("@end"):  # killed once the write set is whole, just before its journal is removed
+        from sgtools.project import journal
+        journal.end = lambda ws: os.kill(os.getpid(), signal.SIGKILL)
+        scenario = scenario[:-4]
     os.replace, os.rename, os.unlink = counted(os.replace), counted(os.rename), counted(os.unlink)
     if scenario == "rule":
         from sgtools.rules import store
@@ -71,7 +76,7 @@ def _project(root: Path) -> Workspace:
 
 
 def _state(root: Path) -> dict[str, bytes | None]:
-    files = ["rules/no-eval.yml", "rule-tests/no-eval-test.yml", *SOURCES]
+    files = ["rules/no-eval.yml", "rule-tests/no-eval-test.yml", SNAPSHOT, *SOURCES]
     return {f: (root / f).read_bytes() if (root / f).is_file() else None for f in files}
 
 
@@ -110,6 +115,21 @@ def test_catalogue_sigkill_at_every_step_of_every_multi_file_write(tmp_path: Pat
                 failures.append((scenario, kill_at, "journal left behind"))
         print(f"\n{scenario}: {steps} steps, killed at each")
     report("crash consistency (SIGKILL at every step; torn states)", probes, failures)
+
+
+def test_the_snapshot_is_written_with_the_rule_and_its_test(tmp_path: Path) -> None:
+    """Issue 33.5: the snapshot `ast-grep test --update-all` makes joins the rule's write set. Killed when that set is
+    whole (its journal not yet removed), the next command finds the rule, its test and its snapshot, and the
+    project's own `ast-grep test` passes; before, the snapshot was written after the set, and was missing."""
+    ws = _project(tmp_path / "proj")
+    killed = _run(ws.root, "rule@end", 10**9)
+    assert killed.returncode == -9, killed.stderr
+    Workspace(ws.root)
+    after = _state(ws.root)
+    assert after["rules/no-eval.yml"] != RULE_V1.encode() and after[SNAPSHOT] is not None
+    check = subprocess.run([str(Path(sys.executable).parent / "ast-grep"), "test"], cwd=ws.root,
+                           capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_a_stale_journal_never_overwrites_a_file_edited_since(tmp_path: Path) -> None:

@@ -81,11 +81,12 @@ def engine_config(config: Path | str) -> str:
     path = Path(config)
     data = _load(path)
     assert data is not None  # missing_dirs found folders in it
-    return str(_write_view(path, _without(path.parent, data)))
+    return str(_write_view(path, absolute_view(path.parent, data)))
 
 
-def _without(root: Path, data: dict[str, Any]) -> dict[str, Any]:
-    """`data` with its missing folders left out and every relative path in it made absolute."""
+def absolute_view(root: Path, data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with its missing folders left out and every relative path in it made absolute (also the private
+    config a rule's snapshot is made under, rules/snapshot.py)."""
     view = dict(data)
     for key in _DIR_KEYS:
         if isinstance(data.get(key), list):

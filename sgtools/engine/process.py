@@ -292,10 +292,12 @@ class Engine:
     # ---- test -------------------------------------------------------------------------------------
 
     def test(self, config: Path, *, cwd: Path, rule_filter: str | None = None,
-             skip_snapshots: bool = True, update_snapshots: bool = False) -> TestReport:
+             skip_snapshots: bool = True, update_snapshots: bool = False,
+             languages_of: Path | None = None) -> TestReport:
         """`ast-grep test`. Our checks are the valid/invalid cases, so snapshots are skipped by default;
-        `update_snapshots` (re)writes each tested rule's snapshot, so a plain `ast-grep test` passes too."""
-        args = ["test", "-c", engine_config(config), *self.language_flags(config)]
+        `update_snapshots` (re)writes each tested rule's snapshot, so a plain `ast-grep test` passes too.
+        `languages_of`: the project config whose trust decides custom languages (for a private copy of it)."""
+        args = ["test", "-c", engine_config(config), *self.language_flags(languages_of or config)]
         if update_snapshots:
             args.append("--update-all")
         elif skip_snapshots:

@@ -6,8 +6,6 @@ with its test file; a refused call leaves every byte as it was.
 
 from __future__ import annotations
 
-import contextlib
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +15,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools.contracts.rules import AddOrUpdateRuleResult, RemoveRuleResult, RuleTestReport
 from sgtools.core import yamlio
-from sgtools.core.errors import BadInput, NotFound, RuleInvalid, RuleUnproven, SgToolsError
+from sgtools.core.errors import BadInput, Conflict, NotFound, RuleInvalid, RuleUnproven
 from sgtools.engine.process import Engine
 from sgtools.project.config import ProjectConfig, load_config
 from sgtools.project.transaction import write_all
@@ -35,10 +33,11 @@ from sgtools.rules.locate import (
     test_files_for,
     unknown_id_message,
 )
+from sgtools.rules.snapshot import tested_with_snapshots
 from sgtools.rules.validate import Candidate, prepare
 
 if TYPE_CHECKING:
-    from sgtools.engine.testreport import TestReport
+    pass
 
 
 def add_or_update_rule(
@@ -71,17 +70,19 @@ def add_or_update_rule(
                 f"Rule {rule_id} was not saved: nothing shows it fires. Pass {flags[0]} with at least one piece of "
                 f"code it must flag (it is checked, then saved as the rule's test), or {flags[1]} to save it "
                 "unproven.", argument=flags[0])
-        writes: dict[Path, str] = {cand.target.path: cand.target.new_file_text(cand.text)}
-        test_path = test_file_for(cfg, rule_id) if cand.examples_given else None
-        if test_path is not None:
-            writes[test_path] = _test_file_text(rule_id, cand.valid, cand.invalid)
-        write_all(ws, _encoded(writes))
+        writes, written_test, test_path = _rule_writes(cfg, cand)
+        test_result: RuleTestReport | None = None
+        snapshots: dict[Path, bytes] = {}
+        if test_path is not None:  # tested first, so its snapshot is written with the rule (rules/snapshot.py)
+            tests = {written_test: writes[written_test]} if written_test is not None else {}
+            test_result, snapshots = tested_with_snapshots(ws, engine, cfg, rule_id, cand.target.path,
+                                                           writes[cand.target.path], tests)
+        if cand.target.same and not overwrite:
+            _refuse_unless_half(ws, cand, writes, snapshots)
+        write_all(ws, {**_encoded(writes), **snapshots})
         prime_ids("rules", cand.target.path, writes[cand.target.path], cand.target.ids_after(rule_id))
-        if test_path is not None:
-            prime_ids("tests", test_path, writes[test_path], [rule_id])
-        if test_path is None:
-            test_path = existing_test_file(cfg, rule_id)
-        test_result = _run_tests(ws, engine, cfg, rule_id) if test_path is not None else None
+        if written_test is not None:
+            prime_ids("tests", written_test, writes[written_test], [rule_id])
     rel = ws.relative(cand.target.path)
     verb = "Updated" if cand.target.exists else "Created"
     message = f"{verb} rule {rule_id} in {rel}."
@@ -105,6 +106,39 @@ def add_or_update_rule(
         "analysis": cand.analysis,
         "unproven": unproven,
     }
+
+
+def _rule_writes(cfg: ProjectConfig, cand: Candidate) -> tuple[dict[Path, str], Path | None, Path | None]:
+    """The files a save writes (the rule's file, its test file when examples were given), the test file written
+    (or None) and the test file the rule's tests then live in (or None: it has none)."""
+    assert cand.target is not None
+    writes: dict[Path, str] = {cand.target.path: cand.target.new_file_text(cand.text)}
+    written = test_file_for(cfg, cand.rule_id) if cand.examples_given else None
+    if written is not None:
+        writes[written] = _test_file_text(cand.rule_id, cand.valid, cand.invalid)
+    return writes, written, written if written is not None else existing_test_file(cfg, cand.rule_id)
+
+
+def _refuse_unless_half(ws: Workspace, cand: Candidate, writes: Mapping[Path, str],
+                        snapshots: Mapping[Path, bytes]) -> None:
+    """Without overwrite, a rule already saved with these exact bytes is a [conflict] when its test file and
+    snapshot are whole too; when they are not (an interrupted save left the rule without its test snapshot, or
+    with another one), the same save again repairs them (issue 33.5: a retried import)."""
+    assert cand.target is not None
+    stale = [p for p, text in writes.items() if _disk_text(p) != text]
+    if not stale and not snapshots:
+        raise Conflict(f"Rule {cand.rule_id} already exists in {ws.relative(cand.target.path)}. Pass overwrite=true "
+                       "to replace it, or choose another id.", check="project")
+    fixed = ", ".join(ws.relative(p) for p in [*stale, *snapshots])
+    cand.warnings.insert(0, f"{cand.rule_id} was already saved with these exact bytes but {fixed} did not match it "
+                            "(an interrupted save): written again")
+
+
+def _disk_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _changed(cand: Candidate) -> bool:
@@ -177,61 +211,6 @@ def _test_file_text(rule_id: str, valid: list[str], invalid: list[str]) -> str:
             return text
     raise RuleInvalid("The examples cannot be written as YAML that reads back unchanged. Simplify them "
                       "(e.g. remove control characters).", check="examples")
-
-
-def _run_tests(ws: Workspace, engine: Engine, cfg: ProjectConfig, rule_id: str) -> RuleTestReport:
-    """The rule's cases, and when they hold its snapshot recorded, so that a plain `ast-grep test` (which checks
-    snapshots) passes in the project as well: one `ast-grep test --update-all`, which checks the cases as
-    `--skip-snapshot-tests` does. It writes the snapshot even when a case fails, so then the snapshot is put back
-    as it was (one engine call, where a check and then an update took two)."""
-    only = f"^{re.escape(rule_id)}$"
-    before = _snapshots(cfg, rule_id)
-    dirs_before = {d for d in cfg.snapshot_dirs if d.is_dir()}
-    report: TestReport | None = None
-    try:
-        report = engine.test(cfg.path, cwd=ws.root, rule_filter=only, update_snapshots=True)
-    except SgToolsError as exc:
-        # The rule is written and checked; a broken rule elsewhere can still stop `ast-grep test`.
-        return {"passed": False, "summary": f"could not run the tests: {exc.message}", "failures": []}
-    finally:
-        if report is None or not report.passed:
-            _restore_snapshots(ws, before, dirs_before)
-    return {
-        "passed": report.passed,
-        "summary": report.summary,
-        "failures": [{"kind": f.kind, "ruleId": f.rule_id, "code": f.code} for f in report.failures],
-    }
-
-
-def _snapshots(cfg: ProjectConfig, rule_id: str) -> dict[Path, bytes | None]:
-    """The rule's snapshot file in each snapshot directory: its bytes, or None when there is none."""
-    out: dict[Path, bytes | None] = {}
-    for snap_dir in cfg.snapshot_dirs:
-        path = snap_dir / f"{rule_id}{SNAPSHOT_SUFFIX}"
-        try:
-            out[path] = path.read_bytes()
-        except FileNotFoundError:
-            out[path] = None
-    return out
-
-
-def _restore_snapshots(ws: Workspace, before: Mapping[Path, bytes | None], dirs_before: set[Path]) -> None:
-    """Put the snapshots back as `_snapshots` found them, and remove a snapshot directory that did not exist then
-    and is empty now."""
-    writes: dict[Path, bytes | None] = {}
-    for path, old in before.items():
-        try:
-            now: bytes | None = path.read_bytes()
-        except FileNotFoundError:
-            now = None
-        if now != old:
-            writes[path] = old
-    if writes:
-        write_all(ws, writes)
-    for path in before:
-        if path.parent not in dirs_before:
-            with contextlib.suppress(OSError):  # not empty, or never created: either way it stays as it is
-                path.parent.rmdir()
 
 
 def _encoded(writes: Mapping[Path, str | None]) -> dict[Path, bytes | None]:

@@ -52,9 +52,11 @@ def validate_rule(
 class Target:
     """Where the rule will be written, and what that file holds now."""
 
-    __slots__ = ("doc_file", "exists", "index", "path")
+    __slots__ = ("doc_file", "exists", "index", "path", "same")
 
-    def __init__(self, path: Path, exists: bool, doc_file: DocFile | None = None, index: int = 0) -> None:
+    def __init__(self, path: Path, exists: bool, doc_file: DocFile | None = None, index: int = 0,
+                 same: bool = False) -> None:
+        self.same = same  # it already holds exactly the text being saved
         self.path = path
         self.exists = exists  # the rule already exists there (an update)
         self.doc_file = doc_file  # the file's current documents, when it holds more than this rule
@@ -139,7 +141,7 @@ def prepare(
             raise gate.explain_refusal(ws, engine, config, data, exc, valid, invalid) from None
         # 6. The project still loads: no duplicate id, no file clobbered.
         if cfg is not None:
-            target = choose_target(ws, cfg, rule_id, overwrite, warnings)
+            target = choose_target(ws, cfg, rule_id, overwrite, warnings, text)
         # 7. The examples behave as claimed.
         try:
             _check_examples(engine, config, cfg, Path(tmp), rule_id, valid or [], invalid or [], data)
@@ -151,7 +153,11 @@ def prepare(
                       examples_given=bool(valid or invalid), warnings=warnings, target=target, analysis=analysis)
 
 
-def choose_target(ws: Workspace, cfg: ProjectConfig, rule_id: str, overwrite: bool, warnings: list[str]) -> Target:
+def choose_target(ws: Workspace, cfg: ProjectConfig, rule_id: str, overwrite: bool, warnings: list[str],
+                  text: str | None = None) -> Target:
+    """Where the rule goes. Without `overwrite`, an existing rule with this id is a conflict, unless it already
+    holds exactly `text` (`Target.same`): the store then decides, once it knows the test file and snapshot the
+    save would write, whether there is a half state to repair or a conflict (rules/store.py)."""
     unreadable: list[Path] = []
     places = project_ids(cfg, unreadable).get(rule_id, [])
     if unreadable:
@@ -163,13 +169,15 @@ def choose_target(ws: Workspace, cfg: ProjectConfig, rule_id: str, overwrite: bo
                        "project with duplicate ids. Remove the duplicates (remove_rule) first.", check="project")
     if places:
         path, index = places[0]
-        if not overwrite:
+        doc_file = DocFile.parse(path.read_text(encoding="utf-8"))
+        single = len(doc_file.doc_segments) == 1
+        same = text is not None and (path.read_text(encoding="utf-8") if single else doc_file.doc_text(index)) == text
+        if not overwrite and not same:
             raise Conflict(f"Rule {rule_id} already exists in {ws.relative(path)}. Pass overwrite=true to replace "
                            "it, or choose another id.", check="project")
-        doc_file = DocFile.parse(path.read_text(encoding="utf-8"))
-        if len(doc_file.doc_segments) == 1:
-            return Target(path, exists=True)
-        return Target(path, exists=True, doc_file=doc_file, index=index)
+        if single:
+            return Target(path, exists=True, same=same)
+        return Target(path, exists=True, doc_file=doc_file, index=index, same=same)
     path = cfg.first_rule_dir / f"{rule_id}.yml"
     if path.exists():
         others = file_ids(path)
