@@ -170,3 +170,15 @@ def test_literals_that_share_a_prefix_are_pinned_with_regex(ws: Workspace, engin
     assert "regex: ^\"AKIA" in str(best["yaml"]) and "kind: string" in str(best["yaml"]), best["yaml"]
     assert run_test_rule(ws, engine, str(best["yaml"]), invalid_examples=['k = "AKIA0000111122223333"'],
                          valid_examples=['k = "AK"'])["success"]
+
+
+def test_one_shared_start_helper_for_regex_pins_and_name_regexes() -> None:
+    """The candidates' regex pins and the author's name regexes find a shared start with one helper (they had a
+    copy each); reversed texts give the shared end."""
+    from sgtools.workflows.suggest import author, candidates
+
+    assert author.common_prefix is candidates.common_prefix
+    assert candidates.common_prefix(["AKIA123", "AKIA999", "AKIAx"]) == "AKIA"
+    assert candidates.common_prefix(["abc", "xyz"]) == ""
+    assert candidates.common_prefix(["same", "same"]) == "same"
+    assert candidates.common_prefix([t[::-1] for t in ("load_json", "dump_json")])[::-1] == "_json"

@@ -24,6 +24,7 @@ from sgtools.workflows.suggest.candidates import (
     PART_KINDS,
     PART_SUFFIXES,
     Candidate,
+    common_prefix,
     specific,
 )
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
@@ -131,10 +132,10 @@ def name_regex(texts: Sequence[str]) -> str | None:
     uniq = list(dict.fromkeys(texts))
     if len(uniq) == 1:
         return f"^{re.escape(uniq[0])}$"
-    prefix = _common(uniq)
+    prefix = common_prefix(uniq)
     if _stem(prefix, uniq):
         return f"^{re.escape(prefix)}"
-    suffix = _common([t[::-1] for t in uniq])[::-1]
+    suffix = common_prefix([t[::-1] for t in uniq])[::-1]
     if len(suffix) >= 3 and all(len(t) == len(suffix) or t[-len(suffix) - 1] in "_.:" for t in uniq):
         return f"(^|[_.:]){re.escape(suffix)}$"
     qualifiers = {re.sub(r"[^.:]*$", "", t) for t in uniq}
@@ -151,14 +152,6 @@ def _stem(prefix: str, names: Sequence[str]) -> bool:
     if len(last) >= 3 and (prefix[-1] in "_" or all(r[0].isupper() for r in longer)):
         return True
     return len(last) >= 5 and all(len(r) <= 2 for r in longer)
-
-
-def _common(texts: Sequence[str]) -> str:
-    first = texts[0]
-    n = 0
-    while n < len(first) and all(len(t) > n and t[n] == first[n] for t in texts):
-        n += 1
-    return first[:n]
 
 
 # Go reads a lone one-argument call at the end of a snippet (`fmt.Println(x)` with no newline after it) as a type
@@ -387,7 +380,7 @@ def argument_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequenc
 
 def _starts(texts: Sequence[str]) -> str | None:
     """The words every text starts with (`async def`, `@Test`), as a regex; None when they share none."""
-    prefix = _common(list(texts))
+    prefix = common_prefix(list(texts))
     words = re.match(r"^[@\w.]+(?:\s+[@\w.]+)*", prefix)
     if words is None:
         return None

@@ -216,8 +216,8 @@ def _kind_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
 def _pin(texts: Sequence[str]) -> str | None:
     if len(set(texts)) < 2:
         return None
-    prefix = _common(texts)
-    suffix = _common([t[::-1] for t in texts])[::-1]
+    prefix = common_prefix(texts)
+    suffix = common_prefix([t[::-1] for t in texts])[::-1]
     # A shared start (`"AKIA`, `"sk-`, `"http://`) usually is the point; a shared end only when there is none.
     for shown, regex in ((prefix, f"^{re.escape(prefix)}"), (suffix, f"{re.escape(suffix)}$")):
         if len(re.sub(r"\W", "", shown)) >= PIN_MIN:
@@ -225,7 +225,8 @@ def _pin(texts: Sequence[str]) -> str | None:
     return None
 
 
-def _common(texts: Sequence[str]) -> str:
+def common_prefix(texts: Sequence[str]) -> str:
+    """The longest start every text shares ('' when none); reversed texts give the shared end."""
     first = texts[0]
     n = 0
     while n < len(first) and all(len(t) > n and t[n] == first[n] for t in texts):
