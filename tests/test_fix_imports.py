@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sgtools.cli import main
-from sgtools.fixits import imports
+from sgtools.fixits.importers import go
 
 GO = shutil.which("go")
 needs_go = pytest.mark.skipif(GO is None, reason="Go is not installed: apt-get update && apt-get install -y golang-go")
@@ -106,7 +106,7 @@ def test_every_fixit_of_the_rule_in_a_file_carries_the_same_import_edit(tmp_path
 ])
 def test_go_import_blocks(source: str, expected: str) -> None:
     fixed = source.replace("ioutil.ReadFile", "os.ReadFile") + "\nvar y = os.ReadFile\n"
-    edit = imports._go_edit(source, fixed, ["io", "os"], ["io/ioutil"])
+    edit = go.plan(source, fixed, ["io", "os"], ["io/ioutil"]).edit
     assert edit is not None and edit[2] == expected
 
 
