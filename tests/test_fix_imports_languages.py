@@ -16,7 +16,8 @@ from sgtools.cli import main
 from sgtools.fixits.importers import python as py_imports
 
 JAVAC, RUSTC, GO = shutil.which("javac"), shutil.which("rustc"), shutil.which("go")
-needs_javac = pytest.mark.skipif(JAVAC is None, reason="javac is not installed: apt-get install -y default-jdk-headless")
+needs_javac = pytest.mark.skipif(JAVAC is None,
+                                 reason="javac is not installed: apt-get install -y default-jdk-headless")
 needs_rustc = pytest.mark.skipif(RUSTC is None, reason="rustc is not installed: apt-get install -y rustc")
 needs_go = pytest.mark.skipif(GO is None, reason="Go is not installed: apt-get update && apt-get install -y golang-go")
 
