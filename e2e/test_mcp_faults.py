@@ -297,6 +297,49 @@ def test_text_from_disk_that_cannot_be_encoded_never_breaks_a_response(root: Pat
         w.close()
 
 
+def test_a_file_name_that_is_not_utf8_round_trips_through_the_tools(root: Path, server_env: dict[str, str],
+                                                                     tmp_path: Path) -> None:
+    """Issue 33.9: a file whose name is not UTF-8 (`caf\\xe9.py`, Latin-1) is found under its name escaped as the
+    SPEC says (`caf\\udce9.py`), and that name passed back to a rewrite (find_code with `rewrite`, rewrite_code)
+    and to apply_fixes edits that very file. Before, find_code left it out (ast-grep prints U+FFFD for the byte,
+    which named no file), a rewrite answered [not-found] and apply_fixes skipped it with `skipped: []`; ast-grep
+    itself panics on such a path argument."""
+    w = StdioWire(root, server_env, tmp_path / "server.log")
+    w.send(json.dumps(INIT).encode())
+    w.read()
+    w.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    odd = os.path.join(os.fsencode(root / "src"), b"caf\xe9.py")
+    try:
+        assert not (w.request("tools/call", {"name": "initialize_ast_grep", "arguments": {}}) or {})["result"].get(
+            "isError")
+        (root / "rules" / "no-eval.yml").write_text(
+            "id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nmetadata: {fixSafety: safe}\n"
+            "rule: {pattern: eval($X)}\nfix: safe_eval($X)\n")
+        (root / "src").mkdir()
+        (root / "src" / "ok.py").write_text("b = eval(y)\nc = print(y)\n")
+        with open(odd, "wb") as f:
+            f.write(b"a = eval(x)\nd = print(x)\n")
+
+        def call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+            result: dict[str, Any] = (w.request("tools/call", {"name": name, "arguments": args}) or {})["result"]
+            assert not result.get("isError"), (name, result)
+            return dict(result.get("structuredContent") or {})
+
+        found = call("find_code", {"pattern": "eval($X)", "language": "python"})
+        names = sorted(m["file"] for m in found["matches"])
+        assert names == ["src/caf\\udce9.py", "src/ok.py"], names  # the SPEC's escape, as JSON text
+        rewritten = call("find_code", {"pattern": "print($X)", "rewrite": "log($X)", "language": "python",
+                                       "paths": ["src/caf\\udce9.py"], "apply": True})
+        assert rewritten["changedFiles"] == ["src/caf\\udce9.py"], rewritten
+        fixed = call("apply_fixes", {"paths": ["src/caf\\udce9.py"], "apply": True, "include_unsafe": True})
+        assert fixed["changedFiles"] == ["src/caf\\udce9.py"] and fixed["skipped"] == [], fixed
+        with open(odd, "rb") as f:
+            assert f.read() == b"a = safe_eval(x)\nd = log(x)\n"
+        assert (root / "src" / "ok.py").read_text() == "b = eval(y)\nc = print(y)\n"  # only the file asked for
+    finally:
+        w.close()
+
+
 def _post(client: httpx2.Client, url: str, body: bytes, session: str | None) -> tuple[int, dict[str, Any] | None]:
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
     if session:

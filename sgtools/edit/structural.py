@@ -26,7 +26,7 @@ from sgtools.edit.text import (
     write_previewed,
 )
 from sgtools.engine.process import Engine
-from sgtools.project.confine import confined_matches, dropped_note
+from sgtools.project.confine import confined_matches, dropped_note, engine_paths, within
 from sgtools.project.workspace import Workspace
 from sgtools.rules.syntax import check_code_arg, pattern_refusal_hint, problem_nodes
 
@@ -75,7 +75,7 @@ def pattern_matches(
     check_code_arg(pattern, "pattern", ws.settings)
     if rewrite is not None:
         check_rewrite(pattern, rewrite, ws.settings)
-    targets = search_paths(ws, paths)
+    targets, asked = engine_paths(search_paths(ws, paths))  # a name that is not UTF-8: its folder, then filtered
     try:
         raw = engine.run_pattern(pattern, lang, cwd=ws.root, paths=targets, rewrite=rewrite)
     except EngineFailed as exc:
@@ -89,6 +89,7 @@ def pattern_matches(
     for m in raw:
         m["file"] = ws.relative(os.path.normpath(ws.root / m["file"]))
     raw, moved = confined_matches(ws, raw)  # never text read through a folder swapped for a symlink
+    raw = within(raw, asked)
     raw.sort(key=lambda m: (m["file"], m["range"]["byteOffset"]["start"], -m["range"]["byteOffset"]["end"]))
     return lang, raw, moved
 

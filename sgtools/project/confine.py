@@ -34,9 +34,77 @@ def _holds(fd: int, m: dict[str, Any]) -> bool:
     return True
 
 
+# ---- file names that are not UTF-8 ----------------------------------------------------------------------------
+# ast-grep 0.51 prints such a name with U+FFFD for each bad byte sequence, and panics on one given as an argument.
+# Here a name is a `str` with the bad bytes as lone surrogates (`surrogateescape`), as Python's os functions give
+# it, so it names the real file; the MCP server writes those surrogates as `\udcXX` text, and takes them back.
+
+_LOSSY = "\ufffd"
+
+
+def _real_name(ws: Workspace, name: str) -> str | None:
+    """The real workspace-relative name of a file ast-grep reported with U+FFFD in it: each such part matched, in
+    its folder, with the one entry whose bytes decode to it (None when there is not exactly one)."""
+    parts = name.split("/")
+    for i, part in enumerate(parts):
+        if _LOSSY not in part:
+            continue
+        try:
+            entries = os.listdir(os.fsencode(os.path.join(ws.root, *parts[:i])))
+        except OSError:
+            return None
+        hits = [e for e in entries if e.decode("utf-8", "replace") == part]
+        if len(hits) != 1:
+            return None
+        parts[i] = hits[0].decode("utf-8", "surrogateescape")
+    return "/".join(parts)
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def engine_paths(rels: Sequence[str]) -> tuple[list[str], list[str] | None]:
+    """The workspace-relative paths to hand ast-grep for `rels`: a path whose name is not UTF-8 (ast-grep would
+    panic on it) becomes its nearest folder whose name is; second, the paths asked for when any was so widened
+    (then `within` keeps only their matches), else None."""
+    out: list[str] = []
+    widened = False
+    for rel in rels:
+        path = rel
+        while not _utf8(path):
+            widened = True
+            path = os.path.dirname(path) or "."
+        if path not in out:
+            out.append(path)
+    return out, (list(rels) if widened else None)
+
+
+def within(raw: Sequence[dict[str, Any]], asked: Sequence[str] | None) -> list[dict[str, Any]]:
+    """The matches inside the paths asked for (all of them when `asked` is None)."""
+    if asked is None:
+        return list(raw)
+    if "." in asked:
+        return list(raw)
+    prefixes = tuple(a.rstrip("/") + "/" for a in asked)
+    return [m for m in raw if str(m["file"]) in asked or str(m["file"]).startswith(prefixes)]
+
+
 def confined_matches(ws: Workspace, raw: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """(the matches whose file inside the root holds their text, the workspace-relative files whose matches were
-    dropped). Each `file` must already be workspace-relative."""
+    dropped). Each `file` must already be workspace-relative; a name ast-grep printed with U+FFFD for bytes that
+    are not UTF-8 is given back its real name first (it would match no file)."""
+    real: dict[str, str | None] = {}
+    for m in raw:
+        name = str(m["file"])
+        if _LOSSY in name:
+            if name not in real:
+                real[name] = _real_name(ws, name)
+            m["file"] = real[name] or name
     by_file: dict[str, list[int]] = {}
     for i, m in enumerate(raw):
         by_file.setdefault(str(m["file"]), []).append(i)

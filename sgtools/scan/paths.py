@@ -13,7 +13,7 @@ from sgtools.engine.process import Engine, ScanWatch
 from sgtools.fixits.build import mark_unchecked
 from sgtools.project import excludes
 from sgtools.project.config import ProjectConfig, load_config, missing_folders_note
-from sgtools.project.confine import confined_matches, dropped_note
+from sgtools.project.confine import confined_matches, dropped_note, engine_paths, within
 from sgtools.project.languages import file_name_for, language_for_path, language_key
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
@@ -87,6 +87,9 @@ def scan_path(ws: Workspace, engine: Engine, options: PathScan = DEFAULT,
         paths = [paths]
     cfg = options.config if options.config is not None else load_config(ws)
     targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
+    widened, asked = engine_paths([ws.relative(t) for t in targets])  # a name that is not UTF-8: see confine.py
+    if asked is not None:
+        targets = _outermost([ws.root / w for w in widened])
     ruleset = options.ruleset if options.ruleset is not None else cached_ruleset(ws, cfg, engine)
     rules = _chosen_rules(ruleset, rule_ids)
     if not rules:  # checked nothing: never a success (an unknown rule id was refused above)
@@ -94,6 +97,7 @@ def scan_path(ws: Workspace, engine: Engine, options: PathScan = DEFAULT,
     extra = excludes.glob_args(excludes.enabled(cfg, options.default_excludes)) + excludes.dialect_args(cfg)
     rules_path = scan_rules_file(rules)
     raw, moved = confined_matches(ws, _run(ws, engine, cfg, targets, rules_path, watch, extra))
+    raw = within(raw, asked)
     by_id = {r.id: r for r in rules}
     signal = Signal.for_config(cfg)
     files = _Files(ws)  # each matched file read once, for the signal pass and for fix-its alike

@@ -4,6 +4,7 @@ that name the parameter and list the tool's parameters."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,6 +12,18 @@ import jsonschema
 from mcp.server.mcpserver import Context
 
 from sgtools.core.errors import BadInput, TooLarge
+
+# A byte of a file name that is not UTF-8, as the server writes it (server/guard.py: `\udcXX`, surrogateescape's range).
+_ESCAPED_BYTE = re.compile(r"\\u(dc[89a-f][0-9a-f])", re.IGNORECASE)
+
+
+def unescape_path(path: str) -> str:
+    """A path as the server wrote it back into the file's real name: each `\\udcXX` the server wrote for a byte
+    that is not UTF-8 becomes that byte again (as Python's surrogateescape holds it), so a file found by one tool
+    can be passed to the next (rewrite_code, apply_fixes, scan_code's paths)."""
+    if "\\u" not in path:
+        return path
+    return _ESCAPED_BYTE.sub(lambda m: chr(int(m.group(1), 16)), path)
 
 
 def _coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
@@ -37,6 +50,8 @@ def _coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any
             value = value.strip().lower() == "true"
         elif kind == "string" and key == "tags" and isinstance(value, list) and all(isinstance(v, str) for v in value):
             value = ",".join(value)
+        if key == "paths" and isinstance(value, list):
+            value = [unescape_path(v) if isinstance(v, str) else v for v in value]
         out[key] = value
     return out
 
