@@ -145,3 +145,23 @@ def test_an_empty_file_is_no_io_error(tmp_path: Path) -> None:
                           cwd=root, capture_output=True, text=True, timeout=120)
     data = json.loads(done.stdout)
     assert data.get("fileErrors", []) == [] and data["filesChecked"] == 1, data.get("fileErrors")
+
+
+def test_a_file_that_is_not_utf8_is_named_not_skipped_silently(tmp_path: Path) -> None:
+    """Issue 33.5: ast-grep skips a file that is not UTF-8 text (`skipped=invalidUtf8`) without a word; it is a
+    `[bad-input]` entry of fileErrors, named in the text report, and not counted as checked (before: left out of
+    filesChecked only, so a Latin-1 file with a finding in it passed as clean)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    _project(root)
+    (root / "ok.js").write_text("eval(a)\n")
+    (root / "latin.js").write_bytes(b"eval(b) // caf\xe9\n")
+    done = subprocess.run([sys.executable, "-m", "sgtools", "scan", "--no-progress", "--format", "json"],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    data = json.loads(done.stdout)
+    assert data["filesChecked"] == 1
+    assert [(e["file"], e["code"]) for e in data.get("fileErrors", [])] == [("latin.js", "bad-input")], data
+    assert data["fileErrors"][0]["message"].startswith("[bad-input] latin.js is not UTF-8 text")
+    text = subprocess.run([sys.executable, "-m", "sgtools", "scan", "--no-progress"],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    assert "[bad-input] 1 file(s) are not UTF-8 text and were not checked: latin.js" in text.stdout, text.stdout

@@ -135,14 +135,14 @@ class Profile(TypedDict):
 
 class FileError(TypedDict):
     file: str
-    code: str  # a SPEC error code: "io"
+    code: str  # a SPEC error code: "io" (could not be read), "bad-input" (not UTF-8 text)
     message: str  # what happened and what to do
 
 
 class ScanPathResult(ScanResult):
     nextOffset: int | None  # the offset of the next page, None at the end
     filesChecked: int  # the files ast-grep scanned (a file it could not read is not counted)
-    fileErrors: NotRequired[list[FileError]]  # files the walk met but ast-grep could not read: not checked
+    fileErrors: NotRequired[list[FileError]]  # files the walk met but ast-grep could not read (or not as UTF-8)
     profile: NotRequired[Profile]  # with profile=true: what each rule costs
 
 

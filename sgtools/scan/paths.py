@@ -220,18 +220,23 @@ def _note_unread(result: ScanPathResult, ws: Workspace, cfg: ProjectConfig, targ
 
 
 def _unread(ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path], watch: ScanWatch) -> list[FileError]:
-    """The files ast-grep met but could not read, as `[io]` entries (never counted as checked). Files it skips
-    as not UTF-8, and empty files (an empty `__init__.py`), are left out of `filesChecked` only: there is no text
-    to check, and nothing went wrong (docs/SPEC.md)."""
+    """The files ast-grep met but could not read, as `[io]` entries, and those it skipped as not UTF-8 text, as
+    `[bad-input]` entries (never counted as checked, never silently). Empty files (an empty `__init__.py`) are
+    left out of `filesChecked` only: there is no text to check, and nothing went wrong (docs/SPEC.md)."""
     cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
     out: list[FileError] = []
     for name, reason in watch.skipped:
-        if reason in ("invalidUtf8", "emptyFile"):
+        if reason == "emptyFile":
             continue
         try:
             rel = ws.relative(cwd / name)
         except ValueError:
             rel = name
+        if reason == "invalidUtf8":
+            out.append({"file": rel, "code": "bad-input",
+                        "message": f"[bad-input] {rel} is not UTF-8 text (ast-grep reads only UTF-8), so it was not "
+                                   "checked. Convert it to UTF-8, or exclude it from the scan."})
+            continue
         why = _SKIP_REASONS.get(reason, reason)
         out.append({"file": rel, "code": "io", "message": f"[io] {rel} could not be read ({why}), so it was not "
                                                           "checked. Make it readable, or exclude it from the scan."})
