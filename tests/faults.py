@@ -25,6 +25,8 @@ def report(family: str, probes: int, failures: Sequence[object]) -> None:
 #   lang add that fails (a sample that cannot parse; SIGKILL at 20 points): tests/test_lang_add_rollback.py
 #   edits during a scan (a rule rewritten every few ms: 100 path scans, 25 `scan --fix`): tests/test_rule_race.py
 #   crash consistency (SIGKILL at every step of every multi-file write): tests/test_crash_consistency.py
+#   SIGKILL at every step of community import, rule add, lang add and trust (half states; a retried import
+#   completes): tests/test_kill_every_step.py
 #   pathological glob (< 100 ms on a 10 kB path): tests/test_globs.py
 #   lifecycle (ast-grep dies with the server / CLI on stdin close, SIGTERM, SIGKILL, Ctrl-C; 40 cancelled and 40
 #   timed-out calls): e2e/test_lifecycle.py (unit level: tests/test_lifecycle.py)
