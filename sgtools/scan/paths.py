@@ -26,7 +26,7 @@ from sgtools.scan.diagnostics import (
     result_limit,
     to_diagnostics,
 )
-from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_rules_file
+from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file, scan_config, scan_rules_file
 from sgtools.scan.signal import Signal
 
 if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
@@ -192,7 +192,8 @@ def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Pa
     deadline = engine.settings.path_scan_timeout
     # Only the loaded rules, with their globs: ast-grep matches globs of a `-r` file outside the project
     # against the path relative to the cwd, which is the sgconfig directory here.
-    raw = engine.scan(config=cfg.path, cwd=cwd, rule_file=rules_path, paths=args, extra=extra, timeout=deadline,
+    raw = engine.scan(config=scan_config(cfg), cwd=cwd, rule_file=rules_path, paths=args, extra=extra,
+                      timeout=deadline,
                       watch=watch)
     _relative_files(ws, cwd, raw)
     return raw

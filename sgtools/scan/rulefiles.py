@@ -23,7 +23,7 @@ from sgtools.core.errors import SgToolsError
 from sgtools.core.lazyre import LazyRe
 from sgtools.engine.process import Engine
 from sgtools.engine.tempdirs import tmp_root
-from sgtools.project.config import ProjectConfig
+from sgtools.project.config import ProjectConfig, yaml_files
 from sgtools.project.workspace import Workspace
 from sgtools.rules.ruleset import GLOB_KEYS, Rule, RuleError, RuleSet, glob_problem, load_ruleset
 from sgtools.scan import testcode
@@ -238,3 +238,72 @@ def missing_counter(engine: Engine, cwd: Path) -> MissingCounter:
         return sum(1 for node, _line in syntax.problem_nodes(tree) if node.startswith("MISSING"))
 
     return count
+
+
+# ---- the config of one path scan ------------------------------------------------------------------------------
+
+_configs: dict[tuple[Any, ...], Path] = {}
+
+
+def scan_config(cfg: ProjectConfig) -> Path:
+    """The sgconfig a path scan hands ast-grep (issue 33.2, one rule set per scan): the project's config as
+    `load_config` read it, with its utils read once into a private, content-addressed copy, so a util or config
+    edited while ast-grep runs cannot give the scan a second rule set (the rules themselves come through the `-r`
+    file of `scan_rules_file`). Folders are named by absolute path (engine/configview), the rules folders left
+    out, and the copy is made again only when a util's or the config's stamp changes (`tree_signature`)."""
+    from sgtools.engine.configview import absolute_view
+
+    key = (str(cfg.path), tree_signature([cfg.path], cfg.util_dirs))
+    with _lock:
+        hit = _configs.get(key)
+    if hit is not None and _touched(hit):
+        return hit
+    utils: list[tuple[str, bytes]] = []
+    for i, folder in enumerate(cfg.util_dirs):
+        for path in yaml_files([folder]):
+            try:
+                utils.append((f"{i}/{path.relative_to(folder).as_posix()}", path.read_bytes()))
+            except OSError:
+                continue  # gone since it was listed: as ast-grep would not find it either
+    view = absolute_view(cfg.root, cfg.raw)
+    view["ruleDirs"] = []
+    view.pop("testConfigs", None)
+    digest = sha256(json.dumps([view, [(n, sha256(b).hexdigest()) for n, b in utils]], sort_keys=True)
+                    .encode("utf-8")).hexdigest()[:32]
+    home = cache_root() / "scan-config" / f"config-{digest}"
+    view["utilDirs"] = [str(home / "utils" / str(i)) for i in range(len(cfg.util_dirs))]
+    target = home / "sgconfig.yml"
+    if not _touched(target):
+        home.mkdir(parents=True, exist_ok=True)
+        for i in range(len(cfg.util_dirs)):
+            (home / "utils" / str(i)).mkdir(parents=True, exist_ok=True)
+        for name, data in utils:
+            (home / "utils" / name).parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(home / "utils" / name, data)
+        write_atomic(target, json.dumps(view, sort_keys=True).encode("utf-8"))  # last: the copy is whole
+        _prune_configs(home.parent, home)
+    with _lock:
+        if len(_configs) > _MEMO_MAX:
+            _configs.clear()
+        _configs[key] = target
+    return target
+
+
+def _prune_configs(folder: Path, keep: Path) -> None:
+    """Remove the copies of earlier configs whose sgconfig.yml no scan touched for a day."""
+    import shutil
+
+    now = time.time()
+    try:
+        entries = [e.path for e in os.scandir(folder) if e.path != str(keep)]
+    except OSError:
+        return
+    for entry in entries:
+        for probe in (os.path.join(entry, "sgconfig.yml"), entry):  # a copy being made has no config yet
+            try:
+                old = now - os.stat(probe).st_mtime > _KEEP_SECONDS
+                break
+            except OSError:
+                old = False
+        if old:
+            shutil.rmtree(entry, ignore_errors=True)
