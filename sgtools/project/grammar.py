@@ -8,6 +8,7 @@ cache, register the library in `sgconfig.yml`, trust it (the user built it), and
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 import shutil
@@ -135,20 +136,19 @@ def _entry(name: str, library: Path, symbol: str, extensions: list[str]) -> dict
 
 
 def _proven(ws: Workspace, engine: Engine, name: str, entry: dict[str, Any], sample: Path | None) -> SampleParse:
-    """The sample parsed with the new language, registered only in a private config (the library trusted for
-    the parse): on failure the library's trust is taken back unless it was trusted before, and the project's
-    sgconfig.yml was never touched."""
+    """The sample parsed with the new language, registered only in a private config, and the library trusted once
+    it parsed. For the parse itself the library this call built is allowed for that one engine call, never
+    written to the trust store: a parse that fails, or a SIGKILL during it, leaves the store as it was (it was
+    trusted for the parse before, and a kill then left it trusted with no config naming it). The project's
+    sgconfig.yml is never touched here."""
+    allowed = copy.copy(engine)
+    allowed.custom_languages = "allow"
     with tempfile.TemporaryDirectory(prefix="sgtools-lang-") as tmp:
         private = Path(tmp) / "sgconfig.yml"
         private.write_text(yamlio.dump_rt({"ruleDirs": [], "customLanguages": {name: entry}}), encoding="utf-8")
-        was_trusted = trust.is_trusted(private)
+        parsed = _sample(ws, allowed, private, name, sample)
         trust.trust(private)
-        try:
-            return _sample(ws, engine, private, name, sample)
-        except BaseException:
-            if not was_trusted:
-                trust.revoke(private)
-            raise
+    return parsed
 
 
 def _register(ws: Workspace, name: str, entry: dict[str, Any]) -> Path:
