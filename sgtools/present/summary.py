@@ -91,10 +91,15 @@ def line(signal: Mapping[str, Any], diags: "Iterable[Diagnostic]") -> list[str]:
         parts.append(f"{sum((signal.get('generated') or {}).values())} in {len(files)} generated file(s) skipped: "
                      f"{named}{rest}")
     out = ["Also: " + "; ".join(parts) + " (--summary shows them per rule)."] if parts else []
-    errors = signal.get("fileErrors") or []
+    return out + _unchecked(signal.get("fileErrors") or [])
+
+
+def _unchecked(errors: list[Any]) -> list[str]:
+    """One line per kind of file that was not checked: never part of "no problems found"."""
+    out: list[str] = []
     for code, what in (("io", "could not be read"), ("bad-input", "are not UTF-8 text")):
         unread = [f for f in errors if f.get("code") == code]
-        if unread:  # not checked, so never part of "no problems found"
+        if unread:
             names = ", ".join(str(f["file"]) for f in unread[:NAMED_IN_LINE])
             more = f" and {len(unread) - NAMED_IN_LINE} more" if len(unread) > NAMED_IN_LINE else ""
             out.append(f"[{code}] {len(unread)} file(s) {what} and were not checked: {names}{more} "

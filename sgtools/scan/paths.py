@@ -86,10 +86,7 @@ def scan_path(ws: Workspace, engine: Engine, options: PathScan = DEFAULT,
     if isinstance(paths, str):
         paths = [paths]
     cfg = options.config if options.config is not None else load_config(ws)
-    targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
-    widened, asked = engine_paths([ws.relative(t) for t in targets])  # a name that is not UTF-8: see confine.py
-    if asked is not None:
-        targets = _outermost([ws.root / w for w in widened])
+    targets, asked = _targets(ws, paths)
     ruleset = options.ruleset if options.ruleset is not None else cached_ruleset(ws, cfg, engine)
     rules = _chosen_rules(ruleset, rule_ids)
     if not rules:  # checked nothing: never a success (an unknown rule id was refused above)
@@ -182,6 +179,16 @@ def _chosen_rules(ruleset: RuleSet, rule_ids: Sequence[str] | None) -> list[Rule
         raise NotFound(f"Rule id(s) not found: {', '.join(why)}. Run list_rules to see the rule ids.")
     chosen = set(wanted)
     return [r for r in rules if r.id in chosen]
+
+
+def _targets(ws: Workspace, paths: Sequence[str] | None) -> tuple[list[Path], list[str] | None]:
+    """The outermost paths to scan, and the paths asked for when a name that is not UTF-8 had to be widened to
+    its folder (confine.engine_paths: ast-grep panics on such an argument), else None."""
+    targets = _outermost([ws.resolve(p, must_exist=True) for p in paths] if paths else [ws.root])
+    widened, asked = engine_paths([ws.relative(t) for t in targets])
+    if asked is not None:
+        targets = _outermost([ws.root / w for w in widened])
+    return targets, asked
 
 
 def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Path],

@@ -50,8 +50,6 @@ def _coerce(schema: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any
             value = value.strip().lower() == "true"
         elif kind == "string" and key == "tags" and isinstance(value, list) and all(isinstance(v, str) for v in value):
             value = ",".join(value)
-        if key == "paths" and isinstance(value, list):
-            value = [unescape_path(v) if isinstance(v, str) else v for v in value]
         out[key] = value
     return out
 
@@ -61,6 +59,8 @@ def validate(name: str, schema: dict[str, Any], raw: object,
     if not isinstance(raw, Mapping):
         raise BadInput(f"The arguments of {name} must be a JSON object. " + _usage(schema))
     args = _coerce(schema, raw)
+    if isinstance(args.get("paths"), list):
+        args["paths"] = [unescape_path(v) if isinstance(v, str) else v for v in args["paths"]]
     checker = validator or jsonschema.Draft202012Validator(schema)
     errors = sorted(checker.iter_errors(args), key=lambda e: list(e.path))
     if not errors:
