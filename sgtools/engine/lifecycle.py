@@ -66,7 +66,7 @@ def current() -> Call | None:
     return _CALL.get()
 
 
-def run_in(call: Call, fn: Callable[..., T], *args: Any) -> T:
+def run_in(call: Call | None, fn: Callable[..., T], *args: Any) -> T:
     """`fn(*args)` with `call` as the current call of this thread (the worker thread of an MCP call)."""
     token = _CALL.set(call)
     try:

@@ -111,10 +111,10 @@ class WarmEngine:
         evicted exactly as lane 0 does. When any lane cannot answer, the whole call is `WarmUnavailable`."""
         if not texts:
             return []
-        call = lifecycle.current()  # lane threads serve the same call: its end abandons their requests too
+        call = lifecycle.current()
         lanes = max(1, min(self.settings.warm_engine_lanes, self.settings.warm_engine_max, len(texts)))
         if lanes == 1:
-            return self._scan_lane(spec, 0, texts, fixes_for, call)
+            return self._scan_lane(spec, 0, texts, fixes_for)
         size = -(-len(texts) // lanes)
         shares = [texts[i:i + size] for i in range(0, len(texts), size)]
         results: list[list[list[dict[str, Any]]] | None] = [None] * len(shares)
@@ -122,7 +122,8 @@ class WarmEngine:
 
         def run(lane: int) -> None:
             try:
-                results[lane] = self._scan_lane(spec, lane, shares[lane], fixes_for, call)
+                # the lane thread serves the same call: its end abandons this lane's request too
+                results[lane] = lifecycle.run_in(call, self._scan_lane, spec, lane, shares[lane], fixes_for)
             except Exception as exc:  # raised in the caller's thread below, whatever it is
                 failures.append(exc)
 
@@ -140,8 +141,9 @@ class WarmEngine:
             raise WarmUnavailable("a lane of the warm engine gave no answer")
         return answered
 
-    def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str], fixes_for: frozenset[str],
-                   call: lifecycle.Call | None = None) -> list[list[dict[str, Any]]]:
+    def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str],
+                   fixes_for: frozenset[str]) -> list[list[dict[str, Any]]]:
+        call = lifecycle.current()  # the MCP call this lane serves (None outside one)
         slot = self._slot(spec.key() + ((lane,) if lane else ()))
         if not slot.lock.acquire(timeout=self.settings.warm_engine_timeout):
             raise WarmUnavailable("the warm engine is busy with another call")
