@@ -102,6 +102,31 @@ def test_a_statement_holding_a_call_is_said_by_the_call_name(ws: Workspace, engi
            ['os.Setenv("X", "1")', 'v := cfg.Getenv("HOME")'])
 
 
+def test_a_call_standing_alone_is_said_by_the_call(ws: Workspace, engine: Engine) -> None:
+    # `gets($A);` would only match the call as a statement; the call is flagged wherever it is.
+    top = _top(ws, engine, "c", ["gets(buf);", "gets(line);"], ["fgets(buf, n, stdin);", "puts(line);"])
+    assert "call_expression" in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ["if (gets(b) == NULL) return;", "char *r = gets(s);"], ["my_gets(b);"])
+
+
+def test_a_context_the_valid_examples_share_beats_an_incidental_one(ws: Workspace, engine: Engine) -> None:
+    # Both invalid calls sit in an assignment, both valid ones in a `with`: `not inside` the with is the point.
+    top = _top(ws, engine, "python", ["f = open(p)", "data = open(p).read()"],
+               ["with open(p) as f:\n    pass", 'with open(p, "w") as out:\n    out.write(s)'])
+    assert "with_statement" in str(top["yaml"]) and "assignment" not in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ["return open(p)", 'fh = open(name, "rb")'], ["with open(q) as g:\n    g.read()"])
+
+
+def test_a_hole_by_the_kinds_of_literal_shown(ws: Workspace, engine: Engine) -> None:
+    # `[]` and `{}` differ in kind: one hole constrained to a list or a dictionary (it kept `[]` before).
+    top = _top(ws, engine, "python", ["def f(a=[]):\n    pass", "def g(x, b={}):\n    pass"],
+               ["def f(a=None):\n    pass", "def g(x, b=()):\n    pass"])
+    assert "kind: list" in str(top["yaml"]) and "kind: dictionary" in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"],
+           ["def h(c=[1, 2]):\n    return c", "class A:\n    def m(self, d={}):\n        pass"],
+           ["def h(c=0):\n    pass", "x = []"])
+
+
 def _project(root: Path) -> None:
     (root / "src").mkdir()
     (root / "src" / "a.py").write_text("import os\nx = eval(data)\ny = eval(other, {})\n", encoding="utf-8")

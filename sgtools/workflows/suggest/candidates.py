@@ -48,7 +48,7 @@ _GENERIC_WORDS = frozenset({"member", "field", "selector", "attribute", "navigat
 
 def specific(kind: str) -> bool:
     """A kind that names a construct of its own (`assert_statement`), not a building block (`expression_list`)."""
-    return not set(kind.split("_")) & _GENERIC_WORDS
+    return kind != "expression_statement" and not set(kind.split("_")) & _GENERIC_WORDS
 
 
 @dataclass
@@ -90,7 +90,7 @@ def _author_tier(cand: Candidate) -> float:
     form, root = cand.form, cand.gen.root
     bare = not root.children or root.atomic
     if form == INSIDE:
-        return 3 if cand.leaf else 1.9  # a construct inside (or not inside) a node kind
+        return 3 if cand.leaf else _inside_tier(cand)
     if form in (ARGUMENT, INSIDE_TEXT):
         return 2 + (1 if bare else 0) + (1.5 if cand.gen.name_hole else 0)
     if form == CHILD and (_WHOLE.search(root.kind) or any(a in root.kind for a in _ACCESS_KINDS)):
@@ -104,6 +104,13 @@ def _author_tier(cand: Candidate) -> float:
     return {COMMENT: 0, LEAF_KIND: 1.5, FIELD: 3}.get(form, 3)
 
 
+def _inside_tier(cand: Candidate) -> float:
+    """A construct inside (or not inside) a node kind; an assignment or a list around it is incidental."""
+    clause = cand.body["rule"]["all"][-1]
+    kind = str((clause.get("inside") or clause.get("not", {}).get("inside") or {}).get("kind", ""))
+    return 2.6 if not specific(kind) else 1.9 if "statement" in kind else 1.95
+
+
 def _pattern_tier(cand: Candidate) -> float:
     form, gen = cand.form, cand.gen
     if _WHOLE.search(gen.root.kind) and gen.root.parent is not None and gen.root.parent.parent is None:
@@ -114,6 +121,8 @@ def _pattern_tier(cand: Candidate) -> float:
     kept = _kept_leaves(gen)
     if plain and not gen.pinned and not any(n.text != "_" for n in kept):
         return 4  # only operators and keywords kept (`$A == $B`, `defer $A`, `$A, _`): it flags too much
+    if gen.root.kind == "expression_statement" and len(gen.root.named_children()) == 1:
+        return 3.4  # `gets($A);` matches only a call standing alone: the call itself says it (in any form)
     if plain and "\n" in gen.pattern:
         return 2.5  # a pattern spanning statements copies the example's shape around the point
     if gen.name_hole and len(kept) <= 1:
@@ -190,8 +199,12 @@ def generalisations(invalid: Sequence[Example], valid: Sequence[Example] = ()) -
             gen = generalise(group, level)
             if gen is not None:
                 gen.shadowed, gen.kind_in_valid = shadowed, in_valid
-            if gen is None or gen.kept < MIN_KEPT or not gen.pattern.strip():
+            if gen is None or not gen.pattern.strip():
                 continue
+            if gen.kept < MIN_KEPT:
+                if not any(_telling(h) for h in gen.holes):
+                    continue
+                gen.typed_only = True
             known = seen.get(gen.pattern)
             if known is None or (gen.root is not known.root and gen.root in known.root.walk()):
                 seen[gen.pattern] = gen
@@ -209,8 +222,21 @@ def _literal(group: list[Node]) -> Generalised | None:
     return Generalised(root, f"{root.kind} literals matching {pin}", [], 0, 1.0, pinned=pin)
 
 
+def _telling(hole: Hole) -> bool:
+    """A hole whose kinds say what goes there: literal values built of no names (`[]`, `{}`: a list or a
+    dictionary), not only that something does (a call, a name, a string)."""
+    return not hole.multi and len(hole.kinds) <= 3 and not any(re.search(r"[A-Za-z\"'`]", t) for t in hole.texts)
+
+
 def _kind_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
-    return {h.name: {"kind": next(iter(h.kinds))} for h in holes if not h.multi and len(h.kinds) == 1}
+    """Each single hole as the kinds the examples put there (`[]` and `{}` in `def f(a=[])`: list or dictionary)."""
+    out: dict[str, Any] = {}
+    for h in holes:
+        if h.multi or len(h.kinds) > 3:
+            continue
+        kinds = sorted(h.kinds)
+        out[h.name] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+    return out
 
 
 def _pin(texts: Sequence[str]) -> str | None:
@@ -257,10 +283,13 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False) -> list[
             out.append(Candidate({"rule": {"kind": gen.root.kind, "regex": gen.pinned}}, gen, PINNED, i))
             continue
         rule = _patterns([{"pattern": p} for p in gen.alternatives])
-        out.append(Candidate({"rule": rule}, gen, PLAIN, i))
         typed = _kind_constraints(gen.holes)
+        if not gen.typed_only:
+            out.append(Candidate({"rule": rule}, gen, PLAIN, i))
         if typed:
             out.append(Candidate({"rule": rule, "constraints": typed}, gen, TYPED, i))
+        if gen.typed_only:
+            continue
         pinned = _regex_constraints(gen.holes)
         if pinned:
             out.append(Candidate({"rule": rule, "constraints": pinned}, gen, PINNED, i))
@@ -298,7 +327,8 @@ def context_forms(gens: Sequence[Generalised], pivot: Example, indexes: Sequence
         if any(c is None for c in contexts):
             continue
         rule = _patterns([{"pattern": {"context": c, "selector": gen.root.kind}} for c in contexts])
-        out.append(Candidate({"rule": rule}, gen, CONTEXT, i))
+        if not gen.typed_only:
+            out.append(Candidate({"rule": rule}, gen, CONTEXT, i))
         typed = _kind_constraints(gen.holes)
         if typed:
             out.append(Candidate({"rule": rule, "constraints": typed}, gen, CONTEXT_TYPED, i))

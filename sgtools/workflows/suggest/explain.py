@@ -8,7 +8,7 @@ from typing import Any
 
 from sgtools.rules.draft import snip
 from sgtools.workflows.suggest import difference
-from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate
+from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate, specific
 from sgtools.workflows.suggest.tree import Example
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -47,15 +47,27 @@ def _inside(cand: Candidate, outcome: Outcome, invalid: Sequence[Example], valid
     bad_all, bad_any = set.intersection(*bad), set.union(*bad)
     good_all, good_any = set.intersection(*good), set.union(*good)
     out = []
-    for kind in sorted(bad_all - good_any):
+    for kind in sorted(bad_all - good_any, key=_context_order):
         rule = {"all": [cand.body["rule"], {"inside": {"kind": kind, "stopBy": "end"}}]}
         out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
                              f"only inside a `{kind}`, which the valid examples' matches are not in"))
-    for kind in sorted(good_all - bad_any):
+    for kind in sorted(good_all - bad_any, key=_context_order):
         rule = {"all": [cand.body["rule"], {"not": {"inside": {"kind": kind, "stopBy": "end"}}}]}
         out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
                              f"not inside a `{kind}`, where the valid examples' matches are"))
-    return out[:2]
+    # The enclosing constructs of their own (`with_statement`, `for_statement`) first, from either side: an
+    # assignment or an argument list around the invalid code is where it happened to be, not the point.
+    return sorted(out, key=lambda c: not specific(_context_kind(c)))[:2]
+
+
+def _context_order(kind: str) -> tuple[bool, bool, str]:
+    """Statements first (`with_statement` before its `as_pattern`), then other constructs of their own."""
+    return not specific(kind), "statement" not in kind, kind
+
+
+def _context_kind(cand: Candidate) -> str:
+    clause = cand.body["rule"]["all"][-1]
+    return str((clause.get("inside") or clause.get("not", {}).get("inside") or {}).get("kind", ""))
 
 
 def exclusions(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],

@@ -58,6 +58,7 @@ class Generalised:
     kind_in_valid: bool = False  # a valid example has a node of the root's kind
     pinned: str | None = None  # differing literals with a common prefix/suffix: this regex, not a pattern
     name_hole: bool = False  # a metavariable stands where the examples name different calls or members
+    typed_only: bool = False  # keeps no name: only with its holes' kinds does it say something (`$A=$B`, B a list)
 
     @property
     def alternatives(self) -> list[str]:
@@ -235,8 +236,8 @@ class _Builder:
             return True
         if not child.named:
             return False
-        if _listlike(child) and not child.atomic:
-            return self.many(sub)
+        if _listlike(child) and not child.atomic and all(n.kind == child.kind for n in sub):
+            return self.many(sub)  # (a list beside a dictionary, `[]` / `{}`, is one hole of either kind)
         self.single(sub)
         return True
 
