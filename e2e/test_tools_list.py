@@ -37,7 +37,7 @@ SNAPSHOT: dict[str, tuple[set[str], set[str], tuple[bool, bool, bool, bool], set
                   (True, False, True, False), {"success", "errors", "matches", "examples", "hints", "warnings",
                                                "analysis"}),
     "suggest_rule": ({"language", "invalid_examples"}, {"valid_examples", "path", "message", "severity", "rule_id",
-                                                          "fix_examples", "max_candidates"},
+                                                          "fix_examples", "max_candidates", "request"},
                      (True, False, True, False), {"success", "candidates", "explanation", "warnings", "proof"}),
     "dump_syntax_tree": ({"code", "language"}, {"format"}, (True, False, True, False),
                          {"tree", "language", "format", "hints"}),

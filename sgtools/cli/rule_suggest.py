@@ -32,6 +32,8 @@ def register(rule_subs: Any) -> None:
     p.add_argument("--severity", choices=SEVERITIES, help="default: warning")
     p.add_argument("--path", help="a virtual file path for the examples (e.g. app.tsx)")
     p.add_argument("--max-candidates", type=int, default=None, metavar="N", help="how many rules to print (3)")
+    p.add_argument("--request", metavar="WORDS",
+                   help="what the rule is for, in words ('in library code' / 'only in tests' scopes it by path)")
     add_root(p)
     add_json(p)
     p.set_defaults(func=run)
@@ -43,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     result = suggest_rule(
         workspace(args), engine(), args.language, args.invalid, args.valid, path=args.path, message=args.message,
         severity=args.severity, rule_id=args.rule_id,
-        fix_examples=[{"before": b, "after": a} for b, a in args.fix or []], max_candidates=args.max_candidates)
+        fix_examples=[{"before": b, "after": a} for b, a in args.fix or []], max_candidates=args.max_candidates,
+        request=args.request)
     if args.json:
         print_json(result)
     else:

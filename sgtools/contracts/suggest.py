@@ -27,6 +27,7 @@ class SuggestArgs(TypedDict, total=False):
     rule_id: str
     fix_examples: list[FixPair]
     max_candidates: int
+    request: str
 
 
 class CandidateProof(TypedDict):

@@ -251,6 +251,8 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
                                                       "after": _str("after", s.max_arg_bytes)},
                                        "additionalProperties": False}},
             "max_candidates": _int("default 3", 1, s.suggest_max_candidates),
+            "request": _str("what the rule is for, in words: \"in library code\" / \"only in tests\" "
+                            "scopes it by path", short),
         },
         "dump_syntax_tree": {
             "code": _str("code or pattern", s.max_arg_bytes), "language": language,

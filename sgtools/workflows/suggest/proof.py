@@ -26,6 +26,7 @@ from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.tempdirs import tmp_root
 from sgtools.project.excludes import DEFAULT_EXCLUDES
 from sgtools.scan.rulefiles import yaml_doc
+from sgtools.workflows.suggest import scope
 
 _SHOWN = 3  # places shown per candidate
 _DIRS = frozenset(e for e in DEFAULT_EXCLUDES if "*" not in e)
@@ -40,11 +41,12 @@ def _walk(root: Path) -> Iterator[str]:
                 yield os.path.relpath(os.path.join(here, name), root)
 
 
-def files_of(root: Path, language: str, cap: int) -> tuple[list[str], bool]:
-    """Up to `cap` workspace files of `language` (relative paths, in walk order), and whether more exist."""
+def files_of(root: Path, language: str, cap: int, paths: Mapping[str, Any] | None = None) -> tuple[list[str], bool]:
+    """Up to `cap` workspace files of `language` (relative paths, in walk order) in the path scope (`files` /
+    `ignores` globs), and whether more exist."""
     found: list[str] = []
     for rel in _walk(root):
-        if languages.from_path(rel) != language:
+        if languages.from_path(rel) != language or (paths and not scope.keeps(paths, rel)):
             continue
         if len(found) == cap:
             return found, True
@@ -126,11 +128,12 @@ def _scan(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[st
 
 
 def prove(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[str, Any]],
-          settings: Settings) -> tuple[WorkspaceProof, list[CandidateProof]]:
-    """The workspace proof of each candidate body (`rule`, `constraints`): counts, places, disagreements."""
+          settings: Settings, paths: Mapping[str, Any] | None = None) -> tuple[WorkspaceProof, list[CandidateProof]]:
+    """The workspace proof of each candidate body (`rule`, `constraints`): counts, places, disagreements; only
+    files in the path scope (`files` / `ignores`) when the request asked for one."""
     cap, seconds = settings.suggest_proof_files, settings.suggest_proof_seconds
     start = time.perf_counter()
-    files, capped = files_of(root, language, cap)
+    files, capped = files_of(root, language, cap, paths)
     summary: WorkspaceProof = {"files": len(files), "fileCap": cap, "capped": capped, "secondsCap": seconds,
                                "complete": True}
     empty: list[CandidateProof] = [{"flags": 0, "places": [], "onlyThis": 0, "notThis": 0} for _ in bodies]

@@ -20,7 +20,7 @@ from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
-from sgtools.workflows.suggest import author, explain, fixes, proof, render
+from sgtools.workflows.suggest import author, explain, fixes, proof, render, scope
 from sgtools.workflows.suggest import candidates as cands
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, read_examples
@@ -187,9 +187,14 @@ def suggest_rule(
     rule_id: str | None = None,
     fix_examples: Sequence[FixExample] | None = None,
     max_candidates: int | None = None,
+    request: str | None = None,
 ) -> SuggestResult:
-    """Verified rules that flag every invalid example and no valid one, best first; `explanation` if none."""
+    """Verified rules that flag every invalid example and no valid one, best first; `explanation` if none.
+    `request` (the developer's words) may ask for a path scope: "in library code", "only in tests"."""
     lang = languages.require(language)
+    if request is not None and not isinstance(request, str):
+        raise BadInput("request must be text: what the rule is for, in words.")
+    asked = scope.from_request(request)
     invalid = _texts(invalid_examples, "invalid_examples", ws.settings, required=True)
     valid = _texts(valid_examples, "valid_examples", ws.settings, required=False)
     pairs = _fix_pairs(fix_examples, ws.settings)
@@ -228,10 +233,13 @@ def suggest_rule(
                                "scope": render.scope(cand), "analysis": findings[n]}
         if pairs:
             _add_fix(engine, lang, file_name, cand, pairs, doc, item, result)
+        if asked is not None:  # the examples carry no paths: verified without the scope, which is added now
+            doc.update(asked[0])
+            item["scope"] = f"{item['scope']}; {scope.note(*asked)}"
         item["yaml"] = render.dump(doc)
         result["candidates"].append(item)
     result["success"] = True
-    _prove(ws, engine, lang, [picked[n] for n in kept], result)
+    _prove(ws, engine, lang, [picked[n] for n in kept], result, asked[0] if asked else None)
     return result
 
 
@@ -249,9 +257,10 @@ def _add_fix(engine: Engine, lang: str, file_name: str, cand: cands.Candidate, p
         result["warnings"].append(f"{item['rule_id']}: {note}")
 
 
-def _prove(ws: Workspace, engine: Engine, lang: str, picked: list[cands.Candidate], result: SuggestResult) -> None:
-    """Each candidate on the workspace's own files of the language, within the settings' caps."""
-    summary, per = proof.prove(engine, ws.root, lang, [c.body for c in picked], ws.settings)
+def _prove(ws: Workspace, engine: Engine, lang: str, picked: list[cands.Candidate], result: SuggestResult,
+           paths: dict[str, list[str]] | None) -> None:
+    """Each candidate on the workspace's own files of the language (in the path scope), within the caps."""
+    summary, per = proof.prove(engine, ws.root, lang, [c.body for c in picked], ws.settings, paths)
     result["proof"] = summary
     if summary["complete"] and summary["files"]:
         for item, found in zip(result["candidates"], per, strict=True):
