@@ -127,6 +127,14 @@ def test_a_hole_by_the_kinds_of_literal_shown(ws: Workspace, engine: Engine) -> 
            ["def h(c=0):\n    pass", "x = []"])
 
 
+def test_a_macro_is_not_flagged_by_its_argument_list(ws: Workspace, engine: Engine) -> None:
+    # Rust's `token_tree` (a macro's arguments) is a part, like an argument list: `kind: token_tree` alone would
+    # flag every macro call with arguments.
+    top = _top(ws, engine, "rust", ["dbg!(x)", "fn f() -> i32 { dbg!(a, b) }"], ["log_value(x)", "fn f() -> i32 { 0 }"])
+    assert "token_tree" not in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ["let v = dbg!(x);"], ['println!("{}", x)', "debug(x)"])
+
+
 def _project(root: Path) -> None:
     (root / "src").mkdir()
     (root / "src" / "a.py").write_text("import os\nx = eval(data)\ny = eval(other, {})\n", encoding="utf-8")

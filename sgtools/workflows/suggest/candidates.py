@@ -24,7 +24,7 @@ _NO_ROOT = ("ERROR", "MISSING", "comment")
 # Lists and blocks are parts of a construct, not constructs: a rule on them says nothing about the code.
 PART_SUFFIXES = ("arguments", "argument_list", "parameters", "parameter_list", "_body", "statement_list",
                   "declaration_list")
-PART_KINDS = frozenset({"block", "statement_block", "compound_statement", "body", "suite"})
+PART_KINDS = frozenset({"block", "statement_block", "compound_statement", "body", "suite", "token_tree"})
 # Forms, in order of preference (simplest first).
 PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, INSIDE, EXCLUDE = range(8)
 # Forms an ast-grep author writes from the kind of fact the examples share (author.py).
