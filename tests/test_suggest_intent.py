@@ -135,6 +135,14 @@ def test_a_macro_is_not_flagged_by_its_argument_list(ws: Workspace, engine: Engi
     _holds(ws, engine, top["yaml"], ["let v = dbg!(x);"], ['println!("{}", x)', "debug(x)"])
 
 
+def test_a_declaration_kind_of_its_own(ws: Workspace, engine: Engine) -> None:
+    # JavaScript's `var` is its own kind (`variable_declaration`; `let`/`const` are `lexical_declaration`): the
+    # kind says it, where `var $A = $B` missed `var a, b;` (Java's `local_variable_declaration` stays generic).
+    top = _top(ws, engine, "javascript", ["var x = 1;", "var y = f();"], ["let x = 1;", "const y = f();"])
+    _holds(ws, engine, top["yaml"], ["var a, b;", "for (var i = 0; i < n; i++) {}", "function f() { var z = 2; }"],
+           ["let q = 3;", "const v = 'var';"])
+
+
 def _project(root: Path) -> None:
     (root / "src").mkdir()
     (root / "src" / "a.py").write_text("import os\nx = eval(data)\ny = eval(other, {})\n", encoding="utf-8")

@@ -43,7 +43,7 @@ _ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation"
 _GENERIC_WORDS = frozenset({"member", "field", "selector", "attribute", "navigation", "assignment", "argument",
                             "arguments", "lambda", "call", "invocation", "binary", "unary", "parenthesized", "list",
                             "pair", "subscript", "index", "access", "augmented", "annotated", "identifier",
-                            "literal", "string", "suffix", "clause", "variable", "declarator", "type"})
+                            "literal", "string", "suffix", "clause", "declarator", "type", "local"})
 
 
 def specific(kind: str) -> bool:
