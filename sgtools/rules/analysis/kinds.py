@@ -7,6 +7,7 @@ ast-grep cannot list a grammar's kinds, so they are harvested from its CST dumps
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -99,7 +100,10 @@ def _cached_kinds(engine: Engine, what: str, codes: Callable[[], list[str]], lan
     return found
 
 
-def _bundled_docs() -> list[dict[str, Any]]:
+@functools.cache
+def _bundled_docs() -> tuple[dict[str, Any], ...]:
+    """The bundled rule documents, parsed once per process (the package's files do not change under it): every
+    known-kinds lookup asks for them, and each parse reads every bundled rule through the pure-Python YAML parser."""
     from sgtools.core import bundled
 
     docs: list[dict[str, Any]] = []
@@ -108,7 +112,7 @@ def _bundled_docs() -> list[dict[str, Any]]:
             docs += [d for d in yamlio.load_all(path.read_text(encoding="utf-8")) if isinstance(d, dict)]
         except (OSError, yamlio.YamlError, UnicodeDecodeError):
             continue
-    return docs
+    return tuple(docs)
 
 
 def _bundled_kinds(language: str) -> set[str]:
