@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from sgtools.core.errors import Timeout
+from sgtools.engine import texts as engine_texts
 from sgtools.engine.process import Engine
 from sgtools.fixits import verify
 from sgtools.project import config as project
@@ -40,7 +41,7 @@ def _recorded(monkeypatch: pytest.MonkeyPatch, fail_over: int | None = None) -> 
     more bytes than that raises the engine's Timeout instead, as a call past the per-call limit does; that
     fault is simulated because a real one depends on the machine's load, which a test cannot hold steady."""
     calls: list[list[str]] = []
-    real = warmscan.scan_texts
+    real = engine_texts.scan_texts
 
     def recording(engine: Engine, cfg: Any, rules_path: Path, file_name: str,
                   texts: Sequence[str]) -> list[list[dict[str, Any]]]:
