@@ -95,3 +95,28 @@ def test_a_file_too_big_for_one_call_is_the_only_one_unchecked(tmp_path: Path,
     assert len(big) == 400
     assert all(not fx["verified"] and "within 30 s" in fx["verification"]["reason"] for fx in big)
     assert sum(fx["verified"] for fx in fixits) == (FILES - 1) * 40
+
+
+DROP_NONE = ("id: get-none\nlanguage: python\nseverity: info\nmessage: default None\nmetadata: {fixSafety: safe}\n"
+             "rule: {pattern: '$D.get($K, None)'}\nfix: $D.get($K)\n")
+
+
+def test_a_fix_that_could_drop_a_token_shares_a_copy_past_the_missing_count_cap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Such a fix is checked alone only to count MISSING tokens in its own copy; past the cap on those counts
+    (here 2) it shares a copy like any other fix: 10 of them in one file cost 2 copies alone and 1 shared, not
+    10 copies of the whole file."""
+    from sgtools.core.settings import Settings
+
+    root = tmp_path / "p"
+    root.mkdir()
+    ws = Workspace(root)
+    project.initialize(ws)
+    (root / "rules" / "get-none.yml").write_text(DROP_NONE)
+    (root / "m.py").write_text("".join(f"a{i} = d.get(k{i}, None)\n" for i in range(10)))
+    calls = _recorded(monkeypatch)
+    fixits = _fixits(scan_path(ws, Engine(settings=Settings(fixit_missing_check_max=2)), max_results=1000))
+    assert len(fixits) == 10 and all(fx["verified"] for fx in fixits)
+    assert [len(batch) for batch in calls] == [1 + 2 + 1]  # the original, 2 alone with their count, 1 shared
+    counted = [fx for fx in fixits if "missingAfter" in fx["verification"]]
+    assert len(counted) == 2

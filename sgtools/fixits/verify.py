@@ -50,12 +50,22 @@ def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
         fx["confidence"] = 0.05
 
 
-def _plan(text: str, members: Sequence[Member]) -> list[list[Member]]:
-    """The copies to make for one job's fix-its (see `verify_fixits`)."""
-    # a fix-it with imports is checked alone: its import edit is the one its neighbours carry too
-    risky = [m for m in members if m.extra or _may_drop_token(text, m.span)]
-    safe = [m for m in members if not m.extra and not _may_drop_token(text, m.span)]
-    return [*_apart(safe), *([m] for m in risky)]
+def _plan(text: str, members: Sequence[Member], counts_left: list[int]) -> list[list[Member]]:
+    """The copies to make for one job's fix-its (see `verify_fixits`). `counts_left[0]`: how many more fix-its
+    get a MISSING-token count (taken here): a fix that could drop a token is checked alone only when it gets
+    one, since the count is of its copy; past that cap it shares a copy like any other (ansible_core: 213 of
+    its 348 fix-its could drop a token, 149 of them past the cap of 64, each a copy of its whole file)."""
+    alone: list[list[Member]] = []
+    shared: list[Member] = []
+    for m in members:
+        if m.extra:  # a fix-it with imports is checked alone: its import edit is the one its neighbours carry too
+            alone.append([m])
+        elif counts_left[0] > 0 and _may_drop_token(text, m.span):
+            counts_left[0] -= 1
+            alone.append([m])
+        else:
+            shared.append(m)
+    return [*alone, *_apart(shared)]  # alone first: the MISSING counts go to them in this order
 
 
 def _zone(m: Member) -> tuple[int, int]:
@@ -114,8 +124,10 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     # One copy of a file per fix-it made the work quadratic (a file with 30,000 findings never got verified).
     # So fix-its whose matches and edits do not touch are checked together in one copy, and a copy showing
     # anything unexpected is split in halves until the culprits stand alone (log2 n more rounds at most).
-    # A fix that could drop a token the grammar needs is checked alone: its MISSING-token count is its own.
-    texts = copies.make((j, g) for j, members in chosen.items() for g in _plan(jobs[j].text, members))
+    # A fix that could drop a token the grammar needs is checked alone while MISSING-token counts are left: the
+    # count is of its copy.
+    counts_left = [max(0, settings.fixit_missing_check_max) if count_missing is not None else 0]
+    texts = copies.make((j, g) for j, members in chosen.items() for g in _plan(jobs[j].text, members, counts_left))
     # MISSING-token counts run on their own threads while the batch scans (they only read the texts); each
     # `fix` copy is one edit alone, so its count belongs to that fix-it.
     from concurrent.futures import ThreadPoolExecutor  # ~7 ms to import: not on a path scan without fixes
