@@ -219,22 +219,7 @@ def test_catalogue_lifecycle_server_and_cli_ends(tmp_path: Path, server_env: dic
     for how in CLI_ENDS:
         proc = subprocess.Popen(cli, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            if not wait_for(lambda: ast_grep_pids(marker), 30):
-                failures.append(f"cli/{how}: the scan never started")
-                continue
-            time.sleep(0.3)
-            end_process(proc, how)
-            left = settle(marker)
-            if left:
-                failures.append(f"cli/{how}: {len(left)} ast-grep alive {SETTLE:g} s later")
-            if not _exits(proc, 10):
-                failures.append(f"cli/{how}: the CLI did not exit within 10 s")
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            kill_leftovers(marker)
+        failures += _ended_mid_scan(proc, how, "cli", "the CLI", marker)
     failures += _http_ends(root, env, marker)
     report("lifecycle: server and CLI ends during a long scan",
            len(SERVER_ENDS) + len(CLI_ENDS) + len(HTTP_ENDS), failures)
@@ -258,22 +243,35 @@ def _http_ends(root: Path, env: dict[str, str], marker: str) -> list[str]:
             call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                     "params": {"name": "scan_code", "arguments": {"paths": ["src"]}}}
             threading.Thread(target=_post_quietly, args=(url, call, session), daemon=True).start()
-            if not wait_for(lambda: ast_grep_pids(marker), 30):
-                failures.append(f"http/{how}: the scan never started")
-                continue
-            time.sleep(0.3)
-            end_process(proc, how)
-            left = settle(marker)
-            if left:
-                failures.append(f"http/{how}: {len(left)} ast-grep alive {SETTLE:g} s later")
-            if not _exits(proc, 10):
-                failures.append(f"http/{how}: the server did not exit within 10 s")
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-            kill_leftovers(marker)
+        except BaseException:
+            _reap(proc, marker)
+            raise
+        failures += _ended_mid_scan(proc, how, "http", "the server", marker)
     return failures
+
+
+def _ended_mid_scan(proc: subprocess.Popen[bytes], how: str, where: str, who: str, marker: str) -> list[str]:
+    """`proc` (the CLI, or the HTTP server) ended `how` once its path scan's ast-grep runs: what went wrong (the
+    scan never started, an ast-grep outlived it, it did not exit); `proc` and any leftover are reaped either way."""
+    try:
+        if not wait_for(lambda: ast_grep_pids(marker), 30):
+            return [f"{where}/{how}: the scan never started"]
+        time.sleep(0.3)
+        end_process(proc, how)
+        left = settle(marker)
+        failures = [f"{where}/{how}: {len(left)} ast-grep alive {SETTLE:g} s later"] if left else []
+        if not _exits(proc, 10):
+            failures.append(f"{where}/{how}: {who} did not exit within 10 s")
+        return failures
+    finally:
+        _reap(proc, marker)
+
+
+def _reap(proc: subprocess.Popen[bytes], marker: str) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    kill_leftovers(marker)
 
 
 def _http_session(url: str, headers: dict[str, str]) -> dict[str, str]:
