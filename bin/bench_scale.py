@@ -1,6 +1,7 @@
 """The scale cases of bin/bench, each beside bare ast-grep in the same run: `sgtools scan` of a large tree with
 few findings (sparse) and with tens of thousands (dense), `sgtools rule add` into a 200-rule project, and
-`sgtools scan` of one file beside bare ast-grep and the Python floor (`python -c pass`)."""
+`sgtools scan` of one file beside bare ast-grep and the floor (`python -c pass` plus bare ast-grep, per round: the
+gated ratio of issue 31 part 5)."""
 
 from __future__ import annotations
 
@@ -133,5 +134,12 @@ def bench_b6(work: Path, quick: bool, *, ast_grep: str, sgtools: str, summary: S
         ([sgtools, "scan", "--root", str(root), "--format", "json", "snippet.py"], root),
         ([sys.executable, "-c", "pass"], root),
     ], n, time_process)
+    start = [f + b for f, b in zip(floor, bare, strict=True)]  # per round: both started in the same round
     return {"sgtools scan --format json": _row(ours, bare, "ast-grep", summary),
-            "floor: python -c pass (reported, no budget)": {"sgtools": summary(floor)}}
+            "floor: python -c pass (reported, no budget)": {"sgtools": summary(floor)},
+            # Issue 31 part 5: the CLI's start within 3x of an empty interpreter plus bare ast-grep, gated
+            "sgtools scan vs the floor (python -c pass + bare ast-grep, same rounds)": _row(
+                ours, start, "python -c pass + ast-grep", summary, budget=("ratio", FLOOR_BUDGET), gate=True)}
+
+
+FLOOR_BUDGET = 3.0  # issue 31 part 5: one-file `sgtools scan` at most 3x the floor

@@ -51,6 +51,28 @@ def test_a_gated_row_over_its_budget_fails_and_a_report_only_one_does_not() -> N
     assert b.render(own_gate)[1] == ["Cost: x each rule: ratio 3.2 > 3"]
 
 
+def test_b6_one_file_scan_over_3x_the_floor_fails_the_run(tmp_path: Path) -> None:
+    """Issue 31 part 5: B6's gated row divides `sgtools scan` by an empty interpreter plus bare ast-grep of the
+    same round. The timer is a stand-in (fixed seconds per command): this checks the row and its verdict only."""
+    b = bench()
+    from bin.bench_scale import bench_b6
+
+    def b6(ours_s: float) -> dict[str, Any]:
+        def timer(argv: list[str], n: int, **_: Any) -> list[float]:
+            seconds = ours_s if argv[0] == "sgtools" else 0.04 if argv[0] == sys.executable else 0.01
+            return [seconds] * n
+        out = tmp_path / str(ours_s)
+        out.mkdir()
+        return bench_b6(out, True, ast_grep="ast-grep", sgtools="sgtools", summary=b.summary, time_process=timer)
+
+    case = "sgtools scan vs the floor (python -c pass + bare ast-grep, same rounds)"
+    slow = b6(0.2)
+    assert slow[case]["ratio"] == 4.0 and slow[case]["python -c pass + ast-grep"]["median_ms"] == 50.0
+    table, failures = b.render(results({"B6: sgtools scan, one file": slow}))
+    assert "ratio <= 3: over (gate)" in table and failures == [f"B6: sgtools scan, one file {case}: ratio 4.0 > 3"]
+    assert b.render(results({"B6: sgtools scan, one file": b6(0.1)}))[1] == []  # 2.0x: within
+
+
 def test_a_benchmark_that_raised_fails_the_run_and_an_optional_peer_may_skip() -> None:
     b = bench()
     table, failures = b.render(results({"B7: suggest_rule": {"failed": "EngineFailed: no ast-grep"},
