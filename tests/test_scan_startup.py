@@ -22,6 +22,8 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          "sgtools.fixits.judge", "sgtools.engine.warm", "sgtools.scan.warmscan", "sgtools.core.globs",
          "platformdirs", "tempfile", "orjson", "difflib", "sgtools.scan.changes", "sgtools.rules.syntax",
          "hashlib", "sgtools.engine.testreport",  # OpenSSL: core/digest.py has the two digests a scan uses
+         # ~9 million: the import planners of fix-its (four languages' modules and regexes), for fixImports rules
+         "sgtools.fixits.importers",
          # ~40 million instructions: dataclasses imports inspect (with ast, dis, tokenize); records on this path
          # are NamedTuples or plain classes
          "dataclasses", "inspect", "ast",
@@ -30,6 +32,8 @@ HEAVY = ("ruamel", "jsonschema", "mcp", "sgtools.rules.analysis.service", "sgtoo
          # ~11 million: the TypedDict shapes of results (typing builds each class); the path imports them only
          # for type checking, the MCP server's schemas load them
          "sgtools.contracts.scan", "sgtools.contracts.fixits", "sgtools.contracts.rules", "sgtools.contracts.project")
+NOT_COMPILED = ("(?m)^package[ \\t]+\\w+[^\\n]*$", "(?m)^(?:func|var|const|type)\\b", "(?<!\\r)\\n",
+                "[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _PROBE = """
 import builtins, json, sys
 compiled = []
@@ -39,10 +43,18 @@ def _counted(source, filename, *args, **kwargs):
         compiled.append(str(source)[:80])
     return _compile(source, filename, *args, **kwargs)
 builtins.compile = _counted
+import re
+patterns = []
+_re_compile = re._compile
+def _noted(pattern, flags):
+    patterns.append(str(pattern))
+    return _re_compile(pattern, flags)
+re._compile = _noted
 from sgtools.cli import main
 try:
     code = main(["scan", "python/calc.py", "--format", "json"])
 finally:
+    print(json.dumps(patterns), file=sys.stderr)
     print(json.dumps(compiled), file=sys.stderr)
     print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
@@ -56,9 +68,12 @@ def test_one_file_scan_imports_no_heavy_module(tmp_path: Path) -> None:
     runs = [subprocess.run([sys.executable, "-c", _PROBE], cwd=root, env=env, capture_output=True, text=True,
                            timeout=120) for _ in range(2)]  # the first fills the parse cache
     assert '"issues"' in runs[1].stdout, runs[1].stderr[-2000:]
-    compiled, loaded = runs[1].stderr.strip().splitlines()[-2:]
+    patterns, compiled, loaded = runs[1].stderr.strip().splitlines()[-3:]
     heavy = [m for m in HEAVY if f'"{m}"' in loaded or f'"{m}.' in loaded]
     assert heavy == []
+    # patterns a one-file Python scan never matches, compiled on first use (LazyRe) or in modules it does not
+    # load: Go's import blocks (fixits/importers/go.py), the rule-id check, CRLF edits
+    assert [p for p in json.loads(patterns) if p in NOT_COMPILED] == []
     # The first builtin compile() of a process sets up the AST types (~10 million instructions): a string
     # annotation in a NamedTuple or TypedDict under `from __future__ import annotations` is compiled by typing.
     assert json.loads(compiled) == []

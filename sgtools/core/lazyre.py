@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from typing import Any
 
 
 class LazyRe:
@@ -36,6 +37,9 @@ class LazyRe:
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         return self.compiled.finditer(text)
+
+    def findall(self, text: str) -> list[Any]:
+        return self.compiled.findall(text)
 
     def split(self, text: str) -> list[str]:
         return self.compiled.split(text)

@@ -9,20 +9,20 @@ was read, newline style and BOM kept, and a restore of the earlier files if a la
 # No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import bisect
 import itertools
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from sgtools.contracts.common import Position
 from sgtools.core.errors import BadInput, Conflict, NotFound, TooLarge
+from sgtools.core.lazyre import LazyRe
 from sgtools.project.workspace import Workspace
 
 OverlapPolicy = Literal["error", "skip"]
 OVERLAP_POLICIES: tuple[str, ...] = ("error", "skip")
 BOM = "\ufeff"
-_BARE_LF = re.compile(r"(?<!\r)\n")
-_LINE_END = re.compile(r"(?<=\n)")
+_BARE_LF = LazyRe(r"(?<!\r)\n")
+_LINE_END = LazyRe(r"(?<=\n)")
 
 
 class Span(NamedTuple):

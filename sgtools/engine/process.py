@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sgtools.core import jsonfast
 from sgtools.core.cache import StatMemo
 from sgtools.core.errors import EngineFailed
+from sgtools.core.lazyre import LazyRe
 from sgtools.core.settings import SUPPORTED_AST_GREP, Settings, get_settings
 from sgtools.engine import trust
 from sgtools.engine.configview import engine_config
@@ -52,7 +53,7 @@ class ScanWatch:
         self.skipped: list[tuple[str, str]] = []
 
 
-_SCANNED = re.compile(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)", re.M)
+_SCANNED = LazyRe(r"^sg: summary\|file: scannedFileCount=(\d+),skippedFileCount=(\d+)", re.M)
 _FILE_DONE = b"sg: entity|file|"
 
 

@@ -19,20 +19,29 @@ in that file `unsafe`, and their title says which import is missing and why.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sgtools.core.errors import SgToolsError
 from sgtools.edit.text import LineIndex, apply_edits
-from sgtools.fixits.importers import Plan, go, java, python, rust
 
 if TYPE_CHECKING:
     from sgtools.contracts.fixits import Edit, Fixit
+    from sgtools.fixits.importers import Plan
 
 META_KEY = "fixImports"
-PLANNERS: dict[str, Callable[[str, str, Sequence[str], Sequence[str]], Plan]] = {
-    "go": go.plan, "python": python.plan, "java": java.plan, "rust": rust.plan}
-LANGUAGES = frozenset(PLANNERS)
+# Each planner (fixits/importers/<language>.py) is imported when a rule that declares fixImports has a fix-it in
+# that language: a scan without one does not pay for their modules and regexes (issue 31 part 5, the CLI start).
+LANGUAGES = frozenset({"go", "python", "java", "rust"})
+
+
+def _planner(language: str) -> Callable[[str, str, Sequence[str], Sequence[str]], Plan] | None:
+    if language not in LANGUAGES:
+        return None
+    module = importlib.import_module(f"sgtools.fixits.importers.{language}")
+    planner: Callable[[str, str, Sequence[str], Sequence[str]], Plan] = module.plan
+    return planner
 
 
 def declared(data: Mapping[str, Any] | None) -> tuple[list[str], list[str]] | None:
@@ -56,8 +65,8 @@ def attach(fixits: Sequence[Fixit], text: str, index: LineIndex, language: str,
     """Give every fix-it of one rule in one file (`fixits`, over `text`) the rule's import edit, if it needs one;
     an import it cannot place makes them `unsafe`, their title saying which import is missing."""
     spec = declared(data)
-    planner = PLANNERS.get(language)
-    if spec is None or planner is None or not fixits:
+    planner = _planner(language) if spec is not None and fixits else None
+    if spec is None or planner is None:
         return
     try:
         fixed = apply_edits(text, [fx["edits"][0] for fx in fixits])

@@ -11,7 +11,6 @@ import contextlib
 import errno
 import fcntl
 import os
-import re
 import stat
 import threading
 import time
@@ -20,10 +19,11 @@ from pathlib import Path
 
 from sgtools.core.atomic import write_atomic
 from sgtools.core.errors import BadInput, OutsideWorkspace, Timeout
+from sgtools.core.lazyre import LazyRe
 from sgtools.core.settings import Settings, get_settings
 
 ROOT_ENV = "SGTOOLS_ROOT"
-RULE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # always fullmatch: `$` passes "id\n"
+RULE_ID = LazyRe(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # always fullmatch: `$` passes "id\n"
 JOURNAL_NAME = ".sgtools-journal.json"  # see project/journal.py
 MAX_NAME_BYTES = 255  # one path component, as on ext4 / APFS / NTFS
 MAX_PATH_BYTES = 4096
