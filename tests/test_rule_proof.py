@@ -40,11 +40,37 @@ def test_proof_is_saved_as_the_test_and_the_rule_is_proven(initialized: Workspac
     assert (initialized.root / "rule-tests/no-print-test.yml").is_file()
     assert [r["unproven"] for r in listing.list_rules(initialized, engine)["rules"]] == [False]
     assert server_info(initialized, engine)["unprovenRules"] == []
-    # Re-saving the same rule needs no new proof; changing it does.
+    # Re-saving the same rule needs no new proof.
     again = (initialized.root / "rules/no-print.yml").read_text()
     assert store.add_or_update_rule(initialized, engine, "no-print", again)["unproven"] is False
-    with pytest.raises(RuleUnproven):
-        store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT.replace("warning", "error"))
+
+
+def test_a_changed_rule_is_proven_by_its_tests_invalid_cases_only_when_they_still_fire(
+        initialized: Workspace, engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A changed rule given no new invalid example: its saved test's invalid cases, run against the new version
+    before anything is written, are the proof when the new version flags every one of them; a change that no
+    longer flags one is refused [rule-unproven] naming it (nothing written), and force saves it UNPROVEN."""
+    store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT, ["log(1)"], ["print(1)", "print(a, b)"])
+    rule_path = initialized.root / "rules/no-print.yml"
+    test_text = (initialized.root / "rule-tests/no-print-test.yml").read_text()
+    changed = store.add_or_update_rule(initialized, engine, "no-print", NO_PRINT.replace("warning", "error"))
+    assert changed["unproven"] is False and changed["testResult"] is not None and changed["testResult"]["passed"]
+    assert "Proven by its tests' invalid cases" in changed["message"] and "error" in rule_path.read_text()
+    assert (initialized.root / "rule-tests/no-print-test.yml").read_text() == test_text  # its test, unchanged
+    narrowed = NO_PRINT.replace("print($$$A)", "print($A, $B)")  # no longer flags print(1)
+    before = snapshot_tree(initialized.root)
+    with pytest.raises(RuleUnproven) as err:
+        store.add_or_update_rule(initialized, engine, "no-print", narrowed)
+    assert "no longer flags its tests' invalid case: 'print(1)'" in err.value.message
+    assert "invalid_examples" in err.value.message and "force: true" in err.value.message
+    assert snapshot_tree(initialized.root) == before
+    forced = store.add_or_update_rule(initialized, engine, "no-print", narrowed, force=True)
+    assert forced["unproven"] is True and "UNPROVEN" in forced["message"]
+    # the CLI the same way: a change its tests prove is saved without --invalid
+    rule_file = tmp_path / "r.yml"
+    rule_file.write_text(NO_PRINT.replace("warning", "info"))
+    assert cli_main(["rule", "add", "no-print", "--file", str(rule_file), "--root", str(initialized.root)]) == 0
+    assert "Proven by its tests' invalid cases" in capsys.readouterr().out
 
 
 def test_force_saves_it_says_unproven_and_every_listing_names_it(initialized: Workspace, engine: Engine) -> None:

@@ -209,6 +209,11 @@ def proven_ids(cfg: ProjectConfig) -> set[str]:
     return ids
 
 
+def has_invalid_case(cfg: ProjectConfig, rule_id: str) -> bool:
+    """Whether a test document for `rule_id` already has an invalid case (what a changed rule is proven by)."""
+    return any(rule_id in (_by_content("proven", p, _proven_ids_of) or []) for p in test_files_for(cfg, rule_id))
+
+
 def unproven_ids(cfg: ProjectConfig) -> list[str]:
     """The project's rule ids with no invalid test case, sorted."""
     proven = proven_ids(cfg)

@@ -26,6 +26,7 @@ from sgtools.rules.locate import (
     SNAPSHOT_SUFFIX,
     TEST_SUFFIX,
     existing_test_file,
+    has_invalid_case,
     prime_ids,
     project_ids,
     test_file_for,
@@ -64,7 +65,10 @@ def add_or_update_rule(
         cand = prepare(ws, engine, cfg, rule_id, rule_yaml, valid_examples, invalid_examples,
                        metadata=metadata, overwrite=overwrite, force=force)
         assert cand.target is not None
-        unproven = not cand.invalid and _changed(cand)
+        needs_proof = not cand.invalid and _changed(cand)
+        # its tests' invalid cases prove it when they fire under this version: checked with the tests below
+        by_tests = needs_proof and has_invalid_case(cfg, rule_id)
+        unproven = needs_proof and not by_tests
         if unproven and not force:
             raise RuleUnproven(
                 f"Rule {rule_id} was not saved: nothing shows it fires. Pass {flags[0]} with at least one piece of "
@@ -77,6 +81,8 @@ def add_or_update_rule(
             tests = {written_test: writes[written_test]} if written_test is not None else {}
             test_result, snapshots = tested_with_snapshots(ws, engine, cfg, rule_id, cand.target.path,
                                                            writes[cand.target.path], tests)
+        if by_tests:
+            unproven = _not_fired(rule_id, test_result, flags, force)
         if cand.target.same and not overwrite:
             _refuse_unless_half(ws, cand, writes, snapshots)
         write_all(ws, {**_encoded(writes), **snapshots})
@@ -84,20 +90,11 @@ def add_or_update_rule(
         if written_test is not None:
             prime_ids("tests", written_test, writes[written_test], [rule_id])
     rel = ws.relative(cand.target.path)
-    verb = "Updated" if cand.target.exists else "Created"
-    message = f"{verb} rule {rule_id} in {rel}."
-    if cand.examples_given and test_path is None:
-        message += " The examples were checked but not saved: sgconfig.yml names no testConfigs."
-    if test_result is not None:
-        message += " Tests " + ("passed." if test_result["passed"] else "FAILED: " + test_result["summary"])
-    if unproven:
-        message += (f" UNPROVEN: saved with force and no invalid example, so nothing shows it fires; add one with "
-                    f"{flags[0]}.")
-    if cand.warnings:
-        message += " Warnings: " + "; ".join(cand.warnings)
+    proof = (f" UNPROVEN: saved with force and no invalid example, so nothing shows it fires; add one with {flags[0]}."
+             if unproven else " Proven by its tests' invalid cases, which this version flags." if by_tests else "")
     return {
         "success": True,
-        "message": message,
+        "message": _saved_message(cand, rel, test_path, test_result, proof),
         "path": rel,
         "created": not cand.target.exists,
         "testPath": ws.relative(test_path) if test_path is not None else None,
@@ -106,6 +103,35 @@ def add_or_update_rule(
         "analysis": cand.analysis,
         "unproven": unproven,
     }
+
+
+def _saved_message(cand: Candidate, rel: str, test_path: Path | None, test_result: RuleTestReport | None,
+                   proof: str) -> str:
+    assert cand.target is not None
+    message = f"{'Updated' if cand.target.exists else 'Created'} rule {cand.rule_id} in {rel}."
+    if cand.examples_given and test_path is None:
+        message += " The examples were checked but not saved: sgconfig.yml names no testConfigs."
+    if test_result is not None:
+        message += " Tests " + ("passed." if test_result["passed"] else "FAILED: " + test_result["summary"])
+    message += proof
+    if cand.warnings:
+        message += " Warnings: " + "; ".join(cand.warnings)
+    return message
+
+
+def _not_fired(rule_id: str, report: RuleTestReport | None, flags: tuple[str, str], force: bool) -> bool:
+    """A changed rule given no invalid example is proven by its tests' invalid cases only when this version flags
+    every one of them: one it no longer flags is refused [rule-unproven] (True, unproven, with force)."""
+    missed = [f["code"] for f in (report or {"failures": []})["failures"] if f["kind"] == "missing"]
+    if report is not None and not missed:
+        return False
+    if not force:
+        shown = f": {missed[0]!r}" + (f" and {len(missed) - 1} more" if len(missed) > 1 else "") if missed else ""
+        raise RuleUnproven(
+            f"Rule {rule_id} was not saved: this version no longer flags its tests' invalid case{shown}, so nothing "
+            f"shows it fires. Fix the rule, pass {flags[0]} with code it must flag, or {flags[1]} to save it "
+            "unproven.", argument=flags[0])
+    return True
 
 
 def _rule_writes(cfg: ProjectConfig, cand: Candidate) -> tuple[dict[Path, str], Path | None, Path | None]:
