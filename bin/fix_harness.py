@@ -9,8 +9,12 @@ or $SGTOOLS_FIX_CORPUS): Python wheels (pip download), npm tarballs (npm pack), 
 Rust crates, Go modules, Ruby and PHP libraries (apt-get download; no install). Pinned versions keep the verdict
 keys stable. The scan is the product's own: `sgtools scan --format json --verify-fixits` with the bundled rules,
 so every fix-it carries the `safety`, `verified` and `confidence` a user would see. Each fix is applied alone
-to its file; the result must compile (Python: compile(); JavaScript: node's parser) or re-parse with no more
-ERROR nodes than the original (every language, through ast-grep). `--review N` writes N not yet judged fixes,
+to its file and checked before and after by the language's own tool (Python: compile() and an import of the
+module; JavaScript: node's parser; Go: go build; Rust: cargo check; TypeScript: tsc --noEmit; Java: javac; C/C++:
+gcc/g++ -fsyntax-only; PHP: php -l; Ruby: ruby -c; C#: mcs; bin/fix_checks.py), and re-parsed with no more ERROR
+nodes than the original (every language, through ast-grep). `--evidence` records per rule how many fixes the
+tools checked and how many failed (community_index/fix_evidence.tsv, bin/fix_evidence.py): a bundled `safe` fix
+needs 20 checked and 0 failed there. `--review N` writes N not yet judged fixes,
 a few per rule, to review.md in the cache for reading by eye; verdicts go into fix_verdicts.tsv.
 """
 
@@ -29,6 +33,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from bin import fix_checks, fix_evidence
 
 REPO = Path(__file__).resolve().parent.parent
 VERDICTS = REPO / "community_index" / "fix_verdicts.tsv"
@@ -126,6 +132,7 @@ class Fix:
     broken: str | None = None
     root: str | None = None  # the package's directory on disk (for whole-package builds)
     built: tuple[bool, bool] | None = None  # (before, after) by the language's own compiler, when it ran
+    tool: str | None = None  # which tool gave `built` its verdict (its before-state passed)
 
     @property
     def key(self) -> str:
@@ -241,18 +248,19 @@ def _check_go(fixes: list[Fix], cache: Path) -> None:
             before[str(path)] = _go_build(path.parent, path.name, f.original, cache / "gocache")
         after = _go_build(path.parent, path.name, f.fixed_text, cache / "gocache") if before[str(path)] else False
         f.built = (before[str(path)], after)
+        f.tool = "go build" if before[str(path)] else None
         if before[str(path)] and not after and f.broken is None:
             f.broken = "go build: the package no longer builds"
 
 
-def toolchains() -> dict[str, str]:
-    """The compilers the checks use, with their versions, where installed."""
-    out = {"python": f"compile() (CPython {sys.version.split()[0]})"}
-    for lang, cmd in (("go", ["go", "version"]), ("javascript", ["node", "--version"])):
-        if shutil.which(cmd[0]):
-            ver = _run(cmd, REPO, timeout=60).stdout.strip()
-            out[lang] = {"go": "go build (GOPATH mode, whole package)", "javascript": "node's parser"}[lang] + \
-                f" ({ver})"
+def toolchains(cache: Path) -> dict[str, str]:
+    """{tool as a fix's `tool` names it: that tool with its version}, for the tools installed here."""
+    py = f"CPython {sys.version.split()[0]}"
+    out = {"compile()": f"compile() ({py})", "python import": f"python import ({py})",
+           "go build": f"go build, whole package ({fix_checks.version(['go', 'version'])})",
+           "node's parser": f"node's parser ({fix_checks.version(['node', '--version'])})"}
+    for label in fix_checks.summary_tools(cache).values():
+        out[label.split(" (")[0]] = label
     return out
 
 
@@ -275,8 +283,9 @@ def _check_python(fixes: list[Fix]) -> None:
         try:
             compile(f.fixed_text, f.file, "exec")
             f.built = (True, True)
+            f.tool = "compile()"
         except (SyntaxError, ValueError) as exc:
-            f.built = (True, False)
+            f.built, f.tool = (True, False), "compile()"
             f.broken = f"compile: {exc.__class__.__name__}: {exc}"
 
 
@@ -290,6 +299,7 @@ def _check_node(fixes: list[Fix]) -> None:
     for f, res in zip(js, proc.stdout.splitlines(), strict=False):
         before, after = json.loads(res)
         f.built = (bool(before), bool(before and after))
+        f.tool = "node's parser" if before else None
         if before and not after:
             f.broken = "node: no longer parses"
 
@@ -413,30 +423,10 @@ def check(fixes: list[Fix], cache: Path | None = None) -> None:
     """Set `broken` on each fix whose result no longer compiles or re-parses where its original did."""
     _check_python([f for f in fixes if f.file.endswith(".py")])
     _check_node(fixes)
-    _check_go(fixes, cache or Path(tempfile.gettempdir()) / "sgtools-fix-harness")
+    cache = cache or Path(tempfile.gettempdir()) / "sgtools-fix-harness"
+    _check_go(fixes, cache)
+    fix_checks.run_all(fixes, cache, PYPI)
     _check_reparse(fixes)
-
-
-REPARSE_ONLY = "none run here (ast-grep re-parse only)"
-
-
-def table(fixes: list[Fix]) -> list[str]:
-    """The per-language table of docs/fixes.md: fixes applied, compiled before and after by the language's own
-    tool, failures (after fails where before passed), failures among safe fixes, and the toolchain."""
-    tools = toolchains()
-    rows = ["| language | fixes applied (safe) | compiled before | compiled after | failures | failures among "
-            "safe | toolchain |", "| --- | --- | --- | --- | --- | --- | --- |"]
-    for lang in sorted({f.lang for f in fixes}):
-        mine = [f for f in fixes if f.lang == lang]
-        built = [f for f in mine if f.built is not None]
-        before = [f for f in built if f.built and f.built[0]]
-        after = [f for f in before if f.built and f.built[1]]
-        fails = [f for f in before if f.built and not f.built[1]]
-        safe = sum(f.safety == "safe" for f in mine)
-        rows.append(f"| {lang} | {len(mine)} ({safe}) | {len(before)} | {len(after)} | {len(fails)} | "
-                    f"{sum(f.safety == 'safe' for f in fails)} | "
-                    f"{tools.get(lang, REPARSE_ONLY) if built else REPARSE_ONLY} |")
-    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -447,6 +437,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--review", type=int, default=0, metavar="N", help="write N unjudged fixes to review.md")
     ap.add_argument("--json", type=Path, help="write the summary and every fix's key and check as JSON")
     ap.add_argument("--table", action="store_true", help="print docs/fixes.md's per-language compiler table")
+    ap.add_argument("--evidence", action="store_true",
+                    help=f"rewrite {fix_evidence.EVIDENCE.name}'s lines of these languages")
     args = ap.parse_args(argv)
     langs = [x for x in args.languages.split(",") if x]
     if not args.no_fetch:
@@ -459,7 +451,12 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(fixes, verdicts)
     print_summary(summary)
     if args.table:
-        print("\n".join(table(fixes)))
+        print("\n".join(fix_evidence.table(fixes, toolchains(args.cache))))
+    if args.evidence:
+        known = toolchains(args.cache)
+        tools = "; ".join(sorted({known.get(f.tool, f.tool) for f in fixes if f.tool}))
+        fix_evidence.write(fix_evidence.rows(fixes), langs, f"python -m bin.fix_harness --evidence --languages "
+                           f"{','.join(langs)}; tools: {tools}")
     for f in fixes:
         if f.broken and f.safety == "safe":
             print(f"BROKEN safe fix: {f.key}: {f.broken}")

@@ -1,0 +1,324 @@
+"""The language's own tools for the fix harness (bin/fix_harness.py): each fix's file checked before and after by
+the compiler, type checker or interpreter of its language, where one installs from the package registries.
+
+A check sets `built = (before, after)` on each fix it can judge and `broken` when the after-state fails where
+the before-state passed. A file that the tool rejects unfixed (a missing dependency, another language version)
+gets `built = (False, False)` and no verdict. Absent tools are named with their install command by `missing()`.
+
+| language | tool | what it proves |
+| --- | --- | --- |
+| python | `import` of the fixed module (its package on sys.path, its dependencies from pip) | the module loads |
+| typescript | `tsc --noEmit` on the file (npm typescript) | it type-checks alone (no new errors) |
+| rust | `cargo check --offline` of the crate (Debian's crates in /usr/share/cargo/registry) | the crate type-checks |
+| java | `javac` on the file | it compiles |
+| c, cpp | `gcc`/`g++ -fsyntax-only` with the package's include dirs | it compiles |
+| php | `php -l` | it parses |
+| ruby | `ruby -c` | it parses |
+| csharp | `mcs -target:library` (Debian mono-mcs) | it compiles |
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+INSTALL = {"go": "apt-get install -y golang-go", "node": "apt-get install -y nodejs",
+           "tsc": "npm install typescript (into the harness cache: python -m bin.fix_harness fetches it)",
+           "cargo": "apt-get install -y cargo (plus the Rust corpus's librust-*-dev packages)",
+           "javac": "apt-get install -y default-jdk-headless", "gcc": "apt-get install -y gcc",
+           "g++": "apt-get install -y g++", "php": "apt-get install -y php-cli", "ruby": "apt-get install -y ruby",
+           "mcs": "apt-get install -y mono-mcs"}
+DEBIAN_CRATES = Path("/usr/share/cargo/registry")
+
+
+class FixLike(Protocol):
+    lang: str
+    file: str
+    original: str
+    fixed_text: str
+    root: str | None
+    broken: str | None
+    built: tuple[bool, bool] | None
+    tool: str | None
+
+
+def missing(tool: str) -> str | None:
+    """None when `tool` is on PATH, else the one-line reason naming the install command."""
+    return None if shutil.which(tool) else f"{tool} not installed: {INSTALL.get(tool, tool)}"
+
+
+def version(cmd: Sequence[str]) -> str:
+    if not shutil.which(cmd[0]):
+        return ""
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, timeout=60, check=False)
+    return (proc.stdout or proc.stderr).strip().splitlines()[0] if (proc.stdout or proc.stderr).strip() else ""
+
+
+def _judge(fixes: Sequence[FixLike], ok: Callable[[FixLike, str], bool], tool: str, workers: int = 2) -> None:
+    """before/after for each fix; the before-state is checked once per distinct original text."""
+    before: dict[tuple[str, str], bool] = {}
+
+    def one(f: FixLike) -> None:
+        key = (f.file, f.original)
+        if key not in before:
+            before[key] = ok(f, f.original)
+        after = ok(f, f.fixed_text) if before[key] else False
+        f.built = (before[key], after)
+        f.tool = tool if before[key] else None
+        if before[key] and not after and f.broken is None:
+            f.broken = f"{tool}: the fixed file no longer passes"
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(one, fixes))
+
+
+def _tmp_run(name: str, text: str, cmd: Callable[[Path], list[str]], timeout: float = 300,
+             env: dict[str, str] | None = None) -> bool:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_text(text, encoding="utf-8")
+        proc = subprocess.run(cmd(path), cwd=tmp, capture_output=True, text=True, timeout=timeout, env=env,
+                              check=False)
+        return proc.returncode == 0
+
+
+def _disk(f: FixLike) -> Path:
+    """The fixed file's own path on disk (the corpus keeps each package under its root)."""
+    return Path(str(f.root)) / f.file.split("/", 1)[1] if f.root else Path(f.file)
+
+
+def check_php(fixes: Sequence[FixLike]) -> None:
+    if not missing("php"):
+        _judge(fixes, lambda f, t: _tmp_run("x.php", t, lambda p: ["php", "-l", str(p)]), "php -l")
+
+
+def check_ruby(fixes: Sequence[FixLike]) -> None:
+    if not missing("ruby"):
+        _judge(fixes, lambda f, t: _tmp_run("x.rb", t, lambda p: ["ruby", "-c", str(p)]), "ruby -c")
+
+
+def check_java(fixes: Sequence[FixLike]) -> None:
+    if missing("javac"):
+        return
+    _judge(fixes, lambda f, t: _tmp_run(Path(f.file).name, t, lambda p: [
+        "javac", "-proc:none", "-nowarn", "-d", str(p.parent / "out"), "-sourcepath", str(_disk(f).parent), str(p)]),
+        "javac")
+
+
+def check_csharp(fixes: Sequence[FixLike]) -> None:
+    if not missing("mcs"):
+        _judge(fixes, lambda f, t: _tmp_run("x.cs", t, lambda p: [
+            "mcs", "-target:library", "-nowarn:0168,0219,0414", f"-out:{p.parent / 'x.dll'}", str(p)]), "mcs")
+
+
+def _gcc(tool: str, std: str) -> Callable[[FixLike, str], bool]:
+    def ok(f: FixLike, text: str) -> bool:
+        include = ["-I", str(Path(str(f.root)) / "include")] if f.root else []
+        return _tmp_run(Path(f.file).name, text, lambda p: [
+            tool, std, "-fsyntax-only", "-w", "-iquote", str(_disk(f).parent), *include, str(p)])
+    return ok
+
+
+def check_c(fixes: Sequence[FixLike]) -> None:
+    """gcc (C) or g++ (C++) -fsyntax-only, with the file's own directory and its package's include/ on the path."""
+    for lang, tool, std in (("c", "gcc", "-std=gnu11"), ("cpp", "g++", "-std=gnu++17")):
+        mine = [f for f in fixes if f.lang == lang]
+        if mine and not missing(tool):
+            _judge(mine, _gcc(tool, std), f"{tool} -fsyntax-only")
+
+
+def tsc_binary(cache: Path, install: bool = True) -> Path | None:
+    """The npm typescript compiler in the cache (installed there on first use when `install`), or on PATH; None
+    if neither."""
+    local = cache / "tools" / "node_modules" / ".bin" / "tsc"
+    if local.is_file():
+        return local
+    if install and shutil.which("npm"):
+        (cache / "tools").mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", "typescript@5"], cwd=cache / "tools",
+                       capture_output=True, text=True, timeout=600, check=False)
+        if local.is_file():
+            return local
+    found = shutil.which("tsc")
+    return Path(found) if found else None
+
+
+_TS_ERROR = re.compile(r"^(?P<file>[^\s(]+)\(\d+,\d+\): error TS\d+", re.M)
+
+
+def check_typescript(fixes: Sequence[FixLike], cache: Path, install: bool = True) -> None:
+    """`tsc --noEmit` on the fixed file with its package's sources beside it: the file's own errors must not grow
+    (a file with errors before, from a missing @types package, is judged by its error count, not skipped)."""
+    tsc = tsc_binary(cache, install) if fixes else None
+    if tsc is None:
+        return
+
+    def errors(f: FixLike, text: str) -> int:
+        src = _disk(f)
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "pkg"
+            shutil.copytree(src.parent, copy, ignore=shutil.ignore_patterns("node_modules"))
+            (copy / src.name).write_text(text, encoding="utf-8")
+            proc = subprocess.run([str(tsc), "--noEmit", "--skipLibCheck", "--target", "es2022", "--moduleResolution",
+                                   "node", "--lib", "es2022,dom", "--pretty", "false", src.name],
+                                  cwd=copy, capture_output=True, text=True, timeout=600, check=False)
+            return sum(1 for m in _TS_ERROR.finditer(proc.stdout) if Path(m["file"]).name == src.name)
+
+    counts: dict[tuple[str, str], int] = {}
+    for f in fixes:
+        key = (f.file, f.original)
+        if key not in counts:
+            counts[key] = errors(f, f.original)
+        after = errors(f, f.fixed_text)
+        f.built, f.tool = (True, after <= counts[key]), "tsc --noEmit"
+        if after > counts[key] and f.broken is None:
+            f.broken = f"tsc --noEmit: {after - counts[key]} new error(s)"
+
+
+def python_deps(cache: Path, packages: Sequence[str]) -> Path | None:
+    """The corpus packages' dependencies, pip-installed once into the cache, for the import check."""
+    target = cache / "pydeps"
+    if (target / ".done").is_file():
+        return target
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", str(target), *packages],
+                          capture_output=True, text=True, timeout=1800, check=False)
+    if proc.returncode != 0:
+        return None
+    (target / ".done").write_text("ok\n")
+    return target
+
+
+_IMPORT = r"""
+import importlib.util, sys
+name, path, init = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=[sys.argv[4]] if init else None)
+mod = importlib.util.module_from_spec(spec)
+sys.modules[name] = mod
+spec.loader.exec_module(mod)
+"""
+
+
+def module_name(f: FixLike) -> tuple[str, Path] | None:
+    """(dotted module name, the directory that must be on sys.path) for a file of a wheel's tree."""
+    if not f.root:
+        return None
+    rel = Path(f.file.split("/", 1)[1])
+    parts = [*rel.parent.parts, rel.stem] if rel.stem != "__init__" else list(rel.parent.parts)
+    if not parts or not all(p.isidentifier() for p in parts):
+        return None
+    return ".".join(parts), Path(str(f.root))
+
+
+def check_python_import(fixes: Sequence[FixLike], deps: Path | None) -> None:
+    """Each fixed module imported in a fresh interpreter (its package first on sys.path, then its dependencies):
+    a module that imports unfixed must import fixed."""
+    def ok(f: FixLike, text: str) -> bool:
+        named = module_name(f)
+        if named is None:
+            return False
+        name, top = named
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(top), *([str(deps)] if deps else [])]),
+               "PYTHONDONTWRITEBYTECODE": "1", "DJANGO_SETTINGS_MODULE": ""}
+        return _tmp_run(Path(f.file).name, text, lambda p: [
+            sys.executable, "-c", _IMPORT, name, str(p), "1" if p.name == "__init__.py" else "0",
+            str(_disk(f).parent)], timeout=120, env=env)
+
+    _judge(fixes, ok, "python import")
+
+
+def crate_root(path: Path) -> Path | None:
+    for parent in path.parents:
+        if (parent / "Cargo.toml").is_file():
+            return parent
+    return None
+
+
+def _cargo_ok(crate: Path, rel: Path, text: str, target: Path) -> bool:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / crate.name
+        shutil.copytree(crate, work)
+        manifest = (work / "Cargo.toml").read_text(encoding="utf-8")
+        # dev-dependencies are not needed by `cargo check` of the library, and Debian need not ship them
+        (work / "Cargo.toml").write_text(re.sub(r"(?ms)^\[(dev-dependencies|target\.[^\]]*\.dev-dependencies)"
+                                                r"[^\n]*\n.*?(?=^\[|\Z)", "", manifest), encoding="utf-8")
+        (work / ".cargo").mkdir(exist_ok=True)
+        (work / ".cargo" / "config.toml").write_text(
+            f'[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "{DEBIAN_CRATES}"\n')
+        (work / rel).write_text(text, encoding="utf-8")
+        env = {**os.environ, "CARGO_TARGET_DIR": str(target), "CARGO_NET_OFFLINE": "true"}
+        proc = subprocess.run(["cargo", "check", "--offline", "--lib", "-q"], cwd=work, capture_output=True,
+                              text=True, timeout=1200, env=env, check=False)
+        return proc.returncode == 0
+
+
+RUST_PER_RULE_AND_CRATE = 5  # a crate's check takes seconds to a minute: unsafe fixes are sampled, safe ones not
+
+
+def check_rust(fixes: Sequence[FixLike], cache: Path) -> None:
+    """`cargo check` of the fixed file's crate, offline against Debian's crates; one crate at a time (the target
+    directory is shared per crate, so only the crate itself is checked again after a fix). Every fix of a `safe`
+    rule is checked; of an unsafe rule, the first RUST_PER_RULE_AND_CRATE per crate (the rest stay unchecked)."""
+    if missing("cargo"):
+        return
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    picked = []
+    for f in fixes:
+        group = (getattr(f, "rule", ""), f.file.split("/", 1)[0])
+        seen[group] += 1
+        if getattr(f, "safety", "") == "safe" or seen[group] <= RUST_PER_RULE_AND_CRATE:
+            picked.append(f)
+
+    def ok(f: FixLike, text: str) -> bool:
+        disk = _disk(f)
+        crate = crate_root(disk)
+        if crate is None:
+            return False
+        return _cargo_ok(crate, disk.relative_to(crate), text, cache / "cargo-target" / crate.name)
+
+    _judge(picked, ok, "cargo check", workers=1)
+
+
+def summary_tools(cache: Path) -> dict[str, str]:
+    """The checks this machine runs, with their versions, per language."""
+    out: dict[str, str] = {}
+    tsc = tsc_binary(cache, install=False)
+    for lang, cmd, label in (("rust", ["cargo", "--version"], "cargo check"),
+                             ("java", ["javac", "-version"], "javac"),
+                             ("c", ["gcc", "--version"], "gcc -fsyntax-only"),
+                             ("cpp", ["g++", "--version"], "g++ -fsyntax-only"),
+                             ("php", ["php", "--version"], "php -l"), ("ruby", ["ruby", "--version"], "ruby -c"),
+                             ("csharp", ["mcs", "--version"], "mcs"),
+                             ("typescript", [str(tsc) if tsc else "tsc", "--version"], "tsc --noEmit")):
+        ver = version(cmd)
+        if ver:
+            out[lang] = f"{label} ({ver})"
+    return out
+
+
+def run_all(fixes: Sequence[Any], cache: Path, python_packages: Sequence[str]) -> None:
+    """Every check above on the fixes of its language (Python: import, after the harness's compile())."""
+    by: dict[str, list[Any]] = {}
+    for f in fixes:
+        by.setdefault(f.lang, []).append(f)
+    check_php(by.get("php", []))
+    check_ruby(by.get("ruby", []))
+    check_java(by.get("java", []))
+    check_csharp(by.get("csharp", []))
+    check_c(by.get("c", []) + by.get("cpp", []))
+    check_typescript(by.get("typescript", []), cache)
+    check_rust(by.get("rust", []), cache)
+    py = [f for f in by.get("python", []) if f.built == (True, True) and f.file.endswith(".py")]
+    if py:
+        check_python_import(py, python_deps(cache, python_packages))
+        for f in py:  # a module that does not import unfixed (settings, a C extension) keeps compile()'s verdict
+            if f.built == (False, False):
+                f.built, f.tool = (True, True), "compile()"

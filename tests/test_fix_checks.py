@@ -1,0 +1,134 @@
+"""The fix harness's checks by each language's own tool (bin/fix_checks.py), on small real files: a fix that
+breaks the file is caught, one that keeps it right passes, and a file the tool rejects unfixed gets no verdict.
+Each tool that is absent skips its case with the install command; `.ci/run` installs them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bin import fix_checks, fix_harness
+
+REPO = Path(__file__).resolve().parent.parent
+CI_TOOLS = REPO / ".ci-cache"  # .ci/run installs npm typescript into .ci-cache/tools
+
+
+def fix(lang: str, file: str, before: str, after: str, root: Path | None = None) -> fix_harness.Fix:
+    return fix_harness.Fix(lang, "r", file, 1, "a", "b", "safe", True, 0.9, None, after, before,
+                           root=str(root) if root else None)
+
+
+def judge(check: Callable[[list[fix_harness.Fix]], None], lang: str, file: str, good: str, bad: str,
+          rejected: str) -> None:
+    made = [fix(lang, file, good, good), fix(lang, file, good, bad), fix(lang, file, rejected, good)]
+    check(made)
+    ok, broken, unjudged = made
+    assert ok.built == (True, True) and ok.broken is None and ok.tool
+    assert broken.built == (True, False) and broken.broken and broken.tool == ok.tool
+    assert unjudged.built == (False, False) and unjudged.tool is None and unjudged.broken is None
+
+
+def need(tool: str) -> None:
+    why = fix_checks.missing(tool)
+    if why:
+        pytest.skip(why)
+
+
+def test_php_lint() -> None:
+    need("php")
+    judge(fix_checks.check_php, "php", "p/a.php", "<?php\n$a = in_array($x, $y, true);\n",
+          "<?php\n$a = in_array($x, $y, true;\n", "<?php\nfunction (\n")
+
+
+def test_ruby_syntax() -> None:
+    need("ruby")
+    judge(fix_checks.check_ruby, "ruby", "p/a.rb", "File.exist?(x)\n", "File.exist?(x\n", "def\n")
+
+
+def test_javac() -> None:
+    need("javac")
+    judge(fix_checks.check_java, "java", "p/A.java",
+          "class A { boolean f(String s) { return s.trim().isEmpty(); } }\n",
+          "class A { boolean f(String s) { return s.trim().isEmptyy(); } }\n",  # parses; javac finds no such method
+          "class A { Missing m; }\n")
+
+
+@pytest.mark.parametrize(("lang", "tool", "name", "good", "bad"), [
+    ("c", "gcc", "a.c", "#include <stdlib.h>\nvoid f(char *p) { free(p); }\n",
+     "#include <stdlib.h>\nvoid f(char *p) { free(p, 1); }\n"),  # parses; the compiler counts the arguments
+    ("cpp", "g++", "a.cpp", "using T = unsigned;\nT x = 1;\n", "using T = unsigned;\nT x = y;\n"),
+])
+def test_gcc_syntax_only(lang: str, tool: str, name: str, good: str, bad: str) -> None:
+    need(tool)
+    judge(fix_checks.check_c, lang, f"p/{name}", good, bad, "#include <no_such_header.h>\n")
+
+
+def test_mcs() -> None:
+    need("mcs")
+    judge(fix_checks.check_csharp, "csharp", "p/a.cs",
+          "using System.Linq;\nclass A { bool F(int[] x) { return x.Any(); } }\n",
+          "using System.Linq;\nclass A { bool F(int x) { return x.Any(); } }\n",  # an int has no Any()
+          "class A { Missing m; }\n")
+
+
+def test_python_import_sees_what_compile_does_not(tmp_path: Path) -> None:
+    pkg = tmp_path / "wheel" / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "util.py").write_text("VALUE = 1\n")
+    good = "from .util import VALUE\nX = VALUE\n"
+    bad = "from .util import VALUE\nimport datetime\nX = datetime.datetime.now(timezone.utc)\n"  # compiles
+    (pkg / "mod.py").write_text(good)
+    made = [fix("python", "wheel/pkg/mod.py", good, bad, tmp_path / "wheel"),
+            fix("python", "wheel/pkg/mod.py", good, good, tmp_path / "wheel")]
+    fix_checks.check_python_import(made, None)
+    assert made[0].broken and made[0].tool == "python import", made[0]
+    assert made[1].built == (True, True) and made[1].broken is None and made[1].tool == "python import"
+
+
+def test_cargo_check(tmp_path: Path) -> None:
+    need("cargo")
+    crate = tmp_path / "c"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "c"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                                      '[dev-dependencies]\nnot-in-debian = "9"\n')  # dropped for `cargo check`
+    good = "pub fn f(v: Option<String>) -> String { v.unwrap_or_default() }\n"
+    bad = "pub fn f(v: Option<u8>) -> bool { v == true }\n"  # parses; the type checker rejects it
+    (crate / "src" / "lib.rs").write_text(good)
+    made = [fix("rust", "c/src/lib.rs", good, good, crate), fix("rust", "c/src/lib.rs", good, bad, crate)]
+    fix_checks.check_rust(made, tmp_path / "cache")
+    assert made[0].built == (True, True) and made[0].tool == "cargo check"
+    assert made[1].built == (True, False) and made[1].broken
+
+
+def test_tsc_no_emit(tmp_path: Path) -> None:
+    if fix_checks.tsc_binary(CI_TOOLS, install=False) is None:
+        pytest.skip("tsc not installed: npm install --prefix .ci-cache/tools typescript@5 (.ci/run does)")
+    pkg = tmp_path / "p"
+    pkg.mkdir()
+    good = "export function f(s: string): boolean { return s.length === 0; }\n"
+    bad = "export function f(s: string): boolean { return s.length === '0'; }\n"  # parses; types do not match
+    (pkg / "a.ts").write_text(good)
+    made = [fix("typescript", "p/a.ts", good, good, pkg), fix("typescript", "p/a.ts", good, bad, pkg)]
+    fix_checks.check_typescript(made, CI_TOOLS, install=False)
+    assert made[0].built == (True, True) and made[0].broken is None
+    assert made[1].broken and "1 new error" in made[1].broken
+
+
+def test_evidence_rows_count_checked_and_failed_fixes_and_keep_other_languages(tmp_path: Path) -> None:
+    from bin import fix_evidence
+
+    made = [fix("python", "p/a.py", "x = 1\n", "x = 2\n"), fix("python", "p/a.py", "x = 1\n", "x = (\n"),
+            fix("python", "p/b.py", "print 1\n", "print(1)\n")]  # Python 2: no verdict
+    fix_harness._check_python(made)
+    path = tmp_path / "fix_evidence.tsv"
+    path.write_text(f"# old\n{fix_evidence.HEADER}\nr\tpython\t9\t9\t0\tcompile()\nq\tgo\t30\t25\t0\tgo build\n")
+    fix_evidence.write(fix_evidence.rows(made), ["python"], "test run", path)
+    got = fix_evidence.load(path)
+    assert got["r"] == fix_evidence.Row("r", "python", 3, 2, 1, "compile()")  # the python row is replaced
+    assert got["q"].proven and not got["r"].proven  # the go row is kept
+    assert path.read_text().startswith("# test run\n")
+    table = fix_evidence.table(made, {"compile()": "compile() (CPython 3)"})
+    assert table[2] == "| python | 3 (3) | 2 | 1 | 1 | 1 | compile() (CPython 3) |"
