@@ -156,22 +156,29 @@ _TS_ERROR = re.compile(r"^(?P<file>[^\s(]+)\(\d+,\d+\): error TS\d+", re.M)
 
 
 def check_typescript(fixes: Sequence[FixLike], cache: Path, install: bool = True) -> None:
-    """`tsc --noEmit` on the fixed file with its package's sources beside it: the file's own errors must not grow
-    (a file with errors before, from a missing @types package, is judged by its error count, not skipped)."""
+    """`tsc --noEmit` with the package's own tsconfig.json (the nearest above the file), else on the file alone with
+    its folder beside it: the file's own errors must not grow (a file with errors before, from a missing @types
+    package, is judged by its error count, not skipped)."""
     tsc = tsc_binary(cache, install) if fixes else None
     if tsc is None:
         return
 
     def errors(f: FixLike, text: str) -> int:
         src = _disk(f)
+        top = Path(str(f.root)) if f.root else src.parent
+        config = next((d / "tsconfig.json" for d in [src.parent, *src.parents]
+                       if (d / "tsconfig.json").is_file() and d.is_relative_to(top)), None)
+        base = config.parent if config else src.parent  # the project's own options where it ships them
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "pkg"
-            shutil.copytree(src.parent, copy, ignore=shutil.ignore_patterns("node_modules"))
-            (copy / src.name).write_text(text, encoding="utf-8")
-            proc = subprocess.run([str(tsc), "--noEmit", "--skipLibCheck", "--target", "es2022", "--moduleResolution",
-                                   "node", "--lib", "es2022,dom", "--pretty", "false", src.name],
-                                  cwd=copy, capture_output=True, text=True, timeout=600, check=False)
-            return sum(1 for m in _TS_ERROR.finditer(proc.stdout) if Path(m["file"]).name == src.name)
+            shutil.copytree(base, copy, ignore=shutil.ignore_patterns("node_modules"))
+            (copy / src.relative_to(base)).write_text(text, encoding="utf-8")
+            args = ["-p", "tsconfig.json"] if config else [
+                "--target", "es2022", "--moduleResolution", "node", "--lib", "es2022,dom", str(src.relative_to(base))]
+            proc = subprocess.run([str(tsc), "--noEmit", "--skipLibCheck", "--pretty", "false", *args],
+                                  cwd=copy, capture_output=True, text=True, timeout=900, check=False)
+            want = src.relative_to(base).as_posix()
+            return sum(1 for m in _TS_ERROR.finditer(proc.stdout) if m["file"].lstrip("./") == want)
 
     counts: dict[tuple[str, str], int] = {}
     for f in fixes:

@@ -3,14 +3,15 @@
 `community_index/fix_evidence.tsv` holds one line per bundled rule whose fix the harness applied on real code:
 how many times, how many of those the language's own tool accepted before the fix ("checked"), how many of
 those failed after it ("failures": the tool rejects the fixed file, or it re-parses with new ERROR nodes), and
-the tools. A bundled rule may be `fixSafety: safe` only with checked >= MIN_PROVEN and failures == 0 here, or
-with `metadata.fixSafetyArgument` saying why its fix is purely syntactic (tests/test_fix_safety.py enforces
-it). `python -m bin.fix_harness --evidence` rewrites the lines of the languages it ran and keeps the others.
+the tools with how many each checked. A bundled rule may be `fixSafety: safe` only with checked >= MIN_PROVEN
+and failures == 0 here, or with `metadata.fixSafetyArgument` saying why its fix is purely syntactic
+(tests/test_fix_safety.py enforces it). `python -m bin.fix_harness --evidence` rewrites the lines of the
+languages it ran and keeps the others.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,8 +51,9 @@ def rows(fixes: Sequence[Any]) -> dict[str, Row]:
     for rule, mine in sorted(by_rule.items()):
         checked = [f for f in mine if f.built and f.built[0]]
         failures = sum(1 for f in mine if f.broken is not None)
-        tools = sorted({f.tool for f in checked if f.tool})
-        out[rule] = Row(rule, mine[0].lang, len(mine), len(checked), failures, ", ".join(tools))
+        tools = Counter(f.tool for f in checked if f.tool)
+        out[rule] = Row(rule, mine[0].lang, len(mine), len(checked), failures,
+                        ", ".join(f"{t} {n}" for t, n in sorted(tools.items(), key=lambda x: (-x[1], x[0]))))
     return out
 
 

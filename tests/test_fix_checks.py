@@ -127,7 +127,7 @@ def test_evidence_rows_count_checked_and_failed_fixes_and_keep_other_languages(t
     path.write_text(f"# old\n{fix_evidence.HEADER}\nr\tpython\t9\t9\t0\tcompile()\nq\tgo\t30\t25\t0\tgo build\n")
     fix_evidence.write(fix_evidence.rows(made), ["python"], "test run", path)
     got = fix_evidence.load(path)
-    assert got["r"] == fix_evidence.Row("r", "python", 3, 2, 1, "compile()")  # the python row is replaced
+    assert got["r"] == fix_evidence.Row("r", "python", 3, 2, 1, "compile() 2")  # the python row is replaced
     assert got["q"].proven and not got["r"].proven  # the go row is kept
     assert path.read_text().startswith("# test run\n")
     table = fix_evidence.table(made, {"compile()": "compile() (CPython 3)"})
