@@ -9,7 +9,8 @@ import pytest
 from bin import fix_harness
 
 CACHE = fix_harness.default_cache()
-# Go: the safe fixes (ReplaceAll, range without the blank value) and the unsafe ioutil one; a few seconds.
+# Go: the safe fix (range without the blank value), ReplaceAll (unsafe until proven on 20 builds) and the unsafe
+# ioutil one; a few seconds.
 LANGUAGES = ["go"]
 
 pytestmark = [pytest.mark.slow, pytest.mark.corpus]
@@ -29,9 +30,9 @@ def test_no_safe_fix_breaks_the_code(fixes: list[fix_harness.Fix]) -> None:
 
 
 def test_every_judged_safe_fix_was_right(fixes: list[fix_harness.Fix]) -> None:
-    summary = fix_harness.summarize(fixes, fix_harness.load_verdicts())
-    go = summary["languages"]["go"]
-    assert go["judged_safe"] >= 5 and go["right_safe"] == go["judged_safe"]
+    verdicts = fix_harness.load_verdicts()
+    assert [f.key for f in fixes if f.safety == "safe" and verdicts.get(f.key, ("right",))[0] == "wrong"] == []
+    go = fix_harness.summarize(fixes, verdicts)["languages"]["go"]
     # the unsafe ioutil fix was judged too, and is often wrong: that is why it is unsafe
     assert go["judged_unsafe"] > go["right_unsafe"]
 

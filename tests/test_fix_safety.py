@@ -54,7 +54,7 @@ def test_an_imported_rule_without_a_class_is_stamped_unsafe(initialized: Workspa
         return str(real(src, entry)).replace("  fixSafety: safe\n", "")
 
     monkeypatch.setattr(svc, "_rule_text", undeclared)
-    out = service.import_community_rule(initialized, engine, "iter-nth-zero-rust")
+    out = service.import_community_rule(initialized, engine, "range-blank-value-go")
     doc = yamlio.load_one((initialized.root / out["path"]).read_text())
     assert doc["metadata"]["fixSafety"] == "unsafe"
 
@@ -143,3 +143,34 @@ def test_an_unmeasured_unsafe_fix_is_capped_and_an_own_safe_fix_is_not(initializ
     assert got["u"]["confidenceCap"]["value"] == safety.UNMEASURED_UNSAFE_CAP == got["u"]["confidence"]
     # a project's own rule that declares nothing is unsafe, and capped like one (issue 30: safe means proven)
     assert got["n"]["safety"] == "unsafe" and got["n"]["confidence"] == safety.UNMEASURED_UNSAFE_CAP
+
+
+# ---- safe means proven (issue 30, point 4) ---------------------------------------------------------------
+
+
+def test_every_safe_bundled_fix_is_proven_by_the_harness_or_argued_syntactic() -> None:
+    """A bundled rule is `fixSafety: safe` only with the fix harness's evidence (community_index/fix_evidence.tsv:
+    >= 20 applications on real code accepted by the language's own tool before the fix, 0 failures after it) or an
+    argument in `metadata.fixSafetyArgument` that the fix is purely syntactic; a rule whose fix failed anywhere
+    is never safe, argued or not."""
+    from bin import fix_evidence
+    from sgtools.core.bundled import bundled_dir
+
+    evidence = fix_evidence.load()
+    assert evidence, "no fix evidence: run `python -m bin.fix_harness --evidence`"
+    docs = {str(d["id"]): d for d in (yamlio.load_one(p.read_text()) for p in (bundled_dir() / "rules").rglob("*.yml"))}
+    for rule_id, row in evidence.items():
+        assert rule_id in docs and "fix" in docs[rule_id], f"evidence for {rule_id}, which is no bundled fix"
+        assert row.checked <= row.applied and row.failures <= row.applied, row
+    unproven = []
+    for rule_id, doc in sorted(docs.items()):
+        if "fix" not in doc or safety.rule_fix_safety(doc) != "safe":
+            continue
+        row = evidence.get(rule_id)
+        argued = str((doc.get("metadata") or {}).get("fixSafetyArgument") or "")
+        assert row is None or row.failures == 0, f"{rule_id} is safe but its fix failed on real code: {row}"
+        if not (row is not None and row.proven) and not (argued.startswith("Purely syntactic:") and len(argued) > 80):
+            unproven.append(f"{rule_id}: {row or 'never applied by the harness'}")
+    assert not unproven, unproven
+    safe = [r for r, d in docs.items() if "fix" in d and safety.rule_fix_safety(d) == "safe"]
+    assert sum(1 for r in safe if r in evidence and evidence[r].proven) >= 1  # some are proven, not only argued
