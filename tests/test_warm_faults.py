@@ -159,6 +159,53 @@ def test_relational_labels_come_from_the_warm_engine(proj: Workspace, warm: Engi
     assert warm.warm.stats.last == "spawn" and "labels" in str(warm.warm.stats.last_reason)
 
 
+# Relational rules under `any`, nested ones (an outer target that is one relational rule labels the node the
+# inner one found), in local utils and constraints, with a stopBy rule, and an unnamed target (`%`): before the
+# label twins covered them, each of these findings was sent to a spawn.
+NESTED = """id: shell-format
+language: python
+severity: warning
+message: formatted command
+utils:
+  formats:
+    kind: binary_operator
+    has: {field: operator, regex: '^%$'}
+rule:
+  kind: call
+  any:
+    - has: {field: function, regex: '^os\\.system$'}
+    - has: {field: function, regex: '^subprocess\\.call$'}
+  has:
+    field: arguments
+    has: {nthChild: 1, matches: formats}
+---
+id: loop-open
+language: python
+severity: info
+message: open of $F in a loop
+rule:
+  pattern: open($F)
+  inside:
+    stopBy: {kind: function_definition}
+    any: [kind: for_statement, kind: while_statement]
+constraints:
+  F:
+    has: {stopBy: end, kind: identifier}
+"""
+NESTED_CODE = ("import os\nos.system('ls %s' % d)\nsubprocess.call('x %d' % n)\n"
+               "def f(names):\n    for n in names:\n        open(n + 'x')\n")
+
+
+def test_nested_any_util_and_constraint_labels_come_from_the_warm_engine(proj: Workspace, warm: Engine) -> None:
+    assert warm.warm is not None
+    (proj.root / "rules" / "nested.yml").write_text(NESTED)
+    res = same(proj, warm, NESTED_CODE)
+    labels = sorted((d["ruleId"], lb["text"]) for d in res["issues"] for lb in d["labels"])
+    assert ("shell-format", "%") in labels and ("shell-format", "os.system") in labels, labels
+    assert ("shell-format", "subprocess.call") in labels and ("loop-open", "n") in labels, labels
+    assert warm.warm.stats.last == "warm", warm.warm.stats
+
+
 def test_test_rule_is_served_warm_with_the_same_answer(proj: Workspace, warm: Engine) -> None:
     from sgtools.workflows.rule_testing import test_rule as run_test_rule
 

@@ -51,4 +51,4 @@ def test_warm_and_spawn_agree_on_every_corpus_case(tmp_path: Path) -> None:
         if a != b and key == differ[0]:
             print(" spawn:", a[:3000], "\n warm: ", b[:3000])
     assert not differ, differ[:20]
-    assert stats.warm_calls > 150  # whole answers from the warm path (the rest: rules with labels, see warmscan)
+    assert stats.warm_calls >= 690  # whole answers from the warm path (698 of 703 when the label twins grew)

@@ -4,9 +4,9 @@ re-compiles every rule (5-8 ms each, two or three per scan_code call before).
 
 Decision, from measurements (engine/lsp.py has the protocol facts): LSP mode gives the same matches, messages,
 severities and code-point positions as `ast-grep scan`, and the fix's replacement through a code action. It does
-not give labels without a message (the secondary nodes of `inside`/`has`...) or the style of labelled ones, so
-a snippet whose findings come from a rule that has `labels` or a relational rule is scanned by a spawn (the
-caller decides: scan/warmscan.py). Fix-it verification only needs rule ids and byte ranges, so it is always warm.
+not give labels without a message (the secondary nodes of `inside`/`has`...) or the style of labelled ones:
+scan/warmscan.py adds a label twin of each relational rule (labels with a marker message) and leaves the few
+rules a twin cannot stand for to a spawn. Fix-it verification only needs rule ids and byte ranges, so it is always warm.
 
 Life cycle: a process is started lazily for a key (binary, generated sgconfig, a freshness stamp of the config
 and util files, the content-addressed rule file, the `--custom-languages` flag), so any change of a rule, a util

@@ -4,9 +4,12 @@ What comes from where, so that a warm answer equals the spawned `ast-grep scan -
 - matches, rule ids, severities, interpolated messages and positions: the language server (code-point columns
   turned into byte offsets with the document text); `text` from the document; `note` and `url` from the rule;
 - the fix's replacement and its range: the server's quick fix for that diagnostic;
-- labels: the server does not carry unlabelled secondary nodes (`inside`, `has`...) nor label styles, so when a
-  finding comes from a rule with `labels`, a relational rule or a util reference (`matches`), the snippet itself
-  is scanned by a spawn; its fix-its are still verified warm;
+- labels: the server does not carry unlabelled secondary nodes (`inside`, `has`...) nor label styles, so each
+  rule that records them has a label twin in the same rule file (`labelled_doc`: each relational target bound
+  to a label metavariable, as ast-grep records it), whose labels are taken where it matched exactly where its
+  rule did; a finding of a rule without a twin (its own `labels`, relational rules in `nthChild.ofRule`, a
+  global util), or whose twin did not match there, is scanned by a spawn; its fix-its are
+  still verified warm;
 - fix-it verification re-scans: warm always (they need rule ids and byte ranges only);
 - MISSING-token counts (fixits/verify.py): still a spawn (`--debug-query=cst`), and only for fixes that could
   drop a token; the server never reports MISSING nodes.
@@ -36,7 +39,6 @@ from sgtools.scan.rulefiles import docs_file, parse_rule_doc, rule_doc, tree_sig
 _RELATIONAL = frozenset({"inside", "has", "follows", "precedes"})
 _LABEL_KEYS = frozenset({*_RELATIONAL, "matches"})  # rules that may record labels
 _RELATION_KEYS = ("stopBy", "field")
-_NESTED = frozenset({*_RELATIONAL, "any", "all", "not", "matches"})
 _LABEL_VAR = "SGTOOLSLBL"
 TWIN = "sgtools-labels:"  # id prefix of the label twins of `_warm_rules`
 _lock = threading.Lock()
@@ -78,10 +80,9 @@ def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules: Sequence[Rule], 
 
 
 def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmRules:
-    """`rules_path`'s rules as they are (they decide what matches), plus a label twin of each rule with positive
-    relational rules: the same rule with each relational target also bound to a metavariable that a label (with
-    `LABEL_MARK` as its message, so the server reports it) names. ast-grep labels exactly those nodes
-    "secondary" in a scan. A twin's labels are used only where it matched exactly where its rule did."""
+    """`rules_path`'s rules as they are (they decide what matches), plus a label twin of each rule that can
+    record secondary labels (see `labelled_doc`). A twin's labels are used only where it matched exactly where
+    its rule did."""
     with _lock:
         hit = _warm_files.get(str(rules_path))
     if hit is not None and hit.path.is_file():
@@ -97,7 +98,7 @@ def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmR
         twin = labelled_doc(doc)
         if twin is None:
             spawned.add(r.id)
-        else:
+        elif twin:
             twinned.add(r.id)
             docs.append(twin)
     docs.append(parse_rule_doc(language))
@@ -110,50 +111,98 @@ def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmR
 
 
 def labelled_doc(doc: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The label twin of `doc` (see `_warm_rules`), or None when its labels could differ from `ast-grep scan`'s:
-    the rule's own `labels` (their styles are not carried), relational rules in utils, constraints or
-    rewriters, or relational rules the twin form is not proven on (under `any`, nested, or with a stopBy rule)."""
-    if "labels" in doc or any(_has_key(doc.get(k), _LABEL_KEYS) for k in ("utils", "constraints", "rewriters")):
+    """The label twin of `doc`: the same rule with the target T of each relational rule (in `rule`, its local
+    utils and its constraints) replaced by `all: [T, pattern: $$SGTOOLSLBL<n>]` and a label on each such
+    metavariable (with `LABEL_MARK` as its message, so the server reports it). ast-grep records exactly the node
+    each relational rule matched on the way to a match as a "secondary" label (`match_and_add_label` in
+    ast-grep's rule/mod.rs; `any` keeps the env of the branch that matched, `all` and `not` drop what a failed
+    try bound, constraints are matched in the match's env), so the twin's labels are the scan's; `$$` binds
+    unnamed nodes too (`%`, `(`). `{}` when the rule records no secondary label (no relational rule outside
+    `not`); None when its labels could differ from `ast-grep scan`'s: the rule's own `labels` (their styles are
+    not carried), relational rules in `nthChild.ofRule` (matched on siblings too), or a global util (its rule is
+    not in the document). Rewriters run on the finished match, in an env of their own: the twin drops them with
+    the fix and the transform."""
+    utils = doc.get("utils") or {}
+    constraints = doc.get("constraints") or {}
+    if "labels" in doc or not isinstance(utils, Mapping) or not isinstance(constraints, Mapping):
         return None
     names: list[str] = []
-    rule = _label_targets(doc.get("rule"), names)
-    if rule is None or not names:
+    rule = _label_targets(doc.get("rule"), names, utils)
+    twin_utils = {k: _label_targets(v, names, utils) for k, v in utils.items()}
+    twin_constraints = {k: _label_targets(v, names, utils) for k, v in constraints.items()}
+    if rule is None or any(v is None for v in [*twin_utils.values(), *twin_constraints.values()]):
         return None
+    if not names:
+        return {}
     twin = {k: v for k, v in doc.items() if k not in ("fix", "transform", "rewriters")}
+    if utils:
+        twin["utils"] = twin_utils
+    if constraints:
+        twin["constraints"] = twin_constraints
     return {**twin, "id": TWIN + str(doc["id"]), "rule": rule,
             "labels": {n: {"style": "secondary", "message": LABEL_MARK} for n in names}}
 
 
-def _label_targets(node: Any, names: list[str]) -> Any:
-    """`node` (a rule object, or an `all` list) with each relational target T replaced by
-    `all: [T, pattern: $SGTOOLSLBL<n>]`; None where that form is not known to label like the scan."""
+def _label_targets(node: Any, names: list[str], utils: Mapping[str, Any]) -> Any:
+    """`node` (a rule object, or an `all`/`any` list) with each relational target labelled (`labelled_doc`);
+    None where a label could come from a rule the twin cannot see (a global util)."""
     if isinstance(node, list):
-        items = [_label_targets(x, names) for x in node]
+        items = [_label_targets(x, names, utils) for x in node]
         return None if any(x is None for x in items) else items
-    if not isinstance(node, Mapping) or "matches" in node or "any" in node:
-        return None if isinstance(node, Mapping) else node
+    if not isinstance(node, Mapping):
+        return node
+    if "matches" in node and node["matches"] not in utils:
+        return None
     out: dict[str, Any] = {}
     for key, value in node.items():
-        if key == "not" or (key not in _RELATIONAL and key != "all"):
-            out[key] = value  # a negated rule records no label
+        if key in ("all", "any"):
+            out[key] = _label_targets(value, names, utils)
+        elif key in _RELATIONAL:
+            out[key] = _labelled_relation(value, names, utils)
+        elif key == "nthChild" and _has_key(value, _LABEL_KEYS):
+            return None  # `ofRule` is matched on the node and its siblings, recording labels more than once
         else:
-            out[key] = _label_targets(value, names) if key == "all" else _labelled_relation(value, names)
+            out[key] = value  # atomic rules, `matches` (its util is labelled in `utils`), and `not`: no label
         if out[key] is None:
             return None
     return out
 
 
-def _labelled_relation(value: Any, names: list[str]) -> dict[str, Any] | None:
-    """One relational rule with its target bound to a new label metavariable. Only a flat target: with `any`,
-    nested relational rules or a stopBy rule, the twin was seen to label other nodes than the scan (measured on
-    the ast-grep-essentials corpus), so those rules stay on the spawn path."""
-    if not isinstance(value, Mapping) or _NESTED.intersection(value) or isinstance(value.get("stopBy"), Mapping):
+def _labelled_relation(value: Any, names: list[str], utils: Mapping[str, Any]) -> dict[str, Any] | None:
+    """One relational rule with its target bound to a new label metavariable. ast-grep labels the node its
+    target rule returns: the candidate itself, except for a target that is one relational rule (or a util that
+    is one), which returns (and labels) the node *it* found, so this one adds nothing new. A stopBy rule is
+    matched without the env: it records nothing and stays as it is."""
+    if not isinstance(value, Mapping):
+        return None
+    meta = {k: v for k, v in value.items() if k in _RELATION_KEYS}
+    bare = {k: v for k, v in value.items() if k not in _RELATION_KEYS}
+    returns_self = _returns_self(bare, utils, set())
+    if returns_self is None:
         return None
     name = f"{_LABEL_VAR}{len(names)}"
-    names.append(name)
-    meta = {k: v for k, v in value.items() if k in _RELATION_KEYS}
-    target = {k: v for k, v in value.items() if k not in _RELATION_KEYS}
-    return {**meta, "all": [target, {"pattern": f"${name}"}]}
+    if returns_self:
+        names.append(name)
+    target = _label_targets(bare, names, utils)
+    if target is None:
+        return None
+    return {**meta, "all": [target, {"pattern": f"$${name}"}]} if returns_self else {**meta, **target}
+
+
+def _returns_self(rule: Any, utils: Mapping[str, Any], seen: set[str]) -> bool | None:
+    """Whether ast-grep's matcher for the rule object `rule` returns the node it is tried on (an atomic or
+    composite rule, several keys: their `all`), not a node a relational rule found; None when unknown (a global
+    util, a cycle)."""
+    if not isinstance(rule, Mapping) or len(rule) != 1:
+        return True
+    key, value = next(iter(rule.items()))
+    if key in _RELATIONAL:
+        return False
+    if key != "matches":
+        return True
+    if not isinstance(value, str) or value not in utils or value in seen:
+        return None
+    return _returns_self(utils[value], utils, {*seen, value})
 
 
 def _has_key(node: object, keys: frozenset[str]) -> bool:
