@@ -14,7 +14,7 @@ from sgtools.edit.text import apply_edits
 from sgtools.engine.process import Engine
 from sgtools.fixits.build import with_suppression
 from sgtools.project.workspace import Workspace
-from sgtools.scan import paths, snippet, warmscan
+from sgtools.scan import checker, paths, snippet
 
 RULES = {
     "py-eval": "language: python\nseverity: error\nrule: {pattern: eval($X)}\nfix: ast.literal_eval($X)\n",
@@ -255,7 +255,7 @@ def test_failed_verification_scan_keeps_the_findings(proj: Workspace, engine: En
     def boom(*_a: Any, **_k: Any) -> Any:
         raise Timeout("ast-grep did not finish")
 
-    monkeypatch.setattr(warmscan, "scan_texts", boom)
+    monkeypatch.setattr(checker, "scan_texts", boom)
     res = snippet.scan_code(proj, engine, "eval(a)\n", language="python")
     assert [d["ruleId"] for d in res["issues"]] == ["py-eval"]
     for fx in res["issues"][0]["fixits"]:

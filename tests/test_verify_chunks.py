@@ -18,7 +18,7 @@ from sgtools.engine.process import Engine
 from sgtools.fixits import verify
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
-from sgtools.scan import warmscan
+from sgtools.scan import checker
 from sgtools.scan.paths import scan_path
 
 RULE = ("id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nmetadata: {fixSafety: safe}\n"
@@ -50,7 +50,7 @@ def _recorded(monkeypatch: pytest.MonkeyPatch, fail_over: int | None = None) -> 
             raise Timeout("ast-grep did not finish within 30 s and was stopped.")
         return real(engine, cfg, rules_path, file_name, texts)
 
-    monkeypatch.setattr(warmscan, "scan_texts", recording)
+    monkeypatch.setattr(checker, "scan_texts", recording)
     return calls
 
 

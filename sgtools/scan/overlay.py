@@ -27,12 +27,12 @@ from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
 from sgtools.rules.ruleset import Rule, RuleSet, rule_applies
 from sgtools.scan import ran
+from sgtools.scan.checker import TextChecker
 from sgtools.scan.diagnostics import counts, filter_severity, to_diagnostics
 from sgtools.scan.inputs import check_code, left_out
 from sgtools.scan.paths import verify_files
 from sgtools.scan.rulefiles import cached_ruleset, rule_file
 from sgtools.scan.signal import Signal
-from sgtools.scan.warmscan import warm_matches, warm_spec
 
 
 @dataclass(frozen=True)
@@ -192,13 +192,11 @@ def _warm_language(engine: Engine, cfg: ProjectConfig, lang: str, of_lang: Seque
                    files: Sequence[Pending]) -> tuple[Sequence[list[dict[str, Any]] | None], str | None]:
     """One document round for the pending files of one language: each file's matches (None: left to the
     spawn path), and why a file was left, if one was."""
-    warm = warm_spec(engine, cfg, of_lang, rule_file(of_lang, keep_globs=False, parse_language=lang),
-                     file_name_for(lang, cfg), lang)
-    if warm is None:
-        return [None] * len(files), f"{lang} is not served by the warm engine in this project"
-    found, reason = warm_matches(engine, warm[0], warm[1], [p.code for p in files],
-                                 [{r.id: r for r in of_lang if rule_applies(r, p.where)} for p in files])
-    return (found if found is not None else [None] * len(files)), reason
+    checker = TextChecker(engine, config=cfg.path, cwd=cfg.root,
+                          rules_path=rule_file(of_lang, keep_globs=False, parse_language=lang),
+                          file_name=file_name_for(lang, cfg), language=lang, rules=of_lang, project=cfg)
+    return checker.scan_many([p.code for p in files],
+                             [{r.id: r for r in of_lang if rule_applies(r, p.where)} for p in files])
 
 
 def _notes(pending: Sequence[Pending], ruleset: RuleSet, cfg: ProjectConfig) -> list[str]:

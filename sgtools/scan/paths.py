@@ -374,7 +374,7 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
     # Imported here: a scan that verifies no fix-it (the CLI's report-only gate) never loads the verifier or
     # the warm engine.
     from sgtools.fixits.verify import VerifyJob, verify_fixits
-    from sgtools.scan.warmscan import verify_runner, warm_spec
+    from sgtools.scan.checker import TextChecker
 
     jobs: list[VerifyJob] = []
     lang_rules: dict[str, list[Rule]] = {}
@@ -393,14 +393,12 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
     files = {lang: (rule_file(lang_rules[lang], keep_globs=False, parse_language=lang), file_name_for(lang, cfg))
              for lang in {j.language for j in jobs}}
 
-    fell_back: list[str] = []
-    specs = {lang: warm_spec(engine, cfg, lang_rules[lang], path, name, lang) if warm else None
-             for lang, (path, name) in files.items()}
-    runners = {lang: verify_runner(engine, spec[0] if (spec := specs[lang]) is not None else None, cfg.path, path,
-                                   name, fell_back) for lang, (path, name) in files.items()}
+    checkers = {lang: TextChecker(engine, config=cfg.path, cwd=ws.root, rules_path=path, file_name=name,
+                                  language=lang, rules=lang_rules[lang], project=cfg, warm=warm)
+                for lang, (path, name) in files.items()}
 
     def run(lang: str, batch: Sequence[str]) -> list[list[dict[str, Any]]]:
-        return runners[lang](lang, batch)
+        return checkers[lang].rescan(lang, batch)
 
     verify_fixits(jobs, run, missing_counter(engine, ws.root), settings=engine.settings)
     mark_unchecked(diags, "no rules of this file's language to re-scan with")

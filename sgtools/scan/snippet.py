@@ -8,19 +8,19 @@ custom languages resolve. test_rule checks its code the same way (`snippet_diagn
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 from sgtools.contracts.scan import Diagnostic, OverlayFile, ScanResult
 from sgtools.core.errors import BadInput
-from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.engine.process import Engine
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.fixits.verify import VerifyJob, verify_fixits
 from sgtools.project.config import ProjectConfig, load_config, missing_folders_note
 from sgtools.project.languages import file_name_for, language_key, resolve_language
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis.report import scan_analysis
-from sgtools.rules.ruleset import Rule, rule_applies
+from sgtools.rules.ruleset import rule_applies
 from sgtools.scan import ran
+from sgtools.scan.checker import TextChecker
 from sgtools.scan.diagnostics import (
     check_severity,
     counts,
@@ -31,7 +31,6 @@ from sgtools.scan.diagnostics import (
 from sgtools.scan.inputs import check_code, left_out
 from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
 from sgtools.scan.signal import Signal
-from sgtools.scan.warmscan import verify_runner, warm_matches, warm_spec
 
 
 def scan_code(
@@ -87,8 +86,9 @@ def scan_code(
     result["analysis"] = scan_analysis(engine, rules, cfg.path)
     rules_path = rule_file(rules, keep_globs=False, parse_language=lang)
     signal = Signal.for_config(cfg)
-    diags = snippet_diagnostics(engine, cfg.path, cfg.root, rules_path, file_name_for(lang, cfg), rules, lang, code,
-                                file=file, min_severity=level, verify_max=limit, signal=signal, project=cfg)
+    checker = TextChecker(engine, config=cfg.path, cwd=cfg.root, rules_path=rules_path,
+                          file_name=file_name_for(lang, cfg), language=lang, rules=rules, project=cfg)
+    diags = snippet_diagnostics(checker, code, file=file, min_severity=level, verify_max=limit, signal=signal)
     page = diags[:limit]
     result.update({"success": not diags, "issues": page, "counts": counts(diags), "truncated": len(diags) > limit})
     result.update(signal.report())  # type: ignore[typeddict-item]
@@ -113,26 +113,14 @@ def _mark_skipped(result: ScanResult, file: str | None) -> None:
         result["notes"] = [SKIPPED_AS_GENERATED, *result.get("notes", [])]
 
 
-def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_path: Path, file_name: str,
-                        rules: Sequence[Rule], language: str, code: str, *, file: str | None = None,
+def snippet_diagnostics(checker: TextChecker, code: str, *, file: str | None = None,
                         min_severity: str | None = None, verify_max: int | None = None,
-                        signal: Signal | None = None, project: ProjectConfig | None = None) -> list[Diagnostic]:
-    """`code` scanned with `rules_path` (holding `rules` and the parse-error rule of `language`): its
-    diagnostics at or above `min_severity`, the first `verify_max` (all by default) with verified fix-its.
-    scan_code and test_rule share it, so a snippet is checked one way. `file_name` names the edited copies.
-    With the warm engine on (the MCP server), `project` (the config `config` names, None for none) lets the
-    scans run in a long-lived ast-grep (scan/warmscan.py); otherwise, and whenever it cannot, ast-grep reads
-    the snippet on stdin."""
-    by_id = {r.id: r for r in rules}
-    warm = None
-    if engine.warm is not None and (project is not None or str(config) == NO_CONFIG):
-        warm = warm_spec(engine, project, rules, rules_path, file_name, language)
-    spec = warm[0] if warm is not None else None
-    many, why_spawned = (warm_matches(engine, warm[0], warm[1], [code], [by_id]) if warm is not None
-                         else (None, "not warm"))
-    raw = many[0] if many is not None else None
-    if raw is None:
-        raw = engine.scan(config=config, cwd=cwd, rule_file=rules_path, stdin=code.encode("utf-8"))
+                        signal: Signal | None = None) -> list[Diagnostic]:
+    """`code` checked by `checker` (scan/checker.py: its rules, rule file and config; the warm engine when it
+    can): its diagnostics at or above `min_severity`, the first `verify_max` (all by default) with verified
+    fix-its. scan_code and test_rule share it, so a snippet is checked one way."""
+    by_id = {r.id: r for r in checker.rules}
+    raw = checker.scan(code, by_id)
     found = [m for m in raw if m.get("ruleId") != PARSE_RULE_ID]
     if signal is not None:  # scans only: test_rule reports every match of the rule under test
         found = signal.refine(found, by_id, lambda _name: code, file_override=file)
@@ -140,14 +128,11 @@ def snippet_diagnostics(engine: Engine, config: Path | str, cwd: Path, rules_pat
         to_diagnostics(found, text_by_file={"STDIN": code}, rules_by_id=by_id, file_override=file),
         min_severity,
     )
-    fell_back: list[str] = []
     verify_fixits(
-        [VerifyJob("STDIN", code, language, diags[:verify_max], baseline=raw)],
-        verify_runner(engine, spec, config, rules_path, file_name, fell_back),
-        missing_counter(engine, cwd),
-        settings=engine.settings,
+        [VerifyJob("STDIN", code, checker.language, diags[:verify_max], baseline=raw)],
+        checker.rescan,
+        missing_counter(checker.engine, checker.cwd),
+        settings=checker.engine.settings,
     )
-    if engine.warm is not None:
-        reason = why_spawned or (fell_back[0] if fell_back else None)
-        engine.warm.note("spawn" if reason else "warm", reason)
+    checker.record()
     return diags

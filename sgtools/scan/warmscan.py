@@ -28,10 +28,8 @@ from typing import Any
 
 from sgtools.core import languages
 from sgtools.engine.process import NO_CONFIG, Engine
-from sgtools.engine.texts import scan_texts
 from sgtools.engine.warm import LABEL_MARK, WarmSpec, WarmUnavailable
 from sgtools.fixits.judge import PARSE_RULE_ID
-from sgtools.fixits.verify import BatchRunner
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
 from sgtools.scan.rulefiles import docs_file, parse_rule_doc, rule_doc, tree_signature
@@ -271,23 +269,3 @@ def _with_labels(every: list[dict[str, Any]], rules: WarmRules, rules_by_id: Map
 def _at(m: Mapping[str, Any], rule_id: str) -> tuple[str, int, int]:
     off = m["range"]["byteOffset"]
     return rule_id, int(off["start"]), int(off["end"])
-
-
-def verify_runner(engine: Engine, spec: WarmSpec | None, config: Path | str, rules_path: Path, file_name: str,
-                  fell_back: list[str]) -> BatchRunner:
-    """The fix-it verification re-scans: warm when it can, else (and after a warm failure) spawned; a fallback
-    is appended to `fell_back`."""
-    def spawned(texts: Sequence[str]) -> list[list[dict[str, Any]]]:
-        return scan_texts(engine, config, rules_path, file_name, texts)
-
-    if spec is None or engine.warm is None:
-        return lambda _lang, texts: spawned(texts)
-    warm = engine.warm
-
-    def run(_lang: str, texts: Sequence[str]) -> list[list[dict[str, Any]]]:
-        try:
-            return [[m for m in ms if not m["ruleId"].startswith(TWIN)] for ms in warm.scan(spec, texts)]
-        except WarmUnavailable as exc:
-            fell_back.append(exc.reason)
-            return spawned(texts)
-    return run

@@ -9,7 +9,7 @@ The YAML and engine checks are the rule store's own, so a rule that passes here 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,12 @@ from sgtools.rules import syntax
 from sgtools.rules.analysis import analyse_rule, at_least, never_fires
 from sgtools.rules.draft import check_draft, compile_rule, parse_one, plain_data, snip
 from sgtools.rules.examples import check_examples
-from sgtools.rules.ruleset import Rule, glob_problem, rule_from_doc
+from sgtools.rules.ruleset import glob_problem, rule_from_doc
 from sgtools.rules.schema import schema_problems
+from sgtools.scan.checker import TextChecker
 from sgtools.scan.inputs import check_code
 from sgtools.scan.rulefiles import rule_file
 from sgtools.scan.snippet import snippet_diagnostics
-from sgtools.scan.warmscan import verify_runner, warm_spec
 
 DEFAULT_ID = "test-rule"
 _FILE_NAME = "test-rule.yml"
@@ -126,12 +126,12 @@ def test_rule(
     rules_path = rule_file([rule], keep_globs=False, parse_language=lang)
     file_name = file_name_for(lang, cfg)
 
+    checker = TextChecker(engine, config=config, cwd=ws.root, rules_path=rules_path, file_name=file_name,
+                          language=lang, rules=[rule], project=cfg)
     if code is not None:
-        result["matches"] = snippet_diagnostics(engine, config, ws.root, rules_path, file_name, [rule], lang,
-                                                code, project=cfg)
+        result["matches"] = snippet_diagnostics(checker, code)
 
-    run = _example_runner(engine, cfg, config, rule, rules_path, file_name, lang)
-    passed, failed = check_examples(run, rule.id, valid, invalid)
+    passed, failed = check_examples(lambda texts: checker.rescan(lang, texts), rule.id, valid, invalid)
     result["examples"] = {"passed": passed, "failed": failed}
     missed = any(f["kind"] == "invalid" for f in failed)
     found = analyse_rule(ws, engine, data, {"valid": valid, "invalid": invalid}, config=config)
@@ -141,14 +141,6 @@ def test_rule(
         result["hints"].extend(_pattern_hints(ws, engine, data, lang))
     result["success"] = not result["errors"] and not result["examples"]["failed"] and not never_fires(found)
     return result
-
-
-def _example_runner(engine: Engine, cfg: ProjectConfig | None, config: Path | str, rule: Rule, rules_path: Path,
-                    file_name: str, lang: str) -> Callable[[Sequence[str]], list[list[dict[str, Any]]]]:
-    """What scans the examples: the warm engine when the server runs one (as for fix-it re-scans), else a spawn."""
-    warm = warm_spec(engine, cfg, [rule], rules_path, file_name, lang)  # None without a warm engine
-    run = verify_runner(engine, warm[0] if warm is not None else None, config, rules_path, file_name, [])
-    return lambda texts: run(lang, texts)
 
 
 def _draft(rule_yaml: str, language: str | None, cfg: ProjectConfig | None, result: TestRuleResult, *,
