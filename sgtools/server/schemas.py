@@ -241,7 +241,7 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
                                              s.max_examples, s.max_arg_bytes), "minItems": 1},
             "valid_examples": _str_list("code it must not flag (near misses: a precise rule)",
                                         s.max_examples, s.max_arg_bytes),
-            "path": _str("the examples' virtual path, e.g. src/app.tsx", 4096),
+            "path": _str("virtual path, e.g. src/app.tsx", 4096),
             "message": _str("the rule's message", short),
             "severity": {"type": "string", "enum": list(SEVERITIES), "description": "default warning"},
             "rule_id": rule_id,
@@ -251,8 +251,7 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
                                                       "after": _str("after", s.max_arg_bytes)},
                                        "additionalProperties": False}},
             "max_candidates": _int("default 3", 1, s.suggest_max_candidates),
-            "request": _str("what the rule is for, in words: \"in library code\" / \"only in tests\" "
-                            "scopes it by path", short),
+            "request": _str("your words, e.g. `in library code`: a path scope", 4096),
         },
         "dump_syntax_tree": {
             "code": _str("code or pattern", s.max_arg_bytes), "language": language,

@@ -222,9 +222,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         _test_rule, partial(present_rules.render_test, limit=TEXT_ITEMS)),
     ToolSpec(
         "suggest_rule", "Suggest a rule from examples",
-        "Write the rule from examples: code that must be flagged and code that must not (and optional "
-        "before/after `fix_examples`). Returns verified rules, best first, or why none separates them. "
-        "Writes nothing.",
+        "Write the rule from examples: code that must be flagged and code that must not. Returns verified "
+        "rules, best first, or why none separates them. Writes nothing.",
         _suggest_rule, partial(present_rules.render_suggest, limit=TEXT_ITEMS)),
     ToolSpec(
         "dump_syntax_tree", "Show the syntax tree",
