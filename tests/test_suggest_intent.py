@@ -143,6 +143,14 @@ def test_a_declaration_kind_of_its_own(ws: Workspace, engine: Engine) -> None:
            ["let q = 3;", "const v = 'var';"])
 
 
+def test_a_value_that_reads_as_its_own_kind_is_a_hole(ws: Workspace, engine: Engine) -> None:
+    # `null` is a named node whose kind is its text; beside `b` it is a value that differs, not a keyword choice
+    # (`any: [$A == null, $A == b]` kept the `b` of one example before).
+    top = _top(ws, engine, "javascript", ["if (a == b) {}", "x == null"], ["if (a === b) {}", "x === null"])
+    assert "$A == $B" in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ["while (n == 0) {}", "const t = y == z;"], ["a !== b", "x != y ? 1 : 2"])
+
+
 def _project(root: Path) -> None:
     (root / "src").mkdir()
     (root / "src" / "a.py").write_text("import os\nx = eval(data)\ny = eval(other, {})\n", encoding="utf-8")

@@ -230,6 +230,9 @@ class _Builder:
                 self.single(sub)
             return True
         self._restore(state)
+        if not child.named and any(n.named for n in sub):
+            self.single(sub)  # `null` beside `b`: a value that reads as its own kind (`null`, `nil`, `this`)
+            return True
         if not child.named and all(_WORD.fullmatch(n.text) for n in sub):
             self.edits.append((child.start, child.end, f"\x03{len(self.choices)}\x03"))  # `const` / `let`
             self.choices.append(tuple(n.text for n in sub))
