@@ -1,5 +1,5 @@
-"""Fix-its checked by re-scanning: all fix-its of a scan together, one ast-grep call per language over a
-batch of edited copies (fixits/judge.py reads each copy's result).
+"""Fix-its checked by re-scanning: all fix-its of a scan together, edited copies handed to ast-grep per
+language in chunks of whole files of at most `CHUNK_BYTES` a call (fixits/judge.py reads each copy's result).
 
 An agent applies a fix-it without reading it closely, so none is `verified` unless the edited text was
 scanned again; what could not be checked (limits, a failed re-scan) says why.
@@ -112,9 +112,10 @@ def _may_drop_token(text: str, span: Span) -> bool:
 
 def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                   count_missing: MissingCounter | None = None, *, settings: Settings) -> None:
-    """Check every fix-it of `jobs` in place: one `run_batch(language, texts)` call per language, which must
-    scan each text with the rules that produced the diagnostics plus the `PARSE_RULE_ID` rule (and one more
-    per language per round while combined copies are halved: at most log2 of the largest copy's size).
+    """Check every fix-it of `jobs` in place: `run_batch(language, texts)` calls per language, each of whole
+    files up to `CHUNK_BYTES`, which must scan each text with the rules that produced the diagnostics plus the
+    `PARSE_RULE_ID` rule (and more per round while combined copies are halved: at most log2 of the largest
+    copy's size rounds).
 
     ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
     dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
