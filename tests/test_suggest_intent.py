@@ -151,6 +151,16 @@ def test_a_value_that_reads_as_its_own_kind_is_a_hole(ws: Workspace, engine: Eng
     _holds(ws, engine, top["yaml"], ["while (n == 0) {}", "const t = y == z;"], ["a !== b", "x != y ? 1 : 2"])
 
 
+def test_a_type_written_in_one_construct_is_said_with_it(ws: Workspace, engine: Engine) -> None:
+    # `Throwable` is always caught, and the valid examples catch other types: the catch with Throwable is the
+    # point, not the type wherever it is written (`kind: type_identifier` flagged `new Throwable()`).
+    top = _top(ws, engine, "java", ["try { f(); } catch (Throwable t) { log(t); }",
+                                    "try {\n  g();\n} catch (Throwable e) {\n}"],
+               ["try { f(); } catch (IOException t) { log(t); }", "try {\n  g();\n} catch (RuntimeException e) {\n}"])
+    _holds(ws, engine, top["yaml"], ["try { a(); } catch (final Throwable x) { }"],
+           ["try { a(); } catch (Exception e) { }", "Throwable t = new Throwable();"])
+
+
 def _project(root: Path) -> None:
     (root / "src").mkdir()
     (root / "src" / "a.py").write_text("import os\nx = eval(data)\ny = eval(other, {})\n", encoding="utf-8")

@@ -65,12 +65,24 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
     types = {(n.kind, n.text): n for n in invalid[0].nodes()
              if n.named and not n.named_children() and "type" in n.kind and re.fullmatch(r"\w+", n.text)}
     out: list[Candidate] = []
+    fine_kinds = {kind for kind, _text in fine}
     for (k, text), node in types.items():
         if all((k, text) in t for t in texts) and (k, text) not in fine:
             note = f"flags the type `{text}` wherever it is written; lets through aliases of it"
-            out.append(Candidate({"rule": {"kind": k, "regex": f"^{text}$"}}, _gen(node, f"{k} {text}"), LEAF_KIND,
-                                 start + len(out), note))
+            cand = Candidate({"rule": {"kind": k, "regex": f"^{text}$"}}, _gen(node, f"{k} {text}"), LEAF_KIND,
+                             start + len(out), note)
+            # Written in the same construct of its own every time (`catch (Throwable t)`), one the valid examples
+            # also use with another type: that construct with the type is the point, not the type anywhere.
+            around = [{a.kind for a in n.ancestors()} for e in invalid for n in e.nodes()
+                      if (n.kind, n.text) == (k, text)]
+            cand.within = any(specific(a) and a in fine_kinds and not _whole_kind(a) for a in set.intersection(*around))
+            out.append(cand)
     return out
+
+
+def _whole_kind(kind: str) -> bool:
+    return any(w in kind for w in ("program", "module", "source_file", "translation_unit", "compilation_unit",
+                                   "class", "function", "method"))
 
 
 def _context_kind(kind: str, invalid: Sequence[Example], fine: set[tuple[str, str]]) -> bool:

@@ -59,6 +59,7 @@ class Candidate:
     root_index: int  # which root (for one candidate per root)
     note: str = ""
     names_a_call: bool = False  # a telling child that is (part of) the name of a call inside the root
+    within: bool = False  # a type always written in one construct the valid examples also use (`catch (T t)`)
 
     @property
     def leaf(self) -> bool:
@@ -101,7 +102,9 @@ def _author_tier(cand: Candidate) -> float:
         return 2 if "stopBy" in str(cand.body) else 2.2
     if form == KIND_ONLY:
         return 3.5 if _callish(root) else 0
-    return {COMMENT: 0, LEAF_KIND: 1.5, FIELD: 3}.get(form, 3)
+    if form == LEAF_KIND:
+        return 2.5 if cand.within else 1.5
+    return {COMMENT: 0, FIELD: 3}.get(form, 3)
 
 
 def _inside_tier(cand: Candidate) -> float:
