@@ -163,7 +163,7 @@ def check_typescript(fixes: Sequence[FixLike], cache: Path, install: bool = True
     if tsc is None:
         return
 
-    def errors(f: FixLike, text: str) -> int:
+    def errors(f: FixLike, text: str) -> int | None:
         src = _disk(f)
         top = Path(str(f.root)) if f.root else src.parent
         config = next((d / "tsconfig.json" for d in [src.parent, *src.parents]
@@ -175,20 +175,27 @@ def check_typescript(fixes: Sequence[FixLike], cache: Path, install: bool = True
             (copy / src.relative_to(base)).write_text(text, encoding="utf-8")
             args = ["-p", "tsconfig.json"] if config else [
                 "--target", "es2022", "--moduleResolution", "node", "--lib", "es2022,dom", str(src.relative_to(base))]
-            proc = subprocess.run([str(tsc), "--noEmit", "--skipLibCheck", "--pretty", "false", *args],
-                                  cwd=copy, capture_output=True, text=True, timeout=900, check=False)
+            proc = subprocess.run([str(tsc), "--noEmit", "--skipLibCheck", "--pretty", "false", "--listFiles",
+                                   *args], cwd=copy, capture_output=True, text=True, timeout=900, check=False)
             want = src.relative_to(base).as_posix()
+            if not any(("/" + line).endswith("/" + want) for line in proc.stdout.splitlines()):
+                return None  # the project's tsconfig leaves the file out: no verdict
             return sum(1 for m in _TS_ERROR.finditer(proc.stdout) if m["file"].lstrip("./") == want)
 
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[tuple[str, str], int | None] = {}
     for f in fixes:
         key = (f.file, f.original)
         if key not in counts:
             counts[key] = errors(f, f.original)
+        before = counts[key]
+        if before is None:
+            f.built = (False, False)
+            continue
         after = errors(f, f.fixed_text)
-        f.built, f.tool = (True, after <= counts[key]), "tsc --noEmit"
-        if after > counts[key] and f.broken is None:
-            f.broken = f"tsc --noEmit: {after - counts[key]} new error(s)"
+        grew = after is None or after > before
+        f.built, f.tool = (True, not grew), "tsc --noEmit"
+        if grew and f.broken is None:
+            f.broken = f"tsc --noEmit: {'the file left the program' if after is None else after - before} new error(s)"
 
 
 def python_deps(cache: Path, packages: Sequence[str]) -> Path | None:

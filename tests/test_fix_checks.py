@@ -132,3 +132,18 @@ def test_evidence_rows_count_checked_and_failed_fixes_and_keep_other_languages(t
     assert path.read_text().startswith("# test run\n")
     table = fix_evidence.table(made, {"compile()": "compile() (CPython 3)"})
     assert table[2] == "| python | 3 (3) | 2 | 1 | 1 | 1 | compile() (CPython 3) |"
+
+
+def test_tsc_uses_the_packages_own_tsconfig(tmp_path: Path) -> None:
+    """A fix that is an error only under the project's own options (strict: an implicit any) is caught."""
+    if fix_checks.tsc_binary(CI_TOOLS, install=False) is None:
+        pytest.skip("tsc not installed: npm install --prefix .ci-cache/tools typescript@5 (.ci/run does)")
+    pkg = tmp_path / "p"
+    (pkg / "src").mkdir(parents=True)
+    (pkg / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "noEmit": true}}\n')
+    good = "export function f(s: string): string { return s; }\n"
+    bad = "export function f(s): string { return s; }\n"  # fine without strict
+    (pkg / "src" / "a.ts").write_text(good)
+    made = [fix("typescript", "p/src/a.ts", good, bad, pkg)]
+    fix_checks.check_typescript(made, CI_TOOLS, install=False)
+    assert made[0].built == (True, False) and made[0].broken
