@@ -7,6 +7,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+# The opening of a child process that SIGKILLs itself at its `kill_at`-th counted step (argv: kill_at, root,
+# scenario, ...): the crash-consistency families wrap the calls they count with `counted` after this preamble.
+KILL_AT_STEP_CHILD = """\
+import os, signal, subprocess, sys
+kill_at, root, scenario = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+steps = [0]
+
+def counted(fn):
+    def step(*args, **kwargs):
+        steps[0] += 1
+        if steps[0] == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return fn(*args, **kwargs)
+    return step
+
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+ws, engine = Workspace(root), Engine()
+engine.version()  # warm up outside the counted steps
+"""
+
 
 def report(family: str, probes: int, failures: Sequence[object]) -> None:
     """Print one catalogue line and fail the test, naming the first failures, unless none failed."""

@@ -16,7 +16,7 @@ import pytest
 from sgtools.project import config as project
 from sgtools.project.journal import JOURNAL_NAME
 from sgtools.project.workspace import Workspace
-from tests.faults import report
+from tests.faults import KILL_AT_STEP_CHILD, report
 
 RULE_V1 = ("id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nmetadata: {fixSafety: safe}\n"
            "rule: {pattern: eval($X)}\nfix: safe_eval($X)\n")
@@ -24,23 +24,7 @@ RULE_V2 = RULE_V1.replace("message: no eval", "message: eval runs arbitrary code
 SNAPSHOT = "rule-tests/__snapshots__/no-eval-snapshot.yml"
 SOURCES = {f"src/m{i}.py": f"a{i} = eval(x)\nb{i} = eval(y)\n" for i in range(3)}
 
-CHILD = textwrap.dedent("""
-    import os, signal, sys
-    kill_at, root, scenario = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    steps = [0]
-
-    def counted(fn):
-        def step(*args, **kwargs):
-            steps[0] += 1
-            if steps[0] == kill_at:
-                os.kill(os.getpid(), signal.SIGKILL)
-            return fn(*args, **kwargs)
-        return step
-
-    from sgtools.engine.process import Engine
-    from sgtools.project.workspace import Workspace
-    ws, engine = Workspace(root), Engine()
-    engine.version()  # warm up outside the counted steps
+CHILD = KILL_AT_STEP_CHILD + textwrap.dedent("""
     if scenario.endswith("@end"):  # killed once the write set is whole, just before its journal is removed
         from sgtools.project import journal
         journal.end = lambda ws: os.kill(os.getpid(), signal.SIGKILL)

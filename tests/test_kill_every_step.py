@@ -26,34 +26,19 @@ import pytest
 from sgtools.project import config as project
 from sgtools.project import grammar
 from sgtools.project.workspace import JOURNAL_NAME, Workspace
-from tests.faults import report
+from tests.faults import KILL_AT_STEP_CHILD, report
 
 NATIVE = Path(__file__).resolve().parent / "data" / "native" / "marker.c"
 RULE = "id: no-exec\nlanguage: python\nseverity: error\nmessage: no exec\nrule: {pattern: exec($X)}\n"
 PLAIN_CONFIG = "ruleDirs: [rules]\n"
 TRUST_CONFIG = "ruleDirs: [rules]\ncustomLanguages:\n  marker:\n    libraryPath: lib/marker.so\n    extensions: [mk]\n"
 
-CHILD = textwrap.dedent("""
-    import os, signal, subprocess, sys
-    kill_at, root, scenario, arg = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-    steps = [0]
-
-    def counted(fn):
-        def step(*args, **kwargs):
-            steps[0] += 1
-            if steps[0] == kill_at:
-                os.kill(os.getpid(), signal.SIGKILL)
-            return fn(*args, **kwargs)
-        return step
-
-    from sgtools.engine.process import Engine
-    from sgtools.project.workspace import Workspace
+CHILD = KILL_AT_STEP_CHILD + textwrap.dedent("""
+    arg = sys.argv[4]
     from sgtools.community import service
     from sgtools.engine import trust
     from sgtools.project import grammar
     from sgtools.rules import store
-    ws, engine = Workspace(root), Engine()
-    engine.version()  # warm up outside the counted steps
     os.replace, os.rename, os.unlink = counted(os.replace), counted(os.rename), counted(os.unlink)
     subprocess.Popen.__init__ = counted(subprocess.Popen.__init__)  # every process start is a step too
     try:

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,17 +27,12 @@ FILES = {"src/lib.rs": "fn f() { let c = read().unwrap(); }\n", "src/io/mod.rs":
 
 
 @pytest.fixture
-def engine() -> Engine:
-    return Engine()
-
-
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    root = tmp_path / "proj"
+def ws(ws: Workspace) -> Workspace:
+    """conftest's empty project, holding FILES."""
     for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    return Workspace(root)
+        (ws.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws.root / rel).write_text(text, encoding="utf-8")
+    return ws
 
 
 @pytest.mark.parametrize(("request_text", "key"), [
@@ -58,6 +54,15 @@ def _scan(root: Path) -> list[str]:
     return sorted({str(f["file"]) for f in data["issues"]})
 
 
+def _saved_and_scanned(ws: Workspace, engine: Engine, top: Any) -> list[str]:
+    """The files `sgtools scan` flags once the candidate `top` is saved as the project's rule."""
+    initialize(ws)
+    saved = add_or_update_rule(ws, engine, "no-unwrap", top["yaml"], valid_examples=top["checked"]["valid"],
+                               invalid_examples=top["checked"]["invalid"])
+    assert saved["success"], saved
+    return _scan(ws.root)
+
+
 def test_library_code_only_leaves_out_the_tests(ws: Workspace, engine: Engine) -> None:
     result = suggest_rule(ws, engine, "rust", INVALID, VALID, request="no unwrap in library code")
     top = result["candidates"][0]
@@ -67,11 +72,7 @@ def test_library_code_only_leaves_out_the_tests(ws: Workspace, engine: Engine) -
     # The proof counts only the files in scope: the two library files, not tests/it.rs or src/x_test.rs.
     assert result["proof"]["files"] == 2 and top["proof"]["flags"] == 2, (result["proof"], top.get("proof"))
     assert all(p.startswith("src/") and "_test" not in p for p in top["proof"]["places"])
-    initialize(ws)
-    saved = add_or_update_rule(ws, engine, "no-unwrap", top["yaml"], valid_examples=top["checked"]["valid"],
-                               invalid_examples=top["checked"]["invalid"])
-    assert saved["success"], saved
-    assert _scan(ws.root) == ["src/io/mod.rs", "src/lib.rs"]
+    assert _saved_and_scanned(ws, engine, top) == ["src/io/mod.rs", "src/lib.rs"]
 
 
 def test_only_in_tests_flags_the_tests_alone(ws: Workspace, engine: Engine) -> None:
@@ -79,11 +80,7 @@ def test_only_in_tests_flags_the_tests_alone(ws: Workspace, engine: Engine) -> N
     top = result["candidates"][0]
     assert "**/*_test.*" in yamlio.load_one(top["yaml"])["files"], top["yaml"]
     assert result["proof"]["files"] == 2 and top["proof"]["flags"] == 2, (result["proof"], top.get("proof"))
-    initialize(ws)
-    saved = add_or_update_rule(ws, engine, "no-unwrap", top["yaml"], valid_examples=top["checked"]["valid"],
-                               invalid_examples=top["checked"]["invalid"])
-    assert saved["success"], saved
-    assert _scan(ws.root) == ["src/x_test.rs", "tests/it.rs"]
+    assert _saved_and_scanned(ws, engine, top) == ["src/x_test.rs", "tests/it.rs"]
 
 
 def test_no_scope_without_words_for_one(ws: Workspace, engine: Engine) -> None:
