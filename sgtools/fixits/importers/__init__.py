@@ -64,3 +64,15 @@ def line_end(text: str, at: int) -> int:
     """The offset just past the newline of the line holding `at` (or the text's end)."""
     nl = text.find("\n", at)
     return len(text) if nl < 0 else nl + 1
+
+
+def after_line(text: str, at: int, lines: str) -> tuple[int, int, str]:
+    """The edit putting `lines` on their own lines after the line holding `at` (the last import), whether or not
+    the text ends with a newline there."""
+    end = line_end(text, at)
+    return end, end, ("" if text[:end].endswith("\n") else "\n") + lines
+
+
+def before(text: str, at: int, lines: str) -> tuple[int, int, str]:
+    """The edit putting `lines` before offset `at` (the first statement), a blank line between when code follows."""
+    return at, at, lines + ("\n" if at < len(text) else "")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sgtools.fixits.importers import NOTHING, Plan, blank, line_end, need, outside
+from sgtools.fixits.importers import NOTHING, Plan, after_line, blank, need, outside
 
 _IMPORT = re.compile(r"(?m)^[ \t]*import[ \t]+(?P<static>static[ \t]+)?(?P<name>[\w.]+(?:\.\*)?)[ \t]*;")
 _PACKAGE = re.compile(r"(?m)^[ \t]*package[ \t]+(?P<name>[\w.]+)[ \t]*;")
@@ -70,8 +70,7 @@ def plan(text: str, fixed: str, add: Sequence[str], remove: Sequence[str]) -> Pl
 
 def _edit(text: str, imports: list[re.Match[str]], package: re.Match[str] | None, lines: str) -> tuple[int, int, str]:
     if imports:
-        at = line_end(text, imports[-1].end())
-        return at, at, ("" if text[:at].endswith("\n") else "\n") + lines
+        return after_line(text, imports[-1].end(), lines)
     if package is not None:
         return package.end(), package.end(), "\n\n" + lines.rstrip("\n")
     return 0, 0, lines + "\n"

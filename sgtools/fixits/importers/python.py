@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sgtools.fixits.importers import NOTHING, Plan, blank, line_end, need, outside
+from sgtools.fixits.importers import NOTHING, Plan, after_line, before, blank, line_end, need, outside
 
 _FROM = re.compile(r"^from\s+(?P<mod>[\w.]+)\s+import\s+(?P<names>.+)$", re.S)
 _IMPORT = re.compile(r"^import\s+(?P<names>.+)$", re.S)
@@ -140,10 +140,9 @@ def _edit(text: str, code: str, stmts: list[_Stmt], first: int, extend: dict[int
     statement), or, when it takes both, the header rewritten from its first import to its last."""
     new_lines = "".join(f"{ln}\n" for ln in lines)
     if not stmts:
-        return first, first, new_lines + ("\n" if first < len(text) else "")
+        return before(text, first, new_lines)
     if not extend:
-        at = line_end(text, stmts[-1].end)
-        return at, at, ("" if text[:at].endswith("\n") else "\n") + new_lines
+        return after_line(text, stmts[-1].end, new_lines)
     if not lines and len(extend) == 1:
         (end, names), = extend.items()
         cut = len(code[:end].rstrip())

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sgtools.fixits.importers import NOTHING, Plan, blank, line_end, need, outside
+from sgtools.fixits.importers import NOTHING, Plan, after_line, before, blank, line_end, need, outside
 
 _USE = re.compile(r"(?m)^(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+(?P<tree>[^;]+);")
 _ANY_USE = re.compile(r"(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+[^;]+;")
@@ -104,7 +104,5 @@ def plan(text: str, fixed: str, add: Sequence[str], remove: Sequence[str]) -> Pl
         return Plan(None, missing) if missing else NOTHING
     lines = "".join(f"{s}\n" for s in new)
     if uses:
-        at = line_end(text, uses[-1].end())
-        return Plan((at, at, ("" if text[:at].endswith("\n") else "\n") + lines), missing)
-    at = _first_item(code)
-    return Plan((at, at, lines + ("\n" if at < len(text) else "")), missing)
+        return Plan(after_line(text, uses[-1].end(), lines), missing)
+    return Plan(before(text, _first_item(code), lines), missing)
