@@ -1,7 +1,7 @@
 """Fix-it verification scales past the engine's per-call limit (issue 30, point 5): the re-scans of a path scan
-go to ast-grep in chunks of whole files (a file's original and all its copies in one call), at most
-`verify.CHUNK_BYTES` per call, instead of one call per language over every copy of the scan. One call per
-language left every fix-it of a large package unverified when that call ran past the 30 s limit (sqlalchemy:
+go to ast-grep in chunks of whole files (a file's original and all its copies in one call), at most the
+`fixit_verify_chunk_bytes` setting per call, instead of one call per language over every copy of the scan. One
+call per language left every fix-it of a large package unverified when that call ran past the 30 s limit (sqlalchemy:
 184 of 184). Real ast-grep and real files throughout; only the time-limit fault is simulated (below)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from sgtools.core.errors import Timeout
+from sgtools.core.settings import Settings
 from sgtools.engine import texts as engine_texts
 from sgtools.engine.process import Engine
-from sgtools.fixits import verify
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 from sgtools.scan import checker
@@ -61,9 +61,10 @@ def _fixits(result: Any) -> list[dict[str, Any]]:
 def test_copies_go_in_chunks_of_whole_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = _project(tmp_path / "p")
     size = len((ws.root / "m00.py").read_text())
-    monkeypatch.setattr(verify, "CHUNK_BYTES", 5 * size)  # two or three files (original and copy) per call
     calls = _recorded(monkeypatch)
-    fixits = _fixits(scan_path(ws, Engine(), max_results=1000))
+    # two or three files (original and copy) per call
+    engine = Engine(settings=Settings(fixit_verify_chunk_bytes=5 * size))
+    fixits = _fixits(scan_path(ws, engine, max_results=1000))
     assert len(fixits) == FILES * 40 and all(fx["verified"] for fx in fixits)
     assert 4 <= len(calls) <= 6  # 12 files, 2 texts each: one call would hold all 24
     originals = {(ws.root / f"m{f:02}.py").read_text() for f in range(FILES)}
@@ -106,8 +107,6 @@ def test_a_fix_that_could_drop_a_token_shares_a_copy_past_the_missing_count_cap(
     """Such a fix is checked alone only to count MISSING tokens in its own copy; past the cap on those counts
     (here 2) it shares a copy like any other fix: 10 of them in one file cost 2 copies alone and 1 shared, not
     10 copies of the whole file."""
-    from sgtools.core.settings import Settings
-
     root = tmp_path / "p"
     root.mkdir()
     ws = Workspace(root)

@@ -75,6 +75,7 @@ class _Fields(NamedTuple):
     max_reported_problems: int = 20  # structural problems listed in one rule-invalid message
     fixit_verify_max: int = 100_000  # fix-its verified per scan call (checked together in copies, see fixits/verify)
     fixit_verify_max_bytes: int = 32 * 1024 * 1024  # edited text written for that verification, per scan call
+    fixit_verify_chunk_bytes: int = 4 * 1024 * 1024  # text (originals and copies) one verification re-scan call gets
     fixit_missing_check_max: int = 64  # fix-its whose edited text is also checked for MISSING tokens, per scan
     verify_workers: int = 4  # parallel ast-grep calls for those MISSING-token checks
     suggest_max_candidates: int = 10  # the most candidate rules one suggest_rule call may ask for

@@ -1,5 +1,6 @@
 """Fix-its checked by re-scanning: all fix-its of a scan together, edited copies handed to ast-grep per
-language in chunks of whole files of at most `CHUNK_BYTES` a call (fixits/judge.py reads each copy's result).
+language in chunks of whole files of at most `fixit_verify_chunk_bytes` a call (fixits/judge.py reads each
+copy's result).
 
 An agent applies a fix-it without reading it closely, so none is `verified` unless the edited text was
 scanned again; what could not be checked (limits, a failed re-scan) says why.
@@ -113,9 +114,9 @@ def _may_drop_token(text: str, span: Span) -> bool:
 def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                   count_missing: MissingCounter | None = None, *, settings: Settings) -> None:
     """Check every fix-it of `jobs` in place: `run_batch(language, texts)` calls per language, each of whole
-    files up to `CHUNK_BYTES`, which must scan each text with the rules that produced the diagnostics plus the
-    `PARSE_RULE_ID` rule (and more per round while combined copies are halved: at most log2 of the largest
-    copy's size rounds).
+    files up to the `fixit_verify_chunk_bytes` setting, which must scan each text with the rules that produced
+    the diagnostics plus the `PARSE_RULE_ID` rule (and more per round while combined copies are halved: at most
+    log2 of the largest copy's size rounds).
 
     ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
     dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
@@ -141,7 +142,7 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
         if pool is not None and count_missing is not None:
             missing, no_token_lost = _count_missing(pool, count_missing, jobs, texts,
                                                     settings.fixit_missing_check_max)
-        done = _run_rounds(jobs, texts, run_batch, copies.make)
+        done = _run_rounds(jobs, texts, run_batch, copies.make, settings.fixit_verify_chunk_bytes)
         _record_missing(done, missing)
     finally:
         if pool is not None:
@@ -235,7 +236,8 @@ def _record_missing(done: Sequence[Member],
 
 
 def _run_rounds(jobs: Sequence[VerifyJob], texts: list[EditedText], run_batch: BatchRunner,
-                make_texts: Callable[[Iterable[tuple[int, list[Member]]]], list[EditedText]]) -> list[Member]:
+                make_texts: Callable[[Iterable[tuple[int, list[Member]]]], list[EditedText]],
+                chunk_bytes: int) -> list[Member]:
     """Scan the copies (in chunks of whole files, see `_scan_round`), judge them, and halve combined copies that
     need it (one more round while any copy needs it) until every fix-it is judged."""
     baselines: dict[int, list[dict[str, Any]]] = {
@@ -243,7 +245,7 @@ def _run_rounds(jobs: Sequence[VerifyJob], texts: list[EditedText], run_batch: B
     done: list[Member] = []
     round_texts = texts
     while round_texts:
-        results = _scan_round(jobs, round_texts, run_batch, baselines)
+        results = _scan_round(jobs, round_texts, run_batch, baselines, chunk_bytes)
         retry: list[EditedText] = []
         for t, found in zip(round_texts, results, strict=True):
             if found is None:
@@ -258,13 +260,13 @@ def _run_rounds(jobs: Sequence[VerifyJob], texts: list[EditedText], run_batch: B
     return done
 
 
-# Bytes of text (originals and their copies) one re-scan call gets. One call per language over every copy of a
-# package exceeded the engine's per-call time limit (30 s): sqlalchemy's 68 files with fix-its made 234 texts,
+# Bytes of text (originals and their copies) one re-scan call gets: the `fixit_verify_chunk_bytes` setting
+# (SGTOOLS_FIXIT_VERIFY_CHUNK_BYTES). Why its default is 4 MiB: one call per language over every copy of a package
+# exceeded the engine's per-call time limit (30 s): sqlalchemy's 68 files with fix-its made 234 texts,
 # 20.8 MB, one ast-grep call of 14-17 s of CPU with the 71 Python rules that took 55-85 s of wall time on the
 # shared 2-core machine, so all 184 of its fix-its were left unverified. At the measured ~1.4 MB per CPU second,
 # 4 MiB is about 3 s of CPU, inside the limit even at four times that in waiting; the per-call start (~30 ms)
 # stays small beside it. A file and all its copies always go in the same call.
-CHUNK_BYTES = 4 * 1024 * 1024
 
 
 class _Unit(NamedTuple):
@@ -304,14 +306,14 @@ def _chunks(units: Sequence[_Unit], limit: int) -> list[list[_Unit]]:
 
 
 def _scan_round(jobs: Sequence[VerifyJob], round_texts: Sequence[EditedText], run_batch: BatchRunner,
-                baselines: dict[int, list[dict[str, Any]]]) -> list[list[dict[str, Any]] | None]:
-    """Each copy's matches (None where its re-scan failed), from `run_batch` calls of at most `CHUNK_BYTES`
+                baselines: dict[int, list[dict[str, Any]]], chunk_bytes: int) -> list[list[dict[str, Any]] | None]:
+    """Each copy's matches (None where its re-scan failed), from `run_batch` calls of at most `chunk_bytes`
     each, a file's original (when no baseline is known yet) and its copies in the same call; the originals'
     matches go into `baselines`. A chunk whose call fails is split in halves and tried again; a file whose
     own call fails leaves its fix-its unchecked, saying why, and the other files are still verified."""
     found: list[list[dict[str, Any]] | None] = [None] * len(round_texts)
     for lang, units in _units(jobs, round_texts, baselines).items():
-        pending = _chunks(units, CHUNK_BYTES)
+        pending = _chunks(units, chunk_bytes)
         while pending:
             chunk = pending.pop(0)
             batch: list[str] = []
