@@ -303,10 +303,13 @@ def signal(n: int, seed: int, rev: str | None) -> int:
         if verdict == "unjudged":
             todo.append((package, d))
     per_rule = Counter(str(d["ruleId"]) for _p, d in found)
+    pooled = Counter(judged[k][0] for k in (verdict_key(str(d["ruleId"]), _loc(p, d)) for p, d in found) if k in judged)
     print(f"at {rev or 'this checkout'}: {len(found)} findings at warning and above in {len(per_rule)} rule(s); "
           f"most: {', '.join(f'{r} {c}' for r, c in per_rule.most_common(5))}")
     print(f"drawn {len(drawn)} (seed {seed}): " + ", ".join(
         f"{v} {shares[v]} ({shares[v] / max(1, len(drawn)):.0%})" for v in ("tp", "ok", "fp", "unjudged")))
+    print(f"pooled over the {sum(pooled.values())} with a verdict (not a uniform sample): " + ", ".join(
+        f"{v} {pooled[v]} ({pooled[v] / max(1, sum(pooled.values())):.0%})" for v in ("tp", "ok", "fp")))
     for package, d in todo:
         rule = str(d["ruleId"])  # bundled rule ids end with their language
         print(f"=== {rule}\t{rule.rsplit('-', 1)[-1]}\t{_loc(package, d)}\t{d['severity']}\t{d['message']}")
