@@ -98,3 +98,39 @@ def test_the_catalogue_sizes_match() -> None:
     assert quoted(analysis, r"\d+ broken drafts over (\d+) languages") == [len({d.language for d in broken})]
     assert quoted(analysis, r"broken drafts over \d+ languages \((\d+) Go") == [len(analysis_catalogue.GO)]
     assert quoted(analysis, r"(\d+) correct-but-suspicious drafts") == [len(analysis_catalogue.CORRECT)]
+
+
+def tsv_rows(name: str) -> list[list[str]]:
+    lines = (REPO / "community_index" / name).read_text(encoding="utf-8").splitlines()
+    return [line.split("\t") for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_the_fix_evidence_and_verdict_counts_match() -> None:
+    """docs/fixes.md's proof of the `safe` fixes (applications in community_index/fix_evidence.tsv) and what the
+    judging found (per-rule verdicts in community_index/fix_verdicts.tsv)."""
+    text = doc("docs/fixes.md")
+    applied = {row[0]: int(row[2]) for row in tsv_rows("fix_evidence.tsv")}
+    for rule, spelled in (("getattr-constant-attribute-python", r"`obj\.name` for `getattr\(obj, \"name\"\)`"),
+                          ("setattr-constant-attribute-python", r"`setattr\(obj, \"name\", v\)`"),
+                          ("set-of-list-literal-python", r"`set\(\[a, b\]\)`"),
+                          ("redundant-open-mode-python", r"`open\(f, \"r\"\)`")):
+        assert quoted(text, spelled + r" \((\d+)\)") == [applied[rule]], rule
+    verdicts: dict[str, list[str]] = {}
+    for key, verdict, *_ in tsv_rows("fix_verdicts.tsv"):
+        verdicts.setdefault(key.split("|")[0], []).append(verdict)
+
+    def count(rule: str, verdict: str) -> tuple[int, int]:
+        return verdicts[rule].count(verdict), len(verdicts[rule])
+
+    def pair(pattern: str) -> tuple[int, int]:
+        found = re.findall(pattern, text)
+        assert len(found) == 1, pattern
+        return int(found[0][0]), int(found[0][1])
+
+    assert pair(r"\((\d+) of (\d+), which no re-parse can see") == count("deprecated-ioutil-go", "wrong")
+    assert pair(r"wrong on SQLAlchemy expressions \((\d+) of (\d+)\)") == count("none-comparison-equality-python",
+                                                                               "wrong")
+    assert pair(r"cleanup-then-re-raise blocks \((\d+) of (\d+)\)") == count("bare-except-python", "wrong")
+    assert pair(r"was wrong every time \((\d+) of (\d+)\)") == count("innerhtml-xss-javascript", "wrong")
+    assert quoted(text, r"was right in all (\d+) of its places") == [count("in-array-non-strict-php", "right")[1]]
+    assert count("in-array-non-strict-php", "right")[0] == count("in-array-non-strict-php", "right")[1]
