@@ -23,7 +23,10 @@ from sgtools.workflows.suggest.service import suggest_rule
 from sgtools.workflows.suggest.verify import run_rules
 
 PATH = Path(__file__).resolve().parent / "data" / "intent_catalogue.yml"
+# A second development set, written later (tests/data/intent_dev2.yml): every request of it is development signal.
+DEV2_PATH = PATH.with_name("intent_dev2.yml")
 HALVES = ("dev", "test")
+SETS = ("dev", "dev2", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -39,17 +42,23 @@ class Request:
     held_invalid: list[str]
     held_valid: list[str]
     reference: dict[str, Any]
+    fixed_half: str = ""
 
     @property
     def half(self) -> str:
-        return HALVES[self.index % 2]
+        return self.fixed_half or HALVES[self.index % 2]
 
 
-def load(path: Path = PATH) -> list[Request]:
+def load(path: Path = PATH, half: str = "") -> list[Request]:
+    """The requests of one file; `half` names the set of every request in it (the catalogue splits by index)."""
     data = yamlio.load_one(path.read_text(encoding="utf-8"))
     return [Request(i, r["id"], r["language"], r["request"], list(r["invalid"]), list(r["valid"]),
-                    list(r["held_invalid"]), list(r["held_valid"]), dict(r["reference"]))
+                    list(r["held_invalid"]), list(r["held_valid"]), dict(r["reference"]), half)
             for i, r in enumerate(data["requests"])]
+
+
+def load_dev2() -> list[Request]:
+    return load(DEV2_PATH, "dev2")
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:

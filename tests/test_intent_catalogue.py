@@ -12,6 +12,7 @@ from sgtools.project.workspace import Workspace
 from tests import intent_catalogue as cat
 
 REQUESTS = cat.load()
+DEV2 = cat.load_dev2()
 
 
 def test_shape_and_fixed_split() -> None:
@@ -28,7 +29,23 @@ def test_shape_and_fixed_split() -> None:
     assert len({r.language for r in halves["test"]}) >= 10
 
 
-@pytest.mark.parametrize("req", REQUESTS, ids=[r.id for r in REQUESTS])
+def test_second_development_set_shape() -> None:
+    """dev2: at least 24 requests over at least 10 languages, each 2 + 2 given and 4 + 4 held out, none a
+    request of the catalogue, every one development signal."""
+    assert len(DEV2) >= 24
+    assert len({r.language for r in DEV2}) >= 10
+    ids = {r.id for r in DEV2}
+    assert len(ids) == len(DEV2) and not ids & {r.id for r in REQUESTS}
+    catalogue_texts = {t for r in REQUESTS for t in (*r.invalid, *r.valid, *r.held_invalid, *r.held_valid)}
+    for r in DEV2:
+        assert r.half == "dev2"
+        assert (len(r.invalid), len(r.valid), len(r.held_invalid), len(r.held_valid)) == (2, 2, 4, 4), r.id
+        given = {*r.invalid, *r.valid}
+        assert not given & {*r.held_invalid, *r.held_valid}, f"{r.id}: a held-out snippet was also given"
+        assert not given & catalogue_texts, f"{r.id}: an example of the catalogue"
+
+
+@pytest.mark.parametrize("req", [*REQUESTS, *DEV2], ids=[r.id for r in [*REQUESTS, *DEV2]])
 def test_reference_rule_gets_every_snippet_right(engine: Engine, req: cat.Request) -> None:
     texts = [*req.invalid, *req.held_invalid, *req.valid, *req.held_valid]
     should = [True] * (len(req.invalid) + len(req.held_invalid)) + [False] * (len(req.valid) + len(req.held_valid))
