@@ -50,6 +50,9 @@ class EditedText:
     job: int
     members: list[Member]
     new_text: str = ""
+    # Set by `judge` when a combined copy fails and every unexplained match (or new parse error) lies where some
+    # members edited: those members, the likely culprits (fixits/verify.py checks them alone, the rest together).
+    suspects: list[Member] = field(default_factory=list)
 
 
 def _byte_range(m: Mapping[str, Any]) -> tuple[int, int]:
@@ -146,6 +149,8 @@ def judge(text: EditedText, old: Sequence[Mapping[str, Any]], new: Sequence[Mapp
         # Any unexplained match, for whatever rule, fails a combined copy: either one of its fix-its still
         # fires there or something new appeared. The caller then splits it. So no per-member work is needed.
         if errors_after > errors_before or any(left_by.values()):
+            text.suspects = _suspects(members, left_by, _leftovers(PARSE_RULE_ID, old_by, new_by, members, shifts)
+                                      if errors_after > errors_before else [], _spots(members, desc, shifts))
             return False
         for m in members:
             m.info = {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
@@ -160,6 +165,19 @@ def judge(text: EditedText, old: Sequence[Mapping[str, Any]], new: Sequence[Mapp
         m.info = {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
                   "stillFires": fired, "newDiagnostics": unexplained, "_same": same, "_others": unexplained - same}
     return True
+
+
+def _suspects(members: Sequence[Member], left_by: Mapping[str, list[tuple[int, int]]],
+              new_errors: Sequence[tuple[int, int]], spots: Sequence[list[tuple[int, int]]]) -> list[Member]:
+    """The members whose spots an unexplained match or a new parse error touches; none when one of those touches
+    no member's spot (its cause is unknown: the caller halves the copy instead)."""
+    hit: set[int] = set()
+    for r in [r for left in left_by.values() for r in left] + list(new_errors):
+        touched = {i for i, where in enumerate(spots) if _hits(r, where)}
+        if not touched:
+            return []
+        hit |= touched
+    return [m for i, m in enumerate(members) if i in hit]
 
 
 def _spots(members: Sequence[Member], desc: Sequence[_Cut], shifts: _Shifts) -> list[list[tuple[int, int]]]:

@@ -1,0 +1,83 @@
+"""How many re-scan rounds fix-it verification takes when one fix-it spoils a combined copy (issue 31 part 4).
+
+Fix-its whose edits do not touch are checked together in one edited copy; a copy showing something unexpected
+is split. The re-scan says where the trouble is: when every unexpected match touches a few members' edits,
+those are checked alone and the others together, so one bad fix among n costs one more round instead of
+log2(n). Real ast-grep (spawn path) and real rule files; the recorder only counts the calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sgtools.engine import texts as engine_texts
+from sgtools.engine.process import Engine
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from sgtools.scan import checker
+from sgtools.scan.snippet import scan_code
+
+RULES = {
+    "no-baz": "rule: {pattern: baz($X)}\nfix: qux($X)\n",
+    "no-foo": "rule: {pattern: foo($X)}\nfix: bar($X)\n",  # its fix makes a no-bar finding where it edits
+    "no-bar": "rule: {pattern: bar($X)}\n",
+}
+# Seven good fixes and one that brings a new finding, all in one combined copy (their edits do not touch).
+CODE = "".join(f"a{i} = baz({i})\n" for i in range(4)) + "b = foo(1)\n" + "".join(
+    f"c{i} = baz({i})\n" for i in range(3))
+
+
+def _project(root: Path, rules: dict[str, str]) -> Workspace:
+    root.mkdir()
+    ws = Workspace(root)
+    project.initialize(ws)
+    for rid, body in rules.items():
+        (root / "rules" / f"{rid}.yml").write_text(f"id: {rid}\nlanguage: python\nseverity: warning\n"
+                                                   f"message: {rid}\n{body}")
+    return ws
+
+
+def _rounds(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    real = engine_texts.scan_texts
+
+    def recording(engine: Engine, cfg: Any, rules_path: Path, file_name: str,
+                  texts: Sequence[str]) -> list[list[dict[str, Any]]]:
+        calls.append(list(texts))
+        return real(engine, cfg, rules_path, file_name, texts)
+
+    monkeypatch.setattr(checker, "scan_texts", recording)
+    return calls
+
+
+def _fixits(result: Any) -> dict[str, dict[str, Any]]:
+    return {f"{d['ruleId']}@{d['line']}": fx for d in result["issues"] for fx in d.get("fixits", [])
+            if fx["kind"] == "fix"}
+
+
+def test_one_fix_bringing_a_new_finding_costs_one_more_round(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _project(tmp_path / "p", RULES)
+    calls = _rounds(monkeypatch)
+    fixits = _fixits(scan_code(ws, Engine(), CODE, language="python"))
+    assert len(fixits) == 8
+    # round 1: the eight together; round 2: the culprit alone and the seven others together (halving took 4
+    # rounds: 8 -> 4 -> 2 -> 1)
+    assert [len(batch) for batch in calls] == [1, 2]
+    culprit = fixits.pop("no-foo@5")
+    assert culprit["verification"]["newDiagnostics"] == 1  # judged alone: the new no-bar finding is its own
+    assert all(fx["verified"] and fx["verification"]["newDiagnostics"] == 0 for fx in fixits.values())
+
+
+def test_a_new_finding_touching_every_edit_still_halves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule matching the whole module once `bar(...)` appears touches every member's edit: nothing singles out
+    a culprit, so the copy is halved (log2(8) = 3 more rounds), never split into one copy per fix-it."""
+    rules = {**RULES, "no-bar": "rule: {kind: module, has: {pattern: bar($X), stopBy: end}}\n"}
+    ws = _project(tmp_path / "p", rules)
+    calls = _rounds(monkeypatch)
+    fixits = _fixits(scan_code(ws, Engine(), CODE, language="python"))
+    assert len(fixits) == 8 and all(fx["verification"]["checked"] for fx in fixits.values())
+    assert [len(batch) for batch in calls] == [1, 2, 2, 2]
