@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sgtools.contracts.edit import Change, CodeMatch, FindCodeResult, RewriteCodeResult, SkippedChange
 from sgtools.core import languages
@@ -29,6 +29,9 @@ from sgtools.engine.process import Engine
 from sgtools.project.confine import confined_matches, dropped_note, engine_paths, within
 from sgtools.project.workspace import Workspace
 from sgtools.rules.syntax import check_code_arg, pattern_refusal_hint, problem_nodes
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import PatternMatch
 
 # ast-grep's exit code for a pattern (or any query) it cannot parse.
 _PARSE_ERROR = 8
@@ -67,7 +70,7 @@ def search_paths(ws: Workspace, paths: Sequence[str] | None) -> list[str]:
 def pattern_matches(
     ws: Workspace, engine: Engine, pattern: str, language: str, paths: Sequence[str] | None,
     rewrite: str | None = None,
-) -> tuple[str, list[dict[str, Any]], list[str]]:
+) -> tuple[str, list[PatternMatch], list[str]]:
     """The canonical language and ast-grep's raw matches, sorted by file and offset. A pattern ast-grep
     cannot parse becomes `BadInput` with its cause and a hint. Third: the files whose matches were dropped
     because the file changed, or a folder on its path became a symlink, while ast-grep read it (confine.py)."""
@@ -111,13 +114,13 @@ def check_rewrite(pattern: str, rewrite: object, settings: Settings) -> str:
     return rewrite
 
 
-def meta_variables(raw: dict[str, Any]) -> dict[str, str | list[str]]:
+def meta_variables(raw: PatternMatch) -> dict[str, str | list[str]]:
     """`{NAME: text}` for $NAME, `{NAME: [texts]}` for $$$NAME, without separators and `secondary`."""
-    mv = raw.get("metaVariables") or {}
+    mv = raw.get("metaVariables")  # left out when the match captured nothing
     out: dict[str, str | list[str]] = {}
-    for name, node in sorted((mv.get("single") or {}).items()):
+    for name, node in sorted(((mv.get("single") or {}) if mv else {}).items()):
         out[name] = node["text"]
-    for name, nodes in sorted((mv.get("multi") or {}).items()):
+    for name, nodes in sorted(((mv.get("multi") or {}) if mv else {}).items()):
         if name == "secondary":
             continue
         out[name] = [n["text"] for n in nodes if not _SEPARATOR.match(n["text"])]
@@ -161,8 +164,8 @@ def find_code(
     return {"matches": matches, "truncated": len(raw) > cap, "hints": hints}
 
 
-def _group(raw: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    by_file: dict[str, list[dict[str, Any]]] = {}
+def _group(raw: Iterable[PatternMatch]) -> dict[str, list[PatternMatch]]:
+    by_file: dict[str, list[PatternMatch]] = {}
     for m in raw:
         by_file.setdefault(m["file"], []).append(m)
     return by_file

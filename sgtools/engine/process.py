@@ -13,7 +13,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from sgtools.core import jsonfast
 from sgtools.core.cache import StatMemo
@@ -25,6 +25,7 @@ from sgtools.engine.configview import engine_config
 from sgtools.engine.spawn import Advice, EngineResult, spawn
 
 if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch, PatternMatch
     from sgtools.engine.testreport import TestReport
     from sgtools.engine.warm import WarmEngine
 
@@ -202,7 +203,7 @@ class Engine:
         extra: Sequence[str] = (),
         timeout: float | None = None,
         watch: ScanWatch | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[AstGrepMatch]:
         """`ast-grep scan --json=stream`, parsed. Missing paths and exit codes >= 2 raise. With `watch`, the
         files scanned are counted into it (and reported one by one to `watch.on_file`)."""
         args = ["scan", "-c", engine_config(config), "--json=stream", *self.language_flags(config)]
@@ -256,7 +257,7 @@ class Engine:
         rewrite: str | None = None,
         stdin: bytes | None = None,
         config: Path | str = NO_CONFIG,
-    ) -> list[dict[str, Any]]:
+    ) -> list[PatternMatch]:
         # `--pattern=` / `--rewrite=`: as a separate argv item, a value starting with "-" (`-$A`) is a clap error.
         args = ["run", "-c", engine_config(config), "--json=stream", *self.language_flags(config), "-l", language,
                 f"--pattern={pattern}"]
@@ -270,7 +271,7 @@ class Engine:
         result = self.run(args, cwd=cwd, stdin=stdin)
         if result.returncode not in (0, 1):  # `run` exits 1 when nothing matched
             raise self.fail(result, "run the pattern")
-        return parse_stream(result.stdout)
+        return cast("list[PatternMatch]", parse_stream(result.stdout))  # the same JSON lines, without a rule's keys
 
     def dump_tree(self, code: str, language: str, fmt: str, *, cwd: Path,
                   config: Path | str = NO_CONFIG) -> tuple[str, EngineResult]:
@@ -322,7 +323,7 @@ class StreamParser:
     JSON is kept and raised by `finish`, never from inside the read loop, which must go on draining the pipes."""
 
     def __init__(self) -> None:
-        self.items: list[dict[str, Any]] = []
+        self.items: list[AstGrepMatch] = []
         self._carry: list[bytes] = []  # the unfinished line's pieces: joined once, however many chunks it spans
         self._bad: bytes | None = None
 
@@ -334,7 +335,7 @@ class StreamParser:
         self._parse(b"".join([*self._carry, chunk[:cut]]))
         self._carry = [chunk[cut + 1:]]
 
-    def finish(self) -> list[dict[str, Any]]:
+    def finish(self) -> list[AstGrepMatch]:
         self._parse(b"".join(self._carry))
         self._carry = []
         if self._bad is not None:
@@ -351,7 +352,7 @@ class StreamParser:
                     self._bad = line
 
 
-def parse_stream(stdout: bytes) -> list[dict[str, Any]]:
+def parse_stream(stdout: bytes) -> list[AstGrepMatch]:
     parser = StreamParser()
     parser.feed(stdout)
     return parser.finish()

@@ -11,10 +11,13 @@ written: a path scan reads positions from here and never writes one.
 import os
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from sgtools.engine.process import Engine
 from sgtools.engine.tempdirs import work_dir
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
 
 
 def normalize_file(name: str | None) -> str | None:
@@ -28,7 +31,7 @@ def normalize_file(name: str | None) -> str | None:
 
 
 def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name: str,
-               texts: Sequence[str]) -> list[list[dict[str, Any]]]:
+               texts: Sequence[str]) -> "list[list[AstGrepMatch]]":
     """Scan several texts in one ast-grep call (files in a private temp dir); matches per text, in order."""
     if not texts:
         return []
@@ -39,7 +42,7 @@ def scan_texts(engine: Engine, cfg_path: Path | str, rules_path: Path, file_name
             (work / name).write_bytes(text.encode("utf-8"))
         raw = engine.scan(config=cfg_path, cwd=work, rule_file=rules_path, paths=names)
     position = {name: i for i, name in enumerate(names)}
-    out: list[list[dict[str, Any]]] = [[] for _ in texts]
+    out: list[list[AstGrepMatch]] = [[] for _ in texts]
     for m in raw:
         i = position.get(normalize_file(str(m.get("file"))) or "")
         if i is not None:
@@ -68,7 +71,7 @@ def _laid_out(base: Path, f: TreeFile) -> Path:
 
 
 def scan_tree(engine: Engine, cfg_path: Path | str, rules_path: Path, files: Sequence[TreeFile],
-              *, extra: Sequence[str] = ()) -> list[dict[str, Any]]:
+              *, extra: Sequence[str] = ()) -> "list[AstGrepMatch]":
     """Scan pending files as one tree, in one ast-grep call: each laid out in a private temp directory at its
     path relative to the project root, so `files`/`ignores` globs and `languageGlobs` apply as in
     `ast-grep scan` of those files on disk. ast-grep matches the globs of a `-r` rule file against a path
@@ -95,7 +98,7 @@ def scan_tree(engine: Engine, cfg_path: Path | str, rules_path: Path, files: Seq
             names[os.path.relpath(target, project).replace(os.sep, "/")] = f.key
         raw = engine.scan(config=cfg_path, cwd=project, rule_file=rules_copy, paths=list(names),
                           extra=extra)
-    out: list[dict[str, Any]] = []
+    out: list[AstGrepMatch] = []
     for m in raw:
         key = names.get(normalize_file(str(m.get("file"))) or "")
         if key is not None:

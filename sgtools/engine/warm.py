@@ -33,13 +33,16 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core.settings import Settings
 from sgtools.engine import lifecycle
 from sgtools.engine.lsp import Diag, LspSession
 from sgtools.engine.lsp_protocol import ProtocolError
 from sgtools.engine.tempdirs import tmp_root
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch, MatchLabel, MatchRange
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 
@@ -100,7 +103,7 @@ class WarmEngine:
     # ---- the calls --------------------------------------------------------------------------------
 
     def scan(self, spec: WarmSpec, texts: Sequence[str],
-             fixes_for: frozenset[str] = frozenset()) -> list[list[dict[str, Any]]]:
+             fixes_for: frozenset[str] = frozenset()) -> list[list[AstGrepMatch]]:
         """Each text as a document: its matches in `ast-grep scan --json` shape (byte offsets, 0-based
         code-point columns, `text`; `replacement`/`replacementOffsets` for rules in `fixes_for`).
         `WarmUnavailable` when the warm engine cannot answer; the failed process is then gone.
@@ -117,7 +120,7 @@ class WarmEngine:
             return self._scan_lane(spec, 0, texts, fixes_for)
         size = -(-len(texts) // lanes)
         shares = [texts[i:i + size] for i in range(0, len(texts), size)]
-        results: list[list[list[dict[str, Any]]] | None] = [None] * len(shares)
+        results: list[list[list[AstGrepMatch]] | None] = [None] * len(shares)
         failures: list[Exception] = []
 
         def run(lane: int) -> None:
@@ -142,7 +145,7 @@ class WarmEngine:
         return answered
 
     def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str],
-                   fixes_for: frozenset[str]) -> list[list[dict[str, Any]]]:
+                   fixes_for: frozenset[str]) -> list[list[AstGrepMatch]]:
         call = lifecycle.current()  # the MCP call this lane serves (None outside one)
         slot = self._slot(spec.key() + ((lane,) if lane else ()))
         if not slot.lock.acquire(timeout=self.settings.warm_engine_timeout):
@@ -174,7 +177,7 @@ class WarmEngine:
         return time.monotonic() + self.settings.warm_engine_timeout
 
     def _scan(self, session: LspSession, spec: WarmSpec, texts: Sequence[str],
-              fixes_for: frozenset[str]) -> list[list[dict[str, Any]]]:
+              fixes_for: frozenset[str]) -> list[list[AstGrepMatch]]:
         deadline = self._deadline()
         uris, published = session.open(spec.file_name, spec.language, texts, deadline)
         fixes = self._fixes(session, uris, published, fixes_for, deadline)
@@ -298,14 +301,14 @@ class _Lines:
             raise ProtocolError(f"a position outside the document: {pos}")
         return self.starts[line] + len(self.lines[line][:column].encode("utf-8"))
 
-    def label(self, related: dict[str, Any]) -> dict[str, Any]:
+    def label(self, related: dict[str, Any]) -> MatchLabel:
         rng = self.span(related["location"]["range"])
         off = rng["byteOffset"]
         message = related.get("message")
         return {"style": "secondary", "message": None if message == LABEL_MARK or not message else str(message),
                 "range": rng, "text": self.data[off["start"]:off["end"]].decode("utf-8", "replace")}
 
-    def span(self, rng: dict[str, Any]) -> dict[str, Any]:
+    def span(self, rng: dict[str, Any]) -> MatchRange:
         start, end = rng["start"], rng["end"]
         return {"byteOffset": {"start": self.offset(start), "end": self.offset(end)},
                 "start": {"line": int(start["line"]), "column": int(start["character"])},
@@ -318,16 +321,16 @@ LABEL_MARK = "sgtools-secondary-label"
 
 
 def to_matches(text: str, diags: Sequence[Diag], fixes: Sequence[list[dict[str, Any]] | None],
-               language: str) -> list[dict[str, Any]]:
+               language: str) -> list[AstGrepMatch]:
     """LSP diagnostics of one document as `ast-grep scan --json` matches: `relatedInformation` becomes labels
     (secondary; `LABEL_MARK` means no message); `note` is left to the rule, and the primary label (the match
     itself, which SPEC diagnostics drop) is not made up."""
     lines = _Lines(text)
-    out: list[dict[str, Any]] = []
+    out: list[AstGrepMatch] = []
     for d, edits in zip(diags, fixes, strict=True):
         rng = lines.span(d["range"])
         off = rng["byteOffset"]
-        match: dict[str, Any] = {
+        match: AstGrepMatch = {
             "ruleId": str(d.get("code", "")), "severity": _SEVERITY.get(int(d.get("severity") or 4), "hint"),
             "message": str(d.get("message", "")), "note": None, "file": "STDIN", "language": language,
             "range": rng, "text": lines.data[off["start"]:off["end"]].decode("utf-8", "replace"),

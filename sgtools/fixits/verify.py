@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from sgtools.contracts.fixits import Fixit
 from sgtools.contracts.scan import Diagnostic
@@ -24,9 +24,11 @@ from sgtools.fixits.judge import EditedText, Member, finish, judge
 if TYPE_CHECKING:  # concurrent.futures costs ~5 ms to import: a scan without fix-its never needs it
     from concurrent.futures import Executor, Future
 
+    from sgtools.engine.match import AstGrepMatch
+
 LIMIT_REACHED = "verification limit reached"
 
-BatchRunner = Callable[[str, Sequence[str]], list[list[dict[str, Any]]]]
+BatchRunner = Callable[[str, Sequence[str]], list[list[AstGrepMatch]]]
 # (language, text) -> how many MISSING tokens tree-sitter inserted to parse it, or None when it cannot tell.
 MissingCounter = Callable[[str, str], int | None]
 
@@ -41,7 +43,7 @@ class VerifyJob:
     language: str
     diags: list[Diagnostic]
     rule_ids: frozenset[str] | None = None  # rules that apply to this file; None: every rule scanned
-    baseline: list[dict[str, Any]] | None = None
+    baseline: list[AstGrepMatch] | None = None
 
 
 def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
@@ -240,7 +242,7 @@ def _run_rounds(jobs: Sequence[VerifyJob], texts: list[EditedText], run_batch: B
                 chunk_bytes: int) -> list[Member]:
     """Scan the copies (in chunks of whole files, see `_scan_round`), judge them, and halve combined copies that
     need it (one more round while any copy needs it) until every fix-it is judged."""
-    baselines: dict[int, list[dict[str, Any]]] = {
+    baselines: dict[int, list[AstGrepMatch]] = {
         j: job.baseline for j, job in enumerate(jobs) if job.baseline is not None}
     done: list[Member] = []
     round_texts = texts
@@ -294,7 +296,7 @@ class _Unit(NamedTuple):
 
 
 def _units(jobs: Sequence[VerifyJob], round_texts: Sequence[EditedText],
-           baselines: Mapping[int, list[dict[str, Any]]]) -> dict[str, list[_Unit]]:
+           baselines: Mapping[int, list[AstGrepMatch]]) -> dict[str, list[_Unit]]:
     """The round's texts per language, per job (a file's copies stay together), in order."""
     by_job: dict[int, list[int]] = {}
     for i, t in enumerate(round_texts):
@@ -321,12 +323,12 @@ def _chunks(units: Sequence[_Unit], limit: int) -> list[list[_Unit]]:
 
 
 def _scan_round(jobs: Sequence[VerifyJob], round_texts: Sequence[EditedText], run_batch: BatchRunner,
-                baselines: dict[int, list[dict[str, Any]]], chunk_bytes: int) -> list[list[dict[str, Any]] | None]:
+                baselines: dict[int, list[AstGrepMatch]], chunk_bytes: int) -> list[list[AstGrepMatch] | None]:
     """Each copy's matches (None where its re-scan failed), from `run_batch` calls of at most `chunk_bytes`
     each, a file's original (when no baseline is known yet) and its copies in the same call; the originals'
     matches go into `baselines`. A chunk whose call fails is split in halves and tried again; a file whose
     own call fails leaves its fix-its unchecked, saying why, and the other files are still verified."""
-    found: list[list[dict[str, Any]] | None] = [None] * len(round_texts)
+    found: list[list[AstGrepMatch] | None] = [None] * len(round_texts)
     for lang, units in _units(jobs, round_texts, baselines).items():
         pending = _chunks(units, chunk_bytes)
         while pending:

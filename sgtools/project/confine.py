@@ -12,21 +12,26 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from sgtools.core.errors import SgToolsError
 from sgtools.project.workspace import Workspace
 
+if TYPE_CHECKING:
+    from sgtools.engine.match import MatchLabel, PatternMatch
 
-def _spans(m: dict[str, Any]) -> Iterable[tuple[int, int, str]]:
+M = TypeVar("M", bound="PatternMatch")  # ast-grep's matches, with or without a rule's keys
+
+
+def _spans(m: PatternMatch) -> Iterable[tuple[int, int, str]]:
     offsets = m["range"]["byteOffset"]
     yield int(offsets["start"]), int(offsets["end"]), str(m.get("text", ""))
-    for label in m.get("labels") or []:
+    for label in cast("list[MatchLabel]", m.get("labels") or []):  # a rule's match has labels, a pattern's none
         lo = label["range"]["byteOffset"]
         yield int(lo["start"]), int(lo["end"]), str(label.get("text", ""))
 
 
-def _holds(fd: int, m: dict[str, Any]) -> bool:
+def _holds(fd: int, m: PatternMatch) -> bool:
     for start, end, text in _spans(m):
         want = text.encode("utf-8", "surrogateescape")
         if end - start != len(want) or os.pread(fd, len(want), start) != want:
@@ -84,7 +89,7 @@ def engine_paths(rels: Sequence[str]) -> tuple[list[str], list[str] | None]:
     return out, (list(rels) if widened else None)
 
 
-def within(raw: Sequence[dict[str, Any]], asked: Sequence[str] | None) -> list[dict[str, Any]]:
+def within(raw: Sequence[M], asked: Sequence[str] | None) -> list[M]:
     """The matches inside the paths asked for (all of them when `asked` is None)."""
     if asked is None:
         return list(raw)
@@ -94,7 +99,7 @@ def within(raw: Sequence[dict[str, Any]], asked: Sequence[str] | None) -> list[d
     return [m for m in raw if str(m["file"]) in asked or str(m["file"]).startswith(prefixes)]
 
 
-def confined_matches(ws: Workspace, raw: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+def confined_matches(ws: Workspace, raw: Sequence[M]) -> tuple[list[M], list[str]]:
     """(the matches whose file inside the root holds their text, the workspace-relative files whose matches were
     dropped). Each `file` must already be workspace-relative; a name ast-grep printed with U+FFFD for bytes that
     are not UTF-8 is given back its real name first (it would match no file)."""

@@ -8,13 +8,16 @@ rule that passes one passes the other, with the same words.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sgtools.contracts.rules import ExampleFailure
 from sgtools.rules.draft import snip
 
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
+
 # texts -> ast-grep's matches for each text, in order
-ExampleRunner = Callable[[Sequence[str]], list[list[dict[str, Any]]]]
+ExampleRunner = Callable[[Sequence[str]], "list[list[AstGrepMatch]]"]
 
 
 def check_examples(run: ExampleRunner, rule_id: str, valid: Sequence[str],

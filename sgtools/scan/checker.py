@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.texts import scan_texts
@@ -19,6 +19,9 @@ from sgtools.engine.warm import WarmSpec, WarmUnavailable
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
 from sgtools.scan.warmscan import TWIN, WarmRules, warm_matches, warm_spec
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
 
 
 class TextChecker:
@@ -45,7 +48,7 @@ class TextChecker:
         """Whether these texts can be answered by the warm engine."""
         return self._warm is not None
 
-    def scan(self, code: str, rules_by_id: Mapping[str, Rule]) -> list[dict[str, Any]]:
+    def scan(self, code: str, rules_by_id: Mapping[str, Rule]) -> list[AstGrepMatch]:
         """`code`'s matches of the rules in `rules_by_id` (and parse errors), labels included, as
         `ast-grep scan --stdin` prints them."""
         if self._warm is None:
@@ -58,7 +61,7 @@ class TextChecker:
         return self._spawned_stdin(code)
 
     def scan_many(self, codes: Sequence[str], rules_by_id: Sequence[Mapping[str, Rule]],
-                  ) -> tuple[list[list[dict[str, Any]] | None], str | None]:
+                  ) -> tuple[list[list[AstGrepMatch] | None], str | None]:
         """The warm answers for several documents in one round: per text its matches of `rules_by_id[i]`, or
         None for a text the caller scans on the spawn path (as files, where globs apply); and why one was
         left, if one was."""
@@ -67,7 +70,7 @@ class TextChecker:
         found, why = warm_matches(self.engine, self._warm[0], self._warm[1], codes, rules_by_id)
         return (found if found is not None else [None] * len(codes)), why
 
-    def rescan(self, _language: str, texts: Sequence[str]) -> list[list[dict[str, Any]]]:
+    def rescan(self, _language: str, texts: Sequence[str]) -> list[list[AstGrepMatch]]:
         """Every rule's matches in each text, without labels (fix-it verification, rule examples): warm when it
         can, else (and after a warm failure, recorded in `fell_back`) one spawned scan of the texts as files.
         The signature of fixits/verify.py's `BatchRunner`."""
@@ -85,6 +88,6 @@ class TextChecker:
             reason = self.fell_back[0] if self.fell_back else None
             self.engine.warm.note("spawn" if reason else "warm", reason)
 
-    def _spawned_stdin(self, code: str) -> list[dict[str, Any]]:
+    def _spawned_stdin(self, code: str) -> list[AstGrepMatch]:
         return self.engine.scan(config=self.config, cwd=self.cwd, rule_file=self.rules_path,
                                 stdin=code.encode("utf-8"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sgtools.contracts.scan import ScanResult
 from sgtools.core.errors import BadInput, SgToolsError, TooLarge
@@ -33,6 +33,9 @@ from sgtools.scan.inputs import check_code, left_out
 from sgtools.scan.paths import verify_files
 from sgtools.scan.rulefiles import cached_ruleset, rule_file
 from sgtools.scan.signal import Signal
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
 
 
 @dataclass(frozen=True)
@@ -138,12 +141,12 @@ def scan_files(ws: Workspace, engine: Engine, files: object, cfg: ProjectConfig,
 
 
 def _scan_pending(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checked: Sequence[Pending],
-                  ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+                  ) -> tuple[list[AstGrepMatch], dict[str, list[AstGrepMatch]]]:
     """The matches of the pending files, each `file` its virtual path: from the warm engine when the server runs
     one (`_warm_tree`), the files it cannot answer from one `scan_tree` spawn; and the fix-it verification's
     baselines of the files answered warm."""
-    raw: list[dict[str, Any]] = []
-    baselines: dict[str, list[dict[str, Any]]] = {}
+    raw: list[AstGrepMatch] = []
+    baselines: dict[str, list[AstGrepMatch]] = {}
     left, why = list(checked), None
     if engine.warm is not None:
         raw, baselines, left, why = _warm_tree(engine, cfg, rules, checked)
@@ -156,7 +159,7 @@ def _scan_pending(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], che
 
 
 def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checked: Sequence[Pending],
-               ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]], list[Pending], str | None]:
+               ) -> tuple[list[AstGrepMatch], dict[str, list[AstGrepMatch]], list[Pending], str | None]:
     """The matches of the pending files the warm engine can answer, as `scan_tree` gives them; per such file its
     matches under the verification rules (parse errors included: the fix-it verification's baseline, so it does
     not scan the file again); the files left to the spawn path, and the first reason why. Per language, one
@@ -171,8 +174,8 @@ def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checke
     for p in checked:
         if p.where is not None:
             by_lang.setdefault(str(p.language), []).append(p)
-    out: list[dict[str, Any]] = []
-    baselines: dict[str, list[dict[str, Any]]] = {}
+    out: list[AstGrepMatch] = []
+    baselines: dict[str, list[AstGrepMatch]] = {}
     for lang, files in by_lang.items():
         of_lang = [r for r in rules if language_key(r.language, cfg) == lang]
         if not of_lang:
@@ -189,7 +192,7 @@ def _warm_tree(engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule], checke
 
 
 def _warm_language(engine: Engine, cfg: ProjectConfig, lang: str, of_lang: Sequence[Rule],
-                   files: Sequence[Pending]) -> tuple[Sequence[list[dict[str, Any]] | None], str | None]:
+                   files: Sequence[Pending]) -> tuple[Sequence[list[AstGrepMatch] | None], str | None]:
     """One document round for the pending files of one language: each file's matches (None: left to the
     spawn path), and why a file was left, if one was."""
     checker = TextChecker(engine, config=cfg.path, cwd=cfg.root,

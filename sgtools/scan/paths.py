@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (
     from typing_extensions import Unpack
 
     from sgtools.contracts.scan import Diagnostic, FileError, ScanPathArgs, ScanPathResult
+    from sgtools.engine.match import AstGrepMatch
 
 
 class PathScan:
@@ -192,7 +193,7 @@ def _targets(ws: Workspace, paths: Sequence[str] | None) -> tuple[list[Path], li
 
 
 def _run(ws: Workspace, engine: Engine, cfg: ProjectConfig, targets: Sequence[Path],
-         rules_path: Path, watch: ScanWatch, extra: Sequence[str] = ()) -> list[dict[str, Any]]:
+         rules_path: Path, watch: ScanWatch, extra: Sequence[str] = ()) -> list[AstGrepMatch]:
     """ast-grep's matches for `targets` under the rule file `rules_path`, each `file` workspace-relative."""
     cwd = cfg.root if all(cfg.relative(t) is not None for t in targets) else ws.root
     args = [os.path.relpath(t, cwd) for t in targets]
@@ -275,7 +276,7 @@ def _rule_set_changed(ws: Workspace, cfg: ProjectConfig, targets: Sequence[Path]
             "for one consistent list.")
 
 
-def _page(files: _Files, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], level: str | None, offset: int,
+def _page(files: _Files, raw: list[AstGrepMatch], by_id: Mapping[str, Rule], level: str | None, offset: int,
           limit: int, with_suppress: bool = True) -> tuple[list[Diagnostic], list[Diagnostic], dict[str, str]]:
     """(every diagnostic, the page from `offset`, the texts of the page's files). Only the page gets fix-its:
     building them needs each file's text."""
@@ -288,7 +289,7 @@ def _page(files: _Files, raw: list[dict[str, Any]], by_id: Mapping[str, Rule], l
     diags = filter_severity(to_diagnostics(raw, text_by_file={}, rules_by_id=by_id, with_fixits=False), level)
     on_page = Counter(_match_key(d["file"], d["byteStart"], d["byteEnd"], d["ruleId"])
                       for d in diags[offset: offset + limit])
-    page_raw: list[dict[str, Any]] = []
+    page_raw: list[AstGrepMatch] = []
     for m in raw:
         key = _match_key(m["file"], m["range"]["byteOffset"]["start"], m["range"]["byteOffset"]["end"],
                          m.get("ruleId"))
@@ -322,7 +323,7 @@ class _Files:
         return None if data is None else data.decode("utf-8", "replace")
 
 
-def _relative_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> None:
+def _relative_files(ws: Workspace, cwd: Path, raw: list[AstGrepMatch]) -> None:
     """Point each match's `file` at its workspace-relative `/` path (ast-grep prints it relative to cwd), by
     name alone: resolving links here would follow a folder swapped for a symlink meanwhile (confine.py checks
     the file itself)."""
@@ -334,7 +335,7 @@ def _relative_files(ws: Workspace, cwd: Path, raw: list[dict[str, Any]]) -> None
         m["file"] = rel_files[name]
 
 
-def _read_matched_files(files: _Files, raw: list[dict[str, Any]]) -> dict[str, str]:
+def _read_matched_files(files: _Files, raw: list[AstGrepMatch]) -> dict[str, str]:
     """The texts of the files that matched, for fix-it positions. A file that cannot be read, or that changed
     since ast-grep read it (a match's bytes differ), is left out: its findings stand, without fix-its that
     would edit the wrong bytes."""
@@ -360,7 +361,7 @@ def _read_matched_files(files: _Files, raw: list[dict[str, Any]]) -> dict[str, s
 
 def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Sequence[Rule],
                   diags: Sequence[Diagnostic], texts: Mapping[str, str], *, warm: bool = False,
-                  baselines: Mapping[str, list[dict[str, Any]]] | None = None) -> None:
+                  baselines: Mapping[str, list[AstGrepMatch]] | None = None) -> None:
     """Verify the fix-its of a path scan: per language, one rule file of that language's rules (globs
     dropped, since the edited copies live outside the project) and one ast-grep call over all copies.
     `warm`: the re-scans go to the warm engine when the server runs one (scan/warmscan.py), as a snippet's do.
@@ -397,7 +398,7 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
                                   language=lang, rules=lang_rules[lang], project=cfg, warm=warm)
                 for lang, (path, name) in files.items()}
 
-    def run(lang: str, batch: Sequence[str]) -> list[list[dict[str, Any]]]:
+    def run(lang: str, batch: Sequence[str]) -> list[list[AstGrepMatch]]:
         return checkers[lang].rescan(lang, batch)
 
     verify_fixits(jobs, run, missing_counter(engine, ws.root), settings=engine.settings)

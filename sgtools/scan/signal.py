@@ -12,6 +12,7 @@ from sgtools.rules.ruleset import Rule
 from sgtools.scan import generated, suppress, testcode
 
 if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
     from sgtools.project.config import ProjectConfig
 
 
@@ -39,14 +40,14 @@ class Signal:
         """The pass as the project configures it: its test paths, other linters' suppressions, generated files."""
         return cls(testcode.test_patterns(cfg), suppress.enabled(cfg), generated.enabled(cfg))
 
-    def refine(self, raw: Iterable[dict[str, Any]], rules_by_id: Mapping[str, Rule],
-               text_of: Callable[[str], str | None], *, file_override: str | None = None) -> list[dict[str, Any]]:
+    def refine(self, raw: Iterable[AstGrepMatch], rules_by_id: Mapping[str, Rule],
+               text_of: Callable[[str], str | None], *, file_override: str | None = None) -> list[AstGrepMatch]:
         """The raw matches to report, each marked `inTest` when in test code; the counters are updated.
 
         `text_of(raw_file)` gives a matched file's text (None when unreadable) for Rust `#[cfg(test)]`
         modules; `file_override` is the path a snippet is checked as (its matches say `STDIN`).
         """
-        kept: list[dict[str, Any]] = []
+        kept: list[AstGrepMatch] = []
         texts = _Texts(text_of, file_override)
         equivalents: dict[str, tuple[str, ...]] = {}  # per rule id, read from the rule once
         for m in raw:

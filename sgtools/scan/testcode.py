@@ -17,12 +17,13 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from sgtools.core.errors import RuleInvalid
 from sgtools.core.lazyre import LazyRe
 
 if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
     from sgtools.project.config import ProjectConfig
     from sgtools.rules.ruleset import Rule
 
@@ -165,7 +166,7 @@ def in_tests_policy(rule: Rule | None) -> InTests:
     return "info" if _QUIET_WORDS.search(words) else "report"
 
 
-def mark_in_test(match: dict[str, Any], rule: Rule | None) -> bool:
+def mark_in_test(match: AstGrepMatch, rule: Rule | None) -> bool:
     """Mark a raw ast-grep match found in test code (`inTest`, severity per the rule's policy); False when the
     rule skips tests and the match is to be dropped."""
     policy = in_tests_policy(rule)

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core import languages
 from sgtools.engine.process import NO_CONFIG, Engine
@@ -33,6 +33,9 @@ from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
 from sgtools.scan.rulefiles import docs_file, parse_rule_doc, rule_doc, tree_signature
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
 
 _RELATIONAL = frozenset({"inside", "has", "follows", "precedes"})
 _LABEL_KEYS = frozenset({*_RELATIONAL, "matches"})  # rules that may record labels
@@ -220,7 +223,7 @@ def _has_key(node: object, keys: frozenset[str]) -> bool:
 
 def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequence[str],
                  rules_by_id: Sequence[Mapping[str, Rule]],
-                 ) -> tuple[list[list[dict[str, Any]] | None] | None, str | None]:
+                 ) -> tuple[list[list[AstGrepMatch] | None] | None, str | None]:
     """The matches of each text (one document round for all) from the warm engine, keeping the rules of
     `rules_by_id[i]` (and parse errors) for text i, None for a text the spawn path must scan (a finding whose
     labels the server cannot give); (None, why) when the warm engine failed. `why`: the first reason."""
@@ -230,7 +233,7 @@ def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequen
         every = engine.warm.scan(spec, codes, fixes_for)
     except WarmUnavailable as exc:
         return None, exc.reason
-    out: list[list[dict[str, Any]] | None] = []
+    out: list[list[AstGrepMatch] | None] = []
     first: str | None = None
     for found, by_id in zip(every, rules_by_id, strict=True):
         raw, why = _with_labels(found, rules, by_id)
@@ -239,12 +242,12 @@ def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequen
     return out, first
 
 
-def _with_labels(every: list[dict[str, Any]], rules: WarmRules, rules_by_id: Mapping[str, Rule],
-                 ) -> tuple[list[dict[str, Any]] | None, str | None]:
+def _with_labels(every: list[AstGrepMatch], rules: WarmRules, rules_by_id: Mapping[str, Rule],
+                 ) -> tuple[list[AstGrepMatch] | None, str | None]:
     """One text's matches of the rules in `rules_by_id` (and parse errors) as `ast-grep scan` gives them: labels
     from the twins, or (None, why) when they cannot be had."""
     raw = [m for m in every if m["ruleId"] in rules_by_id or m["ruleId"] == PARSE_RULE_ID]
-    twins: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    twins: dict[tuple[str, int, int], list[AstGrepMatch]] = {}
     for m in every:
         if m["ruleId"].startswith(TWIN) and m["ruleId"][len(TWIN):] in rules_by_id:
             twins.setdefault(_at(m, m["ruleId"][len(TWIN):]), []).append(m)
@@ -266,6 +269,6 @@ def _with_labels(every: list[dict[str, Any]], rules: WarmRules, rules_by_id: Map
     return raw, None
 
 
-def _at(m: Mapping[str, Any], rule_id: str) -> tuple[str, int, int]:
+def _at(m: AstGrepMatch, rule_id: str) -> tuple[str, int, int]:
     off = m["range"]["byteOffset"]
     return rule_id, int(off["start"]), int(off["end"])

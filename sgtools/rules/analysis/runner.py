@@ -14,12 +14,15 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core import languages
 from sgtools.core.errors import SgToolsError
 from sgtools.engine import lifecycle
 from sgtools.engine.process import NO_CONFIG, Engine, stderr_message
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
 
 _GLOB_KEYS = ("files", "ignores")
 _UNSAFE = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]")
@@ -51,7 +54,7 @@ class Batch:
 class Outcome:
     __slots__ = ("hits", "refused")
 
-    def __init__(self, hits: dict[tuple[str, str], list[dict[str, Any]]], refused: dict[str, str]) -> None:
+    def __init__(self, hits: dict[tuple[str, str], list[AstGrepMatch]], refused: dict[str, str]) -> None:
         self.hits = hits  # (rule id, file name) -> matches
         self.refused = refused  # rule id -> ast-grep's reason
 

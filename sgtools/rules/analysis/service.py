@@ -213,10 +213,11 @@ class Analysis:
             self.out[i].append(found)
             first = first or found
         for k in noisy:
-            hits = outcome.hits.get((f"r{i}", files[0][k])) or [{}]
+            hits = outcome.hits.get((f"r{i}", files[0][k]))
+            shown = str(hits[0].get("text", "")) if hits else ""
             found = F.finding(F.EXAMPLE_MATCHED, F.ERROR, "rule",
                               f"valid_examples[{k}] `{_snip(item.valid[k])}` is reported (at "
-                              f"`{_snip(str(hits[0].get('text', '')))}`): the rule is too broad.")
+                              f"`{_snip(shown)}`): the rule is too broad.")
             self.out[i].append(found)
             first = first or found
         assert first is not None

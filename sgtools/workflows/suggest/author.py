@@ -10,7 +10,7 @@ starts (`inside` an `async def`, a method annotated `@Test`). Every candidate is
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sgtools.workflows.suggest.candidates import (
@@ -340,7 +340,7 @@ def child_forms(groups: Sequence[list[Node]], valid: Sequence[Example], start: i
     return out
 
 
-def _match_node(example: Example, match: dict[str, Any]) -> Node | None:
+def _match_node(example: Example, match: Mapping[str, Any]) -> Node | None:
     offsets = match.get("range", {}).get("byteOffset", {})
     return example.covering(int(offsets.get("start", 0)), int(offsets.get("end", 0)))
 

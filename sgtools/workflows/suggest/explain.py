@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sgtools.rules.draft import snip
@@ -31,7 +31,7 @@ def identical(invalid: Sequence[str], valid: Sequence[str]) -> str | None:
     return None
 
 
-def _ancestor_kinds(example: Example, match: dict[str, Any]) -> set[str]:
+def _ancestor_kinds(example: Example, match: Mapping[str, Any]) -> set[str]:
     offsets = match.get("range", {}).get("byteOffset", {})
     node = example.covering(int(offsets.get("start", 0)), int(offsets.get("end", 0)))
     return {a.kind for a in node.ancestors()} if node is not None else set()

@@ -16,7 +16,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.contracts.suggest import CandidateProof, WorkspaceProof
 from sgtools.core import languages
@@ -27,6 +27,9 @@ from sgtools.engine.tempdirs import tmp_root
 from sgtools.project.excludes import DEFAULT_EXCLUDES
 from sgtools.scan.rulefiles import yaml_doc
 from sgtools.workflows.suggest import scope
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
 
 _SHOWN = 3  # places shown per candidate
 _DIRS = frozenset(e for e in DEFAULT_EXCLUDES if "*" not in e)
@@ -134,7 +137,7 @@ def _key(match: Mapping[str, Any]) -> tuple[str, int]:
 
 
 def _scan(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[str, Any]], files: list[str],
-          seconds: float) -> list[dict[str, Any]]:
+          seconds: float) -> list[AstGrepMatch]:
     docs = [yaml_doc({"id": f"p{i}", "language": language, "severity": "hint", **body})
             for i, body in enumerate(bodies)]
     fd, name = tempfile.mkstemp(prefix="suggest-proof-", suffix=".yml", dir=tmp_root())
@@ -171,7 +174,7 @@ def prove(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[st
         summary["complete"] = False
         summary["note"] = f"the proof could not run: {exc.message[:200]}"
         return summary, empty
-    per: list[dict[tuple[str, int], dict[str, Any]]] = [{} for _ in bodies]
+    per: list[dict[tuple[str, int], AstGrepMatch]] = [{} for _ in bodies]
     for m in matches:
         rid = str(m.get("ruleId", ""))
         if rid.startswith("p") and rid[1:].isdigit() and int(rid[1:]) < len(bodies):

@@ -13,13 +13,16 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sgtools.core.errors import EngineFailed
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.tempdirs import tmp_root
 from sgtools.engine.texts import scan_texts
 from sgtools.scan.rulefiles import yaml_doc
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
 
 # ast-grep's exit code for a rule it cannot parse (pattern, kind, regex, YAML).
 _RULE_REFUSED = 8
@@ -30,7 +33,7 @@ class Outcome:
     """Which examples one rule matched: per example, the matches' byte ranges and texts (and fixes)."""
 
     refused: bool = False
-    hits: list[list[dict[str, Any]]] = field(default_factory=list)
+    hits: list[list[AstGrepMatch]] = field(default_factory=list)
 
     def matched(self, index: int) -> bool:
         return bool(self.hits[index])
@@ -41,7 +44,7 @@ def _doc(rule_id: str, language: str, body: Mapping[str, Any]) -> dict[str, Any]
 
 
 def _run(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping[str, Any]], ids: Sequence[int],
-         texts: Sequence[str]) -> dict[int, list[list[dict[str, Any]]]]:
+         texts: Sequence[str]) -> dict[int, list[list[AstGrepMatch]]]:
     docs = [yaml_doc(_doc(f"c{i}", language, bodies[i])) for i in ids]
     fd, name = tempfile.mkstemp(prefix="suggest-", suffix=".yml", dir=tmp_root())
     try:
@@ -50,7 +53,7 @@ def _run(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping
         per_text = scan_texts(engine, NO_CONFIG, Path(name), file_name, texts)
     finally:
         Path(name).unlink(missing_ok=True)
-    out: dict[int, list[list[dict[str, Any]]]] = {i: [[] for _ in texts] for i in ids}
+    out: dict[int, list[list[AstGrepMatch]]] = {i: [[] for _ in texts] for i in ids}
     for t, matches in enumerate(per_text):
         for m in matches:
             rid = str(m.get("ruleId", ""))
