@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # concurrent.futures costs ~5 ms to import: a scan without fi
 
 LIMIT_REACHED = "verification limit reached"
 
-BatchRunner = Callable[[str, Sequence[str]], list[list[AstGrepMatch]]]
+BatchRunner = Callable[[str, Sequence[str]], "list[list[AstGrepMatch]]"]
 # (language, text) -> how many MISSING tokens tree-sitter inserted to parse it, or None when it cannot tell.
 MissingCounter = Callable[[str, str], int | None]
 
