@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, TypeVar, cast
 from sgtools.core.errors import SgToolsError
 from sgtools.project.workspace import Workspace
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # no TypeVar at run time: its string bound would be compiled by typing on the CLI's path
     from sgtools.engine.match import MatchLabel, PatternMatch
 
-M = TypeVar("M", bound="PatternMatch")  # ast-grep's matches, with or without a rule's keys
+    M = TypeVar("M", bound=PatternMatch)  # ast-grep's matches, with or without a rule's keys
 
 
 def _spans(m: PatternMatch) -> Iterable[tuple[int, int, str]]:
