@@ -17,6 +17,7 @@ from sgtools.edit.text import LineIndex, Span, to_span
 if TYPE_CHECKING:  # the shapes only: the CLI's scan never loads these TypedDicts (the server's schemas do)
     from sgtools.contracts.fixits import Edit, Fixit, FixitRef, Suppress
     from sgtools.contracts.scan import Diagnostic
+    from sgtools.engine.match import AstGrepMatch
 
 # Languages without line comments where ast-grep honours a block comment (checked: html, css).
 # JSON would parse a comment too, but no JSON consumer accepts one, so a JSON finding has no `suppress`;
@@ -58,7 +59,7 @@ def _fixit(title: str, diag: Mapping[str, Any], index: LineIndex, start: int, en
     return {"title": title, "kind": "fix", "confidence": UNCHECKED_FIX, "verified": False, "edits": [edit]}
 
 
-def _fix_fixit(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex) -> "Fixit | None":
+def _fix_fixit(raw: "AstGrepMatch", diag: Mapping[str, Any], index: LineIndex) -> "Fixit | None":
     if "replacement" not in raw:
         return None
     offsets = raw.get("replacementOffsets") or raw["range"]["byteOffset"]
@@ -135,7 +136,7 @@ def suppression(diag: Mapping[str, Any], index: LineIndex, language: str) -> "Su
     return {"line": line_no, "comment": f"{at.lead}{rule_id}{at.suffix}"}
 
 
-def build_fixits(raw: Mapping[str, Any], diag: Mapping[str, Any], index: LineIndex) -> "list[Fixit]":
+def build_fixits(raw: "AstGrepMatch", diag: Mapping[str, Any], index: LineIndex) -> "list[Fixit]":
     """The unverified fix-its of one match (`index` is the scanned text's line index): the rule's fix, if any."""
     fix = _fix_fixit(raw, diag, index)
     return [] if fix is None else [fix]

@@ -11,11 +11,14 @@ import bisect
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from sgtools.contracts.fixits import Fixit, Verification
 from sgtools.contracts.scan import Diagnostic
 from sgtools.edit.text import Span
+
+if TYPE_CHECKING:
+    from sgtools.engine.match import AstGrepMatch
 
 # The rule id the scanner adds to every verification rule file: `kind: ERROR`, to count parse errors.
 PARSE_RULE_ID = "_sgtools-parse-error"
@@ -55,7 +58,7 @@ class EditedText:
     suspects: list[Member] = field(default_factory=list)
 
 
-def _byte_range(m: Mapping[str, Any]) -> tuple[int, int]:
+def _byte_range(m: AstGrepMatch) -> tuple[int, int]:
     off = m["range"]["byteOffset"]
     return int(off["start"]), int(off["end"])
 
@@ -123,14 +126,14 @@ class _Shifts:
         return a + self.prefix[i], b + self.prefix[max(i, j)]
 
 
-def _by_rule(matches: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, int]]]:
+def _by_rule(matches: Sequence[AstGrepMatch]) -> dict[str, list[tuple[int, int]]]:
     out: dict[str, list[tuple[int, int]]] = {}
     for m in matches:
         out.setdefault(str(m.get("ruleId")), []).append(_byte_range(m))
     return out
 
 
-def judge(text: EditedText, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]],
+def judge(text: EditedText, old: Sequence[AstGrepMatch], new: Sequence[AstGrepMatch],
            rule_ids: frozenset[str] | None) -> bool:
     """Record what the re-scan of one edited copy shows in each member's `info`; False when a combined
     copy must be split. Matches that the edits merely moved are told apart from new ones by mapping every

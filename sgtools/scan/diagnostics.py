@@ -24,6 +24,7 @@ from sgtools.rules.ruleset import Rule
 if TYPE_CHECKING:  # shapes only: the CLI's scan never loads contracts/scan.py (the server's schemas do)
     from sgtools.contracts.fixits import Fixit
     from sgtools.contracts.scan import Counts, Diagnostic, Label, Span
+    from sgtools.engine.match import AstGrepMatch, MatchRange
 
 D = TypeVar("D", bound=Mapping[str, Any])
 
@@ -31,12 +32,12 @@ SEVERITY_ORDER: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 
-def _range(raw_range: Mapping[str, Any]) -> Span:
+def _range(raw_range: MatchRange) -> Span:
     offsets = raw_range["byteOffset"]
     return {**position(raw_range), "byteStart": int(offsets["start"]), "byteEnd": int(offsets["end"])}
 
 
-def _labels(raw: Mapping[str, Any], start: int, end: int) -> list[Label]:
+def _labels(raw: AstGrepMatch, start: int, end: int) -> list[Label]:
     """Related spans of a match over bytes `start`..`end`. The primary label ast-grep adds to every match only
     repeats it, so it goes, unless the rule gave it a message or it covers some other span; duplicates (ast-grep
     repeats sub-matches) go too."""
@@ -87,7 +88,7 @@ def _attach_imports(with_imports: Mapping[str, Mapping[str, tuple[str, LineIndex
             imports.attach(fixits, text, index, language, rules_by_id[rule_id].data)
 
 
-def _fixits(raw: Mapping[str, Any], diag: Diagnostic, index: LineIndex, language: str, rule: Rule | None,
+def _fixits(raw: AstGrepMatch, diag: Diagnostic, index: LineIndex, language: str, rule: Rule | None,
             with_suppress: bool) -> None:
     """A finding's fix-its, their safety, and its `suppress` comment when the output shows it."""
     diag["fixits"] = build_fixits(raw, diag, index)
@@ -99,7 +100,7 @@ def _fixits(raw: Mapping[str, Any], diag: Diagnostic, index: LineIndex, language
 
 
 def to_diagnostics(
-    raw_matches: Iterable[Mapping[str, Any]],
+    raw_matches: Iterable[AstGrepMatch],
     *,
     text_by_file: Mapping[str, str],
     rules_by_id: Mapping[str, Rule],

@@ -69,7 +69,7 @@ class Signal:
             kept.append(m)
         return kept
 
-    def _generated(self, m: Mapping[str, Any], texts: _Texts, rule_id: str) -> bool:
+    def _generated(self, m: AstGrepMatch, texts: _Texts, rule_id: str) -> bool:
         raw_file = str(m.get("file", ""))
         reason = texts.generated(raw_file)
         if reason is None:
@@ -78,7 +78,7 @@ class Signal:
         _bump(self.generated, rule_id)
         return True
 
-    def _suppressed(self, m: Mapping[str, Any], texts: _Texts, checks: tuple[str, ...], rule_id: str) -> bool:
+    def _suppressed(self, m: AstGrepMatch, texts: _Texts, checks: tuple[str, ...], rule_id: str) -> bool:
         where = m["range"]
         if suppress.is_suppressed(texts.lines(str(m.get("file", ""))), int(where["start"]["line"]),
                                   int(where["end"]["line"]), checks):
@@ -86,7 +86,7 @@ class Signal:
             return True
         return False
 
-    def _in_test(self, m: Mapping[str, Any], texts: _Texts) -> bool:
+    def _in_test(self, m: AstGrepMatch, texts: _Texts) -> bool:
         raw_file = str(m.get("file", ""))
         if texts.is_test(raw_file, self.test_patterns):
             return True
