@@ -106,34 +106,129 @@ def check_ruby(fixes: Sequence[FixLike]) -> None:
         _judge(fixes, lambda f, t: _tmp_run("x.rb", t, lambda p: ["ruby", "-c", str(p)]), "ruby -c")
 
 
+def sample(fixes: Sequence[FixLike], per: int) -> list[FixLike]:
+    """Every fix of a `safe` rule; of an unsafe rule, the first `per` per rule and package (the rest unchecked)."""
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    picked = []
+    for f in fixes:
+        group = (getattr(f, "rule", ""), f.file.split("/", 1)[0])
+        seen[group] += 1
+        if getattr(f, "safety", "") == "safe" or seen[group] <= per:
+            picked.append(f)
+    return picked
+
+
+_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.M)
+
+
+def java_source_root(f: FixLike) -> Path:
+    """The directory its `package` declaration puts the file under (the file's own directory if none fits)."""
+    disk = _disk(f)
+    found = _PACKAGE.search(f.original)
+    parts = found[1].split(".") if found else []
+    if parts and len(disk.parent.parts) > len(parts) and list(disk.parent.parts[-len(parts):]) == parts:
+        return Path(*disk.parent.parts[:-len(parts)])
+    return disk.parent
+
+
+JAVA_PER_RULE_AND_PACKAGE = 8  # javac of a file and what it uses takes seconds: unsafe fixes are sampled
+JAVA_CLASSPATH = Path("/usr/share/java")  # Debian's jars, for sources that use another library
+
+
 def check_java(fixes: Sequence[FixLike]) -> None:
+    """`javac` on the fixed file, with its source tree on -sourcepath (the classes it uses compile with it) and
+    Debian's jars on the classpath; sources read as ISO-8859-1 so that no byte is unmappable."""
     if missing("javac"):
         return
-    _judge(fixes, lambda f, t: _tmp_run(Path(f.file).name, t, lambda p: [
-        "javac", "-proc:none", "-nowarn", "-d", str(p.parent / "out"), "-sourcepath", str(_disk(f).parent), str(p)]),
-        "javac")
+    cp = ["-cp", f"{JAVA_CLASSPATH}/*"] if JAVA_CLASSPATH.is_dir() else []
+    _judge(sample(fixes, JAVA_PER_RULE_AND_PACKAGE), lambda f, t: _tmp_run(Path(f.file).name, t, lambda p: [
+        "javac", "-proc:none", "-nowarn", "-Xlint:none", "-implicit:none", "-encoding", "ISO-8859-1", *cp,
+        "-d", str(p.parent / "out"), "-sourcepath", str(java_source_root(f)), str(p)], timeout=600), "javac")
+
+
+MONO = Path("/usr/lib/mono/4.5")
+_COMPILE = re.compile(r'<Compile\s+Include="([^"*]+\.cs)"')
+_REFERENCE = re.compile(r'<Reference\s+Include="([\w.]+)')
+_DEFINE = re.compile(r"<DefineConstants>([^<]*)</DefineConstants>")
+
+
+def cs_project(f: FixLike) -> tuple[list[Path], list[str]] | None:
+    """(the .cs files, the mcs options) of the old-style .csproj nearest above the file that compiles it;
+    None when there is none (the file is compiled alone)."""
+    disk = _disk(f)
+    top = Path(str(f.root)) if f.root else disk.parent
+    for d in [disk.parent, *disk.parents]:
+        for proj in sorted(d.glob("*.csproj")):
+            text = proj.read_text(encoding="utf-8", errors="replace")
+            files = [(d / m.replace("\\", "/")).resolve() for m in _COMPILE.findall(text)]
+            if disk.resolve() in files:
+                refs = [f"-r:{MONO / (r + '.dll')}" for r in dict.fromkeys(_REFERENCE.findall(text))
+                        if (MONO / (r + ".dll")).is_file()]
+                define = _DEFINE.search(text)
+                defines = [f"-define:{x}" for x in re.split(r"[;,\s]+", define[1] if define else "") if x]
+                return files, [*refs, *defines]
+        if d == top or d == d.parent:
+            break
+    return None
 
 
 def check_csharp(fixes: Sequence[FixLike]) -> None:
-    if not missing("mcs"):
-        _judge(fixes, lambda f, t: _tmp_run("x.cs", t, lambda p: [
-            "mcs", "-target:library", "-nowarn:0168,0219,0414", f"-out:{p.parent / 'x.dll'}", str(p)]), "mcs")
+    """`mcs -target:library` on the fixed file's whole project (its .csproj's files and framework references),
+    or on the file alone where no project names it."""
+    if missing("mcs"):
+        return
 
-
-def _gcc(tool: str, std: str) -> Callable[[FixLike, str], bool]:
     def ok(f: FixLike, text: str) -> bool:
-        include = ["-I", str(Path(str(f.root)) / "include")] if f.root else []
+        project = cs_project(f)
+        others, opts = ([p for p in project[0] if p != _disk(f).resolve() and p.is_file()], project[1]) if project \
+            else ([], [])
         return _tmp_run(Path(f.file).name, text, lambda p: [
-            tool, std, "-fsyntax-only", "-w", "-iquote", str(_disk(f).parent), *include, str(p)])
+            "mcs", "-target:library", "-nowarn:0168,0219,0414,0618", f"-out:{p.parent / 'x.dll'}",
+            *opts, *map(str, others), str(p)], timeout=600)
+
+    _judge(fixes, ok, "mcs")
+
+
+_HEADERS = (".h", ".hh", ".hpp", ".hxx")
+_INCLUDES: dict[str, list[str]] = {}
+
+
+def include_dirs(root: Path, cap: int = 64) -> list[str]:
+    """-I for each directory of the package that holds headers and for its parent (`#include <lib/x.h>` from
+    include/lib/x.h), shallowest first: most sources need no configure step to find them."""
+    key = str(root)
+    if key not in _INCLUDES:
+        held = {p.parent for ext in _HEADERS for p in root.rglob(f"*{ext}")}
+        dirs = sorted(held | {d.parent for d in held if d != root and d.parent.is_relative_to(root)},
+                      key=lambda d: (len(d.parts), str(d)))
+        _INCLUDES[key] = [x for d in dirs[:cap] for x in ("-I", str(d))]
+    return _INCLUDES[key]
+
+
+def _is_cpp_package(root: Path) -> bool:
+    return any(True for ext in (".cpp", ".cc", ".cxx") for _ in root.rglob(f"*{ext}"))
+
+
+def _gcc(tool: str, std: str, lang: str) -> Callable[[FixLike, str], bool]:
+    def ok(f: FixLike, text: str) -> bool:
+        include = include_dirs(Path(str(f.root))) if f.root else []
+        return _tmp_run(Path(f.file).name, text, lambda p: [
+            tool, std, "-fsyntax-only", "-w", "-x", lang, "-iquote", str(_disk(f).parent), *include, str(p)])
     return ok
 
 
 def check_c(fixes: Sequence[FixLike]) -> None:
-    """gcc (C) or g++ (C++) -fsyntax-only, with the file's own directory and its package's include/ on the path."""
-    for lang, tool, std in (("c", "gcc", "-std=gnu11"), ("cpp", "g++", "-std=gnu++17")):
-        mine = [f for f in fixes if f.lang == lang]
+    """gcc (C) or g++ (C++) -fsyntax-only, with the file's own directory and every header directory of its package
+    on the path. A header (.h) is C in a C package and C++ in a package with C++ sources."""
+    cpp_roots = {r: _is_cpp_package(Path(r)) for r in {str(f.root) for f in fixes if f.root}}
+
+    def as_cpp(f: FixLike) -> bool:
+        return f.lang == "cpp" or (f.file.endswith(".h") and bool(f.root) and cpp_roots.get(str(f.root), False))
+
+    for cpp, tool, std, lang in ((False, "gcc", "-std=gnu11", "c"), (True, "g++", "-std=gnu++17", "c++")):
+        mine = [f for f in fixes if as_cpp(f) == cpp]
         if mine and not missing(tool):
-            _judge(mine, _gcc(tool, std), f"{tool} -fsyntax-only")
+            _judge(mine, _gcc(tool, std, lang), f"{tool} -fsyntax-only")
 
 
 def tsc_binary(cache: Path, install: bool = True) -> Path | None:
@@ -283,13 +378,7 @@ def check_rust(fixes: Sequence[FixLike], cache: Path) -> None:
     rule is checked; of an unsafe rule, the first RUST_PER_RULE_AND_CRATE per crate (the rest stay unchecked)."""
     if missing("cargo"):
         return
-    seen: dict[tuple[str, str], int] = defaultdict(int)
-    picked = []
-    for f in fixes:
-        group = (getattr(f, "rule", ""), f.file.split("/", 1)[0])
-        seen[group] += 1
-        if getattr(f, "safety", "") == "safe" or seen[group] <= RUST_PER_RULE_AND_CRATE:
-            picked.append(f)
+    picked = sample(fixes, RUST_PER_RULE_AND_CRATE)
 
     def ok(f: FixLike, text: str) -> bool:
         disk = _disk(f)

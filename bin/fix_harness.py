@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bin import fix_checks, fix_evidence
+from bin import fix_checks, fix_evidence, fix_sources
 
 REPO = Path(__file__).resolve().parent.parent
 VERDICTS = REPO / "community_index" / "fix_verdicts.tsv"
@@ -48,11 +48,15 @@ DEBIAN = {
              "librust-serde-json-dev", "librust-syn-dev", "librust-tokio-dev"],
     "go": ["golang-github-spf13-cobra-dev", "golang-github-stretchr-testify-dev", "golang-github-gorilla-mux-dev",
            "golang-github-prometheus-client-golang-dev", "golang-github-urfave-cli-dev",
-           "golang-github-sirupsen-logrus-dev"],
+           "golang-github-sirupsen-logrus-dev", "golang-github-spf13-viper-dev", "golang-github-pelletier-go-toml-dev",
+           "golang-github-hashicorp-hcl-dev", "golang-github-mitchellh-mapstructure-dev",
+           "golang-github-gorilla-websocket-dev", "golang-github-miekg-dns-dev", "golang-github-gin-gonic-gin-dev",
+           "golang-github-jessevdk-go-flags-dev", "golang-github-coreos-go-systemd-dev",
+           "golang-github-dgraph-io-badger-dev"],
     "ruby": ["ruby-rack", "ruby-sinatra", "ruby-thor"],
     "php": ["php-guzzlehttp-guzzle", "php-monolog", "php-twig", "php-symfony-console"],
 }
-LANGUAGES = ("python", "javascript", *DEBIAN)
+LANGUAGES = ("python", "javascript", *DEBIAN, *fix_sources.DEBIAN_SOURCES)
 BANDS = ((0.9, 1.01), (0.8, 0.9), (0.6, 0.8), (0.3, 0.6), (0.0, 0.3))
 
 
@@ -103,6 +107,12 @@ def fetch(cache: Path, languages: list[str]) -> dict[str, str]:
             proc = _run(["npm", "pack", "--silent", *NPM], dl) if shutil.which("npm") else None
             for tgz in sorted(dl.glob("*.tgz")):
                 shutil.unpack_archive(tgz, src / tgz.name.rsplit("-", 1)[0])
+        elif lang in fix_sources.DEBIAN_SOURCES:  # Java, C, C++, C#: Debian's source packages
+            why = fix_sources.fetch_sources(lang, src, dl)
+            if why:
+                problems[lang] = why
+                continue
+            proc = subprocess.CompletedProcess([], 0, "", "")
         else:
             proc = _run(["apt-get", "download", *DEBIAN[lang]], dl) if shutil.which("apt-get") else None
             for deb in sorted(dl.glob("*.deb")):
@@ -211,34 +221,40 @@ def _together(data: bytes, group: list[dict[str, Any]], fx: dict[str, Any]) -> b
 
 
 GOCODE = Path("/usr/share/gocode")  # Debian's Go sources: `apt-get install` of the corpus's -dev packages puts
-# them and their dependencies here, so a package builds offline in GOPATH mode
+# them and their dependencies here, so a package builds offline (module mode with them vendored, else GOPATH mode)
 
 
 def _go_build(pkg: Path, name: str, text: str, gocache: Path) -> bool:
-    """Whether the package in `pkg` builds with `name` holding `text` (GOPATH mode, offline, with Debian's Go
-    sources as the second GOPATH entry: a package whose imports are not there does not build before either,
-    and gets no verdict)."""
+    """Whether the package in `pkg` builds with `name` holding `text`, with its tests for a _test.go file: in
+    module mode with Debian's Go sources vendored (fix_sources.go_module_build) when the package has a go.mod,
+    else in GOPATH mode, offline, with Debian's Go sources as the second GOPATH entry. A package whose imports
+    are not there does not build before either, and gets no verdict."""
+    moduled = fix_sources.go_module_build(pkg, name, text, gocache)
+    if moduled is not None:
+        return moduled
     parts = pkg.parts
     at = parts.index("src") + 1 if "gocode" in parts and "src" in parts else len(parts) - 1
     import_path = Path(*parts[at:]) if at < len(parts) else Path("p")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "src" / import_path
         work.mkdir(parents=True)
+        tests = name.endswith("_test.go")
         for go in pkg.glob("*.go"):
-            if not go.name.endswith("_test.go"):
+            if tests or not go.name.endswith("_test.go"):
                 shutil.copy(go, work / go.name)
         (work / name).write_text(text, encoding="utf-8")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "GOPATH": f"{tmp}:{GOCODE}",
                "GO111MODULE": "off",
                "GOCACHE": str(gocache), "CGO_ENABLED": "0", "GOFLAGS": "", "GOTOOLCHAIN": "local"}
-        proc = subprocess.run(["go", "build", "-o", os.devnull, "."], cwd=work, capture_output=True, text=True,
-                              env=env, timeout=300, check=False)
+        cmd = ["go", "test", "-c", "-o", os.devnull, "."] if tests else ["go", "build", "-o", os.devnull, "."]
+        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env, timeout=300, check=False)
         return proc.returncode == 0
 
 
 def _check_go(fixes: list[Fix], cache: Path) -> None:
-    """Go: the fixed file's whole package built before and after with `go build` (the language's own proof)."""
-    go = [f for f in fixes if f.file.endswith(".go") and not f.file.endswith("_test.go") and f.root]
+    """Go: the fixed file's whole package built before and after with `go build`, or `go test -c` for a test
+    file (the language's own proof)."""
+    go = [f for f in fixes if f.file.endswith(".go") and f.root]
     if not go or not shutil.which("go"):
         return
     before: dict[str, bool] = {}
@@ -257,7 +273,8 @@ def toolchains(cache: Path) -> dict[str, str]:
     """{tool as a fix's `tool` names it: that tool with its version}, for the tools installed here."""
     py = f"CPython {sys.version.split()[0]}"
     out = {"compile()": f"compile() ({py})", "python import": f"python import ({py})",
-           "go build": f"go build, whole package ({fix_checks.version(['go', 'version'])})",
+           "go build": f"go build (go test -c for a _test.go file), whole package, module mode with Debian's Go "
+                       f"sources vendored, else GOPATH mode ({fix_checks.version(['go', 'version'])})",
            "node's parser": f"node's parser ({fix_checks.version(['node', '--version'])})"}
     for label in fix_checks.summary_tools(cache).values():
         out[label.split(" (")[0]] = label
