@@ -446,6 +446,17 @@ def check(fixes: list[Fix], cache: Path | None = None) -> None:
     _check_reparse(fixes)
 
 
+# The languages whose fixes a corpus gives evidence for: its own, and those its packages are written in beside it
+# (rxjs is TypeScript; a C++ package's headers are .h). A fix in another language (a Python script inside a C
+# source package) is left out of the table and the evidence, so that a run of some corpora does not replace the
+# evidence of that language's own corpus with a few stray fixes.
+ALSO_COUNTED = {"javascript": ("typescript", "tsx"), "cpp": ("c",)}
+
+
+def counted(langs: list[str]) -> set[str]:
+    return {x for lang in langs for x in (lang, *ALSO_COUNTED.get(lang, ()))}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cache", type=Path, default=default_cache())
@@ -467,13 +478,14 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = load_verdicts()
     summary = summarize(fixes, verdicts)
     print_summary(summary)
+    own = [f for f in fixes if f.lang in counted(langs)]  # not the odd Python script inside a C package
     if args.table:
-        print("\n".join(fix_evidence.table(fixes, toolchains(args.cache))))
+        print("\n".join(fix_evidence.table(own, toolchains(args.cache))))
     if args.evidence:
         known = toolchains(args.cache)
-        tools = "; ".join(sorted({known.get(f.tool, f.tool) for f in fixes if f.tool}))
-        fix_evidence.write(fix_evidence.rows(fixes), langs, f"python -m bin.fix_harness --evidence --languages "
-                           f"{','.join(langs)}; tools: {tools}")
+        tools = "; ".join(sorted({known.get(f.tool, f.tool) for f in own if f.tool}))
+        fix_evidence.write(fix_evidence.rows(own), sorted(counted(langs)), f"python -m bin.fix_harness --evidence "
+                           f"--languages {','.join(langs)}; tools: {tools}")
     for f in fixes:
         if f.broken and f.safety == "safe":
             print(f"BROKEN safe fix: {f.key}: {f.broken}")

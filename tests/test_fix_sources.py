@@ -104,3 +104,10 @@ def test_go_module_mode_vendors_debians_go_sources(tmp_path: Path) -> None:
     assert fix_sources.go_module_build(mod, "m.go", good.replace("Info", "Infoo"), tmp_path / "cache") is False
     shutil.rmtree(mod / "vendor", ignore_errors=True)
     assert fix_sources.go_module_build(tmp_path, "m.go", good, tmp_path / "cache") is None  # no go.mod above
+
+
+def test_a_run_counts_only_its_own_languages() -> None:
+    """A C source package's stray Python script must not replace the Python corpus's evidence."""
+    assert fix_harness.counted(["c", "cpp", "go"]) == {"c", "cpp", "go"}
+    assert fix_harness.counted(["javascript"]) == {"javascript", "typescript", "tsx"}
+    assert "python" not in fix_harness.counted(list(fix_sources.DEBIAN_SOURCES))
