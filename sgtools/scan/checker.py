@@ -18,6 +18,8 @@ from sgtools.engine.texts import scan_texts
 from sgtools.engine.warm import WarmSpec, WarmUnavailable
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
+from sgtools.scan import missing
+from sgtools.scan.rulefiles import missing_counter
 from sgtools.scan.warmscan import TWIN, WarmRules, warm_matches, warm_spec
 
 if TYPE_CHECKING:
@@ -76,11 +78,32 @@ class TextChecker:
         The signature of fixits/verify.py's `BatchRunner`."""
         if self._warm is not None and self.engine.warm is not None:
             try:
-                return [[m for m in ms if not m["ruleId"].startswith(TWIN)]
+                return [[m for m in ms if not m["ruleId"].startswith(TWIN) and m["ruleId"] != missing.MISSING_RULE_ID]
                         for ms in self.engine.warm.scan(self._warm[0], texts)]
             except WarmUnavailable as exc:
                 self.fell_back.append(exc.reason)
         return scan_texts(self.engine, self.config, self.rules_path, self.file_name, texts)
+
+    def count_missing(self, language: str, text: str) -> int | None:
+        """Tree-sitter's MISSING tokens in `text` exactly as the spawn path counts them (scan/rulefiles.py
+        `missing_counter`, whose limits apply): from the warm engine's counting rule (scan/missing.py) when it can
+        tell, else (recorded in `fell_back`) from a spawned CST dump. The signature of fixits/verify.py's
+        `MissingCounter`."""
+        spawned = missing_counter(self.engine, self.cwd)
+        if (self._warm is None or self.engine.warm is None or language != self.language or "\0" in text
+                or not text.strip() or len(text.encode("utf-8")) > self.engine.settings.max_arg_bytes):
+            return spawned(language, text)  # the spawn path's own answer, None included
+        found: int | None = None
+        if missing.countable(language, text):
+            try:
+                found = missing.count(self.engine.warm.scan(self._warm[0], [text])[0])
+            except WarmUnavailable as exc:
+                self.fell_back.append(exc.reason)
+                return spawned(language, text)
+        if found is None:
+            self.fell_back.append("a MISSING-token count the warm engine cannot tell (scan/missing.py)")
+            return spawned(language, text)
+        return found
 
     def record(self) -> None:
         """Tell the warm engine's statistics (server_info) which path served this check, and why not warm."""

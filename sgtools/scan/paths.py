@@ -401,7 +401,11 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
     def run(lang: str, batch: Sequence[str]) -> list[list[AstGrepMatch]]:
         return checkers[lang].rescan(lang, batch)
 
-    verify_fixits(jobs, run, missing_counter(engine, ws.root), settings=engine.settings)
+    def count(lang: str, text: str) -> int | None:
+        return checkers[lang].count_missing(lang, text) if lang in checkers else spawned(lang, text)
+
+    spawned = missing_counter(engine, ws.root)
+    verify_fixits(jobs, run, count, settings=engine.settings)
     mark_unchecked(diags, "no rules of this file's language to re-scan with")
 
 

@@ -29,7 +29,7 @@ from sgtools.scan.diagnostics import (
     to_diagnostics,
 )
 from sgtools.scan.inputs import check_code, left_out
-from sgtools.scan.rulefiles import cached_ruleset, missing_counter, rule_file
+from sgtools.scan.rulefiles import cached_ruleset, rule_file
 from sgtools.scan.signal import Signal
 
 
@@ -131,7 +131,7 @@ def snippet_diagnostics(checker: TextChecker, code: str, *, file: str | None = N
     verify_fixits(
         [VerifyJob("STDIN", code, checker.language, diags[:verify_max], baseline=raw)],
         checker.rescan,
-        missing_counter(checker.engine, checker.cwd),
+        checker.count_missing,
         settings=checker.engine.settings,
     )
     checker.record()

@@ -11,8 +11,8 @@ What comes from where, so that a warm answer equals the spawned `ast-grep scan -
   global util), or whose twin did not match there, is scanned by a spawn; its fix-its are
   still verified warm;
 - fix-it verification re-scans: warm always (they need rule ids and byte ranges only);
-- MISSING-token counts (fixits/verify.py): still a spawn (`--debug-query=cst`), and only for fixes that could
-  drop a token; the server never reports MISSING nodes.
+- MISSING-token counts (fixits/verify.py): a counting rule in the same rule file (scan/missing.py); a text it
+  cannot count goes to the spawn path (`--debug-query=cst`).
 The warm path serves built-in languages of projects without `customLanguages`; anything else, or a warm
 engine that fails (it is then killed and restarted on the next call), is answered by the spawn path.
 """
@@ -32,6 +32,7 @@ from sgtools.engine.warm import LABEL_MARK, WarmSpec, WarmUnavailable
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
+from sgtools.scan.missing import missing_rule_doc
 from sgtools.scan.rulefiles import docs_file, parse_rule_doc, rule_doc, tree_signature
 
 if TYPE_CHECKING:
@@ -103,6 +104,9 @@ def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmR
             twinned.add(r.id)
             docs.append(twin)
     docs.append(parse_rule_doc(language))
+    counting = missing_rule_doc(language)
+    if counting is not None:
+        docs.append(counting)  # MISSING tokens for fix-it verification (scan/missing.py)
     out = WarmRules(docs_file(docs), frozenset(twinned), frozenset(spawned))
     with _lock:
         if len(_warm_files) > 256:
