@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
+
+if TYPE_CHECKING:
+    from tests.essentials import Essentials
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -39,6 +43,20 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.delenv("SGTOOLS_COMMUNITY_SOURCES", raising=False)
     monkeypatch.delenv("FORCE_COLOR", raising=False)  # colour is asked for by the tests that check it
     yield
+
+
+@pytest.fixture(scope="session")
+def essentials(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Essentials]:
+    """The ast-grep-essentials corpus migrated into one project, once per session (tests/essentials.py);
+    read-only for its users: teardown fails if any of them wrote into it."""
+    if not (CORPUS / "rules").is_dir():
+        pytest.skip(f"needs the ast-grep-essentials corpus at {CORPUS}")
+    from tests.essentials import shared_project, tree_state
+
+    built = shared_project(tmp_path_factory)
+    before = tree_state(built.root)
+    yield built
+    assert tree_state(built.root) == before, "a test wrote into the shared essentials project"
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import Examples, analyse_rules, at_least
 from tests.conftest import CORPUS, REPO, needs_corpus
+from tests.essentials import Essentials
 
 pytestmark = pytest.mark.slow
 
@@ -67,10 +68,7 @@ def test_repository_rules_raise_nothing(engine: Engine) -> None:
 
 
 @needs_corpus
-def test_essentials_rules_after_migration_raise_nothing(engine: Engine, tmp_path: Path) -> None:
-    from tests.test_corpus_scan import _project
-
-    root = tmp_path / "essentials"
-    ws, _languages = _project(root)
+def test_essentials_rules_after_migration_raise_nothing(engine: Engine, essentials: Essentials) -> None:
+    ws, root = essentials.workspace(), essentials.root
     _check("ast-grep-essentials (migrated)", ws, engine, _docs(root / "rules"), CORPUS / "tests",
            config=project.load_config(ws).path, expected=184)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,19 +18,20 @@ from sgtools.project import config as project
 from sgtools.project.languages import file_name_for, language_key
 from sgtools.scan import overlay, snippet
 from tests.conftest import needs_corpus
-from tests.test_corpus_scan import _cases, _project
+from tests.essentials import Essentials, cases
 
 pytestmark = [needs_corpus, pytest.mark.slow]
 
 
 @pytest.mark.timeout(1200)
-def test_warm_and_spawn_overlays_agree_on_every_corpus_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    ws, languages = _project(tmp_path / "essentials")
+def test_warm_and_spawn_overlays_agree_on_every_corpus_case(essentials: Essentials,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, languages = essentials.workspace(), essentials.languages
     cfg = project.load_config(ws)
     by_language: dict[str, list[str]] = defaultdict(list)
-    for rule_id, _kind, _index, code in _cases():
-        if rule_id in languages:
-            by_language[str(language_key(languages[rule_id], cfg))].append(code)
+    for case in cases():
+        if case.rule_id in languages:
+            by_language[str(language_key(languages[case.rule_id], cfg))].append(case.code)
     changes = []
     for lang, codes in sorted(by_language.items()):
         name = file_name_for(lang, cfg)

@@ -1,0 +1,109 @@
+"""The ast-grep-essentials corpus (read in place) migrated into one project, built once per test session.
+
+Its rules were written for ast-grep 0.31 and carry keys 0.51 refuses, so each document goes through
+`sgtools.community.migrate.migrate_rule` (the importer's own migration) before it is written into the project.
+Several test files scan that project (tests/test_warm_identity.py, tests/test_overlay_warm_identity.py, the analyser's
+corpus test); migrating 184 rules in pure-Python YAML costs seconds, so conftest's `essentials` fixture builds
+it once per session: under xdist, once for all workers, under a file lock in the session's shared temp dir.
+The project is read-only for the tests that use it (the fixture checks on teardown that none wrote into it).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from sgtools.community.migrate import migrate_rule
+from sgtools.core import yamlio
+from sgtools.project import config as project
+from sgtools.project.workspace import Workspace
+from tests.conftest import CORPUS
+
+EXPECTED_RULES = 184
+EXPECTED_INVALID = 482
+EXPECTED_VALID = 221
+_DONE = "languages.json"  # written last: its presence means the build finished
+
+
+class Case(NamedTuple):
+    rule_id: str
+    kind: str  # "invalid" or "valid"
+    number: int  # its place in the test file's list of that kind
+    code: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.rule_id}/{self.kind}/{self.number}"
+
+
+class Essentials(NamedTuple):
+    root: Path  # the migrated project (sgconfig.yml, rules/<lang>/...): read it, never write into it
+    languages: dict[str, str]  # rule id -> its language as the migrated rule says
+
+    def workspace(self) -> Workspace:
+        return Workspace(self.root)
+
+
+def build_project(root: Path) -> dict[str, str]:
+    """Every corpus rule file migrated into a new project at `root`; returns {rule id: language}."""
+    root.mkdir(parents=True)
+    project.initialize(Workspace(root))
+    languages: dict[str, str] = {}
+    for src in sorted((CORPUS / "rules").rglob("*.yml")):
+        docs = []
+        for doc in yamlio.load_all(src.read_text(encoding="utf-8")):
+            if doc is None:
+                continue
+            migrated, _notes = migrate_rule(doc)
+            docs.append(migrated)
+            languages[str(migrated["id"])] = str(migrated["language"])
+        dest = root / "rules" / src.relative_to(CORPUS / "rules")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text("\n---\n".join(yamlio.dump(d) for d in docs), encoding="utf-8")
+    return languages
+
+
+def cases() -> list[Case]:
+    """Every valid and invalid case of the corpus' test files, in file order."""
+    out: list[Case] = []
+    for path in sorted((CORPUS / "tests").rglob("*.yml")):
+        if "__snapshots__" in path.parts:
+            continue
+        doc = yamlio.load_one(path.read_text(encoding="utf-8"))
+        for kind in ("invalid", "valid"):
+            for i, code in enumerate(doc.get(kind) or []):
+                out.append(Case(str(doc["id"]), kind, i, str(code)))
+    return out
+
+
+def shared_project(factory: pytest.TempPathFactory) -> Essentials:
+    """The migrated project, built by the first worker that asks and reused by the others."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: its own temp dir, no lock needed
+        root = factory.mktemp("essentials-shared") / "essentials"
+        return Essentials(root, build_project(root))
+    shared = factory.getbasetemp().parent  # the session's temp dir, common to all its workers
+    root = shared / "essentials"
+    with open(shared / "essentials.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / _DONE).is_file():
+            shutil.rmtree(root, ignore_errors=True)  # a build cut short by a crashed worker
+            languages = build_project(root)
+            (shared / _DONE).write_text(json.dumps(languages), encoding="utf-8")
+        languages = json.loads((shared / _DONE).read_text(encoding="utf-8"))
+    return Essentials(root, languages)
+
+
+def tree_state(root: Path) -> dict[str, tuple[int, int]]:
+    """Every path under root with its size and mtime: what a consumer must leave as it found it."""
+    out: dict[str, tuple[int, int]] = {}
+    for dirpath, dirs, files in os.walk(root):
+        for name in [*files, *dirs]:
+            st = (Path(dirpath) / name).stat()
+            out[os.path.relpath(Path(dirpath) / name, root)] = (st.st_size, st.st_mtime_ns)
+    return out
