@@ -28,6 +28,7 @@ from sgtools.workflows.suggest.candidates import (
     specific,
 )
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
+from sgtools.workflows.suggest.names import name_regex, output_family
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -110,8 +111,19 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
             continue
         note = (f"flags every `{k}`, whatever it contains; lets through the same problem written as another "
                 "construct")
-        out.append(Candidate({"rule": {"kind": k}}, _gen(node, k), KIND_ONLY, start + len(out), note))
+        cand = Candidate({"rule": {"kind": k}}, _gen(node, k), KIND_ONLY, start + len(out), note)
+        # Every one of them names the same thing (`type` in `type(x) == int`, `malloc` in a cast): that name is
+        # the point, and the kind alone flags every other one (a pattern or a telling child keeps the name).
+        cand.names_a_call = bool(_shared_names(k, invalid))
+        out.append(cand)
     return out
+
+
+def _shared_names(kind: str, invalid: Sequence[Example]) -> set[str]:
+    """Identifiers every invalid example's nodes of `kind` hold."""
+    per = [{d.text for n in e.nodes() if n.kind == kind for d in n.walk()
+            if d is not n and d.named and d.atomic and d.kind.endswith("identifier")} for e in invalid]
+    return set.intersection(*per) if per else set()
 
 
 def _comment_words(node: Node) -> set[str]:
@@ -135,35 +147,6 @@ def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: i
         out.append(Candidate({"rule": {**kind, "regex": regex}}, _gen(per_example[0][0], f"comment {word}"),
                              COMMENT, start + len(out), note))
     return out
-
-
-def name_regex(texts: Sequence[str]) -> str | None:
-    """A regex for names: a shared prefix or suffix that ends at a word part (`mysql_`, `Err`), else the names."""
-    if not all(re.fullmatch(r"[\w.:$@\\]+", t) for t in texts):
-        return None
-    uniq = list(dict.fromkeys(texts))
-    if len(uniq) == 1:
-        return f"^{re.escape(uniq[0])}$"
-    prefix = common_prefix(uniq)
-    if _stem(prefix, uniq):
-        return f"^{re.escape(prefix)}"
-    suffix = common_prefix([t[::-1] for t in uniq])[::-1]
-    if len(suffix) >= 3 and all(len(t) == len(suffix) or t[-len(suffix) - 1] in "_.:" for t in uniq):
-        return f"(^|[_.:]){re.escape(suffix)}$"
-    qualifiers = {re.sub(r"[^.:]*$", "", t) for t in uniq}
-    if len(qualifiers) > 1:  # `load` / `r.json`: not one name written differently but different things
-        return None
-    return "^(" + "|".join(re.escape(t) for t in uniq) + ")$"
-
-
-def _stem(prefix: str, names: Sequence[str]) -> bool:
-    """A prefix that ends at a word part (`mysql_`, `assert` + `Equals`), or a long stem whose names differ only by
-    a short ending (`Print` + `ln` / `f`): one name written in variants (`strc` + `py` / `at` are two names)."""
-    last = re.split(r"\.|::", prefix)[-1]
-    longer = [t[len(prefix):] for t in names if len(t) > len(prefix)]
-    if len(last) >= 3 and (prefix[-1] in "_" or all(r[0].isupper() for r in longer)):
-        return True
-    return len(last) >= 5 and all(len(r) <= 2 for r in longer)
 
 
 # Go reads a lone one-argument call at the end of a snippet (`fmt.Println(x)` with no newline after it) as a type
@@ -202,6 +185,29 @@ def _receiver_role(kind: str, group: Sequence[Node], examples: Sequence[Example]
                  if c.role in _RECEIVER_ROLES), None)
 
 
+def _shared_receiver(group: Sequence[Node]) -> Node | None:
+    """The receiver every call of the group names the same way (`System.err` in `System.err.print(x)`)."""
+    found = [next((c for c in n.children if c.role in _RECEIVER_ROLES), None) for n in group]
+    first = found[0]
+    if first is None or "\n" in first.text or any(f is None or f.text != first.text for f in found):
+        return None
+    return first
+
+
+def _named_rule(kind: str, role: str, regex: str, language: str, group: Sequence[Node],
+                examples: Sequence[Example]) -> tuple[dict[str, Any], str | None]:
+    """The rule for calls by a name regex, with the receiver they all name, or no receiver where that is the
+    point; and that receiver field's name when it must be absent."""
+    rule = _by_name(kind, role, regex, language)
+    shared = _shared_receiver(group) if role in ("method", "name") else None
+    if shared is not None:  # `System.err` . `print`: the name says which method, the receiver whose
+        rule = {"all": [rule, {"has": {"field": shared.role, "regex": f"^{re.escape(shared.text)}$"}}]}
+    receiver = _receiver_role(kind, group, examples) if role in ("method", "name") else None
+    if receiver is not None:
+        rule["not"] = {"has": {"field": receiver, "regex": "."}}
+    return rule, receiver
+
+
 def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Example] = (),
                 language: str = "") -> list[Candidate]:
     """A call-like construct by its name: `kind: K` + `has: {field: function, regex: ...}`; for a bare call of a
@@ -221,14 +227,16 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
         if regex is None or f"{kind}{role}{regex}" in seen:
             continue
         seen.add(f"{kind}{role}{regex}")
-        rule = _by_name(kind, role, regex, language)
-        receiver = _receiver_role(kind, group, examples) if role in ("method", "name") else None
-        if receiver is not None:
-            rule["not"] = {"has": {"field": receiver, "regex": "."}}
+        rule, receiver = _named_rule(kind, role, regex, language, group, examples)
+        # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`): the request is about
+        # the family, so it ranks before a pattern that keeps the one name.
+        family = output_family([c.text for c in names if c is not None]) == regex
         note = (f"flags every `{kind}` whose {role} matches `{regex}`, with any arguments"
                 + (f" and no {receiver}" if receiver else "") + "; lets through calls through another name or alias")
         body = {"rule": rule}
-        out.append(Candidate(body, _gen(root, f"{kind} {regex}"), FIELD, start + len(out), note))
+        cand = Candidate(body, _gen(root, f"{kind} {regex}"), FIELD, start + len(out), note)
+        cand.family = family
+        out.append(cand)
     return out
 
 

@@ -60,6 +60,7 @@ class Candidate:
     note: str = ""
     names_a_call: bool = False  # a telling child that is (part of) the name of a call inside the root
     within: bool = False  # a type always written in one construct the valid examples also use (`catch (T t)`)
+    family: bool = False  # a name regex of an output family (`^Console\.Write(Line)?$`), wider than the names
 
     @property
     def leaf(self) -> bool:
@@ -100,10 +101,19 @@ def _author_tier(cand: Candidate) -> float:
         if _callish(root) or cand.names_a_call:
             return 3.2  # a call by some name, or a statement holding one: the name is the point (FIELD says it)
         return 2 if "stopBy" in str(cand.body) else 2.2
+    return _named_tier(cand)
+
+
+def _named_tier(cand: Candidate) -> float:
+    """A kind alone (with calls when every node names the same thing), a type by name, a name regex (an output
+    family before the patterns that keep the one name shown), a comment word."""
+    form = cand.form
     if form == KIND_ONLY:
-        return 3.5 if _callish(root) else 0
+        return 3.5 if _callish(cand.gen.root) or cand.names_a_call else 0
     if form == LEAF_KIND:
         return 2.5 if cand.within else 1.5
+    if form == FIELD and cand.family:
+        return 0.8
     return {COMMENT: 0, FIELD: 3}.get(form, 3)
 
 

@@ -9,6 +9,7 @@ and verify it by applying it. Nothing unverified is returned; when nothing passe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from sgtools.contracts.common import SEVERITIES
@@ -160,11 +161,33 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000))
 
 
+# Kinds that hold a construct where the code happened to be (a declaration, an assignment, a statement).
+_HOLDER = re.compile(r"declaration|declarator|assignment|statement")
+
+
+def _inner_first(passing: list[cands.Candidate]) -> list[cands.Candidate]:
+    """A declaration, assignment or statement pattern whose root holds the root of another pattern that separates
+    as well, in as good a tier (`int *p = (int *)malloc(n)` holding `(int *)malloc(n)`), only adds where the code
+    happened to be: the construct inside it is the point, so it goes first."""
+    if not passing or passing[0].form >= cands.KIND_ONLY or not _HOLDER.search(passing[0].gen.root.kind):
+        return passing
+    top = passing[0]
+    inner = [c for c in passing[1:] if c.form < cands.KIND_ONLY and c.tier() <= top.tier()
+             and c.gen.root is not top.gen.root and c.gen.root.start >= top.gen.root.start
+             and c.gen.root.end <= top.gen.root.end and any(a is top.gen.root for a in c.gen.root.ancestors())
+             and not _HOLDER.search(c.gen.root.kind)]
+    if not inner:
+        return passing
+    # The outermost such construct: it keeps what the inner parts of it need (the attribute holding an object).
+    first = max(inner, key=lambda c: c.gen.root.end - c.gen.root.start)
+    return [first, *(c for c in passing if c is not first)]
+
+
 def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
     """The best candidate per root; a bare leaf (one name or literal) only when no construct passed."""
     chosen: list[cands.Candidate] = []
     roots: set[int] = set()
-    constructs = [c for c in passing if not c.leaf]
+    constructs = _inner_first([c for c in passing if not c.leaf])
     for cand in constructs or passing:
         if cand.root_index in roots:
             continue

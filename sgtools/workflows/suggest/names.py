@@ -1,0 +1,72 @@
+"""Call names as a regex (issue 29): the names shown written as the family an ast-grep author means: a shared
+prefix at a word part (`^mysql_`), a stem with short endings (`^fmt\\.Print`), an output family
+(`^Console\\.Write(Line)?$`), a last word part (`^fs\\.\\w+Sync$`), else the names themselves."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sgtools.workflows.suggest.candidates import common_prefix
+
+
+def name_regex(texts: Sequence[str]) -> str | None:
+    """A regex for names: a shared prefix or suffix that ends at a word part (`mysql_`, `Err`), else the names."""
+    if not all(re.fullmatch(r"[\w.:$@\\]+", t) for t in texts):
+        return None
+    uniq = list(dict.fromkeys(texts))
+    family = output_family(uniq)
+    if family is not None:
+        return family
+    if len(uniq) == 1:
+        return f"^{re.escape(uniq[0])}$"
+    prefix = common_prefix(uniq)
+    if _stem(prefix, uniq):
+        return f"^{re.escape(prefix)}"
+    suffix = common_prefix([t[::-1] for t in uniq])[::-1]
+    if len(suffix) >= 3 and all(len(t) == len(suffix) or t[-len(suffix) - 1] in "_.:" for t in uniq):
+        return f"(^|[_.:]){re.escape(suffix)}$"
+    qualifiers = {re.sub(r"[^.:]*$", "", t) for t in uniq}
+    if len(qualifiers) > 1:  # `load` / `r.json`: not one name written differently but different things
+        return None
+    hump = _last_hump(suffix, uniq)
+    if hump is not None:
+        return f"^{re.escape(qualifiers.pop())}\\w+{hump}$"
+    return "^(" + "|".join(re.escape(t) for t in uniq) + ")$"
+
+
+# Output calls come in families that differ by a line or format ending (`print` / `println` / `printf`,
+# `Console.Write` / `WriteLine`, `log.Fatal` / `Fatalf` / `Fatalln`, `document.write` / `writeln`): a request
+# about one of them is about the family, so a name of such a stem is said with the family's endings.
+_FAMILY = re.compile(r"(?P<stem>(?:^|[.:])(?:[Pp]rint|[Ww]rite|Fatal|Panic))(?P<end>ln|f|Line)?$")
+_ENDINGS = {"Write": "Line", "write": "ln"}
+
+
+def output_family(names: Sequence[str]) -> str | None:
+    found = [_FAMILY.search(t) for t in names]
+    stems = {t[:m.end("stem")] for t, m in zip(names, found, strict=True) if m is not None}
+    if len(stems) != 1 or not all(found):
+        return None
+    stem = stems.pop()
+    word = re.split(r"[.:]", stem)[-1]
+    ends = _ENDINGS.get(word, "ln|f")
+    return f"^{re.escape(stem)}({ends})?$"
+
+
+def _last_hump(suffix: str, names: Sequence[str]) -> str | None:
+    """The last capitalised word part every name ends with (`Sync` of `readFileSync` / `writeFileSync`): a
+    family named by its ending, whatever comes before it."""
+    m = re.search(r"[A-Z][a-z0-9]{2,}$", suffix)
+    if m is None or any(len(t) <= len(m.group(0)) for t in names):
+        return None
+    return re.escape(m.group(0))
+
+
+def _stem(prefix: str, names: Sequence[str]) -> bool:
+    """A prefix that ends at a word part (`mysql_`, `assert` + `Equals`), or a long stem whose names differ only by
+    a short ending (`Print` + `ln` / `f`): one name written in variants (`strc` + `py` / `at` are two names)."""
+    last = re.split(r"\.|::", prefix)[-1]
+    longer = [t[len(prefix):] for t in names if len(t) > len(prefix)]
+    if len(last) >= 3 and (prefix[-1] in "_" or all(r[0].isupper() for r in longer)):
+        return True
+    return len(last) >= 5 and all(len(r) <= 2 for r in longer)
