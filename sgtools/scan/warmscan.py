@@ -7,9 +7,10 @@ What comes from where, so that a warm answer equals the spawned `ast-grep scan -
 - labels: the server does not carry unlabelled secondary nodes (`inside`, `has`...) nor label styles, so each
   rule that records them has a label twin in the same rule file (`labelled_doc`: each relational target bound
   to a label metavariable, as ast-grep records it), whose labels are taken where it matched exactly where its
-  rule did; a finding of a rule without a twin (its own `labels`, relational rules in `nthChild.ofRule`, a
-  global util), or whose twin did not match there, is scanned by a spawn; its fix-its are
-  still verified warm;
+  rule did; a rule with its own `labels` has them marked in place (`marked_labels`: all secondary, each with
+  a message naming its metavariable, given back its style and message by `own_labels`); a finding of a rule
+  without a twin (relational rules in `nthChild.ofRule`, a global util), or whose twin did not match there, is
+  scanned by a spawn; its fix-its are still verified warm;
 - fix-it verification re-scans: warm always (they need rule ids and byte ranges only);
 - MISSING-token counts (fixits/verify.py): a counting rule in the same rule file (scan/missing.py); a text it
   cannot count goes to the spawn path (`--debug-query=cst`).
@@ -36,7 +37,7 @@ from sgtools.scan.missing import missing_rule_doc
 from sgtools.scan.rulefiles import docs_file, parse_rule_doc, rule_doc, tree_signature
 
 if TYPE_CHECKING:
-    from sgtools.engine.match import AstGrepMatch
+    from sgtools.engine.match import AstGrepMatch, MatchLabel
 
 _RELATIONAL = frozenset({"inside", "has", "follows", "precedes"})
 _LABEL_KEYS = frozenset({*_RELATIONAL, "matches"})  # rules that may record labels
@@ -53,6 +54,7 @@ class WarmRules:
     path: Path
     twinned: frozenset[str]  # rules whose labels come from their twin
     spawned: frozenset[str]  # rules whose findings need the spawn path (labels the server cannot give)
+    own: frozenset[str] = frozenset()  # rules with their own `labels`, each given a marker message (`marked_labels`)
 
 
 # rule file (content-addressed) -> its warm twin
@@ -92,8 +94,14 @@ def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmR
     docs: list[dict[str, Any]] = []
     twinned: set[str] = set()
     spawned: set[str] = set()
+    own: set[str] = set()
     for r in rules:
         doc = rule_doc(r, keep_globs=False)
+        if "labels" in doc:
+            marked = marked_labels(doc)
+            (spawned if marked is None else own).add(r.id)
+            docs.append(marked or doc)
+            continue
         docs.append(doc)
         if not _has_key(doc, _LABEL_KEYS) and "labels" not in doc:
             continue  # only the primary label: the server's diagnostic is the whole story
@@ -107,11 +115,42 @@ def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmR
     counting = missing_rule_doc(language)
     if counting is not None:
         docs.append(counting)  # MISSING tokens for fix-it verification (scan/missing.py)
-    out = WarmRules(docs_file(docs), frozenset(twinned), frozenset(spawned))
+    out = WarmRules(docs_file(docs), frozenset(twinned), frozenset(spawned), frozenset(own))
     with _lock:
         if len(_warm_files) > 256:
             _warm_files.clear()
         _warm_files[str(rules_path)] = out
+    return out
+
+
+def marked_labels(doc: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`doc` with its own `labels` all secondary, each with the message `LABEL_MARK:<its metavariable>`, so that
+    the server reports every one (it reports labels that have a message) and `own_labels` can give each its
+    style and message back; None when the labels are not a mapping of metavariables to {style, message}. A
+    rule's `labels` replace ast-grep's default ones (the primary match and the relational rules' secondary
+    nodes: `get_labels` in ast-grep's rule_config.rs), and only decide the labels and, through a primary label,
+    the range the server reports: never what matches, the message or the fix. No label being primary, the
+    server reports the match's own range."""
+    labels = doc.get("labels")
+    if not isinstance(labels, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, Mapping) and v.get("style") in ("primary", "secondary")
+            and isinstance(v.get("message", ""), str | None) for k, v in labels.items()):
+        return None
+    return {**doc, "labels": {var: {"style": "secondary", "message": f"{LABEL_MARK}:{var}"} for var in labels}}
+
+
+def own_labels(found: Sequence[MatchLabel], labels: Mapping[str, Any]) -> list[MatchLabel] | None:
+    """The labels `ast-grep scan` prints for a match of a rule with its own `labels`, from the server's marked
+    ones (`marked_labels`): each with its metavariable's style and message (none when the rule gives none);
+    None when a marker is not one of the rule's."""
+    out: list[MatchLabel] = []
+    for label in found:
+        var = str(label.get("message") or "").removeprefix(f"{LABEL_MARK}:")
+        conf = labels.get(var)
+        if not isinstance(conf, Mapping) or label.get("message") != f"{LABEL_MARK}:{var}":
+            return None
+        out.append({"text": label["text"], "range": label["range"], "style": str(conf["style"]),
+                    "message": conf.get("message")})
     return out
 
 
@@ -261,6 +300,11 @@ def _with_labels(every: list[AstGrepMatch], rules: WarmRules, rules_by_id: Mappi
             continue
         if rule.id in rules.spawned:
             return None, f"{rule.id} reports labels the language server does not carry"
+        if rule.id in rules.own:
+            labels = own_labels(m["labels"], rule.data["labels"])
+            if labels is None:
+                return None, f"the labels of {rule.id} could not be had from the language server"
+            m["labels"] = labels
         if rule.id in rules.twinned:
             twin = twins.pop(_at(m, rule.id), [])
             if len(twin) != 1:

@@ -1,0 +1,88 @@
+"""Rules the warm engine used to leave to a spawn for their labels (issue 31 part 1), now answered warm with
+exactly the spawn path's answer: rules with their own `labels` (styles, messages, multi-metavariable spans, a
+label whose metavariable a branch leaves unbound, a fix)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sgtools.core.settings import Settings
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.scan import snippet
+
+OWN_LABELS = """id: shell-true
+language: python
+severity: error
+message: subprocess call with shell=True on $FN
+rule:
+  pattern: subprocess.$FN($$$ARGS)
+  has: {kind: keyword_argument, regex: '^shell=True$', stopBy: end}
+labels:
+  FN: {style: secondary, message: the function}
+  ARGS: {style: primary}
+fix: subprocess.$FN($$$ARGS, check=True)
+---
+id: either-call
+language: python
+severity: warning
+message: a call to look at
+rule:
+  any:
+    - pattern: eval($E)
+    - pattern: exec($C, $G)
+labels:
+  E: {style: primary, message: evaluated here}
+  C: {style: secondary, message: "code: $C"}
+  G: {style: secondary}
+---
+id: primary-part
+language: python
+severity: info
+message: assert on a tuple
+rule: {pattern: "assert ($A, $B)"}
+labels:
+  A: {style: primary, message: always true}
+"""
+CODE = ("import subprocess\nsubprocess.call(cmd, shell=True)\nsubprocess.run(['日本😀', x],\n    shell=True)\n"
+        "eval(s)\nexec(src, {})\nassert (x, 'why')\n")
+
+
+@pytest.fixture
+def warm() -> Iterator[Engine]:
+    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
+    e.enable_warm()
+    yield e
+    assert e.warm is not None
+    e.warm.close()
+
+
+def _same(ws: Workspace, warm: Engine, code: str) -> dict[str, Any]:
+    got = snippet.scan_code(ws, warm, code, language="python")
+    want = snippet.scan_code(ws, Engine(settings=Settings.from_env({})), code, language="python")
+    assert json.dumps(got, sort_keys=True) == json.dumps(want, sort_keys=True)
+    return dict(got)
+
+
+def test_rules_with_their_own_labels_are_answered_warm(initialized: Workspace, warm: Engine) -> None:
+    assert warm.warm is not None
+    (initialized.root / "rules" / "labels.yml").write_text(OWN_LABELS, encoding="utf-8")
+    res = _same(initialized, warm, CODE)
+    labels = sorted((d["ruleId"], lb["style"], lb["message"] or "", lb["text"])
+                    for d in res["issues"] for lb in d["labels"])
+    assert labels == [
+        ("either-call", "primary", "evaluated here", "s"),
+        ("either-call", "secondary", "", "{}"),
+        ("either-call", "secondary", "code: $C", "src"),
+        ("primary-part", "primary", "always true", "x"),
+        ("shell-true", "primary", "", "['日本😀', x],\n    shell=True"),
+        ("shell-true", "primary", "", "cmd, shell=True"),
+        ("shell-true", "secondary", "the function", "call"),
+        ("shell-true", "secondary", "the function", "run"),
+    ], labels
+    assert sum(len(d["fixits"]) for d in res["issues"]) >= 2
+    assert (warm.warm.stats.last, warm.warm.stats.spawn_calls) == ("warm", 0), warm.warm.stats
