@@ -28,7 +28,7 @@ from tests.conftest import CORPUS
 EXPECTED_RULES = 184
 EXPECTED_INVALID = 482
 EXPECTED_VALID = 221
-_DONE = "languages.json"  # written last: its presence means the build finished
+_DONE = "essentials.json"  # languages, notes, files; written last: its presence means the build finished
 
 
 class Case(NamedTuple):
@@ -45,28 +45,37 @@ class Case(NamedTuple):
 class Essentials(NamedTuple):
     root: Path  # the migrated project (sgconfig.yml, rules/<lang>/...): read it, never write into it
     languages: dict[str, str]  # rule id -> its language as the migrated rule says
+    notes: dict[str, list[str]]  # rule id -> what migrate_rule said it changed
+    files: dict[str, str]  # rule id -> its rule file, relative to root
 
     def workspace(self) -> Workspace:
         return Workspace(self.root)
 
+    def rule_text(self, rule_id: str) -> str:
+        """The migrated rule as written into the project (one rule per file in this corpus)."""
+        return (self.root / self.files[rule_id]).read_text(encoding="utf-8")
 
-def build_project(root: Path) -> dict[str, str]:
-    """Every corpus rule file migrated into a new project at `root`; returns {rule id: language}."""
+
+def build_project(root: Path) -> Essentials:
+    """Every corpus rule file migrated into a new project at `root`."""
     root.mkdir(parents=True)
     project.initialize(Workspace(root))
-    languages: dict[str, str] = {}
+    built = Essentials(root, {}, {}, {})
     for src in sorted((CORPUS / "rules").rglob("*.yml")):
         docs = []
+        dest = root / "rules" / src.relative_to(CORPUS / "rules")
         for doc in yamlio.load_all(src.read_text(encoding="utf-8")):
             if doc is None:
                 continue
-            migrated, _notes = migrate_rule(doc)
+            migrated, notes = migrate_rule(doc)
             docs.append(migrated)
-            languages[str(migrated["id"])] = str(migrated["language"])
-        dest = root / "rules" / src.relative_to(CORPUS / "rules")
+            rule_id = str(migrated["id"])
+            built.languages[rule_id] = str(migrated["language"])
+            built.notes[rule_id] = notes
+            built.files[rule_id] = dest.relative_to(root).as_posix()
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text("\n---\n".join(yamlio.dump(d) for d in docs), encoding="utf-8")
-    return languages
+    return built
 
 
 def cases() -> list[Case]:
@@ -85,18 +94,17 @@ def cases() -> list[Case]:
 def shared_project(factory: pytest.TempPathFactory) -> Essentials:
     """The migrated project, built by the first worker that asks and reused by the others."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: its own temp dir, no lock needed
-        root = factory.mktemp("essentials-shared") / "essentials"
-        return Essentials(root, build_project(root))
+        return build_project(factory.mktemp("essentials-shared") / "essentials")
     shared = factory.getbasetemp().parent  # the session's temp dir, common to all its workers
     root = shared / "essentials"
     with open(shared / "essentials.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (shared / _DONE).is_file():
             shutil.rmtree(root, ignore_errors=True)  # a build cut short by a crashed worker
-            languages = build_project(root)
-            (shared / _DONE).write_text(json.dumps(languages), encoding="utf-8")
-        languages = json.loads((shared / _DONE).read_text(encoding="utf-8"))
-    return Essentials(root, languages)
+            built = build_project(root)
+            (shared / _DONE).write_text(json.dumps(built[1:]), encoding="utf-8")
+        languages, notes, files = json.loads((shared / _DONE).read_text(encoding="utf-8"))
+    return Essentials(root, languages, notes, files)
 
 
 def tree_state(root: Path) -> dict[str, tuple[int, int]]:

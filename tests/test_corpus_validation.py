@@ -21,6 +21,7 @@ from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules import listing, schema, store, validate
 from tests.conftest import CORPUS, needs_corpus
+from tests.essentials import Essentials
 
 pytestmark = [needs_corpus, pytest.mark.slow]
 
@@ -123,15 +124,16 @@ def test_as_written_every_rule_is_refused_naming_the_cause(initialized: Workspac
 
 
 def test_the_binary_gives_the_same_causes(engine: Engine, tmp_path: Path) -> None:
-    """Our schema's verdicts, checked against ast-grep 0.51 itself: the files as they are, then without the key."""
+    """Our schema's verdicts, checked against ast-grep 0.51 itself: the files as they are, then without the key.
+    The key is one top-level line in every file, so it is cut from the text (no YAML round trip needed)."""
     reserved_seen = 0
     for rid, text, path in corpus_rules():
         as_is = engine.check_rule(path, config=NO_CONFIG, cwd=tmp_path)
         assert as_is.returncode == 8 and "unknown field `ast-grep-essentials`" in as_is.stderr, rid
-        doc = yamlio.load_rt(text)
-        del doc["ast-grep-essentials"]
+        without, cut = re.subn(r"^ast-grep-essentials: true\n", "", text, flags=re.MULTILINE)
+        assert cut == 1 and "ast-grep-essentials" not in without, rid
         stripped = tmp_path / f"{rid}.yml"
-        stripped.write_text(yamlio.dump_rt(doc))
+        stripped.write_text(without)
         result = engine.check_rule(stripped, config=NO_CONFIG, cwd=tmp_path)
         if rid in RESERVED_UTIL_IDS:
             assert result.returncode == 8 and "contains reserved characters" in result.stderr, rid
@@ -142,17 +144,18 @@ def test_the_binary_gives_the_same_causes(engine: Engine, tmp_path: Path) -> Non
 
 
 def test_after_migration_every_rule_validates_with_its_own_examples(initialized: Workspace, engine: Engine,
-                                                                   tmp_path: Path,
+                                                                   tmp_path: Path, essentials: Essentials,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rule as migrate_rule wrote it into conftest's shared `essentials` project (migrated once per session),
+    validated in a project of its own."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     tempdirs.tmp_root()  # the process-wide dir for scanned texts lives until exit: made before the scratch is in
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     examples = corpus_examples()
     counts = {"valid": 0, "renamed utils": 0, "fixed key case": 0, "dropped ignored keys": 0, "examples checked": 0}
-    for rid, text, _ in corpus_rules():
-        doc, notes = migrate_rule(yamlio.load_rt(text))
-        assert doc["metadata"]["ast-grep-essentials"] is True
+    for rid, _text, _ in corpus_rules():
+        notes = essentials.notes[rid]
         assert any("ast-grep-essentials" in n for n in notes)
         assert any("renamed util" in n for n in notes) == (rid in RESERVED_UTIL_IDS), (rid, notes)
         typo_notes = [n for n in notes if "ast-grep silently ignored" in n]
@@ -161,10 +164,11 @@ def test_after_migration_every_rule_validates_with_its_own_examples(initialized:
         dropped = {n.split("`")[1].rsplit(".", 1)[1] for n in notes if n.startswith("removed `")}
         assert dropped == IGNORED_KEYS.get(rid, set()), (rid, notes)
         cases = examples[rid]
-        result = validate.validate_rule(initialized, engine, rid, yamlio.dump_rt(doc), cases["valid"],
+        result = validate.validate_rule(initialized, engine, rid, essentials.rule_text(rid), cases["valid"],
                                          cases["invalid"])
         assert result["valid"] is True
         assert result["rule"]["id"] == rid
+        assert result["rule"]["metadata"]["ast-grep-essentials"] is True
         counts["valid"] += 1
         counts["renamed utils"] += rid in RESERVED_UTIL_IDS
         counts["fixed key case"] += rid in KEY_CASE_TYPOS
@@ -198,18 +202,18 @@ def test_our_schema_against_the_upstream_one() -> None:
     assert stricter == 184
 
 
-def test_migrated_rules_written_into_one_project_load_and_pass(initialized: Workspace, engine: Engine) -> None:
+def test_migrated_rules_written_into_one_project_load_and_pass(initialized: Workspace, engine: Engine,
+                                                               essentials: Essentials) -> None:
     """The write path at scale: a quarter of the corpus (every 4th rule, plus the ones migration repaired most)
     stored one by one with their tests; then plain `ast-grep test` and a project load agree with the store.
     (Each write runs `ast-grep test` over the whole growing project, so all 184 would cost minutes.)"""
     examples = corpus_examples()
     special = set(KEY_CASE_TYPOS) | set(IGNORED_KEYS)
     chosen = [r for i, r in enumerate(corpus_rules()) if i % 4 == 0 or r[0] in special]
-    for rid, text, path in chosen:
-        doc, _ = migrate_rule(yamlio.load_rt(text))
+    for rid, _text, path in chosen:
         cases = examples[rid]
         written = store.add_or_update_rule(
-            initialized, engine, rid, yamlio.dump_rt(doc), cases["valid"], cases["invalid"],
+            initialized, engine, rid, essentials.rule_text(rid), cases["valid"], cases["invalid"],
             metadata={"source": "ast-grep-essentials", "upstreamPath": path.relative_to(CORPUS).as_posix()})
         assert written["created"] and written["testResult"]["passed"], (rid, written["testResult"])
     listed = listing.list_rules(initialized, engine)
