@@ -295,3 +295,30 @@ def test_a_construct_inside_a_declaration_is_the_point(ws: Workspace, engine: En
     _holds(ws, engine, top["yaml"], ["void h(struct t *p) {\n  p = (struct t *)calloc(1, sizeof *p);\n}",
                                      "double *h(int k) {\n  return (double *)calloc(k, 8);\n}"],
            ["void h(struct t *p) {\n  p = calloc(1, sizeof *p);\n}", "void h(long x, int y) {\n  x = (long)y;\n}"])
+
+
+def test_a_call_told_apart_by_a_kind_it_holds(ws: Workspace, engine: Engine) -> None:
+    # SQL built by concatenation: the prepare* calls the valid examples also make, holding a binary expression.
+    top = _top(ws, engine, "java", ['ps = conn.prepareStatement("SELECT a FROM t WHERE id=" + id);',
+                                    'cs = conn.prepareCall("{call p(" + n + ")}");'],
+               ['ps = conn.prepareStatement("SELECT a FROM t WHERE id=?");', "cs = conn.prepareCall(CALL_P);"])
+    assert "binary_expression" in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ['c.prepareStatement(q + " LIMIT " + n);', "db.prepareCall(base + args);"],
+           ["c.prepareStatement(QUERY);", 'log.info("id=" + id);', 'db.prepareCall("{call q()}");'])
+
+
+def test_code_inside_either_of_two_loops(ws: Workspace, engine: Engine) -> None:
+    # One example in a `for`, one in a `while`: the rule is inside either loop, not inside any block.
+    top = _top(ws, engine, "python", ["for r in rows:\n    cursor.execute(q, r)",
+                                      "while more:\n    cursor.execute(q)\n    more = step()"],
+               ["cursor.execute(q)", "for r in rows:\n    batch.append(r)\ncursor.executemany(q, batch)"])
+    assert "for_statement" in str(top["yaml"]) and "while_statement" in str(top["yaml"]), top["yaml"]
+    _holds(ws, engine, top["yaml"], ["for a in b:\n    if a:\n        cursor.execute(a)"],
+           ["def f():\n    cursor.execute(q)", "with tx:\n    cursor.execute(q)"])
+
+
+def test_a_modifier_among_others(ws: Workspace, engine: Engine) -> None:
+    # `data` marks the class whatever other modifiers it has (`internal data class`).
+    top = _top(ws, engine, "kotlin", ["data class Point(var x: Int, val y: Int)", "data class Item(var name: String)"],
+               ["data class Item(val name: String)", "class Box(var w: Int)"])
+    _holds(ws, engine, top["yaml"], ["internal data class C(var c: Int)"], ["class B(var b: Int)"])

@@ -76,12 +76,12 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
             # also use with another type: that construct with the type is the point, not the type anywhere.
             around = [{a.kind for a in n.ancestors()} for e in invalid for n in e.nodes()
                       if (n.kind, n.text) == (k, text)]
-            cand.within = any(specific(a) and a in fine_kinds and not _whole_kind(a) for a in set.intersection(*around))
+            cand.within = any(specific(a) and a in fine_kinds and not whole_kind(a) for a in set.intersection(*around))
             out.append(cand)
     return out
 
 
-def _whole_kind(kind: str) -> bool:
+def whole_kind(kind: str) -> bool:
     return any(w in kind for w in ("program", "module", "source_file", "translation_unit", "compilation_unit",
                                    "class", "function", "method"))
 
@@ -186,12 +186,14 @@ def _receiver_role(kind: str, group: Sequence[Node], examples: Sequence[Example]
 
 
 def _shared_receiver(group: Sequence[Node]) -> Node | None:
-    """The receiver every call of the group names the same way (`System.err` in `System.err.print(x)`)."""
+    """The class or qualified receiver every call of the group names the same way (`System.err` in
+    `System.err.print(x)`)."""
     found = [next((c for c in n.children if c.role in _RECEIVER_ROLES), None) for n in group]
     first = found[0]
     if first is None or "\n" in first.text or any(f is None or f.text != first.text for f in found):
         return None
-    return first
+    # A class or a qualified name (`System.err`, `Console`) is which API; a lower-case name (`stmt`) is a variable.
+    return first if "." in first.text or first.text[:1].isupper() else None
 
 
 def _named_rule(kind: str, role: str, regex: str, language: str, group: Sequence[Node],
@@ -278,7 +280,7 @@ def _enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Seque
     for ck, text, deep in sorted(shared - fine_headers, key=lambda h: (h[2], len(h[1]))):
         if any((ck, text) == (k2, t2) for k2, t2, _d in fine_headers):
             continue
-        has: dict[str, Any] = {"kind": ck, "regex": _marker_regex(text)}
+        has: dict[str, Any] = {"kind": ck, "regex": _marker_regex(text, ck)}
         return {"kind": kind, "has": {**has, "stopBy": "end"} if deep else has, "stopBy": "end"}
     regex = _starts([a.text for a in near])
     if regex is None or any(f is not None and re.match(regex, f.text) for f in fine):
@@ -286,10 +288,12 @@ def _enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Seque
     return {"kind": kind, "regex": regex, "stopBy": "end"}
 
 
-def _marker_regex(text: str) -> str:
+def _marker_regex(text: str, kind: str | None = None) -> str:
     """An annotation or decorator by name also written qualified (`@Test`, `@org.junit.Test`); else the text."""
     if re.fullmatch(r"@[A-Za-z_]\w*", text):
         return rf"^@(\w+\.)*{text[1:]}$"
+    if kind is not None and "modifier" in kind and re.fullmatch(r"\w+", text):
+        return rf"\b{text}\b"  # one modifier among any others (`internal data class`)
     return f"^{re.escape(text)}$"
 
 
@@ -365,7 +369,7 @@ def _arguments(node: Node) -> dict[str, Node]:
     return out
 
 
-def _matched(outcome: Outcome, examples: Sequence[Example], offset: int) -> list[list[Node]]:
+def matched(outcome: Outcome, examples: Sequence[Example], offset: int) -> list[list[Node]]:
     nodes = []
     for i, e in enumerate(examples):
         found = [_match_node(e, m) for m in outcome.hits[offset + i]]
@@ -380,8 +384,8 @@ def argument_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequenc
     out: list[Candidate] = []
     n = len(invalid)
     for cand, outcome in misses:
-        bad = [node for nodes in _matched(outcome, invalid, 0) for node in nodes]
-        good = [node for nodes in _matched(outcome, valid, n) for node in nodes]
+        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
+        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
         if not bad or not good:
             continue
         bad_args, good_args = [_arguments(b) for b in bad], [_arguments(g) for g in good]
@@ -414,7 +418,7 @@ def _starts(texts: Sequence[str]) -> str | None:
 
 def _context_for(cand: Candidate, bad: list[Node], good: list[Node], index: int) -> Candidate | None:
     kinds = [k for k in dict.fromkeys(a.kind for a in bad[0].ancestors())
-             if all(any(a.kind == k for a in b.ancestors()) for b in bad[1:]) and _construct_kind(k)]
+             if all(any(a.kind == k for a in b.ancestors()) for b in bad[1:]) and construct_kind(k)]
     for kind in kinds[:4]:
         near = [next(a for a in b.ancestors() if a.kind == kind) for b in bad]
         fine = [next((a for a in g.ancestors() if a.kind == kind), None) for g in good]
@@ -437,13 +441,13 @@ def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
     out: list[Candidate] = []
     n = len(invalid)
     for cand, outcome in misses:
-        bad = [node for nodes in _matched(outcome, invalid, 0) for node in nodes]
-        good = [node for nodes in _matched(outcome, valid, n) for node in nodes]
+        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
+        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
         found = _context_for(cand, bad, good, start + len(out)) if bad and good else None
         if found is not None:
             out.append(found)
     return out
 
 
-def _construct_kind(kind: str) -> bool:
+def construct_kind(kind: str) -> bool:
     return not any(b in kind for b in _BROAD_KINDS) and not kind.endswith(PART_SUFFIXES) and kind not in PART_KINDS

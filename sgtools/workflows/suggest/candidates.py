@@ -121,6 +121,8 @@ def _inside_tier(cand: Candidate) -> float:
     """A construct inside (or not inside) a node kind; an assignment or a list around it is incidental."""
     clause = cand.body["rule"]["all"][-1]
     kind = str((clause.get("inside") or clause.get("not", {}).get("inside") or {}).get("kind", ""))
+    if kind in PART_KINDS:
+        return 2.6  # a block is part of whatever holds it, not a context of its own
     return 2.6 if not specific(kind) else 1.9 if "statement" in kind else 1.95
 
 

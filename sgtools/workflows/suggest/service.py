@@ -21,7 +21,7 @@ from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
-from sgtools.workflows.suggest import author, explain, fixes, proof, render, scope
+from sgtools.workflows.suggest import around, author, explain, fixes, proof, render, scope
 from sgtools.workflows.suggest import candidates as cands
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, read_examples
@@ -155,10 +155,14 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     wanted = {id(g) for g in shadowed}
     search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
                + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted])
-    misses = [m for m in search.near_misses() if m[0].form < cands.KIND_ONLY][:_REPAIR_ROOTS]
+    near = search.near_misses()
+    misses = [m for m in near if m[0].form < cands.KIND_ONLY][:_REPAIR_ROOTS]
+    named = [m for m in near if m[0].form in (cands.PLAIN, cands.FIELD)][:_REPAIR_ROOTS]
     search.run(explain.exclusions(misses, search.invalid, valid_trees)
                + author.argument_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4000)
-               + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000))
+               + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
+               + around.held_kind_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6000)
+               + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000))
 
 
 # Kinds that hold a construct where the code happened to be (a declaration, an assignment, a statement).

@@ -1,0 +1,80 @@
+"""Near misses told apart by the kinds of nodes inside or around them (issue 29): a call that also flags valid
+code, told apart by a kind every invalid match holds and no valid one does (`has: {kind: binary_expression,
+stopBy: end}`: SQL built by concatenation in `execute*`), and code whose enclosing constructs differ between
+the invalid examples (a `for` in one, a `while` in the other) but are never around a valid match (`inside:
+{any: [for_statement, while_statement], stopBy: end}`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.author import call_like, construct_kind, matched, whole_kind
+from sgtools.workflows.suggest.candidates import ARGUMENT, INSIDE_TEXT, Candidate, specific
+from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.verify import Outcome
+
+_HELD_KINDS = 2  # held kinds tried per near miss
+_LOOSE_TIER = 4  # near misses this general or worse (candidates.Candidate.tier) get no held kind
+
+
+def _inner_kinds(node: Node) -> set[str]:
+    return {d.kind for d in node.walk() if d is not node and d.named and not d.atomic and construct_kind(d.kind)
+            and not call_like(d.kind)}  # a call inside is said by its name (a telling child), not by "a call"
+
+
+def held_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                    valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A near miss with a construct kind inside every invalid match and inside no valid one: `has` it."""
+    out: list[Candidate] = []
+    n = len(invalid)
+    for cand, outcome in misses:
+        if cand.tier() >= _LOOSE_TIER:
+            continue  # a whole function, or only operators kept: what holds the kind would be incidental
+        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
+        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
+        if not bad or not good:
+            continue
+        held = set.intersection(*(_inner_kinds(b) for b in bad)) - set().union(*(_inner_kinds(g) for g in good))
+        for kind in sorted(held)[:_HELD_KINDS]:
+            rule = {"all": [cand.body["rule"], {"has": {"kind": kind, "stopBy": "end"}}]}
+            note = (f"flags it only when it holds a `{kind}` (anywhere inside); lets through the same thing built "
+                    "another way (a variable holding it)")
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
+    return out
+
+
+def _nearest_context(node: Node) -> str | None:
+    """The nearest enclosing construct of its own (a loop, a `with`), short of a whole function or class."""
+    for a in node.ancestors():
+        if whole_kind(a.kind):
+            return None
+        if specific(a.kind) and construct_kind(a.kind) and "statement" in a.kind:
+            return a.kind
+    return None
+
+
+def any_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                      valid: Sequence[Example], start: int) -> list[Candidate]:
+    """Code each invalid example has inside a different construct of its own (`for`, `while`), and no valid
+    example has inside any of them: `inside: {any: [...], stopBy: end}`."""
+    out: list[Candidate] = []
+    n = len(invalid)
+    for cand, outcome in misses:
+        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
+        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
+        if not bad or not good:
+            continue
+        kinds = [_nearest_context(b) for b in bad]
+        found = sorted({k for k in kinds if k is not None})
+        if None in kinds or not 2 <= len(found) <= 3:
+            continue
+        if any(a.kind in found for g in good for a in g.ancestors()):
+            continue
+        inside: dict[str, Any] = {"any": [{"kind": k} for k in found], "stopBy": "end"}
+        rule = {"all": [cand.body["rule"], {"inside": inside}]}
+        shown = " or ".join(f"`{k}`" for k in found)
+        note = f"flags it only inside a {shown}; lets through the same code in any other context"
+        out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE_TEXT, start + len(out), note))
+        break
+    return out
