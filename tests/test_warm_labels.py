@@ -86,3 +86,28 @@ def test_rules_with_their_own_labels_are_answered_warm(initialized: Workspace, w
     ], labels
     assert sum(len(d["fixits"]) for d in res["issues"]) >= 2
     assert (warm.warm.stats.last, warm.warm.stats.spawn_calls) == ("warm", 0), warm.warm.stats
+
+
+NTH_CHILD = """id: second-call-with-string
+language: python
+severity: warning
+message: second call with a string argument
+rule:
+  kind: call
+  nthChild:
+    position: 2
+    ofRule:
+      kind: call
+      has: {kind: argument_list, has: {kind: string}}
+"""
+
+
+def test_relational_rules_in_nth_child_of_rule_are_answered_warm(initialized: Workspace, warm: Engine) -> None:
+    """`ofRule` is tried on every sibling, yet only the match on the node itself records labels (ast-grep
+    0.51): its twin's labels are the scan's."""
+    assert warm.warm is not None
+    (initialized.root / "rules" / "nth.yml").write_text(NTH_CHILD, encoding="utf-8")
+    res = _same(initialized, warm, 'f(a, [g("x"), h("y"), k("z")])\nm(n(1), p("q"), r("s"))\n')
+    labels = sorted((d["text"], lb["text"]) for d in res["issues"] for lb in d["labels"])
+    assert labels == [('h("y")', '"y"'), ('h("y")', '("y")'), ('r("s")', '"s"'), ('r("s")', '("s")')], labels
+    assert (warm.warm.stats.last, warm.warm.stats.spawn_calls) == ("warm", 0), warm.warm.stats

@@ -9,8 +9,8 @@ What comes from where, so that a warm answer equals the spawned `ast-grep scan -
   to a label metavariable, as ast-grep records it), whose labels are taken where it matched exactly where its
   rule did; a rule with its own `labels` has them marked in place (`marked_labels`: all secondary, each with
   a message naming its metavariable, given back its style and message by `own_labels`); a finding of a rule
-  without a twin (relational rules in `nthChild.ofRule`, a global util), or whose twin did not match there, is
-  scanned by a spawn; its fix-its are still verified warm;
+  without a twin (a global util), or whose twin did not match there, is scanned by a spawn; its fix-its are
+  still verified warm;
 - fix-it verification re-scans: warm always (they need rule ids and byte ranges only);
 - MISSING-token counts (fixits/verify.py): a counting rule in the same rule file (scan/missing.py); a text it
   cannot count goes to the spawn path (`--debug-query=cst`).
@@ -162,10 +162,9 @@ def labelled_doc(doc: Mapping[str, Any]) -> dict[str, Any] | None:
     ast-grep's rule/mod.rs; `any` keeps the env of the branch that matched, `all` and `not` drop what a failed
     try bound, constraints are matched in the match's env), so the twin's labels are the scan's; `$$` binds
     unnamed nodes too (`%`, `(`). `{}` when the rule records no secondary label (no relational rule outside
-    `not`); None when its labels could differ from `ast-grep scan`'s: the rule's own `labels` (their styles are
-    not carried), relational rules in `nthChild.ofRule` (matched on siblings too), or a global util (its rule is
-    not in the document). Rewriters run on the finished match, in an env of their own: the twin drops them with
-    the fix and the transform."""
+    `not`); None when its labels could differ from `ast-grep scan`'s: the rule's own `labels` (`marked_labels`
+    serves those), or a global util (its rule is not in the document). Rewriters run on the finished match, in
+    an env of their own: the twin drops them with the fix and the transform."""
     utils = doc.get("utils") or {}
     constraints = doc.get("constraints") or {}
     if "labels" in doc or not isinstance(utils, Mapping) or not isinstance(constraints, Mapping):
@@ -204,7 +203,12 @@ def _label_targets(node: Any, names: list[str], utils: Mapping[str, Any]) -> Any
         elif key in _RELATIONAL:
             out[key] = _labelled_relation(value, names, utils)
         elif key == "nthChild" and _has_key(value, _LABEL_KEYS):
-            return None  # `ofRule` is matched on the node and its siblings, recording labels more than once
+            # `ofRule` is tried on each sibling with a throwaway env, then matched once more on the node itself
+            # into the match's env (`find_index` in ast-grep's nth_child.rs, since ast-grep#2677): only that
+            # last match records labels, as in any other position
+            if not isinstance(value, Mapping) or "ofRule" not in value:
+                return None
+            out[key] = {**value, "ofRule": _label_targets(value["ofRule"], names, utils)}
         else:
             out[key] = value  # atomic rules, `matches` (its util is labelled in `utils`), and `not`: no label
         if out[key] is None:
