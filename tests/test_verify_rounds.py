@@ -30,12 +30,12 @@ CODE = "".join(f"a{i} = baz({i})\n" for i in range(4)) + "b = foo(1)\n" + "".joi
     f"c{i} = baz({i})\n" for i in range(3))
 
 
-def _project(root: Path, rules: dict[str, str]) -> Workspace:
+def _project(root: Path, rules: dict[str, str], language: str = "python") -> Workspace:
     root.mkdir()
     ws = Workspace(root)
     project.initialize(ws)
     for rid, body in rules.items():
-        (root / "rules" / f"{rid}.yml").write_text(f"id: {rid}\nlanguage: python\nseverity: warning\n"
+        (root / "rules" / f"{rid}.yml").write_text(f"id: {rid}\nlanguage: {language}\nseverity: warning\n"
                                                    f"message: {rid}\n{body}")
     return ws
 
@@ -81,3 +81,42 @@ def test_a_new_finding_touching_every_edit_still_halves(tmp_path: Path, monkeypa
     fixits = _fixits(scan_code(ws, Engine(), CODE, language="python"))
     assert len(fixits) == 8 and all(fx["verification"]["checked"] for fx in fixits.values())
     assert [len(batch) for batch in calls] == [1, 2, 2, 2]
+
+
+# A fix that could drop a token (a `,` goes), so its MISSING-token count before and after is checked; and one
+# whose copy does lose one without any ERROR node (tree-sitter inserts the `}` that `{ z()` lacks).
+@pytest.mark.parametrize(("language", "rule", "code", "verified"), [
+    ("python", "rule: {pattern: '$D.get($K, None)'}\nfix: $D.get($K)\n", "v = d.get(k, None)\n", True),
+    ("javascript", "rule: {kind: statement_block, regex: 'y'}\nfix: '{ z()'\n", "if (x) { y() }\n", False),
+])
+def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             language: str, rule: str, code: str,
+                                                             verified: bool) -> None:
+    """On the warm path every re-scanned document carries its MISSING-token count (the counting rule,
+    scan/missing.py): the original goes into the round beside its copy and both counts are read from that round,
+    so the check costs the snippet's scan and one round, not two more warm calls (one per count)."""
+    from sgtools.core.settings import Settings
+    from sgtools.engine.warm import WarmEngine
+
+    ws = _project(tmp_path / "p", {"r": rule}, language)
+    engine = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
+    engine.enable_warm()
+    assert engine.warm is not None
+    calls: list[int] = []
+    real = WarmEngine.scan
+
+    def counting(self: WarmEngine, spec: Any, texts: Sequence[str], *a: Any, **k: Any) -> Any:
+        calls.append(len(texts))
+        return real(self, spec, texts, *a, **k)
+
+    try:
+        scan_code(ws, engine, code, language=language)  # starts the warm process
+        monkeypatch.setattr(WarmEngine, "scan", counting)
+        [fx] = _fixits(scan_code(ws, engine, code, language=language)).values()
+        assert engine.warm.stats.last == "warm", engine.warm.stats.last_reason
+    finally:
+        engine.warm.close()
+    assert calls == [1, 2]  # the snippet; then its copy and the original, counted in the same round
+    v = fx["verification"]
+    assert fx["verified"] is verified and v["parseErrorsAfter"] == v["missingBefore"] == 0
+    assert v["missingAfter"] == (0 if verified else 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from sgtools.contracts.fixits import Fixit
 from sgtools.contracts.scan import Diagnostic
@@ -21,8 +21,8 @@ from sgtools.edit.text import Span, apply_edits, to_span
 from sgtools.engine import lifecycle
 from sgtools.fixits.judge import EditedText, Member, finish, judge
 
-if TYPE_CHECKING:  # concurrent.futures costs ~5 ms to import: a scan without fix-its never needs it
-    from concurrent.futures import Executor, Future
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
     from sgtools.engine.match import AstGrepMatch
 
@@ -31,6 +31,12 @@ LIMIT_REACHED = "verification limit reached"
 BatchRunner = Callable[[str, Sequence[str]], "list[list[AstGrepMatch]]"]
 # (language, text) -> how many MISSING tokens tree-sitter inserted to parse it, or None when it cannot tell.
 MissingCounter = Callable[[str, str], int | None]
+
+
+class _Count(Protocol):
+    """A MISSING-token count to be read once the rounds are done: a running `Future`, or `_AfterRounds`."""
+
+    def result(self) -> int | None: ...
 
 
 @dataclass
@@ -114,7 +120,8 @@ def _may_drop_token(text: str, span: Span) -> bool:
 
 
 def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
-                  count_missing: MissingCounter | None = None, *, settings: Settings) -> None:
+                  count_missing: MissingCounter | None = None, *, settings: Settings,
+                  counted_by_rescan: bool = False) -> None:
     """Check every fix-it of `jobs` in place: `run_batch(language, texts)` calls per language, each of whole
     files up to the `fixit_verify_chunk_bytes` setting, which must scan each text with the rules that produced
     the diagnostics plus the `PARSE_RULE_ID` rule (and more per round while combined copies are halved: at most
@@ -122,7 +129,10 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
 
     ERROR nodes are counted by the batch; tree-sitter can also recover by inserting a MISSING token (a
     dropped `}` or `;`) with no ERROR node at all, which no rule can match. `count_missing` counts those for
-    `fix` fix-its (engine calls on threads, alongside the batch, up to `fixit_missing_check_max`)."""
+    `fix` fix-its (engine calls on threads, alongside the batch, up to `fixit_missing_check_max`).
+    `counted_by_rescan`: `run_batch` counts them itself in every text it scans (the warm engine's counting rule,
+    scan/missing.py), and `count_missing` answers from those counts: the originals to count go into the first
+    round beside their copies, and every count is read after the rounds, with no engine call of its own."""
     chosen = _choose(jobs, settings.fixit_verify_max)
     copies = _Copies(jobs, settings.fixit_verify_max_bytes)
     # One copy of a file per fix-it made the work quadratic (a file with 30,000 findings never got verified).
@@ -132,19 +142,24 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     # count is of its copy.
     counts_left = [max(0, settings.fixit_missing_check_max) if count_missing is not None else 0]
     texts = copies.make((j, g) for j, members in chosen.items() for g in _plan(jobs[j].text, members, counts_left))
-    # MISSING-token counts run on their own threads while the batch scans (they only read the texts); each
-    # `fix` copy is one edit alone, so its count belongs to that fix-it.
-    from concurrent.futures import ThreadPoolExecutor  # ~7 ms to import: not on a path scan without fixes
-
-    pool = (ThreadPoolExecutor(max_workers=max(1, settings.verify_workers), **lifecycle.pool_args())
-            if count_missing is not None else None)
-    missing: dict[int, tuple[Future[int | None], Future[int | None]]] = {}
+    # MISSING-token counts run on their own threads while the batch scans (they only read the texts), unless
+    # the batch counts them itself; each `fix` copy is one edit alone, so its count belongs to that fix-it.
+    pool = _pool(settings) if count_missing is not None and not counted_by_rescan else None
+    missing: dict[int, tuple[_Count, _Count]] = {}
     no_token_lost: set[int] = set()
+    recount: set[int] = set()
     try:
-        if pool is not None and count_missing is not None:
-            missing, no_token_lost = _count_missing(pool, count_missing, jobs, texts,
-                                                    settings.fixit_missing_check_max)
-        done = _run_rounds(jobs, texts, run_batch, copies.make, settings.fixit_verify_chunk_bytes)
+        if count_missing is not None:
+            counter = count_missing
+
+            def start(language: str, text: str) -> _Count:
+                return pool.submit(counter, language, text) if pool is not None else _AfterRounds(counter,
+                                                                                                   language, text)
+
+            missing, no_token_lost = _count_missing(start, jobs, texts, settings.fixit_missing_check_max)
+            if counted_by_rescan:
+                recount = {t.job for t in texts if any(id(m) in missing for m in t.members)}
+        done = _run_rounds(jobs, texts, run_batch, copies.make, settings.fixit_verify_chunk_bytes, recount)
         _record_missing(done, missing)
     finally:
         if pool is not None:
@@ -207,25 +222,39 @@ class _Copies:
         return [EditedText(j, group, new_text)]
 
 
-def _count_missing(pool: Executor, count_missing: MissingCounter, jobs: Sequence[VerifyJob],
-                   texts: Sequence[EditedText], cap: int,
-                   ) -> tuple[dict[int, tuple[Future[int | None], Future[int | None]]], set[int]]:
+def _pool(settings: Settings) -> ThreadPoolExecutor:
+    from concurrent.futures import ThreadPoolExecutor  # ~7 ms to import: only when counts need threads
+
+    return ThreadPoolExecutor(max_workers=max(1, settings.verify_workers), **lifecycle.pool_args())
+
+
+class _AfterRounds:
+    """A count asked for when it is read, after the rounds: by then the re-scan of its text has counted it."""
+
+    def __init__(self, count_missing: MissingCounter, language: str, text: str) -> None:
+        self.count_missing, self.language, self.text = count_missing, language, text
+
+    def result(self) -> int | None:
+        return self.count_missing(self.language, self.text)
+
+
+def _count_missing(start: Callable[[str, str], _Count], jobs: Sequence[VerifyJob], texts: Sequence[EditedText],
+                   cap: int) -> tuple[dict[int, tuple[_Count, _Count]], set[int]]:
     """Start counting MISSING tokens before and after each `fix` copy that could lose a token (up to `cap`);
     also the ids of the fix-its that cannot lose one."""
-    originals: dict[int, Future[int | None]] = {}
-    missing: dict[int, tuple[Future[int | None], Future[int | None]]] = {}
+    originals: dict[int, _Count] = {}
+    missing: dict[int, tuple[_Count, _Count]] = {}
     fix_texts = list(texts)
     no_token_lost = {id(m) for t in fix_texts for m in t.members if not _may_drop_token(jobs[t.job].text, m.span)}
     for t in [t for t in fix_texts if len(t.members) == 1 and id(t.members[0]) not in no_token_lost][:max(0, cap)]:
         job = jobs[t.job]
         if t.job not in originals:
-            originals[t.job] = pool.submit(count_missing, job.language, job.text)
-        missing[id(t.members[0])] = (originals[t.job], pool.submit(count_missing, job.language, t.new_text))
+            originals[t.job] = start(job.language, job.text)
+        missing[id(t.members[0])] = (originals[t.job], start(job.language, t.new_text))
     return missing, no_token_lost
 
 
-def _record_missing(done: Sequence[Member],
-                    missing: Mapping[int, tuple[Future[int | None], Future[int | None]]]) -> None:
+def _record_missing(done: Sequence[Member], missing: Mapping[int, tuple[_Count, _Count]]) -> None:
     """MISSING counts matter only for a fix that otherwise passed: record them there."""
     for m in done:
         counts = missing.get(id(m))
@@ -239,15 +268,17 @@ def _record_missing(done: Sequence[Member],
 
 def _run_rounds(jobs: Sequence[VerifyJob], texts: list[EditedText], run_batch: BatchRunner,
                 make_texts: Callable[[Iterable[tuple[int, list[Member]]]], list[EditedText]],
-                chunk_bytes: int) -> list[Member]:
-    """Scan the copies (in chunks of whole files, see `_scan_round`), judge them, and halve combined copies that
-    need it (one more round while any copy needs it) until every fix-it is judged."""
+                chunk_bytes: int, recount: set[int]) -> list[Member]:
+    """Scan the copies (in chunks of whole files, see `_scan_round`), judge them, and split combined copies that
+    need it (one more round while any copy needs it) until every fix-it is judged. The originals of `recount`
+    are scanned again in the first round (their counts are read from it), keeping their known baselines."""
     baselines: dict[int, list[AstGrepMatch]] = {
         j: job.baseline for j, job in enumerate(jobs) if job.baseline is not None}
     done: list[Member] = []
     round_texts = texts
     while round_texts:
-        results = _scan_round(jobs, round_texts, run_batch, baselines, chunk_bytes)
+        results = _scan_round(jobs, round_texts, run_batch, baselines, chunk_bytes, recount)
+        recount = set()
         retry: list[EditedText] = []
         for t, found in zip(round_texts, results, strict=True):
             if found is None:
@@ -296,14 +327,14 @@ class _Unit(NamedTuple):
 
 
 def _units(jobs: Sequence[VerifyJob], round_texts: Sequence[EditedText],
-           baselines: Mapping[int, list[AstGrepMatch]]) -> dict[str, list[_Unit]]:
+           baselines: Mapping[int, list[AstGrepMatch]], recount: set[int]) -> dict[str, list[_Unit]]:
     """The round's texts per language, per job (a file's copies stay together), in order."""
     by_job: dict[int, list[int]] = {}
     for i, t in enumerate(round_texts):
         by_job.setdefault(t.job, []).append(i)
     out: dict[str, list[_Unit]] = {}
     for j, positions in by_job.items():
-        original = j not in baselines
+        original = j not in baselines or j in recount
         size = (len(jobs[j].text) if original else 0) + sum(len(round_texts[i].new_text) for i in positions)
         out.setdefault(jobs[j].language, []).append(_Unit(j, original, positions, size))
     return out
@@ -323,13 +354,14 @@ def _chunks(units: Sequence[_Unit], limit: int) -> list[list[_Unit]]:
 
 
 def _scan_round(jobs: Sequence[VerifyJob], round_texts: Sequence[EditedText], run_batch: BatchRunner,
-                baselines: dict[int, list[AstGrepMatch]], chunk_bytes: int) -> list[list[AstGrepMatch] | None]:
+                baselines: dict[int, list[AstGrepMatch]], chunk_bytes: int,
+                recount: set[int]) -> list[list[AstGrepMatch] | None]:
     """Each copy's matches (None where its re-scan failed), from `run_batch` calls of at most `chunk_bytes`
     each, a file's original (when no baseline is known yet) and its copies in the same call; the originals'
     matches go into `baselines`. A chunk whose call fails is split in halves and tried again; a file whose
     own call fails leaves its fix-its unchecked, saying why, and the other files are still verified."""
     found: list[list[AstGrepMatch] | None] = [None] * len(round_texts)
-    for lang, units in _units(jobs, round_texts, baselines).items():
+    for lang, units in _units(jobs, round_texts, baselines, recount).items():
         pending = _chunks(units, chunk_bytes)
         while pending:
             chunk = pending.pop(0)
@@ -351,7 +383,7 @@ def _scan_round(jobs: Sequence[VerifyJob], round_texts: Sequence[EditedText], ru
             at = 0
             for u in chunk:
                 if u.original:
-                    baselines[u.job] = results[at]
+                    baselines.setdefault(u.job, results[at])  # a snippet's own scan stays its baseline
                     at += 1
                 for i in u.copies:
                     found[i] = results[at]

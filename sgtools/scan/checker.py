@@ -42,6 +42,7 @@ class TextChecker:
         self.rules = rules
         self.fell_back: list[str] = []  # why a call of this checker left the warm path, first reason first
         self._warm: tuple[WarmSpec, WarmRules] | None = None
+        self._counted: dict[str, int | None] | None = None  # MISSING-token counts of the warm re-scans (`keep_counts`)
         if warm and engine.warm is not None and (project is not None or str(config) == NO_CONFIG):
             self._warm = warm_spec(engine, project, rules, rules_path, file_name, language)
 
@@ -72,14 +73,29 @@ class TextChecker:
         found, why = warm_matches(self.engine, self._warm[0], self._warm[1], codes, rules_by_id)
         return (found if found is not None else [None] * len(codes)), why
 
+    def keep_counts(self) -> bool:
+        """From now on keep the MISSING-token count the warm re-scans find in each text (the counting rule is in
+        every warm document), so `count_missing` of a text already re-scanned costs no engine call; whether the
+        re-scans are warm, so that counts will be kept (fixits/verify.py's `counted_by_rescan`)."""
+        if self._warm is None or self.engine.warm is None:
+            return False
+        if self._counted is None:
+            self._counted = {}
+        return True
+
     def rescan(self, _language: str, texts: Sequence[str]) -> list[list[AstGrepMatch]]:
         """Every rule's matches in each text, without labels (fix-it verification, rule examples): warm when it
         can, else (and after a warm failure, recorded in `fell_back`) one spawned scan of the texts as files.
         The signature of fixits/verify.py's `BatchRunner`."""
         if self._warm is not None and self.engine.warm is not None:
             try:
+                every = self.engine.warm.scan(self._warm[0], texts)
+                if self._counted is not None:
+                    for text, ms in zip(texts, every, strict=True):
+                        if missing.countable(self.language, text):
+                            self._counted[text] = missing.count(ms)
                 return [[m for m in ms if not m["ruleId"].startswith(TWIN) and m["ruleId"] != missing.MISSING_RULE_ID]
-                        for ms in self.engine.warm.scan(self._warm[0], texts)]
+                        for ms in every]
             except WarmUnavailable as exc:
                 self.fell_back.append(exc.reason)
         return scan_texts(self.engine, self.config, self.rules_path, self.file_name, texts)
@@ -94,7 +110,9 @@ class TextChecker:
                 or not text.strip() or len(text.encode("utf-8")) > self.engine.settings.max_arg_bytes):
             return spawned(language, text)  # the spawn path's own answer, None included
         found: int | None = None
-        if missing.countable(language, text):
+        if self._counted is not None and text in self._counted:
+            found = self._counted[text]  # counted by its re-scan (`keep_counts`)
+        elif missing.countable(language, text):
             try:
                 found = missing.count(self.engine.warm.scan(self._warm[0], [text])[0])
             except WarmUnavailable as exc:

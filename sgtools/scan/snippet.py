@@ -133,6 +133,7 @@ def snippet_diagnostics(checker: TextChecker, code: str, *, file: str | None = N
         checker.rescan,
         checker.count_missing,
         settings=checker.engine.settings,
+        counted_by_rescan=checker.keep_counts(),  # warm: the re-scans count MISSING tokens too
     )
     checker.record()
     return diags
