@@ -1,0 +1,68 @@
+"""How the README's test command (`python -m pytest -n 2`) spreads the suite over the two xdist workers.
+
+- Longest first. The suite's wall time is its work divided over two cores plus the tail: the time one worker
+  still runs after the other has run out. A test of minutes that starts last is that tail. So the known-longest
+  tests (LONGEST_FIRST) start first, then the rest of the `slow` ones, then the quick ones, whose tail is seconds.
+- One test at a time, except ONE_WORKER_FILES. xdist's `load` hands out tests in chunks, a quarter of the suite
+  at the start; here each test is a unit, given to the first worker that is nearly out of work. A file in
+  ONE_WORKER_FILES is one unit, so the install its tests share (a module fixture) is built on one worker once,
+  not once per worker. (`--dist loadgroup` with `xdist_group` marks would say the same, but pytest-xdist 3.8
+  silently stops grouping under pytest 9.2: pytest-dev/pytest-xdist#1386.)
+
+Any explicit `--dist` other than `load` (e.g. `--dist loadfile`) is left to xdist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+# Test files (or test ids) by their time on a quiet 2-core machine, longest first: each over ~30 s there.
+LONGEST_FIRST = (
+    "e2e/test_fresh_clone.py::test_readme_commands_work_in_a_fresh_clone",
+    "e2e/test_precommit.py",
+    "tests/test_corpus_validation.py::test_after_migration_every_rule_validates_with_its_own_examples",
+    "e2e/test_install.py",
+    "tests/test_read_race.py",
+    "tests/test_kill_every_step.py",
+    "tests/test_crash_consistency.py",
+    "e2e/test_mcp_concurrency.py",
+    "e2e/test_lifecycle.py",
+    "e2e/test_fresh_clone.py",
+)
+# Files whose tests share an expensive module fixture: one worker runs them all, building it once.
+ONE_WORKER_FILES = ("e2e/test_precommit.py", "e2e/test_install.py", "tests/test_server_contracts.py",
+                    "tests/test_fix_harness.py")
+
+
+def _rank(item: pytest.Item) -> int:
+    nodeid = item.nodeid
+    for i, prefix in enumerate(LONGEST_FIRST):
+        if nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "[")):
+            return i
+    return len(LONGEST_FIRST) + (0 if item.get_closest_marker("slow") else 1)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Longest first (a stable sort: within a rank, the collection order; every worker sorts alike)."""
+    items[:] = sorted(items, key=_rank)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class OneTestAtATime(LoadScopeScheduling):  # type: ignore[misc]
+        """Each test is a unit of work, except that a file in ONE_WORKER_FILES is one unit; units in collection
+        order (longest first), not xdist's reordering by their number of tests."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path in ONE_WORKER_FILES else nodeid
+
+    config.option.loadscopereorder = False
+    return OneTestAtATime(config, log)
