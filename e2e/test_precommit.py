@@ -1,8 +1,18 @@
-"""The published pre-commit hook (`.pre-commit-hooks.yaml`, id `sgtools-scan`) through real `pre-commit try-repo`.
+"""The published pre-commit hook (`.pre-commit-hooks.yaml`, id `sgtools-scan`) through real pre-commit.
 
-try-repo installs the hook repository from a git commit into its own virtualenv, so the test commits a snapshot
-of this working tree (every file git does not ignore) to a temporary repository and points try-repo at it.
-The install needs the package's dependencies from the configured package index (a wheel cache here).
+Every test uses one hook repository: a `git clone` of this repository, as docs/ci.md's `/path/to/context-sherpa`,
+with this working tree's changes (every file git does not ignore) committed on top, so an uncommitted change is
+what the hook runs. Installing the hook builds a virtualenv and installs the package with its dependencies from
+the configured package index (a wheel cache here), which is the cost of this module; so it is done as few times
+as the claims allow:
+
+- `pre-commit try-repo` always installs into a fresh store of its own (a temporary directory; PRE_COMMIT_HOME is
+  not read), so it runs only for docs/ci.md's try-repo command (twice: a failing and a passing commit).
+- The hook's behaviour (all files, staged files only, clean code, non-code) runs through `pre-commit run --config`
+  with the config try-repo writes for it (`repo: <clone>, rev: <HEAD>, hooks: [sgtools-scan]`), and docs/ci.md's
+  `.pre-commit-config.yaml` + `pre-commit install` through a real `git commit`: both share one PRE_COMMIT_HOME,
+  where the hook's environment is installed once (the same repo and rev). Under `-n 2` the module's tests run on
+  one worker (ONE_WORKER_FILES in the root conftest.py), so that home is not built again on the other.
 """
 
 from __future__ import annotations
@@ -19,7 +29,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = Path(__file__).resolve().parent / "sample_repo"
-INSTALL_TIMEOUT = 900  # the first try-repo builds a virtualenv and installs the package with its dependencies
+INSTALL_TIMEOUT = 900  # a hang guard: an install builds a virtualenv and installs the package with its dependencies
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(INSTALL_TIMEOUT)]
 
@@ -30,8 +40,12 @@ def git(cwd: Path, *args: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dest = tmp_path_factory.mktemp("hook-repo")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A plain `git clone` of this repository, as a user would have, with the working tree's changes on top."""
+    dest = tmp_path_factory.mktemp("clone") / "context-sherpa"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(dest)], check=True, timeout=300)
+    for rel in filter(None, git(REPO, "ls-files", "--deleted", "-z").split("\0")):
+        (dest / rel).unlink(missing_ok=True)
     listed = git(REPO, "ls-files", "--cached", "--others", "--exclude-standard", "-z").split("\0")
     for rel in filter(None, listed):
         src = REPO / rel
@@ -39,15 +53,24 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
     assert (dest / ".pre-commit-hooks.yaml").is_file()
-    git(dest, "init", "-q", "-b", "main")
     git(dest, "add", "-A")
-    git(dest, "commit", "-q", "-m", "snapshot of the working tree for pre-commit try-repo")
+    if git(dest, "status", "--porcelain").strip():
+        git(dest, "commit", "-q", "-m", "the working tree's changes, for the hook tests")
     return dest
 
 
 @pytest.fixture(scope="module")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
+
+
+@pytest.fixture(scope="module")
+def hook_config(clone: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The config `pre-commit try-repo CLONE sgtools-scan` writes and runs (pre_commit/commands/try_repo.py)."""
+    config = tmp_path_factory.mktemp("hook-config") / ".pre-commit-config.yaml"
+    rev = git(clone, "rev-parse", "HEAD").strip()
+    config.write_text(f"repos:\n- repo: {clone}\n  rev: {rev}\n  hooks:\n  - id: sgtools-scan\n", encoding="utf-8")
+    return config
 
 
 @pytest.fixture
@@ -60,16 +83,26 @@ def project(tmp_path: Path) -> Path:
     return dest
 
 
-def try_repo(project: Path, hook_repo: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SGTOOLS_", "PRE_COMMIT"))}
-    env.update({"PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"})
-    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "sgtools-scan",
-                           "--color", "never", *args], cwd=project, capture_output=True, text=True, env=env,
-                          timeout=INSTALL_TIMEOUT, check=False)
+    env.update({"PRE_COMMIT_HOME": str(home), "NO_COLOR": "1",
+                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"})
+    return env
 
 
-def test_all_files_fails_on_error_findings(project: Path, hook_repo: Path, pre_commit_home: Path) -> None:
-    proc = try_repo(project, hook_repo, pre_commit_home, "--all-files")
+def _run(command: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=_env(home), timeout=INSTALL_TIMEOUT,
+                          check=False)
+
+
+def run_hook(project: Path, config: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`pre-commit run` with try-repo's config for the hook, its environment in the shared PRE_COMMIT_HOME."""
+    return _run([sys.executable, "-m", "pre_commit", "run", "--config", str(config), "--color", "never", *args],
+                project, home)
+
+
+def test_all_files_fails_on_error_findings(project: Path, hook_config: Path, pre_commit_home: Path) -> None:
+    proc = run_hook(project, hook_config, pre_commit_home, "--all-files")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert "sgtools scan (ast-grep rules)" in out and "Failed" in out
@@ -79,28 +112,28 @@ def test_all_files_fails_on_error_findings(project: Path, hook_repo: Path, pre_c
     assert "[no-var]" in out and "[go-println]" in out and "[prefer-logging]" in out and "[no-console-log]" in out
 
 
-def test_staged_files_only(project: Path, hook_repo: Path, pre_commit_home: Path) -> None:
+def test_staged_files_only(project: Path, hook_config: Path, pre_commit_home: Path) -> None:
     clean = project / "python" / "clean.py"
     clean.write_text(clean.read_text(encoding="utf-8") + "\n\nvalue = eval('1')\n", encoding="utf-8")
     git(project, "add", "python/clean.py")
-    proc = try_repo(project, hook_repo, pre_commit_home)
+    proc = run_hook(project, hook_config, pre_commit_home)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert "python/clean.py" in out and "[no-eval]" in out
     assert "js/debug.js" not in out and "python/calc.py" not in out
 
 
-def test_passes_on_clean_code_and_skips_non_code(project: Path, hook_repo: Path, pre_commit_home: Path) -> None:
+def test_passes_on_clean_code_and_skips_non_code(project: Path, hook_config: Path, pre_commit_home: Path) -> None:
     (project / "python" / "more.py").write_text("def double(x: int) -> int:\n    return 2 * x\n", encoding="utf-8")
     git(project, "add", "python/more.py")
-    proc = try_repo(project, hook_repo, pre_commit_home)
+    proc = run_hook(project, hook_config, pre_commit_home)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Passed" in proc.stdout
     git(project, "commit", "-q", "-m", "more")
 
     (project / "README.md").write_text("# changed\n", encoding="utf-8")
     git(project, "add", "README.md")
-    proc = try_repo(project, hook_repo, pre_commit_home)
+    proc = run_hook(project, hook_config, pre_commit_home)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "(no files to check)Skipped" in proc.stdout
 
@@ -117,22 +150,6 @@ def _documented() -> tuple[str, str]:
     blocks = [b.strip() for b in re.findall(r"```sh\n(.*?)```", section, flags=re.S)]
     assert len(blocks) == 2 and blocks[0].startswith(f"pre-commit try-repo {DOC_PATH} "), blocks
     return blocks[0].split("#", 1)[0].strip(), blocks[1]
-
-
-@pytest.fixture(scope="module")
-def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A plain `git clone` of this repository's HEAD, as a user would have."""
-    dest = tmp_path_factory.mktemp("clone") / "context-sherpa"
-    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(dest)], check=True, timeout=300)
-    return dest
-
-
-def _run(command: list[str], cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SGTOOLS_", "PRE_COMMIT"))}
-    env.update({"PRE_COMMIT_HOME": str(home), "NO_COLOR": "1",
-                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"})
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=INSTALL_TIMEOUT,
-                          check=False)
 
 
 def _stage(project: Path, name: str, text: str) -> None:
