@@ -120,3 +120,31 @@ def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, mon
     v = fx["verification"]
     assert fx["verified"] is verified and v["parseErrorsAfter"] == v["missingBefore"] == 0
     assert v["missingAfter"] == (0 if verified else 1)
+
+
+def test_a_pending_change_counts_missing_tokens_in_the_same_round(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for `scan_code` with `files` (a pending change's documents on the warm engine)."""
+    from sgtools.core.settings import Settings
+    from sgtools.engine.warm import WarmEngine
+
+    ws = _project(tmp_path / "p", {"get-none": "rule: {pattern: '$D.get($K, None)'}\nfix: $D.get($K)\n"})
+    engine = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
+    engine.enable_warm()
+    assert engine.warm is not None
+    files = [{"path": "a.py", "code": "v = d.get(k, None)\n"}]
+    calls: list[int] = []
+    real = WarmEngine.scan
+
+    def counting(self: WarmEngine, spec: Any, texts: Sequence[str], *a: Any, **k: Any) -> Any:
+        calls.append(len(texts))
+        return real(self, spec, texts, *a, **k)
+
+    try:
+        scan_code(ws, engine, files=files)  # type: ignore[arg-type]  # starts the warm process
+        monkeypatch.setattr(WarmEngine, "scan", counting)
+        [fx] = _fixits(scan_code(ws, engine, files=files)).values()  # type: ignore[arg-type]
+    finally:
+        engine.warm.close()
+    assert calls == [1, 2]  # the document; then its copy and the original, counted in the same round
+    assert fx["verified"] and fx["verification"]["missingAfter"] == fx["verification"]["missingBefore"] == 0

@@ -405,7 +405,9 @@ def verify_files(ws: Workspace, engine: Engine, cfg: ProjectConfig, rules: Seque
         return checkers[lang].count_missing(lang, text) if lang in checkers else spawned(lang, text)
 
     spawned = missing_counter(engine, ws.root)
-    verify_fixits(jobs, run, count, settings=engine.settings)
+    # warm checkers (a pending change's documents) count MISSING tokens in the re-scans themselves
+    counted = bool(checkers) and all([c.keep_counts() for c in checkers.values()])
+    verify_fixits(jobs, run, count, settings=engine.settings, counted_by_rescan=counted)
     mark_unchecked(diags, "no rules of this file's language to re-scan with")
 
 
