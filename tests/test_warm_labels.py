@@ -111,3 +111,48 @@ def test_relational_rules_in_nth_child_of_rule_are_answered_warm(initialized: Wo
     labels = sorted((d["text"], lb["text"]) for d in res["issues"] for lb in d["labels"])
     assert labels == [('h("y")', '"y"'), ('h("y")', '("y")'), ('r("s")', '"s"'), ('r("s")', '("s")')], labels
     assert (warm.warm.stats.last, warm.warm.stats.spawn_calls) == ("warm", 0), warm.warm.stats
+
+
+UTILS = {
+    "is-print.yml": "id: is-print\nlanguage: python\nrule: {pattern: print($$$A)}\n",
+    "in-def.yml": "id: in-def\nlanguage: python\nrule: {inside: {kind: function_definition, stopBy: end}}\n",
+    "is-loop.yml": "id: is-loop\nlanguage: python\nrule: {any: [kind: for_statement, kind: while_statement]}\n",
+}
+GLOBAL_UTIL_RULES = """id: uses-print
+language: python
+severity: hint
+message: print
+rule: {matches: is-print}
+---
+id: print-in-def
+language: python
+severity: info
+message: print of $A in a function
+rule:
+  pattern: print($A)
+  matches: in-def
+---
+id: open-in-loop
+language: python
+severity: warning
+message: open of $F in a loop
+rule:
+  pattern: open($F)
+  inside: {matches: is-loop, stopBy: end}
+"""
+LOOPS = "print(1)\ndef f(names):\n    print(names)\n    for n in names:\n        open(n)\nwhile x:\n    open(y)\n"
+
+
+def test_rules_using_global_utils_are_answered_warm(initialized: Workspace, warm: Engine) -> None:
+    """A global util is matched in an env of its own, so what it records is dropped; the relational rule around
+    a util that returns the node it is tried on labels that node, which the label twin binds."""
+    assert warm.warm is not None
+    for name, text in UTILS.items():
+        (initialized.root / "utils" / name).write_text(text, encoding="utf-8")
+    (initialized.root / "rules" / "global.yml").write_text(GLOBAL_UTIL_RULES, encoding="utf-8")
+    res = _same(initialized, warm, LOOPS)
+    found = sorted((d["ruleId"], d["text"], tuple(lb["text"][:9] for lb in d["labels"])) for d in res["issues"])
+    assert found == [("open-in-loop", "open(n)", ("for n in ",)), ("open-in-loop", "open(y)", ("while x:\n",)),
+                     ("print-in-def", "print(names)", ()), ("uses-print", "print(1)", ()),
+                     ("uses-print", "print(names)", ())], found
+    assert (warm.warm.stats.last, warm.warm.stats.spawn_calls) == ("warm", 0), warm.warm.stats

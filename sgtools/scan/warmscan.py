@@ -25,9 +25,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sgtools.core import languages
+from sgtools.core.errors import SgToolsError
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.warm import LABEL_MARK, WarmSpec, WarmUnavailable
 from sgtools.fixits.judge import PARSE_RULE_ID
@@ -57,8 +58,16 @@ class WarmRules:
     own: frozenset[str] = frozenset()  # rules with their own `labels`, each given a marker message (`marked_labels`)
 
 
-# rule file (content-addressed) -> its warm twin
-_warm_files: dict[str, WarmRules] = {}
+# (rule file (content-addressed), the utils' stamp) -> its warm twin
+_warm_files: dict[tuple[str, tuple[Any, ...]], WarmRules] = {}
+
+
+class _Scope(NamedTuple):
+    """The utils a `matches` can name: the rule's own (`local`), then the project's global ones (`shared`: the
+    `rule` of each util of utilDirs that holds nothing else, by id)."""
+
+    local: Mapping[str, Any]
+    shared: Mapping[str, Any]
 
 
 def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules: Sequence[Rule], rules_path: Path, file_name: str,
@@ -78,19 +87,21 @@ def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules: Sequence[Rule], 
             body["languageGlobs"] = cfg.language_globs
         stamp = tree_signature([cfg.path], cfg.util_dirs)
     config = cfg.path if cfg is not None else Path(NO_CONFIG)
-    warm_rules = _warm_rules(rules, rules_path, language)
+    warm_rules = _warm_rules(rules, rules_path, language, cfg, stamp)
     return WarmSpec(str(engine.binary), json.dumps(body, sort_keys=True), stamp, warm_rules.path,
                     tuple(engine.language_flags(config)), file_name, language), warm_rules
 
 
-def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmRules:
+def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str, cfg: ProjectConfig | None = None,
+                stamp: tuple[Any, ...] = ()) -> WarmRules:
     """`rules_path`'s rules as they are (they decide what matches), plus a label twin of each rule that can
     record secondary labels (see `labelled_doc`). A twin's labels are used only where it matched exactly where
-    its rule did."""
+    its rule did. `stamp`: the utils' and config's, whose global utils the twins read."""
     with _lock:
-        hit = _warm_files.get(str(rules_path))
+        hit = _warm_files.get((str(rules_path), stamp))
     if hit is not None and hit.path.is_file():
         return hit
+    shared = _global_utils(cfg, language) if cfg is not None else {}
     docs: list[dict[str, Any]] = []
     twinned: set[str] = set()
     spawned: set[str] = set()
@@ -105,7 +116,7 @@ def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmR
         docs.append(doc)
         if not _has_key(doc, _LABEL_KEYS) and "labels" not in doc:
             continue  # only the primary label: the server's diagnostic is the whole story
-        twin = labelled_doc(doc)
+        twin = labelled_doc(doc, shared)
         if twin is None:
             spawned.add(r.id)
         elif twin:
@@ -119,7 +130,7 @@ def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str) -> WarmR
     with _lock:
         if len(_warm_files) > 256:
             _warm_files.clear()
-        _warm_files[str(rules_path)] = out
+        _warm_files[(str(rules_path), stamp)] = out
     return out
 
 
@@ -154,7 +165,31 @@ def own_labels(found: Sequence[MatchLabel], labels: Mapping[str, Any]) -> list[M
     return out
 
 
-def labelled_doc(doc: Mapping[str, Any]) -> dict[str, Any] | None:
+def _global_utils(cfg: ProjectConfig, language: str) -> dict[str, Any]:
+    """The `rule` of each global util of `language` in the project's utilDirs that holds only `id`, `language`
+    and `rule` (one with constraints, utils, a transform or arguments is left out: a `matches` naming it sends
+    its rule to the spawn path), by id; an id defined twice is left out too."""
+    from sgtools.core import yamlio
+    from sgtools.project.languages import language_key
+
+    found: dict[str, Any] = {}
+    twice: set[str] = set()
+    for path in cfg.util_files():
+        try:
+            docs = yamlio.load_all_cached(path.read_bytes())
+        except (OSError, ValueError, SgToolsError):
+            continue
+        for doc in docs:
+            if not isinstance(doc, Mapping) or not isinstance(doc.get("id"), str):
+                continue
+            uid = str(doc["id"])
+            twice.update({uid} & found.keys())
+            if set(doc) <= {"id", "language", "rule"} and language_key(str(doc.get("language")), cfg) == language:
+                found[uid] = doc.get("rule")
+    return {k: v for k, v in found.items() if k not in twice}
+
+
+def labelled_doc(doc: Mapping[str, Any], shared: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The label twin of `doc`: the same rule with the target T of each relational rule (in `rule`, its local
     utils and its constraints) replaced by `all: [T, pattern: $$SGTOOLSLBL<n>]` and a label on each such
     metavariable (with `LABEL_MARK` as its message, so the server reports it). ast-grep records exactly the node
@@ -163,16 +198,19 @@ def labelled_doc(doc: Mapping[str, Any]) -> dict[str, Any] | None:
     try bound, constraints are matched in the match's env), so the twin's labels are the scan's; `$$` binds
     unnamed nodes too (`%`, `(`). `{}` when the rule records no secondary label (no relational rule outside
     `not`); None when its labels could differ from `ast-grep scan`'s: the rule's own `labels` (`marked_labels`
-    serves those), or a global util (its rule is not in the document). Rewriters run on the finished match, in
-    an env of their own: the twin drops them with the fix and the transform."""
+    serves those), or a global util the twin cannot see through (`_returns_self`). A global util (`shared`) is
+    matched in an env of its own (`match_global_rule` in ast-grep's referent_rule.rs): what it records is
+    dropped, so the twin leaves it as it is. Rewriters run on the finished match, in an env of their own: the
+    twin drops them with the fix and the transform."""
     utils = doc.get("utils") or {}
     constraints = doc.get("constraints") or {}
     if "labels" in doc or not isinstance(utils, Mapping) or not isinstance(constraints, Mapping):
         return None
     names: list[str] = []
-    rule = _label_targets(doc.get("rule"), names, utils)
-    twin_utils = {k: _label_targets(v, names, utils) for k, v in utils.items()}
-    twin_constraints = {k: _label_targets(v, names, utils) for k, v in constraints.items()}
+    scope = _Scope(utils, shared or {})
+    rule = _label_targets(doc.get("rule"), names, scope)
+    twin_utils = {k: _label_targets(v, names, scope) for k, v in utils.items()}
+    twin_constraints = {k: _label_targets(v, names, scope) for k, v in constraints.items()}
     if rule is None or any(v is None for v in [*twin_utils.values(), *twin_constraints.values()]):
         return None
     if not names:
@@ -186,7 +224,7 @@ def labelled_doc(doc: Mapping[str, Any]) -> dict[str, Any] | None:
             "labels": {n: {"style": "secondary", "message": LABEL_MARK} for n in names}}
 
 
-def _label_targets(node: Any, names: list[str], utils: Mapping[str, Any]) -> Any:
+def _label_targets(node: Any, names: list[str], utils: _Scope) -> Any:
     """`node` (a rule object, or an `all`/`any` list) with each relational target labelled (`labelled_doc`);
     None where a label could come from a rule the twin cannot see (a global util)."""
     if isinstance(node, list):
@@ -194,7 +232,7 @@ def _label_targets(node: Any, names: list[str], utils: Mapping[str, Any]) -> Any
         return None if any(x is None for x in items) else items
     if not isinstance(node, Mapping):
         return node
-    if "matches" in node and node["matches"] not in utils:
+    if "matches" in node and node["matches"] not in utils.local and node["matches"] not in utils.shared:
         return None
     out: dict[str, Any] = {}
     for key, value in node.items():
@@ -216,7 +254,7 @@ def _label_targets(node: Any, names: list[str], utils: Mapping[str, Any]) -> Any
     return out
 
 
-def _labelled_relation(value: Any, names: list[str], utils: Mapping[str, Any]) -> dict[str, Any] | None:
+def _labelled_relation(value: Any, names: list[str], utils: _Scope) -> dict[str, Any] | None:
     """One relational rule with its target bound to a new label metavariable. ast-grep labels the node its
     target rule returns: the candidate itself, except for a target that is one relational rule (or a util that
     is one), which returns (and labels) the node *it* found, so this one adds nothing new. A stopBy rule is
@@ -237,10 +275,11 @@ def _labelled_relation(value: Any, names: list[str], utils: Mapping[str, Any]) -
     return {**meta, "all": [target, {"pattern": f"$${name}"}]} if returns_self else {**meta, **target}
 
 
-def _returns_self(rule: Any, utils: Mapping[str, Any], seen: set[str]) -> bool | None:
+def _returns_self(rule: Any, utils: _Scope, seen: set[str]) -> bool | None:
     """Whether ast-grep's matcher for the rule object `rule` returns the node it is tried on (an atomic or
-    composite rule, several keys: their `all`), not a node a relational rule found; None when unknown (a global
-    util, a cycle)."""
+    composite rule, several keys: their `all`), not a node a relational rule found; None when unknown (a util
+    that is not known, a cycle, or a global util that returns another node: its own label is dropped with its
+    env, yet the relational rule around it labels that node, which the twin cannot bind)."""
     if not isinstance(rule, Mapping) or len(rule) != 1:
         return True
     key, value = next(iter(rule.items()))
@@ -248,9 +287,14 @@ def _returns_self(rule: Any, utils: Mapping[str, Any], seen: set[str]) -> bool |
         return False
     if key != "matches":
         return True
-    if not isinstance(value, str) or value not in utils or value in seen:
+    if not isinstance(value, str) or value in seen:
         return None
-    return _returns_self(utils[value], utils, {*seen, value})
+    if value in utils.local:
+        return _returns_self(utils.local[value], utils, {*seen, value})
+    if value not in utils.shared:
+        return None
+    # a global util's own `matches` name global utils only
+    return _returns_self(utils.shared[value], _Scope({}, utils.shared), {*seen, value}) or None
 
 
 def _has_key(node: object, keys: frozenset[str]) -> bool:
