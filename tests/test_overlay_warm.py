@@ -174,9 +174,12 @@ def test_a_killed_or_hung_engine_still_gets_the_same_answer(proj: Workspace) -> 
 
     from tests.test_warm_engine import gone
 
-    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_timeout=1.0))
+    # The deadline is a hang guard (60 s) for the calls that must be served warm: at 1 s a loaded machine's slow
+    # restart tripped it and the call went to the spawn path. Only the stopped process's call runs under 1 s.
+    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_timeout=60.0))
     e.enable_warm()
     assert e.warm is not None
+    guard = e.warm.settings
     python = CHANGE[:3]
     try:
         got, want = _both(proj, e, python)
@@ -188,9 +191,11 @@ def test_a_killed_or_hung_engine_still_gets_the_same_answer(proj: Workspace) -> 
         pids = e.warm.pids()
         for pid in pids:
             os.kill(pid, signal.SIGSTOP)  # alive and silent: the deadline (1 s here) must catch it
+        e.warm.settings = guard.replace(warm_engine_timeout=1.0)
         t = time.monotonic()
         assert _both(proj, e, python)[0] == want
         assert time.monotonic() - t < 60 and e.warm.stats.last == "spawn" and all(map(gone, pids))
+        e.warm.settings = guard
         assert _both(proj, e, python)[0] == want and e.warm.stats.last == "warm"
     finally:
         e.warm.close()
