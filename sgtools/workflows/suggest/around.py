@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.author import call_like, construct_kind, matched, whole_kind
+from sgtools.workflows.suggest.author import call_like, construct_kind, near_misses, whole_kind
 from sgtools.workflows.suggest.candidates import ARGUMENT, INSIDE_TEXT, Candidate, specific
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
@@ -27,14 +27,9 @@ def held_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequen
                     valid: Sequence[Example], start: int) -> list[Candidate]:
     """A near miss with a construct kind inside every invalid match and inside no valid one: `has` it."""
     out: list[Candidate] = []
-    n = len(invalid)
-    for cand, outcome in misses:
+    for cand, bad, good in near_misses(misses, invalid, valid):
         if cand.tier() >= _LOOSE_TIER:
             continue  # a whole function, or only operators kept: what holds the kind would be incidental
-        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
-        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
-        if not bad or not good:
-            continue
         held = set.intersection(*(_inner_kinds(b) for b in bad)) - set().union(*(_inner_kinds(g) for g in good))
         for kind in sorted(held)[:_HELD_KINDS]:
             rule = {"all": [cand.body["rule"], {"has": {"kind": kind, "stopBy": "end"}}]}
@@ -59,12 +54,7 @@ def any_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
     """Code each invalid example has inside a different construct of its own (`for`, `while`), and no valid
     example has inside any of them: `inside: {any: [...], stopBy: end}`."""
     out: list[Candidate] = []
-    n = len(invalid)
-    for cand, outcome in misses:
-        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
-        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
-        if not bad or not good:
-            continue
+    for cand, bad, good in near_misses(misses, invalid, valid):
         kinds = [_nearest_context(b) for b in bad]
         found = sorted({k for k in kinds if k is not None})
         if None in kinds or not 2 <= len(found) <= 3:

@@ -10,7 +10,7 @@ starts (`inside` an `async def`, a method annotated `@Test`). Every candidate is
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sgtools.workflows.suggest.candidates import (
@@ -377,17 +377,24 @@ def matched(outcome: Outcome, examples: Sequence[Example], offset: int) -> list[
     return nodes
 
 
+def near_misses(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                valid: Sequence[Example]) -> Iterator[tuple[Candidate, list[Node], list[Node]]]:
+    """Each candidate that flags valid code too, with the nodes it matched in the invalid and in the valid
+    examples: what the forms below tell apart, by an argument, a context or a construct held."""
+    n = len(invalid)
+    for cand, outcome in misses:
+        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
+        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
+        if bad and good:
+            yield cand, bad, good
+
+
 def argument_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
                    valid: Sequence[Example], start: int) -> list[Candidate]:
     """A call that flags valid code too, told apart by a keyword argument the valid calls all pass (`not has`)
     or the invalid calls all pass (`has`)."""
     out: list[Candidate] = []
-    n = len(invalid)
-    for cand, outcome in misses:
-        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
-        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
-        if not bad or not good:
-            continue
+    for cand, bad, good in near_misses(misses, invalid, valid):
         bad_args, good_args = [_arguments(b) for b in bad], [_arguments(g) for g in good]
         missing = set.intersection(*(set(a) for a in good_args)) - set().union(*(set(a) for a in bad_args))
         present = set.intersection(*(set(a) for a in bad_args)) - set().union(*(set(a) for a in good_args))
@@ -439,11 +446,8 @@ def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
     """A construct that flags valid code too, told apart by how an enclosing node starts or what it holds:
     `inside` an `async def`, a method annotated `@Test` (`stopBy: end`)."""
     out: list[Candidate] = []
-    n = len(invalid)
-    for cand, outcome in misses:
-        bad = [node for nodes in matched(outcome, invalid, 0) for node in nodes]
-        good = [node for nodes in matched(outcome, valid, n) for node in nodes]
-        found = _context_for(cand, bad, good, start + len(out)) if bad and good else None
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        found = _context_for(cand, bad, good, start + len(out))
         if found is not None:
             out.append(found)
     return out
