@@ -40,6 +40,21 @@ def _project(root: Path, rules: dict[str, str], language: str = "python") -> Wor
     return ws
 
 
+def _count_warm_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on, how many documents each warm-engine call carries (the real call still runs)."""
+    from sgtools.engine.warm import WarmEngine
+
+    calls: list[int] = []
+    real = WarmEngine.scan
+
+    def counting(self: WarmEngine, spec: Any, texts: Sequence[str], *a: Any, **k: Any) -> Any:
+        calls.append(len(texts))
+        return real(self, spec, texts, *a, **k)
+
+    monkeypatch.setattr(WarmEngine, "scan", counting)
+    return calls
+
+
 def _rounds(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     calls: list[list[str]] = []
     real = engine_texts.scan_texts
@@ -96,22 +111,14 @@ def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, mon
     scan/missing.py): the original goes into the round beside its copy and both counts are read from that round,
     so the check costs the snippet's scan and one round, not two more warm calls (one per count)."""
     from sgtools.core.settings import Settings
-    from sgtools.engine.warm import WarmEngine
 
     ws = _project(tmp_path / "p", {"r": rule}, language)
     engine = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
     engine.enable_warm()
     assert engine.warm is not None
-    calls: list[int] = []
-    real = WarmEngine.scan
-
-    def counting(self: WarmEngine, spec: Any, texts: Sequence[str], *a: Any, **k: Any) -> Any:
-        calls.append(len(texts))
-        return real(self, spec, texts, *a, **k)
-
     try:
         scan_code(ws, engine, code, language=language)  # starts the warm process
-        monkeypatch.setattr(WarmEngine, "scan", counting)
+        calls = _count_warm_scans(monkeypatch)
         [fx] = _fixits(scan_code(ws, engine, code, language=language)).values()
         assert engine.warm.stats.last == "warm", engine.warm.stats.last_reason
     finally:
@@ -126,23 +133,15 @@ def test_a_pending_change_counts_missing_tokens_in_the_same_round(tmp_path: Path
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The same for `scan_code` with `files` (a pending change's documents on the warm engine)."""
     from sgtools.core.settings import Settings
-    from sgtools.engine.warm import WarmEngine
 
     ws = _project(tmp_path / "p", {"get-none": "rule: {pattern: '$D.get($K, None)'}\nfix: $D.get($K)\n"})
     engine = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
     engine.enable_warm()
     assert engine.warm is not None
     files = [{"path": "a.py", "code": "v = d.get(k, None)\n"}]
-    calls: list[int] = []
-    real = WarmEngine.scan
-
-    def counting(self: WarmEngine, spec: Any, texts: Sequence[str], *a: Any, **k: Any) -> Any:
-        calls.append(len(texts))
-        return real(self, spec, texts, *a, **k)
-
     try:
         scan_code(ws, engine, files=files)  # type: ignore[arg-type]  # starts the warm process
-        monkeypatch.setattr(WarmEngine, "scan", counting)
+        calls = _count_warm_scans(monkeypatch)
         [fx] = _fixits(scan_code(ws, engine, files=files)).values()  # type: ignore[arg-type]
     finally:
         engine.warm.close()
