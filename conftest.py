@@ -24,6 +24,7 @@ LONGEST_FIRST = (
     "e2e/test_precommit.py",
     "tests/test_corpus_validation.py::test_after_migration_every_rule_validates_with_its_own_examples",
     "e2e/test_install.py",
+    "tests/test_fix_harness.py",  # where the fix-harness corpus is cached (~/.cache), else it skips
     "tests/test_read_race.py",
     "tests/test_kill_every_step.py",
     "tests/test_crash_consistency.py",
