@@ -1,12 +1,13 @@
 """Score suggest_rule on the intent catalogue (tests/data/intent_catalogue.yml), per half.
 
-    .venv/bin/python -m bin.intent_eval [--half dev|dev2|test|all] [--show] [--only ID]
+    .venv/bin/python -m bin.intent_eval [--half dev|dev2|dev3|test|all] [--show] [--only ID]
 
 For each request the top candidate suggest_rule returns (from the 2 + 2 given examples) is run by plain ast-grep
 over the 4 held-out instances and 4 held-out fine snippets. Per half it prints: right (all 4 instances flagged
 and no fine snippet flagged), held-out recall, false alarms, requests with no rule, median latency.
-The development half (even indexes) and the second development set (tests/data/intent_dev2.yml, `dev2`) are
-the ones to tune on; the test half (odd indexes) is the headline: never run it with --show.
+The development half (even indexes) and the second and third development sets (tests/data/intent_dev2.yml,
+`dev2`; tests/data/intent_dev3.yml, `dev3`, which also judges the path scope its requests ask for) are the ones to
+tune on; the test half (odd indexes) is the headline: never run it with --show.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print each miss with its top candidate")
     parser.add_argument("--only", action="append", default=[], help="only this request id (repeatable)")
     args = parser.parse_args(argv)
-    every = [*cat.load(), *cat.load_dev2()]
+    every = cat.load_all()
     requests = [r for r in every if args.half in ("all", r.half) and (not args.only or r.id in args.only)]
     engine = Engine()
     summaries = {h: cat.Summary(f"{h} half" if h in cat.HALVES else f"{h} set") for h in cat.SETS}
@@ -39,8 +40,9 @@ def main(argv: list[str] | None = None) -> int:
             result = cat.score(ws, engine, req)
             summaries[req.half].scores.append(result)
             if args.show and not result.right:
+                scope = "" if result.scope_ok else f", scope wanted: {req.scope or 'none'}"
                 what = (f"no rule: {result.explanation[:300]}" if not result.found else
-                        f"recall {result.flagged_invalid}/4, false alarms {result.flagged_valid}/4\n{result.yaml}")
+                        f"recall {result.flagged_invalid}/4, false alarms {result.flagged_valid}/4{scope}\n{result.yaml}")
                 print(f"--- {req.half} {req.id} ({req.request}): {what}", flush=True)
     for half in cat.SETS:
         if summaries[half].scores:

@@ -25,8 +25,11 @@ from sgtools.workflows.suggest.verify import run_rules
 PATH = Path(__file__).resolve().parent / "data" / "intent_catalogue.yml"
 # A second development set, written later (tests/data/intent_dev2.yml): every request of it is development signal.
 DEV2_PATH = PATH.with_name("intent_dev2.yml")
+# A third, written before any tuning on it (tests/data/intent_dev3.yml): development signal too, and the one set
+# whose requests say which path scope they ask for (`scope`), so the judge checks the scope as well.
+DEV3_PATH = PATH.with_name("intent_dev3.yml")
 HALVES = ("dev", "test")
-SETS = ("dev", "dev2", "test")
+SETS = ("dev", "dev2", "dev3", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -43,22 +46,36 @@ class Request:
     held_valid: list[str]
     reference: dict[str, Any]
     fixed_half: str = ""
+    # The path scope the request asks for ("ignores" / "files" of the usual test paths, "" none); None: not judged
+    # (the catalogue and dev2 were written before scopes were judged, and suggest_rule is not given their words).
+    scope: str | None = None
 
     @property
     def half(self) -> str:
         return self.fixed_half or HALVES[self.index % 2]
 
 
-def load(path: Path = PATH, half: str = "") -> list[Request]:
-    """The requests of one file; `half` names the set of every request in it (the catalogue splits by index)."""
+def load(path: Path = PATH, half: str = "", scoped: bool = False) -> list[Request]:
+    """The requests of one file; `half` names the set of every request in it (the catalogue splits by index);
+    `scoped`: the file says each request's path scope (`scope`, none when absent) and the judge checks it."""
     data = yamlio.load_one(path.read_text(encoding="utf-8"))
     return [Request(i, r["id"], r["language"], r["request"], list(r["invalid"]), list(r["valid"]),
-                    list(r["held_invalid"]), list(r["held_valid"]), dict(r["reference"]), half)
+                    list(r["held_invalid"]), list(r["held_valid"]), dict(r["reference"]), half,
+                    str(r.get("scope", "")) if scoped else None)
             for i, r in enumerate(data["requests"])]
 
 
 def load_dev2() -> list[Request]:
     return load(DEV2_PATH, "dev2")
+
+
+def load_dev3() -> list[Request]:
+    return load(DEV3_PATH, "dev3", scoped=True)
+
+
+def load_all() -> list[Request]:
+    """Every request of every set: the catalogue's two halves, dev2 and dev3."""
+    return [*load(), *load_dev2(), *load_dev3()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
@@ -83,10 +100,12 @@ class Score:
     seconds: float = 0.0
     yaml: str = ""
     explanation: str = ""
+    scope_ok: bool = True
 
     @property
     def right(self) -> bool:
-        return self.found and self.flagged_invalid == len(self.request.held_invalid) and self.flagged_valid == 0
+        return (self.found and self.flagged_invalid == len(self.request.held_invalid) and self.flagged_valid == 0
+                and self.scope_ok)
 
 
 @dataclass
@@ -112,15 +131,26 @@ class Summary:
 
 def score(ws: Workspace, engine: Engine, req: Request) -> Score:
     start = time.perf_counter()
-    result = suggest_rule(ws, engine, req.language, req.invalid, req.valid)
+    words = req.request if req.scope is not None else None
+    result = suggest_rule(ws, engine, req.language, req.invalid, req.valid, request=words)
     seconds = time.perf_counter() - start
     if not result["success"]:
         return Score(req, False, seconds=seconds, explanation=result.get("explanation", ""))
     top = result["candidates"][0]
-    body = matching_body(yamlio.load_one(top["yaml"]))
-    flags = judge(engine, req.language, [body], [*req.held_invalid, *req.held_valid])[0]
+    doc = yamlio.load_one(top["yaml"])
+    flags = judge(engine, req.language, [matching_body(doc)], [*req.held_invalid, *req.held_valid])[0]
     n = len(req.held_invalid)
-    return Score(req, True, sum(flags[:n]), sum(flags[n:]), seconds, top["yaml"])
+    return Score(req, True, sum(flags[:n]), sum(flags[n:]), seconds, top["yaml"],
+                 scope_ok=req.scope is None or scope_of(doc) == req.scope)
+
+
+def scope_of(doc: dict[str, Any]) -> str:
+    """Which path scope a rule document has: "files" / "ignores" when it names test paths there, else ""."""
+    for key in ("files", "ignores"):
+        globs = doc.get(key) or []
+        if any("test" in str(g) or "spec" in str(g) for g in globs):
+            return key
+    return ""
 
 
 _CLAIM = re.compile(r"(invalid|valid)_examples\[(\d+)\] has `([^`]+)`(?: where (invalid|valid)_examples\[(\d+)\] has "
