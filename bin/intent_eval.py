@@ -41,8 +41,8 @@ def main(argv: list[str] | None = None) -> int:
             summaries[req.half].scores.append(result)
             if args.show and not result.right:
                 scope = "" if result.scope_ok else f", scope wanted: {req.scope or 'none'}"
-                what = (f"no rule: {result.explanation[:300]}" if not result.found else
-                        f"recall {result.flagged_invalid}/4, false alarms {result.flagged_valid}/4{scope}\n{result.yaml}")
+                held = f"recall {result.flagged_invalid}/4, false alarms {result.flagged_valid}/4{scope}"
+                what = f"no rule: {result.explanation[:300]}" if not result.found else f"{held}\n{result.yaml}"
                 print(f"--- {req.half} {req.id} ({req.request}): {what}", flush=True)
     for half in cat.SETS:
         if summaries[half].scores:
