@@ -40,6 +40,7 @@ _ARG_KINDS = ("argument", "pair", "named")
 _WORD_TOKEN = re.compile(r"[@A-Za-z_][\w@.:-]*\w|[A-Za-z_]")
 _MAX_CHILD_CHARS = 40
 _MAX_GROUPS = 16
+_QUALIFIER = re.compile(r"qualifier|modifier|specifier")  # `const`, `static`: how a type is held, not a type
 
 
 def _gen(node: Node, label: str) -> Generalised:
@@ -64,7 +65,7 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
     """A type every invalid example names and no valid one does (`any`): `kind` + `regex`."""
     texts = [{(n.kind, n.text) for n in e.nodes()} for e in invalid[1:]]
     types = {(n.kind, n.text): n for n in invalid[0].nodes()
-             if n.named and not n.named_children() and "type" in n.kind and re.fullmatch(r"\w+", n.text)}
+             if n.named and not n.named_children() and "type" in n.kind and not _QUALIFIER.search(n.kind) and re.fullmatch(r"\w+", n.text)}
     out: list[Candidate] = []
     fine_kinds = {kind for kind, _text in fine}
     for (k, text), node in types.items():

@@ -61,6 +61,7 @@ class Candidate:
     names_a_call: bool = False  # a telling child that is (part of) the name of a call inside the root
     within: bool = False  # a type always written in one construct the valid examples also use (`catch (T t)`)
     family: bool = False  # a name regex of an output family (`^Console\.Write(Line)?$`), wider than the names
+    open_tail: bool = False  # a trailing argument no constraint needs, written as any number of them (necessary.py)
 
     @property
     def leaf(self) -> bool:
@@ -85,7 +86,8 @@ class Candidate:
         # A literal `not` copies valid code into the rule: the last resort.
         return (self.tier(), self.leaf, self.form == EXCLUDE, not self.gen.kind_in_valid,
                 _effective_size(self.gen.root), self.form >= CONTEXT,
-                level_rank, self.form, -self.gen.kept, len(str(self.body)))
+                level_rank, len(self.body.get("constraints", {})), self.form, -self.gen.kept, not self.open_tail,
+                len(str(self.body)))
 
 
 def _author_tier(cand: Candidate) -> float:
@@ -243,10 +245,23 @@ def _telling(hole: Hole) -> bool:
     return not hole.multi and len(hole.kinds) <= 3 and not any(re.search(r"[A-Za-z\"'`]", t) for t in hole.texts)
 
 
-def _kind_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
-    """Each single hole as the kinds the examples put there (`[]` and `{}` in `def f(a=[])`: list or dictionary)."""
+# A string of any form (quoted, template, raw, f-, verbatim), or code that starts with one (`'a(' + x`).
+QUOTED = r"^[@$\w]{0,2}[\"'`]"
+
+
+def _quoted(hole: Hole) -> bool:
+    return not hole.multi and all(re.match(QUOTED, t) for t in hole.texts)
+
+
+def kind_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
+    """Each single hole as the kinds the examples put there (`[]` and `{}` in `def f(a=[])`: list or dictionary);
+    a hole that always holds a string (or code starting with one) as its opening quote: the language's other
+    string forms (a template string beside a quoted one) are strings too."""
     out: dict[str, Any] = {}
     for h in holes:
+        if _quoted(h) and not h.relaxed:
+            out[h.name] = {"regex": QUOTED}
+            continue
         if h.multi or len(h.kinds) > 3:
             continue
         kinds = sorted(h.kinds)
@@ -275,10 +290,10 @@ def common_prefix(texts: Sequence[str]) -> str:
     return first[:n]
 
 
-def _regex_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
+def regex_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for h in holes:
-        pin = None if h.multi or h.relaxed else _pin(h.texts)
+        pin = None if h.multi or h.relaxed else _pin(h.texts) or (QUOTED if _quoted(h) else None)
         if pin is not None:
             out[h.name] = {"regex": pin}
     return out
@@ -298,14 +313,14 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False) -> list[
             out.append(Candidate({"rule": {"kind": gen.root.kind, "regex": gen.pinned}}, gen, PINNED, i))
             continue
         rule = _patterns([{"pattern": p} for p in gen.alternatives])
-        typed = _kind_constraints(gen.holes)
+        typed = kind_constraints(gen.holes)
         if not gen.typed_only:
             out.append(Candidate({"rule": rule}, gen, PLAIN, i))
         if typed:
             out.append(Candidate({"rule": rule, "constraints": typed}, gen, TYPED, i))
         if gen.typed_only:
             continue
-        pinned = _regex_constraints(gen.holes)
+        pinned = regex_constraints(gen.holes)
         if pinned:
             out.append(Candidate({"rule": rule, "constraints": pinned}, gen, PINNED, i))
     return out
@@ -344,7 +359,7 @@ def context_forms(gens: Sequence[Generalised], pivot: Example, indexes: Sequence
         rule = _patterns([{"pattern": {"context": c, "selector": gen.root.kind}} for c in contexts])
         if not gen.typed_only:
             out.append(Candidate({"rule": rule}, gen, CONTEXT, i))
-        typed = _kind_constraints(gen.holes)
+        typed = kind_constraints(gen.holes)
         if typed:
             out.append(Candidate({"rule": rule, "constraints": typed}, gen, CONTEXT_TYPED, i))
     return out

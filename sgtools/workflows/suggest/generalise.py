@@ -42,6 +42,12 @@ class Hole:
     kinds: frozenset[str]  # kinds of the generalised nodes (one kind: a `kind` constraint can pin it)
     texts: tuple[str, ...]  # their texts, one per example (a common prefix can pin it with `regex`)
     relaxed: bool  # abstracted by the relaxation, not because the examples differ there
+    role: str | None = None  # the field the pivot's node fills in its parent (`key`, `value`, `function`)
+
+    @property
+    def telling(self) -> bool:
+        """A position that says what the construct is (a key, a name, a type, an operand), not a value in it."""
+        return self.role in _SIGNIFICANT_FIELDS
 
 
 @dataclass
@@ -253,7 +259,8 @@ class _Builder:
             key = (multi, tuple(n.text for n in group))
             if key not in names:
                 names[key] = _multi_name(group[0], sum(1 for k in names if k[0])) if multi else next(singles, "Z")
-                holes.append(Hole(names[key], multi, frozenset(n.kind for n in group), key[1], relaxed))
+                holes.append(Hole(names[key], multi, frozenset(n.kind for n in group), key[1], relaxed,
+                                  group[0].role))
             markers.append(("$$$" if multi else "$") + names[key])
         edits = sorted((s, e, re.sub("\x00(\\d+)\x00", lambda m: markers[int(m.group(1))], t))
                        for s, e, t in self.edits)

@@ -21,7 +21,7 @@ from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
-from sgtools.workflows.suggest import around, author, explain, fixes, proof, render, scope
+from sgtools.workflows.suggest import around, author, explain, fixes, necessary, proof, render, scope
 from sgtools.workflows.suggest import candidates as cands
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, read_examples
@@ -139,7 +139,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     matched_self = {c.root_index for c, o in search.tried if o.hits[pivot_at]}
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
-    search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]))
+    search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS])
+               + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid)))
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
@@ -154,7 +155,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     shadowed = [gens[i] for i in by_size if gens[i].shadowed][:_REPAIR_ROOTS]
     wanted = {id(g) for g in shadowed}
     search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
-               + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted])
+               + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted]
+               + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid)))
     near = search.near_misses()
     misses = [m for m in near if m[0].form < cands.KIND_ONLY][:_REPAIR_ROOTS]
     named = [m for m in near if m[0].form in (cands.PLAIN, cands.FIELD)][:_REPAIR_ROOTS]

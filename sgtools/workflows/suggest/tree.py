@@ -16,7 +16,7 @@ from sgtools.rules import syntax
 
 _LINE = re.compile(r"^( *)(?:([A-Za-z_][A-Za-z0-9_]*): )?(.+?) \((\d+),(\d+)\)-\((\d+),(\d+)\)$")
 # Kinds whose inside is a token to the matcher (quotes and content): compared and generalised as a whole.
-_ATOMIC_PARTS = ("string", "char", "comment", "regex", "heredoc", "template")
+_ATOMIC_PARTS = ("string", "char", "comment", "regex", "heredoc")
 _ATOMIC_KINDS = frozenset({"variable_name", "simple_variable"})  # PHP `$x`: a name, though `$` is a token
 
 
