@@ -65,7 +65,8 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
     """A type every invalid example names and no valid one does (`any`): `kind` + `regex`."""
     texts = [{(n.kind, n.text) for n in e.nodes()} for e in invalid[1:]]
     types = {(n.kind, n.text): n for n in invalid[0].nodes()
-             if n.named and not n.named_children() and "type" in n.kind and not _QUALIFIER.search(n.kind) and re.fullmatch(r"\w+", n.text)}
+             if n.named and not n.named_children() and "type" in n.kind and not _QUALIFIER.search(n.kind)
+             and re.fullmatch(r"\w+", n.text)}
     out: list[Candidate] = []
     fine_kinds = {kind for kind, _text in fine}
     for (k, text), node in types.items():
