@@ -61,12 +61,17 @@ def _named_child(node: Node, roles: Sequence[str]) -> Node | None:
     return next((c for c in node.children if c.role in roles), None)
 
 
+def _type_name(node: Node) -> bool:
+    """A leaf naming a type (`any`, `Throwable`), not a qualifier of one (`const`)."""
+    return (node.named and not node.named_children() and "type" in node.kind and not _QUALIFIER.search(node.kind)
+            and re.fullmatch(r"\w+", node.text) is not None)
+
+
 def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: int) -> list[Candidate]:
     """A type every invalid example names and no valid one does (`any`): `kind` + `regex`."""
     texts = [{(n.kind, n.text) for n in e.nodes()} for e in invalid[1:]]
     types = {(n.kind, n.text): n for n in invalid[0].nodes()
-             if n.named and not n.named_children() and "type" in n.kind and not _QUALIFIER.search(n.kind)
-             and re.fullmatch(r"\w+", n.text)}
+             if _type_name(n)}
     out: list[Candidate] = []
     fine_kinds = {kind for kind, _text in fine}
     for (k, text), node in types.items():
