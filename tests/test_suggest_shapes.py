@@ -56,3 +56,18 @@ def test_a_key_kind_not_the_value_kind(ws: Workspace, engine: Engine) -> None:
     _judged(engine, "ruby", doc, ["h = { :k => v }", "render :json => data", 'f(1, :m => "r")'],
             ['h = { "k" => v }', "render json: data", "m = { 1 => 2 }"])
 
+
+
+def test_a_part_every_valid_example_has(ws: Workspace, engine: Engine) -> None:
+    """Every `switch` needs a `default`: the switch pattern also flags the valid examples, which all hold a
+    default case and no invalid one does: `not: has` it (`stopBy: end`), not the examples' incidental values."""
+    doc = _top(ws, engine, "javascript",
+               ["switch (op) {\n  case '+': r = a + b; break;\n  case '-': r = a - b; break;\n}",
+                "switch (c) {\n  case 'y': return 1;\n}"],
+               ["switch (op) {\n  case '+': r = a + b; break;\n  default: r = 0;\n}",
+                "switch (c) {\n  case 'y': return 1;\n  default: return 0;\n}"])
+    assert "not" in str(doc["rule"]), doc
+    _judged(engine, "javascript", doc,
+            ["switch (k) {\n  case 0:\n  case 1: return k;\n}", "switch (s.kind) {\n  case A: f(); break;\n}",
+             "while (s) {\n  switch (s & 3) {\n    case 1: s >>= 1; break;\n  }\n}"],
+            ["switch (k) {\n  default: return k;\n}", "switch (x) {\n  case 2: use(x);\n  default: break;\n}"])

@@ -6,6 +6,7 @@ the invalid examples (a `for` in one, a `while` in the other) but are never arou
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from sgtools.workflows.suggest.verify import Outcome
 
 _HELD_KINDS = 2  # held kinds tried per near miss
 _LOOSE_TIER = 4  # near misses this general or worse (candidates.Candidate.tier) get no held kind
+_WHOLE_TIER = 7  # bare names and whole functions: no part they lack is the point
 
 
 def _inner_kinds(node: Node) -> set[str]:
@@ -67,4 +69,40 @@ def any_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
         note = f"flags it only inside a {shown}; lets through the same code in any other context"
         out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE_TEXT, start + len(out), note))
         break
+    return out
+
+
+_FIRST_WORD = re.compile(r"\s*([A-Za-z_]\w*)")
+
+
+def _parts(node: Node) -> set[tuple[str, str]]:
+    """The constructs inside a node, each by kind alone ('') and by kind and first word (`case_statement`
+    `default`): what a `has` can name."""
+    out: set[tuple[str, str]] = set()
+    for d in node.walk():
+        if d is node or not d.named or d.atomic or not construct_kind(d.kind) or not specific(d.kind):
+            continue
+        out.add((d.kind, ""))
+        m = _FIRST_WORD.match(d.text)
+        if m is not None:
+            out.add((d.kind, m.group(1)))
+    return out
+
+
+def missing_part_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                       valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A near miss told apart by a part every valid match has and no invalid one does (a `switch` whose valid
+    examples all have a `default:` case): `not: has: {kind, regex: ^word, stopBy: end}`, a kind alone first."""
+    out: list[Candidate] = []
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        if whole_kind(cand.gen.root.kind) or cand.tier() >= _WHOLE_TIER:
+            continue  # what a whole function lacks is anything in its body
+        missing = set.intersection(*(_parts(g) for g in good)) - set().union(*(_parts(b) for b in bad))
+        for kind, word in sorted(missing, key=lambda p: (p[1] != "", p))[:_HELD_KINDS]:
+            has: dict[str, Any] = {"kind": kind, **({"regex": rf"^{word}\b"} if word else {}), "stopBy": "end"}
+            rule = {"all": [cand.body["rule"], {"not": {"has": has}}]}
+            shown = f"`{kind}` starting `{word}`" if word else f"`{kind}`"
+            note = (f"flags it when it holds no {shown} (anywhere inside); lets through one that holds it even "
+                    "where it does not help")
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
     return out
