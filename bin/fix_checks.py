@@ -37,6 +37,10 @@ INSTALL = {"go": "apt-get install -y golang-go", "node": "apt-get install -y nod
            "javac": "apt-get install -y default-jdk-headless", "gcc": "apt-get install -y gcc",
            "g++": "apt-get install -y g++", "php": "apt-get install -y php-cli", "ruby": "apt-get install -y ruby",
            "mcs": "apt-get install -y mono-mcs"}
+# The framework assemblies that the C# corpus's projects reference beyond mono-mcs's own (KeePass: Windows Forms);
+# without them a project does not compile before its fix either, and gets no verdict
+MONO_LIBS = ("apt-get install -y libmono-system-windows-forms4.0-cil libmono-system-drawing4.0-cil "
+             "libmono-system-data4.0-cil libmono-system-runtime-serialization4.0-cil libmono-system-xml-linq4.0-cil")
 DEBIAN_CRATES = Path("/usr/share/cargo/registry")
 
 
@@ -150,6 +154,7 @@ MONO = Path("/usr/lib/mono/4.5")
 _COMPILE = re.compile(r'<Compile\s+Include="([^"*]+\.cs)"')
 _REFERENCE = re.compile(r'<Reference\s+Include="([\w.]+)')
 _DEFINE = re.compile(r"<DefineConstants>([^<]*)</DefineConstants>")
+_UNSAFE = re.compile(r"<AllowUnsafeBlocks>\s*true\s*</AllowUnsafeBlocks>", re.I)
 
 
 def cs_project(f: FixLike) -> tuple[list[Path], list[str]] | None:
@@ -165,8 +170,10 @@ def cs_project(f: FixLike) -> tuple[list[Path], list[str]] | None:
                 refs = [f"-r:{MONO / (r + '.dll')}" for r in dict.fromkeys(_REFERENCE.findall(text))
                         if (MONO / (r + ".dll")).is_file()]
                 define = _DEFINE.search(text)
-                defines = [f"-define:{x}" for x in re.split(r"[;,\s]+", define[1] if define else "") if x]
-                return files, [*refs, *defines]
+                defines = [f"-define:{x}" for x in re.split(r"[;,\s]+", define[1] if define else "")
+                           if x and "$" not in x]
+                unsafe = ["-unsafe"] if _UNSAFE.search(text) else []
+                return files, [*refs, *defines, *unsafe]
         if d == top or d == d.parent:
             break
     return None

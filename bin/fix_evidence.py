@@ -6,11 +6,14 @@ those failed after it ("failures": the tool rejects the fixed file, or it re-par
 the tools with how many each checked. A bundled rule may be `fixSafety: safe` only with checked >= MIN_PROVEN
 and failures == 0 here, or with `metadata.fixSafetyArgument` saying why its fix is purely syntactic
 (tests/test_fix_safety.py enforces it). `python -m bin.fix_harness --evidence` rewrites the lines of the
-languages it ran and keeps the others.
+languages it ran and keeps the others. The header names, for each language, the command that reproduces its
+rows and the tools with their versions (`# go: python -m bin.fix_harness --evidence --languages go; tools: ...`),
+so rows written by different runs each keep their own command.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +25,7 @@ EVIDENCE = REPO / "community_index" / "fix_evidence.tsv"
 MIN_PROVEN = 20
 HEADER = "# rule\tlanguage\tapplied\tchecked\tfailures\ttools"
 REPARSE_ONLY = "none run here (ast-grep re-parse only)"
+COMMAND_LINE = re.compile(r"^# ([\w+-]+): (.+)$")
 
 
 @dataclass(frozen=True)
@@ -67,12 +71,35 @@ def load(path: Path = EVIDENCE) -> dict[str, Row]:
     return out
 
 
-def write(new: dict[str, Row], languages: Sequence[str], note: str, path: Path = EVIDENCE) -> None:
-    """The file with the rows of `languages` replaced by `new`'s and every other language's rows kept."""
+def commands(path: Path = EVIDENCE) -> dict[str, str]:
+    """{language: the command whose run wrote that language's rows, with its tools}, from the header lines
+    `# <language>: <command>; tools: ...`."""
+    out: dict[str, str] = {}
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            found = COMMAND_LINE.match(line)
+            if found:
+                out[found[1]] = found[2]
+    return out
+
+
+def write(new: dict[str, Row], languages: Sequence[str], command: str, path: Path = EVIDENCE,
+          tools: dict[str, str] | None = None) -> None:
+    """The file with the rows of `languages` replaced by `new`'s and every other language's rows kept. Each
+    language's rows are named in the header by the command that reproduces them (`# go: python -m ...; tools:
+    go build (go1.19.8)`): this run's for the languages it wrote, the earlier runs' for the others."""
     kept = {r: row for r, row in load(path).items() if row.language not in languages}
     merged = {**kept, **new}
+    by_lang = {lang: text for lang, text in commands(path).items() if lang not in languages}
+    for lang in sorted({row.language for row in new.values()}):
+        used = sorted({t.rsplit(" ", 1)[0] for row in new.values() if row.language == lang
+                       for t in row.tools.split(", ") if t})
+        labels = "; ".join((tools or {}).get(t, t) for t in used) or REPARSE_ONLY
+        by_lang[lang] = f"{command}; tools: {labels}"
+    live = {row.language for row in merged.values()}
+    notes = [f"# {lang}: {by_lang[lang]}" for lang in sorted(by_lang) if lang in live]
     body = [merged[r].line() for r in sorted(merged)]
-    path.write_text("\n".join([f"# {note}", HEADER, *body]) + "\n", encoding="utf-8")
+    path.write_text("\n".join([*notes, HEADER, *body]) + "\n", encoding="utf-8")
 
 
 def table(fixes: Sequence[Any], tools: dict[str, str]) -> list[str]:

@@ -246,7 +246,8 @@ def _go_build(pkg: Path, name: str, text: str, gocache: Path) -> bool:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "GOPATH": f"{tmp}:{GOCODE}",
                "GO111MODULE": "off",
                "GOCACHE": str(gocache), "CGO_ENABLED": "0", "GOFLAGS": "", "GOTOOLCHAIN": "local"}
-        cmd = ["go", "test", "-c", "-o", os.devnull, "."] if tests else ["go", "build", "-o", os.devnull, "."]
+        cmd = ["go", "test", "-c", "-trimpath", "-o", os.devnull, "."] if tests else \
+            ["go", "build", "-trimpath", "-o", os.devnull, "."]  # -trimpath: the cache serves other temp dirs
         proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env, timeout=300, check=False)
         return proc.returncode == 0
 
@@ -482,10 +483,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         print("\n".join(fix_evidence.table(own, toolchains(args.cache))))
     if args.evidence:
-        known = toolchains(args.cache)
-        tools = "; ".join(sorted({known.get(f.tool, f.tool) for f in own if f.tool}))
-        fix_evidence.write(fix_evidence.rows(own), sorted(counted(langs)), f"python -m bin.fix_harness --evidence "
-                           f"--languages {','.join(langs)}; tools: {tools}")
+        fix_evidence.write(fix_evidence.rows(own), sorted(counted(langs)), "python -m bin.fix_harness --evidence "
+                           f"--languages {','.join(langs)}", tools=toolchains(args.cache))
     for f in fixes:
         if f.broken and f.safety == "safe":
             print(f"BROKEN safe fix: {f.key}: {f.broken}")

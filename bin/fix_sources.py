@@ -27,7 +27,9 @@ DEBIAN_SOURCES = {
              "libcommons-io-java", "apache-log4j1.2", "libjdom1-java", "libjoda-time-java"],
     "c": ["zlib", "lua5.4", "bzip2", "cjson", "lz4"],
     "cpp": ["tinyxml2", "pugixml", "fmtlib", "yaml-cpp", "leveldb", "libjsoncpp"],
-    "csharp": ["dbus-sharp", "keepass2", "newtonsoft-json", "nunit"],
+    # C#: the mono libraries that Debian's mirror serves in full (cecil, nrefactory, nini, taglib-sharp, mono-addins
+    # and a dozen more are listed but their upstream tarballs are not served here: apt-get source fails on them)
+    "csharp": ["dbus-sharp", "keepass2", "newtonsoft-json", "nunit", "dnlib", "opentk", "hyena"],
 }
 GOCODE = Path("/usr/share/gocode/src")
 NO_DEB_SRC = "no deb-src entry in apt's sources: add `Types: deb deb-src` to /etc/apt/sources.list.d/debian.sources"
@@ -111,7 +113,11 @@ def go_module_build(pkg: Path, name: str, text: str, gocache: Path) -> bool | No
                "GO111MODULE": "on", "GOFLAGS": "-mod=vendor", "GOPROXY": "off", "GONOSUMDB": "*", "GOSUMDB": "off",
                "GOCACHE": str(gocache), "CGO_ENABLED": "0", "GOTOOLCHAIN": "local"}
         tests = name.endswith("_test.go")
+        # -trimpath keeps this temporary directory out of the build cache's keys, so the packages a build
+        # shares with the last one (the vendored requirements, the module's other packages) come from the cache
+        # instead of being compiled again: a package's build drops from ~13 s to ~1-3 s once its cache is warm
         cmd = ["go", "test", "-c", "-o", os.devnull] if tests else ["go", "build", "-o", os.devnull]
+        cmd.insert(2, "-trimpath")
         proc = subprocess.run([*cmd, "./" + rel.as_posix()], cwd=work, capture_output=True, text=True, env=env,
                               timeout=600, check=False)
         return proc.returncode == 0

@@ -73,6 +73,26 @@ def test_mcs() -> None:
           "class A { Missing m; }\n")
 
 
+def test_mcs_takes_the_projects_unsafe_option_and_skips_msbuild_properties(tmp_path: Path) -> None:
+    """dnlib's project allows unsafe code and defines `$(MoreDefineConstants)`: compiled without `-unsafe`, or with
+    that property as a symbol, no file of it compiles unfixed and none of its fixes gets a verdict."""
+    need("mcs")
+    pkg = tmp_path / "p"
+    pkg.mkdir()
+    (pkg / "p.csproj").write_text(
+        '<Project><PropertyGroup><AllowUnsafeBlocks>true</AllowUnsafeBlocks>\n'
+        '<DefineConstants>TRACE;$(MoreDefineConstants)</DefineConstants></PropertyGroup>\n'
+        '<ItemGroup><Compile Include="a.cs" /><Compile Include="b.cs" /></ItemGroup></Project>\n')
+    (pkg / "b.cs").write_text("unsafe class B { int* p; }\n")
+    good = "class A { bool F(int[] x) { return x.Length > 0; } }\n"
+    (pkg / "a.cs").write_text(good)
+    made = [fix("csharp", "p/a.cs", good, good, pkg),
+            fix("csharp", "p/a.cs", good, good.replace("Length", "Lenght"), pkg)]
+    fix_checks.check_csharp(made)
+    assert made[0].built == (True, True) and made[0].broken is None
+    assert made[1].built == (True, False) and made[1].broken
+
+
 def test_python_import_sees_what_compile_does_not(tmp_path: Path) -> None:
     pkg = tmp_path / "wheel" / "pkg"
     pkg.mkdir(parents=True)
@@ -124,12 +144,15 @@ def test_evidence_rows_count_checked_and_failed_fixes_and_keep_other_languages(t
             fix("python", "p/b.py", "print 1\n", "print(1)\n")]  # Python 2: no verdict
     fix_harness._check_python(made)
     path = tmp_path / "fix_evidence.tsv"
-    path.write_text(f"# old\n{fix_evidence.HEADER}\nr\tpython\t9\t9\t0\tcompile()\nq\tgo\t30\t25\t0\tgo build\n")
-    fix_evidence.write(fix_evidence.rows(made), ["python"], "test run", path)
+    path.write_text(f"# go: go run; tools: go build (go1)\n# python: old run; tools: compile()\n{fix_evidence.HEADER}\n"
+                    "r\tpython\t9\t9\t0\tcompile() 9\nq\tgo\t30\t25\t0\tgo build 25\n")
+    fix_evidence.write(fix_evidence.rows(made), ["python"], "python run", path, tools={"compile()": "compile() (3)"})
     got = fix_evidence.load(path)
     assert got["r"] == fix_evidence.Row("r", "python", 3, 2, 1, "compile() 2")  # the python row is replaced
     assert got["q"].proven and not got["r"].proven  # the go row is kept
-    assert path.read_text().startswith("# test run\n")
+    # each language's rows keep the command that wrote them: the go rows their earlier run's, python this run's
+    assert fix_evidence.commands(path) == {"go": "go run; tools: go build (go1)",
+                                           "python": "python run; tools: compile() (3)"}
     table = fix_evidence.table(made, {"compile()": "compile() (CPython 3)"})
     assert table[2] == "| python | 3 (3) | 2 | 1 | 1 | 1 | compile() (CPython 3) |"
 
