@@ -10,8 +10,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.author import call_like, construct_kind, near_misses, whole_kind
-from sgtools.workflows.suggest.candidates import ARGUMENT, INSIDE_TEXT, Candidate, specific
+from sgtools.workflows.suggest import contexts
+from sgtools.workflows.suggest.author import (
+    call_like,
+    construct_kind,
+    enclosing,
+    marker_shown,
+    near_misses,
+    whole_kind,
+)
+from sgtools.workflows.suggest.candidates import ARGUMENT, INSIDE_TEXT, Candidate, own_context, specific
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -42,19 +50,21 @@ def held_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequen
 
 
 def _nearest_context(node: Node) -> str | None:
-    """The nearest enclosing construct of its own (a loop, a `with`), short of a whole function or class."""
+    """The nearest enclosing construct of its own (a loop, a `with`, Rust's `while` expression), short of a whole
+    function or class."""
     for a in node.ancestors():
         if whole_kind(a.kind):
             return None
-        if specific(a.kind) and construct_kind(a.kind) and "statement" in a.kind:
+        if own_context(a.kind) and construct_kind(a.kind):
             return a.kind
     return None
 
 
 def any_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
-                      valid: Sequence[Example], start: int) -> list[Candidate]:
+                      valid: Sequence[Example], start: int, language: str = "") -> list[Candidate]:
     """Code each invalid example has inside a different construct of its own (`for`, `while`), and no valid
-    example has inside any of them: `inside: {any: [...], stopBy: end}`."""
+    example has inside any of them: `inside: {any: [...], stopBy: end}`; two kinds of loop are any loop of the
+    language (`loop` too in Rust)."""
     out: list[Candidate] = []
     for cand, bad, good in near_misses(misses, invalid, valid):
         kinds = [_nearest_context(b) for b in bad]
@@ -63,11 +73,14 @@ def any_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
             continue
         if any(a.kind in found for g in good for a in g.ancestors()):
             continue
+        loops = contexts.loop_family(language, found)
+        if loops is not None and not any(a.kind in loops for g in good for a in g.ancestors()):
+            found = loops
         inside: dict[str, Any] = {"any": [{"kind": k} for k in found], "stopBy": "end"}
-        rule = {"all": [cand.body["rule"], {"inside": inside}]}
-        shown = " or ".join(f"`{k}`" for k in found)
+        shown = "loop" if loops == found else " or ".join(f"`{k}`" for k in found)
         note = f"flags it only inside a {shown}; lets through the same code in any other context"
-        out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE_TEXT, start + len(out), note))
+        out.extend(Candidate({**cand.body, "rule": {"all": [base, {"inside": inside}]}}, cand.gen, INSIDE_TEXT,
+                             start + len(out), note, by_kind=by_kind) for base, by_kind in contexts.bases(cand))
         break
     return out
 
@@ -105,4 +118,42 @@ def missing_part_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Seq
             note = (f"flags it when it holds no {shown} (anywhere inside); lets through one that holds it even "
                     "where it does not help")
             out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
+    return out
+
+
+def _examples_of(nodes: Sequence[Node], examples: Sequence[Example]) -> set[int]:
+    """Which examples the nodes are in."""
+    roots = {id(e.root): e.index for e in examples}
+    return {roots.get(id(([node, *node.ancestors()])[-1]), -1) for node in nodes} - {-1}
+
+
+def _nearest(node: Node, kind: str) -> Node | None:
+    return next((a for a in node.ancestors() if a.kind == kind), None)
+
+
+def not_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                      valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A construct that flags valid code too, where every valid match sits in an enclosing node marked the same
+    way (a function named `main`, a method with `@Override`) and no invalid match sits in one so marked:
+    `not: inside: {kind, has: marker, stopBy: end}`."""
+    out: list[Candidate] = []
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        if len(_examples_of(good, valid)) < 2:
+            continue  # one valid example is no evidence of what marks every fine context
+        kinds = [k for k in dict.fromkeys(a.kind for a in good[0].ancestors())
+                 if construct_kind(k) and all(_nearest(g, k) is not None for g in good[1:])]
+        for kind in kinds[:4]:
+            near = [_nearest(b, kind) for b in bad]
+            if all(n is None for n in near):
+                continue  # plain `not inside: {kind}` says it (explain.exclusions tries that)
+            fine = [_nearest(g, kind) for g in good]
+            inside = enclosing(kind, [f for f in fine if f is not None], good, near, bad, names=True)
+            if inside is None:
+                continue
+            note = (f"flags it except inside a `{kind}` marked `{marker_shown(inside)}`, where the valid examples' "
+                    "code is; lets through the same code in any such context")
+            out.extend(Candidate({**cand.body, "rule": {"all": [base, {"not": {"inside": inside}}]}}, cand.gen,
+                                 INSIDE_TEXT, start + len(out), note, by_kind=by_kind)
+                       for base, by_kind in contexts.bases(cand))
+            break
     return out

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from sgtools.workflows.suggest import contexts
 from sgtools.workflows.suggest.candidates import (
     ARGUMENT,
     CHILD,
@@ -261,14 +262,14 @@ def outermost(invalid: Sequence[Example]) -> list[list[Node]]:
     return [[f[k] for f in firsts] for k in firsts[0] if all(k in f for f in firsts[1:])]
 
 
-def _header(ancestor: Node, inner: Node) -> set[tuple[str, str, bool]]:
+def _header(ancestor: Node, inner: Node, names: bool = False) -> set[tuple[str, str, bool]]:
     """(kind, text, deep) of an enclosing node's named children and grandchildren not holding `inner` (not those
-    in its body)."""
+    in its body); with `names`, its own name too."""
     out: set[tuple[str, str, bool]] = set()
     for c in ancestor.children:
         if not c.named or (c.start <= inner.start and inner.end <= c.end):
             continue
-        if c.atomic and is_value_leaf(c):
+        if c.atomic and is_value_leaf(c) and not names:
             continue  # a function's own name (`f`): which function it is, not what kind
         if "\n" not in c.text and len(c.text) <= _MAX_CHILD_CHARS:
             out.add((c.kind, c.text, False))
@@ -279,20 +280,34 @@ def _header(ancestor: Node, inner: Node) -> set[tuple[str, str, bool]]:
     return out
 
 
-def _enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Sequence[Node | None],
-               good: Sequence[Node]) -> dict[str, Any] | None:
-    """How the enclosing `kind` nodes of the invalid matches differ from the valid ones: a child, else a start."""
-    shared = set.intersection(*(_header(a, b) for a, b in zip(near, bad, strict=True)))
-    fine_headers = set().union(*(_header(f, g) for f, g in zip(fine, good, strict=True) if f is not None))
-    for ck, text, deep in sorted(shared - fine_headers, key=lambda h: (h[2], len(h[1]))):
+def enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Sequence[Node | None],
+              good: Sequence[Node], names: bool = False) -> dict[str, Any] | None:
+    """How the enclosing `kind` nodes of the invalid matches differ from the valid ones: a child, else a start,
+    else a kind in their headers (`destructor_name`). `names`: a function's own name may be the marker."""
+    shared = set.intersection(*(_header(a, b, names) for a, b in zip(near, bad, strict=True)))
+    fine_headers = set().union(*(_header(f, g, names) for f, g in zip(fine, good, strict=True) if f is not None))
+    # A name, when names count (`main`), before a parameter list that happens to be empty in every one.
+    for ck, text, deep in sorted(shared - fine_headers, key=lambda h: (h[2], not (names and _is_name(h[0])),
+                                                                        len(h[1]))):
         if any((ck, text) == (k2, t2) for k2, t2, _d in fine_headers):
             continue
         has: dict[str, Any] = {"kind": ck, "regex": _marker_regex(text, ck)}
         return {"kind": kind, "has": {**has, "stopBy": "end"} if deep else has, "stopBy": "end"}
     regex = _starts([a.text for a in near])
     if regex is None or any(f is not None and re.match(regex, f.text) for f in fine):
-        return None
+        marker = contexts.kind_marker(near, bad, fine, good)
+        return None if marker is None else {"kind": kind, "has": marker, "stopBy": "end"}
     return {"kind": kind, "regex": regex, "stopBy": "end"}
+
+
+def _is_name(kind: str) -> bool:
+    return kind.endswith(("identifier", "name"))
+
+
+def marker_shown(inside: Mapping[str, Any]) -> str:
+    """How an enclosing context is marked, for the note: its start, a child's text, or a kind in its header."""
+    has = inside.get("has") or {}
+    return str(inside.get("regex") or has.get("regex") or has.get("kind") or has.get("has", {}).get("kind", ""))
 
 
 def _marker_regex(text: str, kind: str | None = None) -> str:
@@ -430,7 +445,7 @@ def _starts(texts: Sequence[str]) -> str | None:
     return "^" + r"\s+".join(re.escape(w) for w in head.split())
 
 
-def _context_for(cand: Candidate, bad: list[Node], good: list[Node], index: int) -> Candidate | None:
+def _context_for(cand: Candidate, bad: list[Node], good: list[Node], index: int) -> list[Candidate]:
     kinds = [k for k in dict.fromkeys(a.kind for a in bad[0].ancestors())
              if all(any(a.kind == k for a in b.ancestors()) for b in bad[1:]) and construct_kind(k)]
     for kind in kinds[:4]:
@@ -438,14 +453,14 @@ def _context_for(cand: Candidate, bad: list[Node], good: list[Node], index: int)
         fine = [next((a for a in g.ancestors() if a.kind == kind), None) for g in good]
         if all(f is None for f in fine):
             continue  # plain `inside: {kind}` says it (explain.exclusions tries that)
-        inside = _enclosing(kind, near, bad, fine, good)
+        inside = enclosing(kind, near, bad, fine, good)
         if inside is None:
             continue
-        shown = inside.get("regex") or inside["has"]["regex"]
+        shown = marker_shown(inside)
         note = f"flags it only inside a `{kind}` marked `{shown}`; lets through the same code in any other context"
-        rule = {"all": [cand.body["rule"], {"inside": inside}]}
-        return Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE_TEXT, index, note)
-    return None
+        return [Candidate({**cand.body, "rule": {"all": [base, {"inside": inside}]}}, cand.gen, INSIDE_TEXT, index,
+                          note, by_kind=by_kind) for base, by_kind in contexts.bases(cand)]
+    return []
 
 
 def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
@@ -454,9 +469,7 @@ def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
     `inside` an `async def`, a method annotated `@Test` (`stopBy: end`)."""
     out: list[Candidate] = []
     for cand, bad, good in near_misses(misses, invalid, valid):
-        found = _context_for(cand, bad, good, start + len(out))
-        if found is not None:
-            out.append(found)
+        out.extend(_context_for(cand, bad, good, start + len(out)))
     return out
 
 

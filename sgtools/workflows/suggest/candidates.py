@@ -51,6 +51,23 @@ def specific(kind: str) -> bool:
     return kind != "expression_statement" and not set(kind.split("_")) & _GENERIC_WORDS
 
 
+# Control-flow constructs, whatever the grammar calls them (`for_expression` in Rust, `while` in Ruby).
+_CONTROL = re.compile(r"(?:^|_)(?:for|foreach|while|until|loop|do|repeat|if|match|when|switch|try|with|finally|"
+                      r"catch|except|rescue|ensure|else|case|unsafe|async|lock|using|synchronized)(?:_|$)")
+_CLAUSE = re.compile(r"^(\w+?)_(?:clause|block)$")
+
+
+def own_context(kind: str) -> bool:
+    """A kind that is a context of its own for the code inside it: a statement or a control-flow construct, or a
+    clause named by one (`finally_clause`, `catch_clause`, `except_clause`), not a building block."""
+    if kind in PART_KINDS or kind.endswith(PART_SUFFIXES):
+        return False
+    clause = _CLAUSE.match(kind)
+    if clause is not None and _CONTROL.search(clause.group(1)):
+        return True
+    return specific(kind) and ("statement" in kind or bool(_CONTROL.search(kind)))
+
+
 @dataclass
 class Candidate:
     body: dict[str, Any]  # `rule` and maybe `constraints`
@@ -62,6 +79,12 @@ class Candidate:
     within: bool = False  # a type always written in one construct the valid examples also use (`catch (T t)`)
     family: bool = False  # a name regex of an output family (`^Console\.Write(Line)?$`), wider than the names
     open_tail: bool = False  # a trailing argument no constraint needs, written as any number of them (necessary.py)
+    by_kind: bool = False  # the kind of a construct whose pattern kept only its keyword (`return $A`), in a context
+
+    def keyword_only(self) -> bool:
+        """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""
+        return (self.form in (PLAIN, TYPED, PINNED) and self.gen.pinned is None
+                and not any(n.text != "_" for n in _kept_leaves(self.gen)))
 
     @property
     def leaf(self) -> bool:
@@ -79,12 +102,12 @@ class Candidate:
 
     def key(self) -> tuple[Any, ...]:
         if self.form >= KIND_ONLY:
-            return (self.tier(), _effective_size(self.gen.root), self.form, len(str(self.body)))
+            return (self.tier(), not self.by_kind, _effective_size(self.gen.root), self.form, len(str(self.body)))
         level_rank = LEVELS.index(self.gen.level)
         # A construct whose kind the valid examples also use is what they are near misses of (`eval` beside
         # `ast.literal_eval`, `defer` in a loop beside `defer` alone); one they lack only separates by absence.
         # A literal `not` copies valid code into the rule: the last resort.
-        return (self.tier(), self.leaf, self.form == EXCLUDE, not self.gen.kind_in_valid,
+        return (self.tier(), self.leaf, self.form == EXCLUDE, not self.by_kind, not self.gen.kind_in_valid,
                 _effective_size(self.gen.root), self.form >= CONTEXT,
                 level_rank, len(self.body.get("constraints", {})), self.form, -self.gen.kept, not self.open_tail,
                 len(str(self.body)))
@@ -96,7 +119,9 @@ def _author_tier(cand: Candidate) -> float:
     if form == INSIDE:
         return 3 if cand.leaf else _inside_tier(cand)
     if form in (ARGUMENT, INSIDE_TEXT):
-        return 2 + (1 if bare else 0) + (1.5 if cand.gen.name_hole else 0)
+        # Where the code is wrong (`inside`) before where it is fine (`not: inside`, from the valid side).
+        negated = form == INSIDE_TEXT and "not" in cand.body["rule"].get("all", [{}])[-1]
+        return 2 + (1 if bare else 0) + (1.5 if cand.gen.name_hole else 0) + (0.1 if negated else 0)
     if form == CHILD and (_WHOLE.search(root.kind) or any(a in root.kind for a in _ACCESS_KINDS)):
         return 8  # a whole function with some name in it; a member access by its receiver's name
     if form == CHILD:
@@ -125,7 +150,11 @@ def _inside_tier(cand: Candidate) -> float:
     kind = str((clause.get("inside") or clause.get("not", {}).get("inside") or {}).get("kind", ""))
     if kind in PART_KINDS:
         return 2.6  # a block is part of whatever holds it, not a context of its own
-    return 2.6 if not specific(kind) else 1.9 if "statement" in kind else 1.95
+    if not own_context(kind):
+        return 2.6
+    # A statement or a clause of one (`finally_clause`: nearer the code than its `try_statement`) before other
+    # constructs (an `as_pattern` inside a `with_statement`).
+    return 1.9 if "statement" in kind or kind.endswith("_clause") else 1.95
 
 
 def _pattern_tier(cand: Candidate) -> float:
@@ -136,7 +165,7 @@ def _pattern_tier(cand: Candidate) -> float:
         return 7
     plain = form in (PLAIN, TYPED, PINNED)
     kept = _kept_leaves(gen)
-    if plain and not gen.pinned and not any(n.text != "_" for n in kept):
+    if cand.keyword_only():
         return 4  # only operators and keywords kept (`$A == $B`, `defer $A`, `$A, _`): it flags too much
     if gen.root.kind == "expression_statement" and len(gen.root.named_children()) == 1:
         return 3.4  # `gets($A);` matches only a call standing alone: the call itself says it (in any form)

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sgtools.rules.draft import snip
-from sgtools.workflows.suggest import difference
-from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate, specific
+from sgtools.workflows.suggest import contexts, difference
+from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate, own_context
 from sgtools.workflows.suggest.tree import Example
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -40,29 +40,37 @@ def _ancestor_kinds(example: Example, match: Mapping[str, Any]) -> set[str]:
 def _inside(cand: Candidate, outcome: Outcome, invalid: Sequence[Example], valid: Sequence[Example]) -> list[
         Candidate]:
     n = len(invalid)
-    bad = [set.intersection(*(_ancestor_kinds(e, m) for m in outcome.hits[i])) for i, e in enumerate(invalid)]
+    per_match = [[_ancestor_kinds(e, m) for m in outcome.hits[i]] for i, e in enumerate(invalid)]
+    # Inside K: every invalid example has some match inside K (`return 0;` in a `finally`, beside a `return g();`
+    # in the `try`). Not inside K: every invalid example has some match outside it.
+    bad = [set.intersection(*found) for found in per_match]
+    some = [set.union(*found) for found in per_match]
     good = [_ancestor_kinds(e, m) for j, e in enumerate(valid) for m in outcome.hits[n + j]]
     if not bad or not good:
         return []
-    bad_all, bad_any = set.intersection(*bad), set.union(*bad)
+    bad_all, bad_any = set.intersection(*some), set.union(*bad)
     good_all, good_any = set.intersection(*good), set.union(*good)
     out = []
-    for kind in sorted(bad_all - good_any, key=_context_order):
-        rule = {"all": [cand.body["rule"], {"inside": {"kind": kind, "stopBy": "end"}}]}
-        out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
-                             f"only inside a `{kind}`, which the valid examples' matches are not in"))
-    for kind in sorted(good_all - bad_any, key=_context_order):
-        rule = {"all": [cand.body["rule"], {"not": {"inside": {"kind": kind, "stopBy": "end"}}}]}
-        out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
-                             f"not inside a `{kind}`, where the valid examples' matches are"))
-    # The enclosing constructs of their own (`with_statement`, `for_statement`) first, from either side: an
-    # assignment or an argument list around the invalid code is where it happened to be, not the point.
-    return sorted(out, key=lambda c: not specific(_context_kind(c)))[:2]
+    for base, by_kind in contexts.bases(cand):
+        for kind in sorted(bad_all - good_any, key=_context_order):
+            rule = {"all": [base, {"inside": {"kind": kind, "stopBy": "end"}}]}
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
+                                 f"only inside a `{kind}`, which the valid examples' matches are not in",
+                                 by_kind=by_kind))
+        for kind in sorted(good_all - bad_any, key=_context_order):
+            rule = {"all": [base, {"not": {"inside": {"kind": kind, "stopBy": "end"}}}]}
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
+                                 f"not inside a `{kind}`, where the valid examples' matches are", by_kind=by_kind))
+    # The enclosing constructs of their own (`with_statement`, `for_statement`, `finally_clause`) first, from
+    # either side: an assignment or an argument list around the invalid code is where it happened to be.
+    ranked = sorted(out, key=lambda c: not own_context(_context_kind(c)))
+    return [c for c in ranked if c.by_kind][:2] + [c for c in ranked if not c.by_kind][:2]
 
 
 def _context_order(kind: str) -> tuple[bool, bool, str]:
-    """Statements first (`with_statement` before its `as_pattern`), then other constructs of their own."""
-    return not specific(kind), "statement" not in kind, kind
+    """Statements and their clauses first (`with_statement` before its `as_pattern`), then other constructs of
+    their own."""
+    return not own_context(kind), "statement" not in kind and not kind.endswith("_clause"), kind
 
 
 def _context_kind(cand: Candidate) -> str:

@@ -164,8 +164,10 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + author.argument_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4000)
                + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
                + around.held_kind_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6000)
-               + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000)
-               + around.missing_part_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8000))
+               + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000,
+                                          search.language)
+               + around.missing_part_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8000)
+               + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000))
 
 
 # Kinds that hold a construct where the code happened to be (a declaration, an assignment, a statement).

@@ -1,0 +1,88 @@
+"""suggest_rule and enclosing contexts (issue 29): the context an ast-grep author would name, with `stopBy: end`,
+judged on code the examples do not show. Real ast-grep, real files in a temp workspace."""
+
+from __future__ import annotations
+
+from sgtools.core import yamlio
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.workflows.rule_testing import test_rule as run_test_rule
+from sgtools.workflows.suggest.service import suggest_rule
+
+
+def _top(ws: Workspace, engine: Engine, language: str, invalid: list[str], valid: list[str]) -> str:
+    result = suggest_rule(ws, engine, language, invalid, valid)
+    assert result["success"], result.get("explanation")
+    return str(result["candidates"][0]["yaml"])
+
+
+def _holds(ws: Workspace, engine: Engine, yaml: str, bad: list[str], good: list[str]) -> None:
+    out = run_test_rule(ws, engine, yaml, invalid_examples=bad, valid_examples=good)
+    assert out["success"], (yaml, out["examples"]["failed"])
+
+
+def test_a_statement_inside_a_clause_is_said_by_its_kind(ws: Workspace, engine: Engine) -> None:
+    # `return $A` keeps only its keyword: the kind says the same and also covers a bare `return;`. The clause it
+    # sits in (`finally_clause`) is the context, not the `try_statement` around it.
+    yaml = _top(ws, engine, "java", [
+        "class A {\n  int f() {\n    try {\n      return g();\n    } finally {\n      return 0;\n    }\n  }\n}",
+        "class B {\n  String h() {\n    try {\n      run();\n    } finally {\n      cleanup();\n      return name;\n"
+        "    }\n  }\n}"], [
+        "class A {\n  int f() {\n    try {\n      return g();\n    } finally {\n      close();\n    }\n  }\n}",
+        "class B {\n  String h() {\n    try {\n      run();\n    } finally {\n      cleanup();\n    }\n"
+        "    return name;\n  }\n}"])
+    rule = yamlio.load_one(yaml)["rule"]
+    assert rule["all"][0] == {"kind": "return_statement"}, yaml
+    assert rule["all"][1]["inside"]["kind"] == "finally_clause", yaml
+    _holds(ws, engine, yaml, [
+        "class C {\n  void v() {\n    try {\n      a();\n    } finally {\n      return;\n    }\n  }\n}",
+        "class D {\n  int w() {\n    try {\n      a();\n    } catch (E e) {\n      b();\n    } finally {\n"
+        "      if (x) {\n        return 1;\n      }\n    }\n  }\n}"], [
+        "class C {\n  int v() {\n    try {\n      return a();\n    } catch (E e) {\n      return -1;\n    }\n  }\n}"])
+
+
+def test_two_kinds_of_loop_mean_any_loop(ws: Workspace, engine: Engine) -> None:
+    # Rust's loops are expressions (`for_expression`, `while_expression`): still contexts of their own, and two
+    # kinds of loop shown mean every loop of the language, `loop` too.
+    yaml = _top(ws, engine, "rust", [
+        "for f in files.iter() {\n    let re = Regex::new(PAT).unwrap();\n    check(f, &re);\n}",
+        "while let Some(line) = lines.next() {\n    let re = Regex::new(r\"\\d+\").unwrap();\n    scan(line, &re);\n}"],
+        ["let re = Regex::new(PAT).unwrap();\nfor f in files.iter() {\n    check(f, &re);\n}",
+         "while let Some(line) = lines.next() {\n    scan(line, &DIGITS);\n}"])
+    assert "loop_expression" in yaml and "stopBy: end" in yaml, yaml
+    _holds(ws, engine, yaml, ["loop {\n    let r = Regex::new(p).unwrap();\n    go(&r);\n}",
+                              "while n > 0 {\n    if ok {\n        let r = Regex::new(x).unwrap();\n    }\n}"],
+           ["fn build() -> Regex {\n    Regex::new(PAT).unwrap()\n}"])
+
+
+def test_a_context_marked_by_a_kind_in_its_header(ws: Workspace, engine: Engine) -> None:
+    # The destructors are named differently (`A::~A`, `~B`): no text marks them, the `destructor_name` does. A
+    # destructor is fine in itself (the valid one), exiting in one is not.
+    yaml = _top(ws, engine, "cpp", [
+        "A::~A() {\n  if (bad) {\n    exit(1);\n  }\n}",
+        "struct B {\n  ~B() {\n    flush();\n    exit(2);\n  }\n};"], [
+        "A::~A() {\n  if (bad) {\n    log_error();\n  }\n}",
+        "struct B {\n  void close() {\n    flush();\n    exit(2);\n  }\n};"])
+    assert "destructor_name" in yaml and "stopBy: end" in yaml, yaml
+    _holds(ws, engine, yaml, ["Pool::~Pool() {\n  for (auto &c : cs) {\n    exit(3);\n  }\n}",
+                              "class L {\n public:\n  ~L() {\n    exit(code);\n  }\n};"],
+           ["Pool::Pool() {\n  exit(3);\n}", "void L::release() {\n  exit(code);\n}"])
+
+
+def test_code_fine_only_in_a_function_of_one_name(ws: Workspace, engine: Engine) -> None:
+    # Every valid call sits in `main`, no invalid one does: `not: inside` a function with that name, wherever
+    # else the call is (a helper, a method, a lambda at top level).
+    yaml = _top(ws, engine, "python", [
+        "def run(args):\n    if not args:\n        sys.exit(2)", "def stop(code):\n    cleanup()\n    sys.exit(code)"],
+        ["def main():\n    sys.exit(run(sys.argv))", "def main():\n    if not ok():\n        sys.exit(1)"])
+    rule = yamlio.load_one(yaml)["rule"]
+    assert "not" in rule["all"][-1] and "^main$" in yaml, yaml
+    _holds(ws, engine, yaml, ["class App:\n    def quit(self):\n        sys.exit(0)", "die = lambda: sys.exit(3)"],
+           ["def main():\n    for a in args:\n        if bad(a):\n            sys.exit(4)"])
+
+
+def test_one_valid_example_is_no_evidence_of_a_fine_context(ws: Workspace, engine: Engine) -> None:
+    # With one valid example in a function named `stop`, "except in functions named stop" would be a guess.
+    yaml = _top(ws, engine, "python", ["def run():\n    os._exit(1)", "def go(a):\n    log(a)\n    os._exit(a)"],
+                ["def stop():\n    os._exit(0)", "def run():\n    return 1"])
+    assert "^stop$" not in yaml, yaml
