@@ -71,3 +71,24 @@ def test_a_part_every_valid_example_has(ws: Workspace, engine: Engine) -> None:
             ["switch (k) {\n  case 0:\n  case 1: return k;\n}", "switch (s.kind) {\n  case A: f(); break;\n}",
              "while (s) {\n  switch (s & 3) {\n    case 1: s >>= 1; break;\n  }\n}"],
             ["switch (k) {\n  default: return k;\n}", "switch (x) {\n  case 2: use(x);\n  default: break;\n}"])
+
+
+def test_a_marker_comment_written_bare(ws: Workspace, engine: Engine) -> None:
+    """`# noqa` must name its code: the valid comments qualify the marker (`noqa: F401`), the invalid ones write
+    it bare, so the rule is the marker at the comment's start not followed by the qualifier's `:`."""
+    doc = _top(ws, engine, "python", ["import os  # noqa", "x = f()  # noqa"],
+               ["import os  # noqa: F401", "x = f()  # noqa:E731"])
+    _judged(engine, "python", doc, ["y = 1  #noqa", "z = g()  # noqa  # reason", "def f():  # noqa\n    pass"],
+            ["y = 1  # noqa: E501", "# no qa here", "z = 2  # see the noqa docs"])
+
+
+
+def test_a_modifier_word_among_others(ws: Workspace, engine: Engine) -> None:
+    """No `volatile` fields: the word every invalid declaration's modifiers hold and no valid one's, on the
+    declaration, whatever other modifiers (or annotations) stand beside it."""
+    doc = _top(ws, engine, "java", ["class A {\n  private volatile int n;\n}",
+                                    "class B {\n  volatile boolean done = false;\n}"],
+               ["class A {\n  private int n;\n}", "class B {\n  private final AtomicBoolean done = make();\n}"])
+    _judged(engine, "java", doc, ["class C {\n  static volatile C inst;\n}",
+                                  "class D {\n  @Shared protected volatile long t = 0;\n}"],
+            ["class C {\n  static C inst;\n}", "class E {\n  int volatileCount = 0;\n}"])

@@ -17,7 +17,6 @@ from sgtools.workflows.suggest import contexts
 from sgtools.workflows.suggest.candidates import (
     ARGUMENT,
     CHILD,
-    COMMENT,
     FIELD,
     INSIDE_TEXT,
     KIND_ONLY,
@@ -38,7 +37,6 @@ _NAME_ROLES = ("function", "method", "macro", "name", "callee", "constructor")
 _BROAD_KINDS = ("identifier", "literal", "string", "number", "integer", "float", "comment", "ERROR", "MISSING",
                 "expression_statement", "program", "source_file", "module", "translation_unit", "compilation_unit")
 _ARG_KINDS = ("argument", "pair", "named")
-_WORD_TOKEN = re.compile(r"[@A-Za-z_][\w@.:-]*\w|[A-Za-z_]")
 _MAX_CHILD_CHARS = 40
 _MAX_GROUPS = 16
 _QUALIFIER = re.compile(r"qualifier|modifier|specifier")  # `const`, `static`: how a type is held, not a type
@@ -132,29 +130,6 @@ def _shared_names(kind: str, invalid: Sequence[Example]) -> set[str]:
     per = [{d.text for n in e.nodes() if n.kind == kind for d in n.walk()
             if d is not n and d.named and d.atomic and d.kind.endswith("identifier")} for e in invalid]
     return set.intersection(*per) if per else set()
-
-
-def _comment_words(node: Node) -> set[str]:
-    return set(_WORD_TOKEN.findall(node.text))
-
-
-def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
-    """Comments by kind and a word all invalid examples' comments share and no valid comment has."""
-    per_example = [[n for n in e.nodes() if "comment" in n.kind and n.named] for e in invalid]
-    if not all(per_example):
-        return []
-    words = set.intersection(*(set().union(*(_comment_words(n) for n in ns)) for ns in per_example))
-    fine = set().union(*(_comment_words(n) for e in valid for n in e.nodes() if "comment" in n.kind))
-    kinds = sorted({n.kind for ns in per_example for n in ns})
-    out: list[Candidate] = []
-    for word in sorted(words - fine, key=lambda w: (-len(w), w))[:2]:
-        regex = (r"\b" if re.match(r"\w", word) else "") + re.escape(word) + (r"\b" if re.search(r"\w$", word) else "")
-        kind: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
-        note = (f"flags every comment containing `{word}`; lets through the same note written differently "
-                "(another word or spelling)")
-        out.append(Candidate({"rule": {**kind, "regex": regex}}, _gen(per_example[0][0], f"comment {word}"),
-                             COMMENT, start + len(out), note))
-    return out
 
 
 # Go reads a lone one-argument call at the end of a snippet (`fmt.Println(x)` with no newline after it) as a type

@@ -21,7 +21,18 @@ from sgtools.engine.process import Engine
 from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
-from sgtools.workflows.suggest import around, author, explain, fixes, necessary, proof, render, scope
+from sgtools.workflows.suggest import (
+    around,
+    author,
+    comments,
+    explain,
+    fixes,
+    modifiers,
+    necessary,
+    proof,
+    render,
+    scope,
+)
 from sgtools.workflows.suggest import candidates as cands
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, read_examples
@@ -127,9 +138,9 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
     """The forms an author writes from the examples alone: a kind, a comment word, a name regex, a child."""
     groups = list(cands.roots(invalid))
     base = author.AUTHOR_ROOTS
-    return (author.kind_only(invalid, valid, base) + author.comment_forms(invalid, valid, base + 1000)
+    return (author.kind_only(invalid, valid, base) + comments.comment_forms(invalid, valid, base + 1000)
             + author.field_forms(groups + author.outermost(invalid), base + 2000, [*invalid, *valid], language)
-            + author.child_forms(groups, valid, base + 3000))
+            + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000))
 
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,

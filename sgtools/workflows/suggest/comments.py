@@ -1,0 +1,90 @@
+"""Comments as an ast-grep author flags them (issue 29): by kind and a word every invalid comment has and no valid
+one does (`TODO`, `@ts-ignore`), or by a marker written bare where the valid comments qualify it (`# type:
+ignore` beside `# type: ignore[attr-defined]`, `//nolint` beside `//nolint:errcheck`): the marker at the start of
+the comment, not followed by the qualifier's opening character."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.candidates import COMMENT, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.tree import Example, Node
+
+_WORD_TOKEN = re.compile(r"[@A-Za-z_][\w@.:-]*\w|[A-Za-z_]")
+_LEAD = re.compile(r"^\W*")  # the comment's opener and spaces: `#`, `//`, `/*`, `--`
+_MIN_MARKER = 3  # word characters a bare marker needs
+
+
+def _comment_words(node: Node) -> set[str]:
+    return set(_WORD_TOKEN.findall(node.text))
+
+
+def _comments(example: Example) -> list[Node]:
+    return [n for n in example.nodes() if "comment" in n.kind and n.named]
+
+
+def _marker(texts: Sequence[str]) -> str | None:
+    """The words every comment starts with (after its opener), cut at a word's end: `type: ignore`, `nolint`."""
+    bodies = [_LEAD.sub("", t) for t in texts]
+    first = bodies[0]
+    n = 0
+    while n < len(first) and all(len(b) > n and b[n] == first[n] for b in bodies):
+        n += 1
+    head = first[:n].rstrip()
+    if any(len(b) > len(head) and re.match(r"\w", b[len(head)]) for b in bodies):
+        head = re.sub(r"\W*\w+$", "", head)  # cut inside a word: back to the last whole one
+    return head if len(re.sub(r"\W", "", head)) >= _MIN_MARKER else None
+
+
+def _bare_marker(invalid: list[list[Node]], fine: Sequence[Node]) -> tuple[str, str] | None:
+    """(marker, regex) for a marker the invalid comments write bare and the valid ones qualify."""
+    head = _marker([n.text for ns in invalid for n in ns])
+    if head is None:
+        return None
+    words = re.findall(r"\w+", head)
+    body = r"\W*".join(re.escape(w) for w in words)
+    starts = re.compile(r"^\W*" + body)
+    after = [m.group(0) for m in (starts.match(n.text) for n in fine) if m is not None]
+    nexts = {n.text[len(a):len(a) + 1] for n, a in zip([n for n in fine if starts.match(n.text)], after,
+                                                      strict=True)}
+    bad_nexts = {n.text[len(m.group(0)):len(m.group(0)) + 1] for ns in invalid for n in ns
+                 if (m := starts.match(n.text)) is not None}
+    qualifiers = {c for c in nexts if c and not c.isspace() and not re.match(r"\w", c)}
+    if not qualifiers or qualifiers != nexts or qualifiers & bad_nexts:
+        return None  # no valid comment qualifies the marker, or one writes it bare too
+    shown = "".join(sorted(qualifiers))
+    return head, rf"^\W*{body}($|[^{re.escape(shown)}])"
+
+
+def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
+    """Comments by kind and a word all invalid examples' comments share and no valid comment has; else by a
+    marker the invalid comments write bare and the valid ones qualify (`nolint` beside `nolint:errcheck`)."""
+    per_example = [_comments(e) for e in invalid]
+    if not all(per_example):
+        return []
+    words = set.intersection(*(set().union(*(_comment_words(n) for n in ns)) for ns in per_example))
+    fine_nodes = [n for e in valid for n in _comments(e)]
+    fine = set().union(*(_comment_words(n) for n in fine_nodes))
+    kinds = sorted({n.kind for ns in per_example for n in ns})
+    kind: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+    out: list[Candidate] = []
+    for word in sorted(words - fine, key=lambda w: (-len(w), w))[:2]:
+        regex = (r"\b" if re.match(r"\w", word) else "") + re.escape(word) + (r"\b" if re.search(r"\w$", word) else "")
+        note = (f"flags every comment containing `{word}`; lets through the same note written differently "
+                "(another word or spelling)")
+        out.append(Candidate({"rule": {**kind, "regex": regex}}, _gen(per_example[0][0], f"comment {word}"),
+                             COMMENT, start + len(out), note))
+    bare = _bare_marker(per_example, fine_nodes)
+    if bare is not None:
+        note = (f"flags every comment that starts with `{bare[0]}` written bare (not qualified as the valid "
+                "examples do); lets through the marker later in a comment")
+        out.append(Candidate({"rule": {**kind, "regex": bare[1]}}, _gen(per_example[0][0], f"comment {bare[0]}"),
+                             COMMENT, start + len(out), note))
+    return out
+
+
+def _gen(node: Node, label: str) -> Generalised:
+    return Generalised(node, label, [], 0, 1.0)

@@ -1,0 +1,50 @@
+"""Declarations by a modifier word (issue 29): a word every invalid example's modifiers hold and no valid
+example's do, said on the declaration that carries them, as one word among any others (`method_declaration`
+has `modifiers` matching `\\bsynchronized\\b`: `public synchronized`, `static synchronized`, `synchronized`).
+Annotations written among the modifiers (`@Override`) are not modifier words."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sgtools.workflows.suggest.candidates import MODIFIER, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.tree import Example, Node
+
+_ANNOTATION = re.compile(r"@[\w.]+(\([^)]*\))?")
+
+
+def _outer_modifiers(example: Example) -> list[Node]:
+    """Modifier nodes not inside another (Kotlin's `modifiers` holds `member_modifier`s: the outer one)."""
+    return [n for n in example.nodes() if n.named and "modifier" in n.kind and n.parent is not None
+            and "modifier" not in n.parent.kind]
+
+
+def _words(node: Node) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", _ANNOTATION.sub(" ", node.text)))
+
+
+def modifier_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
+    """`kind: D` + `has: {kind: M, regex: \\bword\\b}` for each modifier word the invalid examples share."""
+    per = [_outer_modifiers(e) for e in invalid]
+    if not all(per):
+        return []
+    shared = set.intersection(*(set().union(*(_words(n) for n in ns)) for ns in per))
+    fine = set().union(*(_words(n) for e in valid for n in _outer_modifiers(e)))
+    out: list[Candidate] = []
+    for word in sorted(shared - fine):
+        holders = [[n for n in ns if word in _words(n)] for ns in per]
+        kinds = {(n.kind, n.parent.kind) for hs in holders for n in hs if n.parent is not None}
+        if len(kinds) != 1:
+            continue  # the word modifies different things in different examples
+        kind, parent = kinds.pop()
+        rule = {"kind": parent, "has": {"kind": kind, "regex": rf"\b{word}\b"}}
+        first = holders[0][0].parent
+        if first is None:
+            continue
+        note = (f"flags every `{parent}` declared `{word}`, whatever its other modifiers; lets through the same "
+                "effect written another way (a block or a wrapper)")
+        out.append(Candidate({"rule": rule}, Generalised(first, f"{parent} {word}", [], 0, 1.0), MODIFIER,
+                             start + len(out), note))
+    return out
