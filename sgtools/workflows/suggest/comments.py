@@ -39,6 +39,12 @@ def _marker(texts: Sequence[str]) -> str | None:
     return head if len(re.sub(r"\W", "", head)) >= _MIN_MARKER else None
 
 
+def _after(starts: re.Pattern[str], text: str) -> str | None:
+    """The character after the marker at the comment's start ('' at its end), None when it does not start so."""
+    m = starts.match(text)
+    return None if m is None else text[m.end():m.end() + 1]
+
+
 def _bare_marker(invalid: list[list[Node]], fine: Sequence[Node]) -> tuple[str, str] | None:
     """(marker, regex) for a marker the invalid comments write bare and the valid ones qualify."""
     head = _marker([n.text for ns in invalid for n in ns])
@@ -47,11 +53,8 @@ def _bare_marker(invalid: list[list[Node]], fine: Sequence[Node]) -> tuple[str, 
     words = re.findall(r"\w+", head)
     body = r"\W*".join(re.escape(w) for w in words)
     starts = re.compile(r"^\W*" + body)
-    after = [m.group(0) for m in (starts.match(n.text) for n in fine) if m is not None]
-    nexts = {n.text[len(a):len(a) + 1] for n, a in zip([n for n in fine if starts.match(n.text)], after,
-                                                      strict=True)}
-    bad_nexts = {n.text[len(m.group(0)):len(m.group(0)) + 1] for ns in invalid for n in ns
-                 if (m := starts.match(n.text)) is not None}
+    nexts = {c for c in (_after(starts, n.text) for n in fine) if c is not None}
+    bad_nexts = {c for c in (_after(starts, n.text) for ns in invalid for n in ns) if c is not None}
     qualifiers = {c for c in nexts if c and not c.isspace() and not re.match(r"\w", c)}
     if not qualifiers or qualifiers != nexts or qualifiers & bad_nexts:
         return None  # no valid comment qualifies the marker, or one writes it bare too
