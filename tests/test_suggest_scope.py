@@ -57,7 +57,7 @@ def _scan(root: Path) -> list[str]:
 def _saved_and_scanned(ws: Workspace, engine: Engine, top: Any) -> list[str]:
     """The files `sgtools scan` flags once the candidate `top` is saved as the project's rule."""
     initialize(ws)
-    saved = add_or_update_rule(ws, engine, "no-unwrap", top["yaml"], valid_examples=top["checked"]["valid"],
+    saved = add_or_update_rule(ws, engine, top["rule_id"], top["yaml"], valid_examples=top["checked"]["valid"],
                                invalid_examples=top["checked"]["invalid"])
     assert saved["success"], saved
     return _scan(ws.root)
@@ -97,3 +97,55 @@ def test_the_cli_passes_the_request(ws: Workspace) -> None:
                          capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 0, out.stderr
     assert "ignores:" in out.stdout and "'**/tests/**'" in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize(("request_text", "key"), [
+    ("no sleep in specs", "files"), ("no print in spec files", "files"), ("no print in production", "ignores"),
+    ("no x outside of spec files", "ignores"), ("except in the test suite, no network", "ignores"),
+    ("apart from tests, no x", "ignores"), ("in release code, no asserts", "ignores"),
+])
+def test_more_words_for_tests_and_library_code(request_text: str, key: str) -> None:
+    found = scope.from_request(request_text)
+    assert found is not None and next(iter(found[0])) == key, found
+
+
+@pytest.mark.parametrize("rel", ["src/App.Tests/Fixtures.cs", "Tests/AppTests/Helpers.swift",
+                                 "app/src/androidTest/java/Screens.kt", "net/url_unittest.cc"])
+def test_test_folders_and_names_of_more_languages(rel: str) -> None:
+    assert not scope.keeps({"ignores": list(scope.TEST_GLOBS)}, rel)
+    assert scope.keeps({"files": list(scope.TEST_GLOBS)}, rel)
+
+
+def test_a_dotnet_test_project_is_left_out_by_real_ast_grep(tmp_path: Path, engine: Engine) -> None:
+    for rel in ("src/App/Worker.cs", "src/App.Tests/Fixtures.cs"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("class W {\n  void Run() {\n    Thread.Sleep(100);\n  }\n}\n", encoding="utf-8")
+    ws = Workspace(tmp_path)
+    result = suggest_rule(ws, engine, "csharp", ["class A {\n  void F() {\n    Thread.Sleep(5);\n  }\n}",
+                                                 "class B {\n  void G() {\n    Thread.Sleep(delay);\n  }\n}"],
+                          ["class A {\n  async Task F() {\n    await Task.Delay(5);\n  }\n}",
+                           "class B {\n  void G() {\n    Sleep(delay);\n  }\n}"], request="no Thread.Sleep in production")
+    top = result["candidates"][0]
+    assert "**/*.Tests/**" in yamlio.load_one(top["yaml"])["ignores"], top["yaml"]
+    assert top["proof"]["flags"] == 1, top["proof"]
+    assert _saved_and_scanned(ws, engine, top) == ["src/App/Worker.cs"]
+
+
+RUST_LIB = ("fn f() {\n    a().unwrap();\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {\n        b().unwrap();\n"
+            "    }\n}\n")
+RUST_UTIL = "#[test]\n#[ignore]\nfn slow() {\n    c().unwrap();\n}\n\nfn g() {\n    d().unwrap();\n}\n"
+
+
+def test_library_code_in_rust_leaves_out_the_tests_inside_library_files(tmp_path: Path, engine: Engine) -> None:
+    # Rust writes unit tests inside the library's own files: no path leaves them out, `not: inside` does.
+    for rel, text in {"src/lib.rs": RUST_LIB, "src/util.rs": RUST_UTIL}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    ws = Workspace(tmp_path)
+    result = suggest_rule(ws, engine, "rust", INVALID, VALID, request="no unwrap in library code")
+    top = result["candidates"][0]
+    assert "cfg\\(test\\)" in top["yaml"] and "test modules and functions inside other files" in top["scope"]
+    assert top["proof"]["flags"] == 2, top["proof"]
+    assert sorted(p.split(":")[0] for p in top["proof"]["places"]) == ["src/lib.rs", "src/util.rs"]
+    places = top["proof"]["places"]
+    assert any("a().unwrap()" in p for p in places) and any("d().unwrap()" in p for p in places), places

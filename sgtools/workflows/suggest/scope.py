@@ -12,15 +12,39 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-# Test code in the usual layouts of the built-in languages (Python, Go, JS/TS, Java/Kotlin/C#, Ruby, Rust, PHP).
-TEST_GLOBS = ("**/test/**", "**/tests/**", "**/__tests__/**", "**/spec/**", "**/test_*", "**/*_test.*",
-              "**/*.test.*", "**/*.spec.*", "**/*_spec.*", "**/*Test.*", "**/*Tests.*", "**/conftest.py")
-_NOT_TESTS = re.compile(r"\b(?:library|production|prod|application|app|shipped|non-test)\s+code\b|\bnon-tests?\b"
-                        r"|\b(?:except|outside(?:\s+of)?|not|excluding|other than|but not)\s+(?:in\s+)?(?:the\s+)?"
-                        r"(?:unit\s+)?tests?\b", re.I)
-_ONLY_TESTS = re.compile(r"\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?tests?"
-                         r"(?!\s*(?:method|function|class|case)s?\b)(?![\w@])|\btest\s+(?:code|files?|suites?)\b",
-                         re.I)
+# Test code in the usual layouts of the built-in languages (Python, Go, JS/TS, Java/Kotlin/C#, Ruby, Rust, PHP,
+# Swift, C/C++): test folders (`Tests/` and `Foo.Tests/` in .NET and Swift, `androidTest/`) and test file names.
+TEST_GLOBS = ("**/test/**", "**/tests/**", "**/Tests/**", "**/*.Tests/**", "**/__tests__/**", "**/spec/**",
+              "**/androidTest/**", "**/test_*", "**/*_test.*", "**/*.test.*", "**/*.spec.*", "**/*_spec.*",
+              "**/*_unittest.*", "**/*Test.*", "**/*Tests.*", "**/conftest.py")
+# Test code in words: tests, specs, the test suite, test files.
+_TESTS = r"(?:unit\s+|integration\s+)?(?:test\s+(?:code|files?|suites?)|spec\s+files?|tests?|specs?)"
+_NOT_TESTS = re.compile(r"\b(?:library|production|prod|application|app|shipped|release|non-test|runtime)\s+code\b"
+                        r"|\bnon-(?:tests?|specs?)\b|\bin\s+production\b"
+                        r"|\b(?:except|outside(?:\s+of)?|not|excluding|other than|but not|apart from)\s+(?:in\s+)?"
+                        rf"(?:the\s+|our\s+)?{_TESTS}\b", re.I)
+_ONLY_TESTS = re.compile(r"\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?(?:tests?|specs?)"
+                         r"(?!\s*(?:method|function|class|case)s?\b)(?![\w@])"
+                         r"|\b(?:test|spec)\s+(?:code|files?|suites?)\b", re.I)
+
+
+# Test code that lives in library files, by language: Rust's `#[cfg(test)] mod tests` and `#[test]` functions (an
+# attribute among others before it, `#[tokio::test]` too). "Library code" leaves them out with `not: inside`.
+_AFTER_ATTRIBUTES = {"not": {"kind": "attribute_item"}}
+TEST_CONTEXTS: dict[str, dict[str, Any]] = {
+    "rust": {"any": [
+        {"kind": "mod_item", "follows": {"kind": "attribute_item", "regex": r"^#\[cfg\(test\)\]$",
+                                         "stopBy": _AFTER_ATTRIBUTES}},
+        {"kind": "function_item", "follows": {"kind": "attribute_item", "regex": r"^#\[(\w+::)*test\]$",
+                                              "stopBy": _AFTER_ATTRIBUTES}}], "stopBy": "end"},
+}
+
+
+def in_file_tests(language: str, scope: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The `not: inside` clause that leaves out the tests written inside library files, when the scope leaves
+    out test code and the language writes tests there (Rust); None otherwise."""
+    context = TEST_CONTEXTS.get(language)
+    return {"not": {"inside": context}} if context is not None and "ignores" in scope else None
 
 
 def from_request(request: str | None) -> tuple[dict[str, list[str]], str] | None:
@@ -36,10 +60,11 @@ def from_request(request: str | None) -> tuple[dict[str, list[str]], str] | None
     return None
 
 
-def note(scope: dict[str, list[str]], words: str) -> str:
+def note(scope: dict[str, list[str]], words: str, in_files: bool = False) -> str:
     key = "ignores" if "ignores" in scope else "files"
     which = "leaves out test code" if key == "ignores" else "flags test code only"
-    return f"{which} (`{key}`: the usual test paths), as the request says ({words!r})"
+    inline = " and the test modules and functions inside other files (`not: inside`)" if in_files else ""
+    return f"{which} (`{key}`: the usual test paths{inline}), as the request says ({words!r})"
 
 
 def _regex(glob: str) -> re.Pattern[str]:

@@ -258,6 +258,7 @@ def suggest_rule(
     search = _Search(engine, lang, file_name, trees, valid)
     _search(search, gens, pivot, count, valid_trees)
     picked = _pick(search.passing(), count + _SPARE)
+    in_files = _leave_out_in_file_tests(search, picked, asked[0] if asked else None)
     docs = [render.rule_doc(given_id or render.default_id(c), lang, sev, given_message or render.default_message(c),
                             c.body) for c in picked]
     findings = analysis.analyse_rules(ws, engine, docs, examples=[{"valid": valid, "invalid": invalid}] * len(docs))
@@ -278,12 +279,30 @@ def suggest_rule(
             _add_fix(engine, lang, file_name, cand, pairs, doc, item, result)
         if asked is not None:  # the examples carry no paths: verified without the scope, which is added now
             doc.update(asked[0])
-            item["scope"] = f"{item['scope']}; {scope.note(*asked)}"
+            item["scope"] = f"{item['scope']}; {scope.note(*asked, in_files=id(cand) in in_files)}"
         item["yaml"] = render.dump(doc)
         result["candidates"].append(item)
     result["success"] = True
     _prove(ws, engine, lang, [picked[n] for n in kept], result, asked[0] if asked else None)
     return result
+
+
+def _leave_out_in_file_tests(search: _Search, picked: list[cands.Candidate],
+                             paths: dict[str, list[str]] | None) -> set[int]:
+    """When the scope leaves out test code and the language writes tests inside library files (Rust's
+    `#[cfg(test)] mod tests`), each picked rule also gets `not: inside` them, kept only where it still flags
+    every invalid example and no valid one (one ast-grep call). The ids of the candidates that got it."""
+    clause = scope.in_file_tests(search.language, paths or {})
+    if clause is None or not picked:
+        return set()
+    bodies = [{**c.body, "rule": {"all": [c.body["rule"], clause]}} for c in picked]
+    outcomes = run_rules(search.engine, search.language, search.file_name, bodies, search.texts)
+    done: set[int] = set()
+    for cand, body, outcome in zip(picked, bodies, outcomes, strict=True):
+        if _verified(outcome, len(search.invalid)):
+            cand.body = body
+            done.add(id(cand))
+    return done
 
 
 def _add_fix(engine: Engine, lang: str, file_name: str, cand: cands.Candidate, pairs: list[FixExample],
