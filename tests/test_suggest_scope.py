@@ -124,15 +124,16 @@ def test_a_dotnet_test_project_is_left_out_by_real_ast_grep(tmp_path: Path, engi
     result = suggest_rule(ws, engine, "csharp", ["class A {\n  void F() {\n    Thread.Sleep(5);\n  }\n}",
                                                  "class B {\n  void G() {\n    Thread.Sleep(delay);\n  }\n}"],
                           ["class A {\n  async Task F() {\n    await Task.Delay(5);\n  }\n}",
-                           "class B {\n  void G() {\n    Sleep(delay);\n  }\n}"], request="no Thread.Sleep in production")
+                           "class B {\n  void G() {\n    Sleep(delay);\n  }\n}"],
+                          request="no Thread.Sleep in production")
     top = result["candidates"][0]
     assert "**/*.Tests/**" in yamlio.load_one(top["yaml"])["ignores"], top["yaml"]
     assert top["proof"]["flags"] == 1, top["proof"]
     assert _saved_and_scanned(ws, engine, top) == ["src/App/Worker.cs"]
 
 
-RUST_LIB = ("fn f() {\n    a().unwrap();\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {\n        b().unwrap();\n"
-            "    }\n}\n")
+RUST_LIB = ("fn f() {\n    a().unwrap();\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {\n"
+            "        b().unwrap();\n    }\n}\n")
 RUST_UTIL = "#[test]\n#[ignore]\nfn slow() {\n    c().unwrap();\n}\n\nfn g() {\n    d().unwrap();\n}\n"
 
 
