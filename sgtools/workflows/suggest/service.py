@@ -238,6 +238,7 @@ def suggest_rule(
     if request is not None and not isinstance(request, str):
         raise BadInput("request must be text: what the rule is for, in words.")
     asked = scope.from_request(request)
+    paths = asked[0] if asked else None
     invalid = _texts(invalid_examples, "invalid_examples", ws.settings, required=True)
     valid = _texts(valid_examples, "valid_examples", ws.settings, required=False)
     pairs = _fix_pairs(fix_examples, ws.settings)
@@ -258,7 +259,7 @@ def suggest_rule(
     search = _Search(engine, lang, file_name, trees, valid)
     _search(search, gens, pivot, count, valid_trees)
     picked = _pick(search.passing(), count + _SPARE)
-    in_files = _leave_out_in_file_tests(search, picked, asked[0] if asked else None)
+    in_files = _leave_out_in_file_tests(search, picked, paths)
     docs = [render.rule_doc(given_id or render.default_id(c), lang, sev, given_message or render.default_message(c),
                             c.body) for c in picked]
     findings = analysis.analyse_rules(ws, engine, docs, examples=[{"valid": valid, "invalid": invalid}] * len(docs))
@@ -283,7 +284,7 @@ def suggest_rule(
         item["yaml"] = render.dump(doc)
         result["candidates"].append(item)
     result["success"] = True
-    _prove(ws, engine, lang, [picked[n] for n in kept], result, asked[0] if asked else None)
+    _prove(ws, engine, lang, [picked[n] for n in kept], result, paths)
     return result
 
 
