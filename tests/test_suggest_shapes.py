@@ -92,3 +92,15 @@ def test_a_modifier_word_among_others(ws: Workspace, engine: Engine) -> None:
     _judged(engine, "java", doc, ["class C {\n  static volatile C inst;\n}",
                                   "class D {\n  @Shared protected volatile long t = 0;\n}"],
             ["class C {\n  static C inst;\n}", "class E {\n  int volatileCount = 0;\n}"])
+
+
+def test_names_one_letter_apart_are_a_family(ws: Workspace, engine: Engine) -> None:
+    """`execl` / `execv`: names that differ only by their last letter are one family with short endings
+    (`execvp`, `execle`), not the two names shown, and not every name that starts the same (`executor`)."""
+    doc = _top(ws, engine, "c", ["void a(void) {\n  execl(path, arg, NULL);\n}",
+                                 "void b(void) {\n  execv(path, argv);\n}"],
+               ["void a(void) {\n  posix_spawn(&pid, path, NULL, NULL, argv, env);\n}",
+                "void b(void) {\n  run(path, argv);\n}"])
+    _judged(engine, "c", doc, ["int m(void) {\n  return execvp(f, a);\n}",
+                               "void n(void) {\n  execle(p, q, NULL, e);\n}"],
+            ["void m(void) {\n  executor(x);\n}", "void n(void) {\n  exec(x);\n}"])

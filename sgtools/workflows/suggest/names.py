@@ -1,5 +1,6 @@
 """Call names as a regex (issue 29): the names shown written as the family an ast-grep author means: a shared
-prefix at a word part (`^mysql_`), a stem with short endings (`^fmt\\.Print`), an output family
+prefix at a word part (`^mysql_`), a stem with short endings (`^fmt\\.Print`), names one letter apart
+(`^ato\\w{1,2}$` for `atoi` / `atol`), an output family
 (`^Console\\.Write(Line)?$`), a last word part (`^fs\\.\\w+Sync$`), else the names themselves."""
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ def name_regex(texts: Sequence[str]) -> str | None:
     prefix = common_prefix(uniq)
     if _stem(prefix, uniq):
         return f"^{re.escape(prefix)}"
+    if len(re.split(r"\.|::", prefix)[-1]) >= 3 and all(len(t) == len(prefix) + 1 for t in uniq):
+        return f"^{re.escape(prefix)}\\w{{1,2}}$"  # `atoi` / `atol`: one letter apart, a family (`atof`, `atoll`)
     suffix = common_prefix([t[::-1] for t in uniq])[::-1]
     if len(suffix) >= 3 and all(len(t) == len(suffix) or t[-len(suffix) - 1] in "_.:" for t in uniq):
         return f"(^|[_.:]){re.escape(suffix)}$"
