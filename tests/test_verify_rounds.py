@@ -73,18 +73,47 @@ def _fixits(result: Any) -> dict[str, dict[str, Any]]:
             if fx["kind"] == "fix"}
 
 
-def test_one_fix_bringing_a_new_finding_costs_one_more_round(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_fix_bringing_a_new_finding_costs_no_more_round(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     ws = _project(tmp_path / "p", RULES)
     calls = _rounds(monkeypatch)
     fixits = _fixits(scan_code(ws, Engine(), CODE, language="python"))
     assert len(fixits) == 8
-    # round 1: the eight together; round 2: the culprit alone and the seven others together (halving took 4
-    # rounds: 8 -> 4 -> 2 -> 1)
-    assert [len(batch) for batch in calls] == [1, 2]
+    # one round: the eight together; the new no-bar finding touches the culprit's edit alone, so it is the
+    # culprit's (it took a second round, the culprit alone and the seven others together; halving took 4)
+    assert [len(batch) for batch in calls] == [1]
     culprit = fixits.pop("no-foo@5")
-    assert culprit["verification"]["newDiagnostics"] == 1  # judged alone: the new no-bar finding is its own
+    assert culprit["verified"] and culprit["verification"]["newDiagnostics"] == 1
+    assert culprit["verification"]["stillFires"] is False
     assert all(fx["verified"] and fx["verification"]["newDiagnostics"] == 0 for fx in fixits.values())
+
+
+def test_judged_in_the_combined_copy_as_each_alone(tmp_path: Path) -> None:
+    """Each fix-it checked in a copy of its own (one fix-it per finding, checked one at a time by scanning the
+    findings one by one) gets the same verdict and verification block as in the combined copy."""
+    ws = _project(tmp_path / "p", RULES)
+    together = _fixits(scan_code(ws, Engine(), CODE, language="python"))
+    for key, fx in together.items():
+        line = int(key.split("@")[1])
+        alone = _fixits(scan_code(ws, Engine(), CODE.splitlines(keepends=True)[line - 1], language="python"))
+        [single] = alone.values()
+        assert (single["verified"], single["verification"], single["confidence"]) == (
+            fx["verified"], fx["verification"], fx["confidence"]), key
+
+
+def test_a_new_finding_touching_two_edits_checks_those_two_alone(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new match over two members' edits cannot be told to be either's: those two are checked alone and the
+    others together in one more round."""
+    rules = {**RULES, "no-bar": "rule: {kind: block, has: {pattern: bar($X), stopBy: end}}\n"}
+    code = CODE + "if x:\n    b = foo(2)\n    c = baz(9)\n"
+    ws = _project(tmp_path / "p", rules)
+    calls = _rounds(monkeypatch)
+    fixits = _fixits(scan_code(ws, Engine(), code, language="python"))
+    assert len(fixits) == 10 and all(fx["verified"] for fx in fixits.values())
+    assert [len(batch) for batch in calls] == [1, 3]
+    assert fixits["no-foo@10"]["verification"]["newDiagnostics"] == 1
+    assert fixits["no-baz@11"]["verification"]["newDiagnostics"] == 0
 
 
 def test_a_new_finding_touching_every_edit_still_halves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,9 +136,10 @@ def test_a_new_finding_touching_every_edit_still_halves(tmp_path: Path, monkeypa
 def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              language: str, rule: str, code: str,
                                                              verified: bool) -> None:
-    """On the warm path every re-scanned document carries its MISSING-token count (the counting rule,
-    scan/missing.py): the original goes into the round beside its copy and both counts are read from that round,
-    so the check costs the snippet's scan and one round, not two more warm calls (one per count)."""
+    """On the warm path every scanned document carries its MISSING-token count (the counting rule,
+    scan/missing.py): the snippet's count is kept from its own scan and the copy's read from its round, so the
+    check costs the snippet's scan and one round of one document, not two more warm calls (one per count), nor
+    the original scanned again beside its copy."""
     from sgtools.core.settings import Settings
 
     ws = _project(tmp_path / "p", {"r": rule}, language)
@@ -123,7 +153,7 @@ def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, mon
         assert engine.warm.stats.last == "warm", engine.warm.stats.last_reason
     finally:
         engine.warm.close()
-    assert calls == [1, 2]  # the snippet; then its copy and the original, counted in the same round
+    assert calls == [1, 1]  # the snippet; then its copy (the original was counted by its own scan)
     v = fx["verification"]
     assert fx["verified"] is verified and v["parseErrorsAfter"] == v["missingBefore"] == 0
     assert v["missingAfter"] == (0 if verified else 1)

@@ -149,16 +149,17 @@ def judge(text: EditedText, old: Sequence[AstGrepMatch], new: Sequence[AstGrepMa
     left_by = {rid: _leftovers(rid, old_by, new_by, members, shifts) for rid in new_by
                if rid != PARSE_RULE_ID and (rule_ids is None or rid in rule_ids or rid in own)}
     if len(members) > 1:
-        # Any unexplained match, for whatever rule, fails a combined copy: either one of its fix-its still
-        # fires there or something new appeared. The caller then splits it. So no per-member work is needed.
-        if errors_after > errors_before or any(left_by.values()):
-            text.suspects = _suspects(members, left_by, _leftovers(PARSE_RULE_ID, old_by, new_by, members, shifts)
-                                      if errors_after > errors_before else [], _spots(members, desc, shifts))
-            return False
-        for m in members:
-            m.info = {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
-                      "stillFires": False, "newDiagnostics": 0, "_same": 0, "_others": 0}
-        return True
+        # An unexplained match, for whatever rule, means one of the fix-its still fires there or something new
+        # appeared. When each such match touches one member's edit alone and the copy parses no worse, it is that
+        # member's, as it would be in a copy of its own: every member is judged from this copy (`_attributed`).
+        # Otherwise the caller splits the copy.
+        spots = _spots(members, desc, shifts)
+        if errors_after <= errors_before and _attributed(members, left_by, spots, rule_ids,
+                                                          (errors_before, errors_after)):
+            return True
+        text.suspects = _suspects(members, left_by, _leftovers(PARSE_RULE_ID, old_by, new_by, members, shifts)
+                                  if errors_after > errors_before else [], spots)
+        return False
     spots = _spots(members, desc, shifts)
     fires = [any(_hits(r, where) for r in left_by.get(str(m.diag["ruleId"]), []))
              for m, where in zip(members, spots, strict=True)]
@@ -167,6 +168,34 @@ def judge(text: EditedText, old: Sequence[AstGrepMatch], new: Sequence[AstGrepMa
         same = sum(1 for r in left_by.get(str(m.diag["ruleId"]), []) if not _hits(r, where))
         m.info = {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
                   "stillFires": fired, "newDiagnostics": unexplained, "_same": same, "_others": unexplained - same}
+    return True
+
+
+def _info(errors_before: int, errors_after: int, *, fires: bool, others: int, same: int = 0) -> dict[str, Any]:
+    return {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
+            "stillFires": fires, "newDiagnostics": others + same, "_same": same, "_others": others}
+
+
+def _attributed(members: Sequence[Member], left_by: Mapping[str, list[tuple[int, int]]],
+                spots: Sequence[list[tuple[int, int]]], rule_ids: frozenset[str] | None,
+                errors: tuple[int, int]) -> bool:
+    """Judge every member of a failed combined copy from it when each unexplained match touches exactly one
+    member's spot: that match is the member's own rule still firing there (`stillFires`) or a new diagnostic of
+    its edit, as a copy of that member alone would show it (the edits do not touch, so no other edit reaches
+    it); the members no match touches are as clean as in a copy that passed. This saves the round that checked
+    them apart. False, with nothing recorded, when a match touches no member or several (the caller splits)."""
+    mine: list[list[str]] = [[] for _ in members]
+    for rid, left in left_by.items():
+        for r in left:
+            touched = [i for i, where in enumerate(spots) if _hits(r, where)]
+            if len(touched) != 1:
+                return False
+            mine[touched[0]].append(rid)
+    for m, rids in zip(members, mine, strict=True):
+        own = str(m.diag["ruleId"])
+        # what a copy of this member alone would count: its own rule, and the rules that apply to the file
+        others = sum(1 for rid in rids if rid != own and (rule_ids is None or rid in rule_ids))
+        m.info = _info(*errors, fires=own in rids, others=others)
     return True
 
 

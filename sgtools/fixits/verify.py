@@ -50,6 +50,7 @@ class VerifyJob:
     diags: list[Diagnostic]
     rule_ids: frozenset[str] | None = None  # rules that apply to this file; None: every rule scanned
     baseline: list[AstGrepMatch] | None = None
+    counted: bool = False  # `count_missing` knows this text's MISSING tokens already (the snippet's warm scan)
 
 
 def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
@@ -132,7 +133,8 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     `fix` fix-its (engine calls on threads, alongside the batch, up to `fixit_missing_check_max`).
     `counted_by_rescan`: `run_batch` counts them itself in every text it scans (the warm engine's counting rule,
     scan/missing.py), and `count_missing` answers from those counts: the originals to count go into the first
-    round beside their copies, and every count is read after the rounds, with no engine call of its own."""
+    round beside their copies (unless counted already: `VerifyJob.counted`), and every count is read after the
+    rounds, with no engine call of its own."""
     chosen = _choose(jobs, settings.fixit_verify_max)
     copies = _Copies(jobs, settings.fixit_verify_max_bytes)
     # One copy of a file per fix-it made the work quadratic (a file with 30,000 findings never got verified).
@@ -158,7 +160,8 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
 
             missing, no_token_lost = _count_missing(start, jobs, texts, settings.fixit_missing_check_max)
             if counted_by_rescan:
-                recount = {t.job for t in texts if any(id(m) in missing for m in t.members)}
+                recount = {t.job for t in texts
+                           if not jobs[t.job].counted and any(id(m) in missing for m in t.members)}
         done = _run_rounds(jobs, texts, run_batch, copies.make, settings.fixit_verify_chunk_bytes, recount)
         _record_missing(done, missing)
     finally:

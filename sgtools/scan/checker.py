@@ -42,9 +42,10 @@ class TextChecker:
         self.rules = rules
         self.fell_back: list[str] = []  # why a call of this checker left the warm path, first reason first
         self._warm: tuple[WarmSpec, WarmRules] | None = None
-        self._counted: dict[str, int | None] | None = None  # MISSING-token counts of the warm re-scans (`keep_counts`)
+        self._counted: dict[str, int | None] | None = None  # MISSING-token counts of the warm scans (`keep_counts`)
         if warm and engine.warm is not None and (project is not None or str(config) == NO_CONFIG):
             self._warm = warm_spec(engine, project, rules, rules_path, file_name, language)
+            self._counted = {}
 
     @property
     def warm(self) -> bool:
@@ -57,7 +58,7 @@ class TextChecker:
         if self._warm is None:
             self.fell_back.append("not warm")
         else:
-            many, why = warm_matches(self.engine, self._warm[0], self._warm[1], [code], [rules_by_id])
+            many, why = warm_matches(self.engine, self._warm[0], self._warm[1], [code], [rules_by_id], self._counted)
             if many is not None and many[0] is not None:
                 return many[0]
             self.fell_back.append(why or "the warm engine gave no answer")
@@ -74,14 +75,15 @@ class TextChecker:
         return (found if found is not None else [None] * len(codes)), why
 
     def keep_counts(self) -> bool:
-        """From now on keep the MISSING-token count the warm re-scans find in each text (the counting rule is in
-        every warm document), so `count_missing` of a text already re-scanned costs no engine call; whether the
-        re-scans are warm, so that counts will be kept (fixits/verify.py's `counted_by_rescan`)."""
-        if self._warm is None or self.engine.warm is None:
-            return False
-        if self._counted is None:
-            self._counted = {}
-        return True
+        """Whether the MISSING-token count the warm scans find in each text is kept (the counting rule is in every
+        warm document), so `count_missing` of a text already scanned costs no engine call: whether the re-scans
+        are warm (fixits/verify.py's `counted_by_rescan`)."""
+        return self._warm is not None and self.engine.warm is not None
+
+    def counted(self, text: str) -> bool:
+        """Whether `text`'s MISSING-token count is known from a warm scan of it (`scan` keeps the snippet's), so
+        fix-it verification need not scan it again to count (fixits/verify.py's `VerifyJob.counted`)."""
+        return self._counted is not None and text in self._counted
 
     def rescan(self, _language: str, texts: Sequence[str]) -> list[list[AstGrepMatch]]:
         """Every rule's matches in each text, without labels (fix-it verification, rule examples): warm when it

@@ -34,6 +34,7 @@ from sgtools.engine.warm import LABEL_MARK, WarmSpec, WarmUnavailable
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
+from sgtools.scan import missing
 from sgtools.scan.missing import missing_rule_doc
 from sgtools.scan.rulefiles import docs_file, parse_rule_doc, rule_doc, tree_signature
 
@@ -313,17 +314,21 @@ def _has_key(node: object, keys: frozenset[str]) -> bool:
 
 
 def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequence[str],
-                 rules_by_id: Sequence[Mapping[str, Rule]],
+                 rules_by_id: Sequence[Mapping[str, Rule]], counts: dict[str, int | None] | None = None,
                  ) -> tuple[list[list[AstGrepMatch] | None] | None, str | None]:
     """The matches of each text (one document round for all) from the warm engine, keeping the rules of
     `rules_by_id[i]` (and parse errors) for text i, None for a text the spawn path must scan (a finding whose
-    labels the server cannot give); (None, why) when the warm engine failed. `why`: the first reason."""
+    labels the server cannot give); (None, why) when the warm engine failed. `why`: the first reason.
+    `counts`: where to keep each countable text's MISSING-token count (the counting rule is in every document)."""
     assert engine.warm is not None
     fixes_for = frozenset(rid for by_id in rules_by_id for rid, r in by_id.items() if r.data.get("fix") is not None)
     try:
         every = engine.warm.scan(spec, codes, fixes_for)
     except WarmUnavailable as exc:
         return None, exc.reason
+    if counts is not None:
+        counts.update((code, missing.count(found)) for code, found in zip(codes, every, strict=True)
+                      if missing.countable(spec.language, code))
     out: list[list[AstGrepMatch] | None] = []
     first: str | None = None
     for found, by_id in zip(every, rules_by_id, strict=True):
