@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
@@ -62,6 +63,28 @@ def essentials(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Essentials]
 @pytest.fixture
 def engine() -> Engine:
     return Engine()
+
+
+def warm_engine(deadline: float | None = None, **settings: int) -> Iterator[Engine]:
+    """An Engine with the MCP server's warm engine on, closed once the test is done: `deadline` its
+    `warm_engine_timeout` (the setting's default when None), `settings` any other setting it needs
+    (`warm_engine_lanes=2`). Fixtures `yield from` it."""
+    changes: dict[str, float] = {"warm_engine": 1, **settings}
+    if deadline is not None:
+        changes["warm_engine_timeout"] = deadline
+    e = Engine(settings=Settings.from_env({}).replace(**changes))
+    e.enable_warm()
+    assert e.warm is not None
+    try:
+        yield e
+    finally:
+        e.warm.close()
+
+
+@pytest.fixture
+def warm() -> Iterator[Engine]:
+    """An Engine with the warm engine on, its deadline the default (tests/test_warm_faults.py sets its own)."""
+    yield from warm_engine()
 
 
 @pytest.fixture

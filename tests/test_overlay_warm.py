@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -74,15 +73,6 @@ def proj(ws: Workspace) -> Workspace:
     for path in (cfg, ws.root / "rules" / "rules.yml", *(ws.root / "utils").iterdir()):
         os.utime(path, (old, old))
     return ws
-
-
-@pytest.fixture
-def warm() -> Iterator[Engine]:
-    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
-    e.enable_warm()
-    yield e
-    assert e.warm is not None
-    e.warm.close()
 
 
 def _both(ws: Workspace, warm: Engine, files: list[dict[str, str]]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -134,46 +134,31 @@ def test_a_new_finding_touching_every_edit_still_halves(tmp_path: Path, monkeypa
     ("javascript", "rule: {kind: statement_block, regex: 'y'}\nfix: '{ z()'\n", "if (x) { y() }\n", False),
 ])
 def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             language: str, rule: str, code: str,
+                                                             warm: Engine, language: str, rule: str, code: str,
                                                              verified: bool) -> None:
     """On the warm path every scanned document carries its MISSING-token count (the counting rule,
     scan/missing.py): the snippet's count is kept from its own scan and the copy's read from its round, so the
     check costs the snippet's scan and one round of one document, not two more warm calls (one per count), nor
     the original scanned again beside its copy."""
-    from sgtools.core.settings import Settings
-
     ws = _project(tmp_path / "p", {"r": rule}, language)
-    engine = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
-    engine.enable_warm()
-    assert engine.warm is not None
-    try:
-        scan_code(ws, engine, code, language=language)  # starts the warm process
-        calls = _count_warm_scans(monkeypatch)
-        [fx] = _fixits(scan_code(ws, engine, code, language=language)).values()
-        assert engine.warm.stats.last == "warm", engine.warm.stats.last_reason
-    finally:
-        engine.warm.close()
+    assert warm.warm is not None
+    scan_code(ws, warm, code, language=language)  # starts the warm process
+    calls = _count_warm_scans(monkeypatch)
+    [fx] = _fixits(scan_code(ws, warm, code, language=language)).values()
+    assert warm.warm.stats.last == "warm", warm.warm.stats.last_reason
     assert calls == [1, 1]  # the snippet; then its copy (the original was counted by its own scan)
     v = fx["verification"]
     assert fx["verified"] is verified and v["parseErrorsAfter"] == v["missingBefore"] == 0
     assert v["missingAfter"] == (0 if verified else 1)
 
 
-def test_a_pending_change_counts_missing_tokens_in_the_same_round(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pending_change_counts_missing_tokens_in_the_same_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   warm: Engine) -> None:
     """The same for `scan_code` with `files` (a pending change's documents on the warm engine)."""
-    from sgtools.core.settings import Settings
-
     ws = _project(tmp_path / "p", {"get-none": "rule: {pattern: '$D.get($K, None)'}\nfix: $D.get($K)\n"})
-    engine = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
-    engine.enable_warm()
-    assert engine.warm is not None
     files = [{"path": "a.py", "code": "v = d.get(k, None)\n"}]
-    try:
-        scan_code(ws, engine, files=files)  # type: ignore[arg-type]  # starts the warm process
-        calls = _count_warm_scans(monkeypatch)
-        [fx] = _fixits(scan_code(ws, engine, files=files)).values()  # type: ignore[arg-type]
-    finally:
-        engine.warm.close()
+    scan_code(ws, warm, files=files)  # type: ignore[arg-type]  # starts the warm process
+    calls = _count_warm_scans(monkeypatch)
+    [fx] = _fixits(scan_code(ws, warm, files=files)).values()  # type: ignore[arg-type]
     assert calls == [1, 2]  # the document; then its copy and the original, counted in the same round
     assert fx["verified"] and fx["verification"]["missingAfter"] == fx["verification"]["missingBefore"] == 0

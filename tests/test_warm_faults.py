@@ -17,6 +17,7 @@ from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.scan import snippet
+from tests.conftest import warm_engine
 from tests.test_warm_engine import gone
 
 RULE = """id: no-eval
@@ -36,24 +37,16 @@ def proj(initialized: Workspace) -> Workspace:
     return initialized
 
 
-def _warm(deadline: float) -> Iterator[Engine]:
-    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_timeout=deadline))
-    e.enable_warm()
-    yield e
-    assert e.warm is not None
-    e.warm.close()
-
-
 @pytest.fixture
 def warm() -> Iterator[Engine]:
     """A deadline no loaded machine reaches by accident: these tests check what is served, not when."""
-    yield from _warm(30.0)
+    yield from warm_engine(30.0)
 
 
 @pytest.fixture
 def warm_1s() -> Iterator[Engine]:
     """The hung-engine test's engine: its 1 s deadline is what that test checks."""
-    yield from _warm(1.0)
+    yield from warm_engine(1.0)
 
 
 def same(ws: Workspace, warm: Engine, code: str = CODE) -> dict:

@@ -5,10 +5,7 @@ label whose metavariable a branch leaves unbound, a fix)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
@@ -50,15 +47,6 @@ labels:
 """
 CODE = ("import subprocess\nsubprocess.call(cmd, shell=True)\nsubprocess.run(['日本😀', x],\n    shell=True)\n"
         "eval(s)\nexec(src, {})\nassert (x, 'why')\n")
-
-
-@pytest.fixture
-def warm() -> Iterator[Engine]:
-    e = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
-    e.enable_warm()
-    yield e
-    assert e.warm is not None
-    e.warm.close()
 
 
 def _same(ws: Workspace, warm: Engine, code: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import pytest
 from sgtools.core.settings import Settings
 from sgtools.engine.warm import WarmEngine, WarmSpec, WarmUnavailable
 from tests import test_warm_engine
+from tests.conftest import warm_engine
 from tests.test_warm_engine import TRICKY, gone, kill_during_a_call, shape
 
 spec = test_warm_engine.spec  # the same fixture: the warm engine tests' two rules as a WarmSpec
@@ -33,9 +34,9 @@ def lane_pid(warm: WarmEngine, spec: WarmSpec, lane: int) -> int:
 
 
 def _lanes(deadline: float) -> Iterator[WarmEngine]:
-    w = WarmEngine(Settings().replace(warm_engine=1, warm_engine_timeout=deadline, warm_engine_lanes=2))
-    yield w
-    w.close()
+    for e in warm_engine(deadline, warm_engine_lanes=2):
+        assert e.warm is not None
+        yield e.warm
 
 
 @pytest.fixture
