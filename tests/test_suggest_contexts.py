@@ -86,3 +86,39 @@ def test_one_valid_example_is_no_evidence_of_a_fine_context(ws: Workspace, engin
     yaml = _top(ws, engine, "python", ["def run():\n    os._exit(1)", "def go(a):\n    log(a)\n    os._exit(a)"],
                 ["def stop():\n    os._exit(0)", "def run():\n    return 1"])
     assert "^stop$" not in yaml, yaml
+
+
+def test_test_functions_by_the_start_of_their_names(ws: Workspace, engine: Engine) -> None:
+    # `test_login` and `test_logout` share `test_log`, but the word part they share is `test_`: the convention.
+    # The call shown verbatim in a valid function (`print(client.get('/'))`) is still a call, not its callee.
+    yaml = _top(ws, engine, "python", [
+        "def test_login(client):\n    print(client.get('/'))", "def test_logout(c):\n    r = c.post('/out')\n    print(r)"],
+        ["def show(client):\n    print(client.get('/'))", "def test_logout(c):\n    r = c.post('/out')\n    assert r.ok"])
+    assert "regex: ^test_\n" in yaml and "print($$$ARGS)" in yaml, yaml
+    _holds(ws, engine, yaml, ["class TestApi:\n    def test_get(self):\n        print(self.api.get())"],
+           ["def render(page):\n    print(page)", "def tester():\n    print(1)"])
+
+
+def test_a_call_context_by_its_callees_names(ws: Workspace, engine: Engine) -> None:
+    # Inside `it(...)` and `test(...)`: the callees name the context; an argument list or "any arrow function"
+    # would flag a `console.log` in any callback.
+    yaml = _top(ws, engine, "javascript", [
+        "it('loads', () => {\n  console.log(page);\n});",
+        "test('saves', async () => {\n  const r = await save();\n  console.log(r);\n});"],
+        ["function render(page) {\n  console.log(page);\n}",
+         "test('saves', async () => {\n  const r = await save();\n  expect(r).toBe(1);\n});"])
+    assert "^(it|test)$" in yaml and "arguments" not in yaml, yaml
+    _holds(ws, engine, yaml, ["it('x', function () {\n  if (a) {\n    console.log(a);\n  }\n});"],
+           ["items.forEach((x) => {\n  console.log(x);\n});"])
+
+
+def test_a_go_call_shown_in_valid_code_too_is_read_as_a_call(ws: Workspace, engine: Engine) -> None:
+    # `time.Sleep(...)` alone reads as a type conversion in Go: the code also shown in a valid example gets the
+    # context/selector form too, so the rule is the call in a test function, not the package name `time`.
+    yaml = _top(ws, engine, "go", [
+        "func TestLogin(t *testing.T) {\n\ttime.Sleep(time.Second)\n}",
+        "func TestSave(t *testing.T) {\n\tsave()\n\ttime.Sleep(10 * time.Millisecond)\n}"],
+        ["func retry() {\n\ttime.Sleep(time.Second)\n}", "func TestSave(t *testing.T) {\n\tsave()\n\tclock.Advance(10)\n}"])
+    assert "time.Sleep(" in yaml and "selector: call_expression" in yaml, yaml
+    _holds(ws, engine, yaml, ["func TestX(t *testing.T) {\n\tfor i := 0; i < 3; i++ {\n\t\ttime.Sleep(d)\n\t}\n}"],
+           ["func poll() {\n\ttime.Sleep(d)\n}"])

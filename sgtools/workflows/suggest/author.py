@@ -25,6 +25,7 @@ from sgtools.workflows.suggest.candidates import (
     PART_SUFFIXES,
     Candidate,
     common_prefix,
+    own_context,
     specific,
 )
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
@@ -268,6 +269,9 @@ def enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Sequen
             continue
         has: dict[str, Any] = {"kind": ck, "regex": _marker_regex(text, ck)}
         return {"kind": kind, "has": {**has, "stopBy": "end"} if deep else has, "stopBy": "end"}
+    named = None if names else contexts.name_marker(near, fine)
+    if named is not None:
+        return {"kind": kind, "has": named, "stopBy": "end"}
     regex = _starts([a.text for a in near])
     if regex is None or any(f is not None and re.match(regex, f.text) for f in fine):
         marker = contexts.kind_marker(near, bad, fine, good)
@@ -427,8 +431,14 @@ def _context_for(cand: Candidate, bad: list[Node], good: list[Node], index: int)
         near = [next(a for a in b.ancestors() if a.kind == kind) for b in bad]
         fine = [next((a for a in g.ancestors() if a.kind == kind), None) for g in good]
         if all(f is None for f in fine):
-            continue  # plain `inside: {kind}` says it (explain.exclusions tries that)
-        inside = enclosing(kind, near, bad, fine, good)
+            # Plain `inside: {kind}` says it (explain.exclusions tries that) when the kind is a context of its own;
+            # a call around the code (`it(...)`, `test(...)`) is told by its callee's name.
+            named = None if own_context(kind) else contexts.name_marker(near, fine)
+            if named is None:
+                continue
+            inside: dict[str, Any] | None = {"kind": kind, "has": named, "stopBy": "end"}
+        else:
+            inside = enclosing(kind, near, bad, fine, good)
         if inside is None:
             continue
         shown = marker_shown(inside)

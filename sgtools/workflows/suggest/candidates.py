@@ -102,7 +102,9 @@ class Candidate:
 
     def key(self) -> tuple[Any, ...]:
         if self.form >= KIND_ONLY:
-            return (self.tier(), not self.by_kind, _effective_size(self.gen.root), self.form, len(str(self.body)))
+            # Then the most relaxed generalisation of a near miss told apart (`print($$$ARGS)` before `print($A)`).
+            return (self.tier(), not self.by_kind, _effective_size(self.gen.root), self.form, -self.gen.level,
+                    len(str(self.body)))
         level_rank = LEVELS.index(self.gen.level)
         # A construct whose kind the valid examples also use is what they are near misses of (`eval` beside
         # `ast.literal_eval`, `defer` in a loop beside `defer` alone); one they lack only separates by absence.
@@ -200,7 +202,10 @@ def _partner(node: Node, pool: list[tuple[Node, Counter[str]]], tokens: Counter[
     for other, other_tokens in pool:
         if other.kind != node.kind:
             continue
-        score = sum((tokens & other_tokens).values()) - 0.01 * abs(len(other.text) - len(node.text))
+        # Shared names and literals count; shared punctuation (`(`, `.`) only a little: `print(x)` pairs with
+        # `print(r)`, not with `c.post('/out')`, which shares more brackets.
+        score = sum(n if re.search(r"\w", t) else n / 4 for t, n in (tokens & other_tokens).items()) - 0.01 * abs(
+            len(other.text) - len(node.text))
         if best is None or score > best[0]:
             best = (score, other)
     return best[1] if best else None

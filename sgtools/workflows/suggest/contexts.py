@@ -5,6 +5,7 @@ marks it (a destructor's `destructor_name`, whatever the class is called). Which
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -85,3 +86,46 @@ def bases(cand: Candidate) -> list[tuple[dict[str, Any], bool]]:
     if "constraints" not in cand.body and cand.keyword_only() and own_context(cand.gen.root.kind):
         out.insert(0, ({"kind": cand.gen.root.kind}, True))
     return out
+
+
+_NAME_ROLES = ("name", "function", "method")
+_MIN_PREFIX = 4  # a shared name start shorter than this (`get`) is a coincidence, not a convention (`test_`)
+
+
+def _own_name(node: Node) -> Node | None:
+    """An enclosing node's own name: a function's name, a call's callee (`it`, `describe`)."""
+    return next((c for c in node.children if c.named and c.atomic and c.role in _NAME_ROLES), None)
+
+
+def _word_start(texts: Sequence[str]) -> str:
+    """The longest start every name shares that ends where a word part ends in each (`test_` for `test_login`
+    and `test_logout`, not `test_log`; `Test` for `TestLogin` and `TestSave`)."""
+    first, n = texts[0], 0
+    while n < len(first) and all(len(t) > n and t[n] == first[n] for t in texts):
+        n += 1
+    while n > 0:
+        if all(len(t) == n or t[n - 1] == "_" or (t[n - 1].islower() and t[n].isupper()) for t in texts):
+            return first[:n]
+        n -= 1
+    return ""
+
+
+def name_marker(near: Sequence[Node], fine: Sequence[Node | None]) -> dict[str, Any] | None:
+    """What the enclosing nodes' own names say when no other child marks them: a shared start by word parts
+    (`^test_`, `^Test`), or, for calls, the callees' names (`^(it|test)$`), none of them a name of a valid
+    context. None when the names say nothing."""
+    names = [_own_name(a) for a in near]
+    if not names or any(n is None for n in names):
+        return None
+    found = [n for n in names if n is not None]
+    role = found[0].role
+    if any(n.role != role for n in found):
+        return None
+    texts = sorted({n.text for n in found})
+    fine_names = {m.text for f in fine if f is not None and (m := _own_name(f)) is not None}
+    start = _word_start(texts)
+    if len(start) >= _MIN_PREFIX and not any(t.startswith(start) for t in fine_names):
+        return {"field": role, "regex": f"^{re.escape(start)}"}
+    if role != "name" and len(texts) <= 3 and not set(texts) & fine_names:
+        return {"field": role, "regex": "^(" + "|".join(re.escape(t) for t in texts) + ")$"}
+    return None

@@ -155,18 +155,26 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
-    _repair(search, gens, by_size, valid_trees)
+    _repair(search, gens, by_size, valid_trees, pivot)
 
 
-def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_trees: list[Example]) -> None:
+def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_trees: list[Example],
+            pivot: Example) -> None:
     """Roots no plain form solved: kind + has, shadowed code, then near misses told apart by a `not`, a node kind
     around them, an argument or an enclosing context."""
     passed_roots = {c.root_index for c in search.passing()}
     unsolved = [i for i in by_size if i not in passed_roots and not gens[i].shadowed]
-    shadowed = [gens[i] for i in by_size if gens[i].shadowed][:_REPAIR_ROOTS]
+    # Code also in a valid example, to be told apart by its context: constructs before the names and literals
+    # inside them (a call `print(x)` shown in both, not its callee `print` alone).
+    shadowed = sorted((gens[i] for i in by_size if gens[i].shadowed), key=lambda g: g.root.atomic)[:_REPAIR_ROOTS]
     wanted = {id(g) for g in shadowed}
+    # Shadowed code gets the context/selector form too: its bare text may be misread (Go's `time.Sleep(d)`).
+    pivot_at = search.invalid.index(pivot)
+    matched_self = {c.root_index for c, o in search.tried if o.hits[pivot_at]}
+    misread = [i for i, g in enumerate(gens) if id(g) in wanted and i not in matched_self and not g.root.atomic]
     search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
                + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted]
+               + cands.context_forms(gens, pivot, misread)
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid)))
     near = search.near_misses()
     misses = [m for m in near if m[0].form < cands.KIND_ONLY][:_REPAIR_ROOTS]
