@@ -92,8 +92,10 @@ def test_test_functions_by_the_start_of_their_names(ws: Workspace, engine: Engin
     # `test_login` and `test_logout` share `test_log`, but the word part they share is `test_`: the convention.
     # The call shown verbatim in a valid function (`print(client.get('/'))`) is still a call, not its callee.
     yaml = _top(ws, engine, "python", [
-        "def test_login(client):\n    print(client.get('/'))", "def test_logout(c):\n    r = c.post('/out')\n    print(r)"],
-        ["def show(client):\n    print(client.get('/'))", "def test_logout(c):\n    r = c.post('/out')\n    assert r.ok"])
+        "def test_login(client):\n    print(client.get('/'))",
+        "def test_logout(c):\n    r = c.post('/out')\n    print(r)"],
+        ["def show(client):\n    print(client.get('/'))",
+         "def test_logout(c):\n    r = c.post('/out')\n    assert r.ok"])
     assert "regex: ^test_\n" in yaml and "print($$$ARGS)" in yaml, yaml
     _holds(ws, engine, yaml, ["class TestApi:\n    def test_get(self):\n        print(self.api.get())"],
            ["def render(page):\n    print(page)", "def tester():\n    print(1)"])
@@ -118,7 +120,8 @@ def test_a_go_call_shown_in_valid_code_too_is_read_as_a_call(ws: Workspace, engi
     yaml = _top(ws, engine, "go", [
         "func TestLogin(t *testing.T) {\n\ttime.Sleep(time.Second)\n}",
         "func TestSave(t *testing.T) {\n\tsave()\n\ttime.Sleep(10 * time.Millisecond)\n}"],
-        ["func retry() {\n\ttime.Sleep(time.Second)\n}", "func TestSave(t *testing.T) {\n\tsave()\n\tclock.Advance(10)\n}"])
+        ["func retry() {\n\ttime.Sleep(time.Second)\n}",
+         "func TestSave(t *testing.T) {\n\tsave()\n\tclock.Advance(10)\n}"])
     assert "time.Sleep(" in yaml and "selector: call_expression" in yaml, yaml
     _holds(ws, engine, yaml, ["func TestX(t *testing.T) {\n\tfor i := 0; i < 3; i++ {\n\t\ttime.Sleep(d)\n\t}\n}"],
            ["func poll() {\n\ttime.Sleep(d)\n}"])
