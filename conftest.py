@@ -20,20 +20,19 @@ import pytest
 
 # Test files (or test ids) by their time on a quiet 2-core machine, longest first: each over ~30 s there.
 LONGEST_FIRST = (
-    "e2e/test_fresh_clone.py::test_readme_commands_work_in_a_fresh_clone",
+    "e2e/test_fresh_clone.py",  # one clone, its tests in file order (the README's test command last)
     "e2e/test_precommit.py",
     "tests/test_corpus_validation.py::test_after_migration_every_rule_validates_with_its_own_examples",
-    "e2e/test_install.py",
     "tests/test_fix_harness.py",  # where the fix-harness corpus is cached (~/.cache), else it skips
     "tests/test_read_race.py",
     "tests/test_kill_every_step.py",
     "tests/test_crash_consistency.py",
     "e2e/test_mcp_concurrency.py",
     "e2e/test_lifecycle.py",
-    "e2e/test_fresh_clone.py",
+    "e2e/test_install.py",
 )
 # Files whose tests share an expensive module fixture: one worker runs them all, building it once.
-ONE_WORKER_FILES = ("e2e/test_precommit.py", "e2e/test_install.py", "tests/test_server_contracts.py",
+ONE_WORKER_FILES = ("e2e/test_precommit.py", "e2e/test_fresh_clone.py", "tests/test_server_contracts.py",
                     "tests/test_fix_harness.py")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -215,3 +216,26 @@ async def whole_story(client: Client, root: Path) -> None:
     assert imported["success"] is True and (root / imported["path"]).is_file()
     flagged = await ok(client, "scan_code", {"code": rule["tests"]["invalid"][0], "language": "go"})
     assert rule_id in {d["ruleId"] for d in flagged["issues"]}
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.email=ci@example.org", "-c", "user.name=ci", *args], cwd=cwd,
+                          check=True, capture_output=True, text=True).stdout
+
+
+def clone_with_changes(dest: Path) -> Path:
+    """A plain `git clone` of this repository at `dest`, as a user would have, with the working tree's changes (every
+    file git does not ignore) committed on top: an uncommitted change is what the clone holds."""
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(dest)], check=True, timeout=300)
+    for rel in filter(None, git(REPO, "ls-files", "--deleted", "-z").split("\0")):
+        (dest / rel).unlink(missing_ok=True)
+    listed = git(REPO, "ls-files", "--cached", "--others", "--exclude-standard", "-z").split("\0")
+    for rel in filter(None, listed):
+        src = REPO / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    git(dest, "add", "-A")
+    if git(dest, "status", "--porcelain").strip():
+        git(dest, "commit", "-q", "-m", "the working tree's changes, for the tests")
+    return dest
