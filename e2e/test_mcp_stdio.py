@@ -259,7 +259,9 @@ async def test_blocked_write_times_out_and_an_abandoned_call_does_not_stall_the_
     ws = Workspace(root)
     project.initialize(ws)
     args = {"rule_id": "no-eval", "rule_yaml": NO_EVAL_RULE}
-    env = {**server_env, "SGTOOLS_TOOL_TIMEOUT": "1.5", "SGTOOLS_LOCK_TIMEOUT": "60"}
+    # The tool deadline (5 s) is far below the lock wait (60 s) and far above what server_info takes on a loaded
+    # machine: the calls that must answer run under the same deadline (at 1.5 s a slow server_info could time out).
+    env = {**server_env, "SGTOOLS_TOOL_TIMEOUT": "5", "SGTOOLS_LOCK_TIMEOUT": "60"}
     async with stdio_client(root, env) as client:
         await ok(client, "server_info")
         with ws.lock():
