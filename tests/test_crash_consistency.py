@@ -16,7 +16,7 @@ import pytest
 from sgtools.project import config as project
 from sgtools.project.journal import JOURNAL_NAME
 from sgtools.project.workspace import Workspace
-from tests.faults import KILL_AT_STEP_CHILD, report
+from tests.faults import KILL_AT_STEP_CHILD, ForkServer, report
 
 RULE_V1 = ("id: no-eval\nlanguage: python\nseverity: error\nmessage: no eval\nmetadata: {fixSafety: safe}\n"
            "rule: {pattern: eval($X)}\nfix: safe_eval($X)\n")
@@ -64,7 +64,15 @@ def _state(root: Path) -> dict[str, bytes | None]:
     return {f: (root / f).read_bytes() if (root / f).is_file() else None for f in files}
 
 
-def _run(root: Path, scenario: str, kill_at: int) -> subprocess.CompletedProcess[str]:
+# What CHILD imports, imported once by the fork server the catalogue's children are forked from (tests/faults.py).
+PRELOAD = ["sgtools.engine.process", "sgtools.project.workspace", "sgtools.project.journal", "sgtools.rules.store",
+           "sgtools.edit.structural", "sgtools.workflows.apply_fixes"]
+
+
+def _run(root: Path, scenario: str, kill_at: int,
+         children: ForkServer | None = None) -> subprocess.CompletedProcess[str]:
+    if children is not None:
+        return children.run(str(kill_at), str(root), scenario, RULE_V2, timeout=300)
     return subprocess.run([sys.executable, "-c", CHILD, str(kill_at), str(root), scenario, RULE_V2],
                           capture_output=True, text=True, timeout=300)
 
@@ -73,11 +81,12 @@ def _run(root: Path, scenario: str, kill_at: int) -> subprocess.CompletedProcess
 def test_catalogue_sigkill_at_every_step_of_every_multi_file_write(tmp_path: Path) -> None:
     failures: list[object] = []
     probes = 0
+    children = ForkServer(CHILD, PRELOAD, tmp_path / "runs")
     for scenario in ("rule", "remove", "rewrite", "fixes"):
         ref = tmp_path / scenario / "ref"
         _project(ref)
         old = _state(ref)
-        done = _run(ref, scenario, 10**9)
+        done = _run(ref, scenario, 10**9, children)
         assert done.returncode == 0, done.stderr
         steps = int(done.stdout.split()[-1])
         new = _state(ref)
@@ -85,7 +94,7 @@ def test_catalogue_sigkill_at_every_step_of_every_multi_file_write(tmp_path: Pat
         for kill_at in range(1, steps + 1):
             root = tmp_path / scenario / f"k{kill_at}"
             _project(root)
-            killed = _run(root, scenario, kill_at)
+            killed = _run(root, scenario, kill_at, children)
             probes += 1
             if killed.returncode not in (-9, 0):  # 0: this run took fewer steps (cache writes vary): it finished
                 failures.append((scenario, kill_at, "failed", killed.returncode, killed.stderr[-300:]))
@@ -98,6 +107,7 @@ def test_catalogue_sigkill_at_every_step_of_every_multi_file_write(tmp_path: Pat
             if (root / JOURNAL_NAME).exists():
                 failures.append((scenario, kill_at, "journal left behind"))
         print(f"\n{scenario}: {steps} steps, killed at each")
+    children.close()
     report("crash consistency (SIGKILL at every step; torn states)", probes, failures)
 
 

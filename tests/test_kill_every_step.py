@@ -26,7 +26,7 @@ import pytest
 from sgtools.project import config as project
 from sgtools.project import grammar
 from sgtools.project.workspace import JOURNAL_NAME, Workspace
-from tests.faults import KILL_AT_STEP_CHILD, report
+from tests.faults import KILL_AT_STEP_CHILD, ForkServer, report
 
 NATIVE = Path(__file__).resolve().parent / "data" / "native" / "marker.c"
 RULE = "id: no-exec\nlanguage: python\nseverity: error\nmessage: no exec\nrule: {pattern: exec($X)}\n"
@@ -60,9 +60,13 @@ def _env(base: Path) -> dict[str, str]:
     return {**os.environ, "XDG_CONFIG_HOME": str(base / "config"), "XDG_CACHE_HOME": str(base / "cache")}
 
 
-def _run(root: Path, scenario: str, arg: str, kill_at: int, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", CHILD, str(kill_at), str(root), scenario, arg],
-                          capture_output=True, text=True, timeout=300, env=env)
+# What CHILD imports, imported once by the fork server each scenario's children are forked from (tests/faults.py).
+PRELOAD = ["sgtools.engine.process", "sgtools.project.workspace", "sgtools.community.service", "sgtools.engine.trust",
+           "sgtools.project.grammar", "sgtools.rules.store"]
+
+
+def _run(children: ForkServer, root: Path, scenario: str, arg: str, kill_at: int) -> subprocess.CompletedProcess[str]:
+    return children.run(str(kill_at), str(root), scenario, arg, timeout=300)
 
 
 def _store(env: dict[str, str]) -> tuple[bool, dict[str, str]]:
@@ -147,6 +151,38 @@ def _scenarios(tmp_path: Path) -> list[Scenario]:
     return out
 
 
+def _kill_at_every_step(sc: Scenario, base: Path, env: dict[str, str], children: ForkServer, ast_grep: str,
+                        failures: list[object]) -> int:
+    """One scenario: a warm-up run, a whole run (its steps, its before and after), then a run killed at each step."""
+    warm = base / "warm"  # a first run builds what later runs reuse (the grammar's library, caches)
+    sc.setup(warm)
+    _run(children, warm, sc.name, sc.arg, 10**9)
+    shutil.rmtree(Path(env["XDG_CONFIG_HOME"]), ignore_errors=True)
+    ref = base / "ref"
+    sc.setup(ref)
+    old = sc.state(ref, env)
+    done = _run(children, ref, sc.name, sc.arg, 10**9)
+    assert done.stdout.strip(), done.stderr
+    steps = int(done.stdout.split()[-1])
+    new = sc.state(ref, env)
+    for kill_at in range(1, steps + 1):
+        shutil.rmtree(Path(env["XDG_CONFIG_HOME"]), ignore_errors=True)  # the trust store as it was
+        root = base / f"k{kill_at}"
+        sc.setup(root)
+        killed = _run(children, root, sc.name, sc.arg, kill_at)
+        if killed.returncode not in (-9, 0):
+            failures.append((sc.name, kill_at, "failed", killed.returncode, killed.stderr[-300:]))
+            continue
+        wrong = sc.half(root, env, old, new, ast_grep)
+        if wrong is None and sc.name == "import" and sc.state(root, env) != new:
+            again = _run(children, root, sc.name, sc.arg, 10**9)  # the retried import repairs / completes
+            if "Conflict" in again.stderr or sc.state(root, env) != new:
+                wrong = f"the retried import did not complete it: {again.stderr[-200:]}"
+        if wrong is not None:
+            failures.append((sc.name, kill_at, wrong))
+    return steps
+
+
 @pytest.mark.slow
 def test_catalogue_sigkill_at_every_step_of_import_add_lang_add_and_trust(tmp_path: Path) -> None:
     ast_grep = str(Path(sys.executable).parent / "ast-grep")
@@ -156,33 +192,9 @@ def test_catalogue_sigkill_at_every_step_of_import_add_lang_add_and_trust(tmp_pa
     for sc in _scenarios(tmp_path):
         base = tmp_path / sc.name.replace(" ", "-")
         env = _env(base)
-        warm = base / "warm"  # a first run builds what later runs reuse (the grammar's library, caches)
-        sc.setup(warm)
-        _run(warm, sc.name, sc.arg, 10**9, env)
-        shutil.rmtree(Path(env["XDG_CONFIG_HOME"]), ignore_errors=True)
-        ref = base / "ref"
-        sc.setup(ref)
-        old = sc.state(ref, env)
-        done = _run(ref, sc.name, sc.arg, 10**9, env)
-        assert done.stdout.strip(), done.stderr
-        steps = int(done.stdout.split()[-1])
-        new = sc.state(ref, env)
-        for kill_at in range(1, steps + 1):
-            shutil.rmtree(Path(env["XDG_CONFIG_HOME"]), ignore_errors=True)  # the trust store as it was
-            root = base / f"k{kill_at}"
-            sc.setup(root)
-            killed = _run(root, sc.name, sc.arg, kill_at, env)
-            probes += 1
-            if killed.returncode not in (-9, 0):
-                failures.append((sc.name, kill_at, "failed", killed.returncode, killed.stderr[-300:]))
-                continue
-            wrong = sc.half(root, env, old, new, ast_grep)
-            if wrong is None and sc.name == "import" and sc.state(root, env) != new:
-                again = _run(root, sc.name, sc.arg, 10**9, env)  # the retried import repairs / completes
-                if "Conflict" in again.stderr or sc.state(root, env) != new:
-                    wrong = f"the retried import did not complete it: {again.stderr[-200:]}"
-            if wrong is not None:
-                failures.append((sc.name, kill_at, wrong))
+        with ForkServer(CHILD, PRELOAD, base / "runs", env) as children:
+            steps = _kill_at_every_step(sc, base, env, children, ast_grep, failures)
+        probes += steps
         counts.append(f"{sc.name}: {steps} steps")
     print("\n" + "; ".join(counts))
     report("crash consistency: SIGKILL at every step of import, add, lang add and trust (half states)",
