@@ -22,8 +22,9 @@ import pytest
 LONGEST_FIRST = (
     "e2e/test_fresh_clone.py",  # one clone, its tests in file order (the README's test command last)
     "e2e/test_precommit.py",
-    "tests/test_corpus_validation.py::test_after_migration_every_rule_validates_with_its_own_examples",
+    "tests/test_corpus_validation.py",  # three of its tests over ~30 s (each validates or stores 184 rules)
     "tests/test_fix_harness.py",  # where the fix-harness corpus is cached (~/.cache), else it skips
+    "tests/test_community_import.py::test_every_essentials_rule_imports_into_a_fresh_project",
     "tests/test_read_race.py",
     "tests/test_kill_every_step.py",
     "tests/test_crash_consistency.py",
