@@ -45,8 +45,6 @@ def lanes() -> Iterator[WarmEngine]:
     yield from _lanes(30.0)
 
 
-
-
 def test_documents_split_over_two_lanes_answer_as_one_process(lanes: WarmEngine, spec: WarmSpec) -> None:
     one = WarmEngine(Settings().replace(warm_engine=1, warm_engine_lanes=1))
     try:
