@@ -104,3 +104,13 @@ def test_names_one_letter_apart_are_a_family(ws: Workspace, engine: Engine) -> N
     _judged(engine, "c", doc, ["int m(void) {\n  return execvp(f, a);\n}",
                                "void n(void) {\n  execle(p, q, NULL, e);\n}"],
             ["void m(void) {\n  executor(x);\n}", "void n(void) {\n  exec(x);\n}"])
+
+
+def test_a_kind_inside_strings_is_said_with_the_call_it_goes_to(ws: Workspace, engine: Engine) -> None:
+    """SQL built by f-string interpolation: `interpolation` lives only inside string literals, so the kind alone
+    (which flags every f-string) ranks after the call the string is passed to, holding it."""
+    doc = _top(ws, engine, "python", ['cur.execute(f"SELECT * FROM t WHERE id = {uid}")',
+                                      "rows = db.execute(f\"DELETE FROM t WHERE n = '{name}'\").fetchall()"],
+               ['cur.execute("SELECT * FROM t WHERE id = 1")', "rows = db.execute(DELETE_BY_NAME).fetchall()"])
+    _judged(engine, "python", doc, ['conn.execute(f"UPDATE t SET a = {a}")'],
+            ['print(f"id = {uid}")', 'log.info(f"deleted {name}")', 'cur.execute("SELECT 1")'])

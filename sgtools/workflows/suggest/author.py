@@ -122,6 +122,8 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
         # Every one of them names the same thing (`type` in `type(x) == int`, `malloc` in a cast): that name is
         # the point, and the kind alone flags every other one (a pattern or a telling child keeps the name).
         cand.names_a_call = bool(_shared_names(k, invalid))
+        # Inside a string every time (Ruby's `#{x}`): part of a literal, not a construct; where it goes is the point.
+        cand.in_literal = all(any(a.atomic for a in n.ancestors()) for e in invalid for n in e.nodes() if n.kind == k)
         out.append(cand)
     return out
 

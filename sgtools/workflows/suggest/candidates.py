@@ -78,6 +78,7 @@ class Candidate:
     names_a_call: bool = False  # a telling child that is (part of) the name of a call inside the root
     within: bool = False  # a type always written in one construct the valid examples also use (`catch (T t)`)
     family: bool = False  # a name regex of an output family (`^Console\.Write(Line)?$`), wider than the names
+    in_literal: bool = False  # a kind alone whose every node sits inside a string literal (an interpolation)
     open_tail: bool = False  # a trailing argument no constraint needs, written as any number of them (necessary.py)
     by_kind: bool = False  # the kind of a construct whose pattern kept only its keyword (`return $A`), in a context
 
@@ -138,7 +139,7 @@ def _named_tier(cand: Candidate) -> float:
     family before the patterns that keep the one name shown), a comment word."""
     form = cand.form
     if form == KIND_ONLY:
-        return 3.5 if _callish(cand.gen.root) or cand.names_a_call else 0
+        return 3.5 if _callish(cand.gen.root) or cand.names_a_call else 2.1 if cand.in_literal else 0
     if form == LEAF_KIND:
         return 2.5 if cand.within else 1.5
     if form == FIELD and cand.family:
