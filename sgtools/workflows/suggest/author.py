@@ -116,16 +116,19 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
             continue
         if _context_kind(k, invalid, fine):
             continue
-        note = (f"flags every `{k}`, whatever it contains; lets through the same problem written as another "
-                "construct")
-        cand = Candidate({"rule": {"kind": k}}, _gen(node, k), KIND_ONLY, start + len(out), note)
-        # Every one of them names the same thing (`type` in `type(x) == int`, `malloc` in a cast): that name is
-        # the point, and the kind alone flags every other one (a pattern or a telling child keeps the name).
-        cand.names_a_call = bool(_shared_names(k, invalid))
-        # Inside a string every time (Ruby's `#{x}`): part of a literal, not a construct; where it goes is the point.
-        cand.in_literal = all(any(a.atomic for a in n.ancestors()) for e in invalid for n in e.nodes() if n.kind == k)
-        out.append(cand)
+        out.append(_kind_candidate(k, node, invalid, start + len(out)))
     return out
+
+
+def _kind_candidate(k: str, node: Node, invalid: Sequence[Example], index: int) -> Candidate:
+    note = f"flags every `{k}`, whatever it contains; lets through the same problem written as another construct"
+    cand = Candidate({"rule": {"kind": k}}, _gen(node, k), KIND_ONLY, index, note)
+    # Every one of them names the same thing (`type` in `type(x) == int`, `malloc` in a cast): that name is
+    # the point, and the kind alone flags every other one (a pattern or a telling child keeps the name).
+    cand.names_a_call = bool(_shared_names(k, invalid))
+    # Inside a string every time (Ruby's `#{x}`): part of a literal, not a construct; where it goes is the point.
+    cand.in_literal = all(any(a.atomic for a in n.ancestors()) for e in invalid for n in e.nodes() if n.kind == k)
+    return cand
 
 
 def _shared_names(kind: str, invalid: Sequence[Example]) -> set[str]:
