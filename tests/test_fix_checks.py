@@ -170,3 +170,32 @@ def test_tsc_uses_the_packages_own_tsconfig(tmp_path: Path) -> None:
     made = [fix("typescript", "p/src/a.ts", good, bad, pkg)]
     fix_checks.check_typescript(made, CI_TOOLS, install=False)
     assert made[0].built == (True, False) and made[0].broken
+
+
+def test_go_builds_each_fixed_text_once_and_samples_unsafe_fixes(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Go check's bounds (the whole corpus took over an hour): a fixed text is built once however many fixes
+    share it (the fixes of a rule with an import edit are applied together, so they do), and an unsafe rule's
+    fixes are sampled, 8 per rule and package; every safe fix is built. The builds are real; the wrapper counts."""
+    need("go")
+    root = tmp_path / "golang-x-dev"
+    (root / "p").mkdir(parents=True)
+    good = "package p\n\nfunc F() int { return 1 }\n"
+    (root / "p" / "a.go").write_text(good)
+    shared = good.replace("1", "2")
+    made = [fix("go", "golang-x-dev/p/a.go", good, shared, root) for _ in range(10)]
+    for f in made:
+        f.safety = "unsafe"
+    made.append(fix("go", "golang-x-dev/p/a.go", good, good.replace("int", "nosuchtype"), root))  # safe
+    calls: list[str] = []
+    real = fix_harness._go_build
+
+    def counted(pkg: Path, name: str, text: str, gocache: Path) -> bool:
+        calls.append(text)
+        return real(pkg, name, text, gocache)
+
+    monkeypatch.setattr(fix_harness, "_go_build", counted)
+    fix_harness._check_go(made, tmp_path)
+    assert [f.built for f in made[:10]] == [(True, True)] * 8 + [None] * 2
+    assert made[10].built == (True, False) and made[10].broken
+    assert calls == [good, shared, good.replace("int", "nosuchtype")]
