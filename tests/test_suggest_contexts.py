@@ -125,3 +125,30 @@ def test_a_go_call_shown_in_valid_code_too_is_read_as_a_call(ws: Workspace, engi
     assert "time.Sleep(" in yaml and "selector: call_expression" in yaml, yaml
     _holds(ws, engine, yaml, ["func TestX(t *testing.T) {\n\tfor i := 0; i < 3; i++ {\n\t\ttime.Sleep(d)\n\t}\n}"],
            ["func poll() {\n\ttime.Sleep(d)\n}"])
+
+
+def test_a_context_marked_by_a_name_deep_in_its_header(ws: Workspace, engine: Engine) -> None:
+    # `TestCase` is the superclass in both, once qualified (`unittest.TestCase`): the name in the superclass list
+    # marks the context, wherever it sits there.
+    yaml = _top(ws, engine, "python", [
+        "class LoginCase(TestCase):\n    def test_ok(self):\n        time.sleep(1)",
+        "class ApiCase(unittest.TestCase):\n    def setUp(self):\n        time.sleep(0.1)"],
+        ["class Poller(Base):\n    def run(self):\n        time.sleep(1)",
+         "class ApiCase(unittest.TestCase):\n    def setUp(self):\n        self.api = Api()"])
+    assert "field: superclasses" in yaml and "^TestCase$" in yaml, yaml
+    _holds(ws, engine, yaml, ["class Slow(django.test.TestCase):\n    def test_a(self):\n        time.sleep(5)"],
+           ["class Worker(Thread):\n    def run(self):\n        time.sleep(5)"])
+
+
+def test_classes_by_the_end_of_their_names(ws: Workspace, engine: Engine) -> None:
+    # Nothing in the classes' headers marks them but their names' last word part (`Test`).
+    yaml = _top(ws, engine, "java", [
+        "class LoginTest {\n  void a() {\n    Thread.sleep(5);\n  }\n}",
+        "class ApiTest {\n  @Before\n  public void setUp() {\n    Thread.sleep(100);\n  }\n}"],
+        ["class Poller {\n  void run() {\n    Thread.sleep(5);\n  }\n}",
+         "class ApiTest {\n  @Before\n  public void setUp() {\n    api = new Api();\n  }\n}"])
+    assert "regex: Test$" in yaml, yaml
+    _holds(ws, engine, yaml,
+           ["class UserServiceTest {\n  void b() {\n    if (x) {\n      Thread.sleep(1);\n    }\n  }\n}"],
+           ["class Retry {\n  void again() {\n    Thread.sleep(1);\n  }\n}",
+            "class Contest {\n  void c() {\n    Thread.sleep(1);\n  }\n}"])

@@ -274,7 +274,7 @@ def enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Sequen
             continue
         has: dict[str, Any] = {"kind": ck, "regex": _marker_regex(text, ck)}
         return {"kind": kind, "has": {**has, "stopBy": "end"} if deep else has, "stopBy": "end"}
-    named = None if names else contexts.name_marker(near, fine)
+    named = None if names else contexts.leaf_marker(near, bad, fine, good) or contexts.name_marker(near, fine)
     if named is not None:
         return {"kind": kind, "has": named, "stopBy": "end"}
     regex = _starts([a.text for a in near])

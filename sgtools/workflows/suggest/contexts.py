@@ -9,9 +9,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import PART_KINDS, PART_SUFFIXES, Candidate, own_context, specific
+from sgtools.workflows.suggest.candidates import PART_KINDS, Candidate, own_context, specific
 from sgtools.workflows.suggest.tree import Node
 
+_BODIES = ("_body", "statement_list", "declaration_list", "block")
 # The loop kinds of each language's grammar (as ast-grep 0.51 parses them), for "any loop".
 LOOPS: dict[str, tuple[str, ...]] = {
     "python": ("for_statement", "while_statement"),
@@ -48,8 +49,8 @@ def _header_nodes(ancestor: Node, inner: Node) -> list[Node]:
     for c in ancestor.children:
         if not c.named or (c.start <= inner.start and inner.end <= c.end):
             continue
-        if c.kind.endswith(PART_SUFFIXES) or c.kind in PART_KINDS:
-            continue
+        if c.kind.endswith(_BODIES) or c.kind in PART_KINDS:
+            continue  # its body: what it does, not how it is marked (its parameter or superclass list is)
         out.extend(d for d in c.walk() if d.named)
     return out
 
@@ -92,6 +93,28 @@ _NAME_ROLES = ("name", "function", "method")
 _MIN_PREFIX = 4  # a shared name start shorter than this (`get`) is a coincidence, not a convention (`test_`)
 
 
+def leaf_marker(near: Sequence[Node], bad: Sequence[Node], fine: Sequence[Node | None],
+                good: Sequence[Node]) -> dict[str, Any] | None:
+    """A name every enclosing node's header holds at any depth and no valid one's does (`TestCase` in
+    `class A(TestCase)` and in `class B(unittest.TestCase)`): `has` it through the header child's field when
+    every one holds it in the same field. None when there is none."""
+    per = [{(d.kind, d.text): d for d in _header_nodes(a, b) if d.atomic and re.fullmatch(r"[A-Za-z_]\w{2,}", d.text)}
+           for a, b in zip(near, bad, strict=True)]
+    shared = set.intersection(*(set(p) for p in per)) if per else set()
+    seen = {(d.kind, d.text) for f, g in zip(fine, good, strict=True) if f is not None for d in _header_nodes(f, g)}
+    own = {id(n) for a in near if (n := _own_name(a)) is not None}
+    for kind, text in sorted(shared - seen, key=lambda kt: -len(kt[1])):
+        nodes = [p[(kind, text)] for p in per]
+        if any(id(n) in own for n in nodes):
+            continue  # the context's own name: name_marker says it by its start
+        tops = [_top_child(a, n) for a, n in zip(near, nodes, strict=True)]
+        roles = {t.role if t is not None and t is not n else None for t, n in zip(tops, nodes, strict=True)}
+        role = next(iter(roles)) if len(roles) == 1 else None
+        leaf = {"kind": kind, "regex": f"^{re.escape(text)}$"}
+        return {"field": role, "has": {**leaf, "stopBy": "end"}} if role else {**leaf, "stopBy": "end"}
+    return None
+
+
 def _own_name(node: Node) -> Node | None:
     """An enclosing node's own name: a function's name, a call's callee (`it`, `describe`)."""
     return next((c for c in node.children if c.named and c.atomic and c.role in _NAME_ROLES), None)
@@ -106,6 +129,20 @@ def _word_start(texts: Sequence[str]) -> str:
     while n > 0:
         if all(len(t) == n or t[n - 1] == "_" or (t[n - 1].islower() and t[n].isupper()) for t in texts):
             return first[:n]
+        n -= 1
+    return ""
+
+
+def _word_end(texts: Sequence[str]) -> str:
+    """The longest end every name shares that starts where a word part starts in each (`Test` for `LoginTest`
+    and `ApiTest`; `_test` for `login_test`)."""
+    first, n = texts[0], 0
+    while n < len(first) and all(len(t) > n and t[-1 - n] == first[-1 - n] for t in texts):
+        n += 1
+    while n > 0:
+        if all(len(t) == n or t[-n] == "_" or t[-n - 1] == "_" or (t[-n].isupper() and t[-n - 1].islower())
+               for t in texts):
+            return first[len(first) - n:]
         n -= 1
     return ""
 
@@ -126,6 +163,9 @@ def name_marker(near: Sequence[Node], fine: Sequence[Node | None]) -> dict[str, 
     start = _word_start(texts)
     if len(start) >= _MIN_PREFIX and not any(t.startswith(start) for t in fine_names):
         return {"field": role, "regex": f"^{re.escape(start)}"}
+    end = _word_end(texts)
+    if len(end) >= _MIN_PREFIX and not any(t.endswith(end) for t in fine_names):
+        return {"field": role, "regex": f"{re.escape(end)}$"}
     if role != "name" and len(texts) <= 3 and not set(texts) & fine_names:
         return {"field": role, "regex": "^(" + "|".join(re.escape(t) for t in texts) + ")$"}
     return None
