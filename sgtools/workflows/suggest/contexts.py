@@ -69,14 +69,17 @@ def kind_marker(near: Sequence[Node], bad: Sequence[Node], fine: Sequence[Node |
     shared = set.intersection(*(set(p) for p in per)) if per else set()
     seen = {d.kind for f, g in zip(fine, good, strict=True) if f is not None for d in _header_nodes(f, g)}
     for kind in sorted(shared - seen):
-        nodes = [p[kind] for p in per]
-        tops = [_top_child(a, n) for a, n in zip(near, nodes, strict=True)]
-        roles = {t.role if t is not None and t is not n else None for t, n in zip(tops, nodes, strict=True)}
-        role = next(iter(roles)) if len(roles) == 1 else None
-        if role:
-            return {"field": role, "has": {"kind": kind, "stopBy": "end"}}
-        return {"kind": kind, "stopBy": "end"}
+        return _through_field(near, [p[kind] for p in per], {"kind": kind})
     return None
+
+
+def _through_field(near: Sequence[Node], nodes: Sequence[Node], rule: dict[str, Any]) -> dict[str, Any]:
+    """`has` the header node `rule` says, through the header child's field when every enclosing node holds it in
+    the same field (`declarator`, `superclasses`), else anywhere inside (`stopBy: end`)."""
+    tops = [_top_child(a, n) for a, n in zip(near, nodes, strict=True)]
+    roles = {t.role if t is not None and t is not n else None for t, n in zip(tops, nodes, strict=True)}
+    role = next(iter(roles)) if len(roles) == 1 else None
+    return {"field": role, "has": {**rule, "stopBy": "end"}} if role else {**rule, "stopBy": "end"}
 
 
 def bases(cand: Candidate) -> list[tuple[dict[str, Any], bool]]:
@@ -107,11 +110,7 @@ def leaf_marker(near: Sequence[Node], bad: Sequence[Node], fine: Sequence[Node |
         nodes = [p[(kind, text)] for p in per]
         if any(id(n) in own for n in nodes):
             continue  # the context's own name: name_marker says it by its start
-        tops = [_top_child(a, n) for a, n in zip(near, nodes, strict=True)]
-        roles = {t.role if t is not None and t is not n else None for t, n in zip(tops, nodes, strict=True)}
-        role = next(iter(roles)) if len(roles) == 1 else None
-        leaf = {"kind": kind, "regex": f"^{re.escape(text)}$"}
-        return {"field": role, "has": {**leaf, "stopBy": "end"}} if role else {**leaf, "stopBy": "end"}
+        return _through_field(near, nodes, {"kind": kind, "regex": f"^{re.escape(text)}$"})
     return None
 
 
@@ -147,18 +146,22 @@ def _word_end(texts: Sequence[str]) -> str:
     return ""
 
 
+def _names(near: Sequence[Node]) -> tuple[str, list[str]] | None:
+    """The enclosing nodes' own names and the field they are in, when every one has one in the same field."""
+    found = [n for a in near if (n := _own_name(a)) is not None]
+    if not found or len(found) < len(near) or len({n.role for n in found}) > 1:
+        return None
+    return str(found[0].role), sorted({n.text for n in found})
+
+
 def name_marker(near: Sequence[Node], fine: Sequence[Node | None]) -> dict[str, Any] | None:
     """What the enclosing nodes' own names say when no other child marks them: a shared start by word parts
     (`^test_`, `^Test`), or, for calls, the callees' names (`^(it|test)$`), none of them a name of a valid
     context. None when the names say nothing."""
-    names = [_own_name(a) for a in near]
-    if not names or any(n is None for n in names):
+    named = _names(near)
+    if named is None:
         return None
-    found = [n for n in names if n is not None]
-    role = found[0].role
-    if any(n.role != role for n in found):
-        return None
-    texts = sorted({n.text for n in found})
+    role, texts = named
     fine_names = {m.text for f in fine if f is not None and (m := _own_name(f)) is not None}
     start = _word_start(texts)
     if len(start) >= _MIN_PREFIX and not any(t.startswith(start) for t in fine_names):
