@@ -102,12 +102,13 @@ def write(new: dict[str, Row], languages: Sequence[str], command: str, path: Pat
     path.write_text("\n".join([*notes, HEADER, *body]) + "\n", encoding="utf-8")
 
 
-def table(fixes: Sequence[Any], tools: dict[str, str]) -> list[str]:
+def table(fixes: Sequence[Any], tools: dict[str, str], command: str | None = None) -> list[str]:
     """The per-language table of docs/fixes.md: fixes applied, checked before and after by the language's own
-    tool, failures (after fails where before passed, or new parse errors), failures among safe fixes, and the
-    toolchain."""
+    tool, failures (after fails where before passed, or new parse errors), failures among safe fixes, the
+    toolchain, and (given `command`) the command that printed the row, so rows of several runs keep theirs."""
+    extra = (" command |", " --- |") if command else ("", "")
     out = ["| language | fixes applied (safe) | checked before | passed after | failures | failures among "
-           "safe | toolchain |", "| --- | --- | --- | --- | --- | --- | --- |"]
+           "safe | toolchain |" + extra[0], "| --- | --- | --- | --- | --- | --- | --- |" + extra[1]]
     for lang in sorted({f.lang for f in fixes}):
         mine = [f for f in fixes if f.lang == lang]
         before = [f for f in mine if f.built and f.built[0]]
@@ -117,5 +118,5 @@ def table(fixes: Sequence[Any], tools: dict[str, str]) -> list[str]:
         used = sorted({f.tool for f in before if f.tool})
         label = "; ".join(tools.get(t, t) for t in used) if used else REPARSE_ONLY
         out.append(f"| {lang} | {len(mine)} ({safe}) | {len(before)} | {len(after)} | {len(fails)} | "
-                   f"{sum(f.safety == 'safe' for f in fails)} | {label} |")
+                   f"{sum(f.safety == 'safe' for f in fails)} | {label} |" + (f" `{command}` |" if command else ""))
     return out

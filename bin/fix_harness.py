@@ -490,7 +490,8 @@ def main(argv: list[str] | None = None) -> int:
     print_summary(summary)
     own = [f for f in fixes if f.lang in counted(langs)]  # not the odd Python script inside a C package
     if args.table:
-        print("\n".join(fix_evidence.table(own, toolchains(args.cache))))
+        print("\n".join(fix_evidence.table(own, toolchains(args.cache), "python -m bin.fix_harness --table "
+                                           f"--languages {','.join(langs)}")))
     if args.evidence:
         fix_evidence.write(fix_evidence.rows(own), sorted(counted(langs)), "python -m bin.fix_harness --evidence "
                            f"--languages {','.join(langs)}", tools=toolchains(args.cache))

@@ -155,6 +155,8 @@ def test_evidence_rows_count_checked_and_failed_fixes_and_keep_other_languages(t
                                            "python": "python run; tools: compile() (3)"}
     table = fix_evidence.table(made, {"compile()": "compile() (CPython 3)"})
     assert table[2] == "| python | 3 (3) | 2 | 1 | 1 | 1 | compile() (CPython 3) |"
+    named = fix_evidence.table(made, {"compile()": "compile() (CPython 3)"}, "python -m bin.fix_harness --table")
+    assert named[0].endswith("| command |") and named[2].endswith("| `python -m bin.fix_harness --table` |")
 
 
 def test_tsc_uses_the_packages_own_tsconfig(tmp_path: Path) -> None:
