@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,15 @@ from tests.faults import report
 
 CONFIG = "ruleDirs: [rules]\ncustomLanguages:\n  marker:\n    libraryPath: lib/marker.so\n    extensions: [mk]\n"
 
-# Each process waits for the go file, then runs the real CLI entry point in-process (no start-up jitter between
-# the two, so their read-modify-writes overlap as often as they can).
+# Each process says it is ready, waits for the go file, then runs the real CLI entry point in-process (no start-up
+# jitter between the two, so their read-modify-writes overlap as often as they can).
 RUNNER = textwrap.dedent("""
     import os, sys, time
     go, root = sys.argv[1], sys.argv[2]
     from sgtools.cli import main  # everything imported before the start line
     from sgtools.cli import trust as _cli_trust
     from sgtools.engine import trust
+    print("ready", flush=True)
     while not os.path.exists(go):
         time.sleep(0.0005)
     sys.exit(main(["trust", "--root", root]))
@@ -53,7 +53,8 @@ def test_catalogue_two_concurrent_trust_calls_lose_nothing(tmp_path: Path) -> No
         go = tmp_path / f"go{n}"
         procs = [subprocess.Popen([sys.executable, "-c", RUNNER, str(go), str(root)], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for root in roots]
-        time.sleep(1.0)  # both imported and waiting
+        for p in procs:  # both imported and waiting (a fixed sleep was 20 s a run, and too short on a loaded machine)
+            assert p.stdout is not None and p.stdout.readline() == "ready\n", f"round {n}: a runner did not start"
         go.touch()
         for p in procs:
             _out, err = p.communicate(timeout=60)
