@@ -41,7 +41,7 @@ def test_root_kinds_are_the_parsers_roots(engine: Engine, tmp_path: Path) -> Non
 
 
 def test_warm_counts_are_the_dump_counts(tmp_path: Path) -> None:
-    eng = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
+    eng = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_timeout=60.0))
     eng.enable_warm()
     assert eng.warm is not None
     spawned = missing_counter(eng, tmp_path)
@@ -70,7 +70,7 @@ def test_bundled_python_project_spawns_nothing_after_the_first_call(tmp_path: Pa
     starts the real process): after the first scan_code call, none, and every call is reported warm."""
     root, _multi = bundled_project(tmp_path, "python")
     ws = Workspace(root)
-    eng = Engine(settings=Settings.from_env({}).replace(warm_engine=1))
+    eng = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_timeout=60.0))
     eng.enable_warm()
     assert eng.warm is not None
     started: list[str] = []

@@ -153,7 +153,7 @@ def test_work_directories_are_reused_and_left_without_files(proj: Workspace, eng
 
 def test_with_the_warm_engine_the_fixits_are_verified_warm_and_the_answer_is_the_same(proj: Workspace,
                                                                                     engine: Engine) -> None:
-    warm_engine = Engine(settings=engine.settings.replace(warm_engine=1))
+    warm_engine = Engine(settings=engine.settings.replace(warm_engine=1, warm_engine_timeout=60.0))
     warm_engine.enable_warm()
     assert warm_engine.warm is not None
     try:

@@ -39,7 +39,7 @@ def test_warm_and_spawn_overlays_agree_on_every_corpus_case(essentials: Essentia
             changes.append([{"path": f"src/{lang}/{start + i}/{name}", "code": code}
                             for i, code in enumerate(codes[start:start + 5])])
     spawn = Engine(settings=Settings.from_env({}))
-    warm = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_max=16))
+    warm = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_max=16, warm_engine_timeout=60.0))
     warm.enable_warm()
     assert warm.warm is not None
     spawned_files: list[int] = []  # files the warm engine left to a spawn (findings with labels it cannot give)

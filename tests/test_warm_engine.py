@@ -231,7 +231,7 @@ def test_rules_that_do_not_load_stay_on_the_spawn_path(warm: WarmEngine, spec: W
 
 
 def test_least_recently_used_process_goes_past_the_cap(spec: WarmSpec, tmp_path: Path) -> None:
-    warm = WarmEngine(Settings().replace(warm_engine=1, warm_engine_max=1))
+    warm = WarmEngine(Settings().replace(warm_engine=1, warm_engine_max=1, warm_engine_timeout=60.0))
     try:
         warm.scan(spec, ["x = 1\n"])
         [first] = warm.pids()

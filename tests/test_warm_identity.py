@@ -53,7 +53,7 @@ def test_essentials_corpus_spawned_and_warm(essentials: Essentials) -> None:
     missing = sorted({c.rule_id for c in every} - set(languages))
     assert missing == [], f"test cases of rules the corpus does not hold: {missing}"
 
-    warm = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_max=16))
+    warm = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_max=16, warm_engine_timeout=60.0))
     warm.enable_warm()
     assert warm.warm is not None
 

@@ -42,7 +42,7 @@ def test_warm_and_spawn_agree_on_every_bundled_rule_case(tmp_path: Path) -> None
     cases = _cases()
     assert sum(len(c) for c in cases.values()) >= 1431
     spawn = Engine(settings=Settings.from_env({}))
-    warm = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_max=4))
+    warm = Engine(settings=Settings.from_env({}).replace(warm_engine=1, warm_engine_max=4, warm_engine_timeout=60.0))
     warm.enable_warm()
     assert warm.warm is not None
     differ: list[str] = []

@@ -46,7 +46,7 @@ def lanes() -> Iterator[WarmEngine]:
 
 
 def test_documents_split_over_two_lanes_answer_as_one_process(lanes: WarmEngine, spec: WarmSpec) -> None:
-    one = WarmEngine(Settings().replace(warm_engine=1, warm_engine_lanes=1))
+    one = WarmEngine(Settings().replace(warm_engine=1, warm_engine_lanes=1, warm_engine_timeout=60.0))
     try:
         want = one.scan(spec, TEXTS, frozenset({"no-eval"}))
         assert len(one.pids()) == 1
@@ -102,7 +102,8 @@ def test_a_hung_lane_is_killed_at_the_deadline_and_the_call_falls_back(lanes: Wa
 
 
 def test_lanes_stay_within_the_process_cap(spec: WarmSpec) -> None:
-    w = WarmEngine(Settings().replace(warm_engine=1, warm_engine_max=1, warm_engine_lanes=2))
+    w = WarmEngine(Settings().replace(warm_engine=1, warm_engine_max=1, warm_engine_lanes=2,
+                                         warm_engine_timeout=60.0))
     try:
         w.scan(spec, TEXTS)
         assert len(w.pids()) == 1  # one process allowed: no second lane that would evict the first
