@@ -67,7 +67,9 @@ rule: {pattern: exit($$$)}
 @pytest.fixture(params=["spawn", "warm"])
 def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
     """Every test here runs on both paths: spawned ast-grep, and the warm engine of the MCP server."""
-    e = Engine(settings=Settings.from_env().replace(warm_engine=int(request.param == "warm")))
+    # A 60 s hang guard for the warm deadline: the 5 s default covers starting `ast-grep lsp`, which a loaded machine
+    # can outlast (the call then goes to the spawn path, and the tests that check it was served warm fail on load).
+    e = Engine(settings=Settings.from_env().replace(warm_engine=int(request.param == "warm"), warm_engine_timeout=60.0))
     e.enable_warm()
     yield e
     if e.warm is not None:
