@@ -181,9 +181,12 @@ def _attributed(members: Sequence[Member], left_by: Mapping[str, list[tuple[int,
                 errors: tuple[int, int]) -> bool:
     """Judge every member of a failed combined copy from it when each unexplained match touches exactly one
     member's spot: that match is the member's own rule still firing there (`stillFires`) or a new diagnostic of
-    its edit, as a copy of that member alone would show it (the edits do not touch, so no other edit reaches
-    it); the members no match touches are as clean as in a copy that passed. This saves the round that checked
-    them apart. False, with nothing recorded, when a match touches no member or several (the caller splits)."""
+    its edit, as a copy of that member alone shows it; the members no match touches are as clean as in a copy
+    that passed. This saves the round that checked them apart. The edits do not touch, so a match is another
+    edit's only through a rule that looks away from the node it reports (`follows`/`precedes`, a distant `has`):
+    then a fix-it is told it brought or kept a finding it did not, the cautious side (a lower confidence, or
+    unverified), never the reverse. False, with nothing recorded, when a match touches no member or several
+    (the caller splits the copy)."""
     mine: list[list[str]] = [[] for _ in members]
     for rid, left in left_by.items():
         for r in left:
