@@ -9,7 +9,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,7 +16,6 @@ from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.scan import snippet
-from tests.conftest import warm_engine
 from tests.test_warm_engine import gone
 
 RULE = """id: no-eval
@@ -35,12 +33,6 @@ CODE = "x = eval(a)\nif x:\n    print(eval('日本😀'))\r\nexit(1)\n"
 def proj(initialized: Workspace) -> Workspace:
     (initialized.root / "rules" / "no-eval.yml").write_text(RULE.format(message="eval of $X"))
     return initialized
-
-
-@pytest.fixture
-def warm() -> Iterator[Engine]:
-    """A deadline no loaded machine reaches by accident: these tests check what is served, not when."""
-    yield from warm_engine(30.0)
 
 
 def same(ws: Workspace, warm: Engine, code: str = CODE) -> dict:
