@@ -148,26 +148,24 @@ def judge(text: EditedText, old: Sequence[AstGrepMatch], new: Sequence[AstGrepMa
     own = {str(m.diag["ruleId"]) for m in members}
     left_by = {rid: _leftovers(rid, old_by, new_by, members, shifts) for rid in new_by
                if rid != PARSE_RULE_ID and (rule_ids is None or rid in rule_ids or rid in own)}
+    spots = _spots(members, desc, shifts)
     if len(members) > 1:
         # An unexplained match, for whatever rule, means one of the fix-its still fires there or something new
         # appeared. When each such match touches one member's edit alone and the copy parses no worse, it is that
         # member's, as it would be in a copy of its own: every member is judged from this copy (`_attributed`).
         # Otherwise the caller splits the copy.
-        spots = _spots(members, desc, shifts)
         if errors_after <= errors_before and _attributed(members, left_by, spots, rule_ids,
                                                           (errors_before, errors_after)):
             return True
         text.suspects = _suspects(members, left_by, _leftovers(PARSE_RULE_ID, old_by, new_by, members, shifts)
                                   if errors_after > errors_before else [], spots)
         return False
-    spots = _spots(members, desc, shifts)
     fires = [any(_hits(r, where) for r in left_by.get(str(m.diag["ruleId"]), []))
              for m, where in zip(members, spots, strict=True)]
     unexplained = _unexplained(left_by, members, spots)
     for m, where, fired in zip(members, spots, fires, strict=True):
         same = sum(1 for r in left_by.get(str(m.diag["ruleId"]), []) if not _hits(r, where))
-        m.info = {"checked": True, "parseErrorsBefore": errors_before, "parseErrorsAfter": errors_after,
-                  "stillFires": fired, "newDiagnostics": unexplained, "_same": same, "_others": unexplained - same}
+        m.info = _info(errors_before, errors_after, fires=fired, others=unexplained - same, same=same)
     return True
 
 

@@ -93,9 +93,7 @@ class TextChecker:
             try:
                 every = self.engine.warm.scan(self._warm[0], texts)
                 if self._counted is not None:
-                    for text, ms in zip(texts, every, strict=True):
-                        if missing.countable(self.language, text):
-                            self._counted[text] = missing.count(ms)
+                    missing.keep(self._counted, self.language, texts, every)
                 return [[m for m in ms if not m["ruleId"].startswith(TWIN) and m["ruleId"] != missing.MISSING_RULE_ID]
                         for ms in every]
             except WarmUnavailable as exc:

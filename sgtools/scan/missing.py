@@ -61,6 +61,13 @@ def countable(language: str, text: str) -> bool:
     return language in ROOT_KINDS and (language not in _ENDS_WITH_TOKEN or text.endswith("\n"))
 
 
+def keep(counts: dict[str, int | None], language: str, texts: Sequence[str],
+         found: Sequence[Sequence[Mapping[str, Any]]]) -> None:
+    """Record in `counts` each countable text's MISSING tokens from its warm document's matches (the counting
+    rule is in every document), so a later count of the same text costs no engine call."""
+    counts.update((text, count(ms)) for text, ms in zip(texts, found, strict=True) if countable(language, text))
+
+
 def count(matches: Sequence[Mapping[str, Any]]) -> int | None:
     """The MISSING tokens of one document from its matches (those of `MISSING_RULE_ID`), or None when this rule
     cannot tell: no root match (a root of another kind, a suppression comment on the first line), more than one,

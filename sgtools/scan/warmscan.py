@@ -327,8 +327,7 @@ def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequen
     except WarmUnavailable as exc:
         return None, exc.reason
     if counts is not None:
-        counts.update((code, missing.count(found)) for code, found in zip(codes, every, strict=True)
-                      if missing.countable(spec.language, code))
+        missing.keep(counts, spec.language, codes, every)
     out: list[list[AstGrepMatch] | None] = []
     first: str | None = None
     for found, by_id in zip(every, rules_by_id, strict=True):
