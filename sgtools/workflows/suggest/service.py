@@ -127,6 +127,12 @@ class _Search:
         n = len(self.invalid)
         return sorted((c for c, o in self.tried if _verified(o, n)), key=lambda c: c.key())
 
+    def matched_self(self, pivot: Example) -> set[int]:
+        """The roots some form of which matched the example it came from: the others may be misread bare
+        (Go's lone call), so they get the context/selector form."""
+        at = self.invalid.index(pivot)
+        return {c.root_index for c, o in self.tried if o.hits[at]}
+
     def near_misses(self) -> list[tuple[cands.Candidate, Outcome]]:
         n = len(self.invalid)
         found = [(c, o) for c, o in self.tried if not o.refused and all(o.hits[i] for i in range(n))
@@ -146,8 +152,7 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
     search.run(cands.plain_forms(gens) + _authored(search.invalid, valid_trees, search.language))
-    pivot_at = search.invalid.index(pivot)
-    matched_self = {c.root_index for c, o in search.tried if o.hits[pivot_at]}
+    matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
     search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS])
@@ -169,8 +174,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     shadowed = sorted((gens[i] for i in by_size if gens[i].shadowed), key=lambda g: g.root.atomic)[:_REPAIR_ROOTS]
     wanted = {id(g) for g in shadowed}
     # Shadowed code gets the context/selector form too: its bare text may be misread (Go's `time.Sleep(d)`).
-    pivot_at = search.invalid.index(pivot)
-    matched_self = {c.root_index for c, o in search.tried if o.hits[pivot_at]}
+    matched_self = search.matched_self(pivot)
     misread = [i for i, g in enumerate(gens) if id(g) in wanted and i not in matched_self and not g.root.atomic]
     search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
                + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted]
