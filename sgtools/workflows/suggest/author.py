@@ -43,10 +43,6 @@ _MAX_GROUPS = 16
 _QUALIFIER = re.compile(r"qualifier|modifier|specifier")  # `const`, `static`: how a type is held, not a type
 
 
-def _gen(node: Node, label: str) -> Generalised:
-    return Generalised(node, label, [], 0, 1.0)
-
-
 def _construct(node: Node) -> bool:
     return (node.named and not node.atomic and bool(node.children) and node.parent is not None
             and not node.kind.endswith(PART_SUFFIXES) and node.kind not in PART_KINDS
@@ -77,8 +73,8 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
     for (k, text), node in types.items():
         if all((k, text) in t for t in texts) and (k, text) not in fine:
             note = f"flags the type `{text}` wherever it is written; lets through aliases of it"
-            cand = Candidate({"rule": {"kind": k, "regex": f"^{text}$"}}, _gen(node, f"{k} {text}"), LEAF_KIND,
-                             start + len(out), note)
+            cand = Candidate({"rule": {"kind": k, "regex": f"^{text}$"}}, Generalised.written(node, f"{k} {text}"),
+                             LEAF_KIND, start + len(out), note)
             # Written in the same construct of its own every time (`catch (Throwable t)`), one the valid examples
             # also use with another type: that construct with the type is the point, not the type anywhere.
             around = [{a.kind for a in n.ancestors()} for e in invalid for n in e.nodes()
@@ -122,7 +118,7 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
 
 def _kind_candidate(k: str, node: Node, invalid: Sequence[Example], index: int) -> Candidate:
     note = f"flags every `{k}`, whatever it contains; lets through the same problem written as another construct"
-    cand = Candidate({"rule": {"kind": k}}, _gen(node, k), KIND_ONLY, index, note)
+    cand = Candidate({"rule": {"kind": k}}, Generalised.written(node, k), KIND_ONLY, index, note)
     # Every one of them names the same thing (`type` in `type(x) == int`, `malloc` in a cast): that name is
     # the point, and the kind alone flags every other one (a pattern or a telling child keeps the name).
     cand.names_a_call = bool(_shared_names(k, invalid))
@@ -225,7 +221,7 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
         note = (f"flags every `{kind}` whose {role} matches `{regex}`, with any arguments"
                 + (f" and no {receiver}" if receiver else "") + "; lets through calls through another name or alias")
         body = {"rule": rule}
-        cand = Candidate(body, _gen(root, f"{kind} {regex}"), FIELD, start + len(out), note)
+        cand = Candidate(body, Generalised.written(root, f"{kind} {regex}"), FIELD, start + len(out), note)
         cand.family = family
         out.append(cand)
     return out
@@ -333,8 +329,8 @@ def _child_candidate(root: Node, parts: list[tuple[str, str]], deep: bool, index
     shown = ", ".join(text for _kind, text in parts)
     where = "anywhere inside" if deep else "as children"
     note = f"flags every `{root.kind}` with {shown} {where}; lets through other spellings of them"
-    return Candidate({"rule": {"all": [{"kind": root.kind}, *has]}}, _gen(root, f"{root.kind} with {shown}"), CHILD,
-                     index, note)
+    return Candidate({"rule": {"all": [{"kind": root.kind}, *has]}},
+                     Generalised.written(root, f"{root.kind} with {shown}"), CHILD, index, note)
 
 
 def child_forms(groups: Sequence[list[Node]], valid: Sequence[Example], start: int) -> list[Candidate]:

@@ -78,16 +78,14 @@ def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: i
         regex = (r"\b" if re.match(r"\w", word) else "") + re.escape(word) + (r"\b" if re.search(r"\w$", word) else "")
         note = (f"flags every comment containing `{word}`; lets through the same note written differently "
                 "(another word or spelling)")
-        out.append(Candidate({"rule": {**kind, "regex": regex}}, _gen(per_example[0][0], f"comment {word}"),
-                             COMMENT, start + len(out), note))
+        out.append(Candidate({"rule": {**kind, "regex": regex}},
+                             Generalised.written(per_example[0][0], f"comment {word}"), COMMENT, start + len(out),
+                             note))
     bare = _bare_marker(per_example, fine_nodes)
     if bare is not None:
         note = (f"flags every comment that starts with `{bare[0]}` written bare (not qualified as the valid "
                 "examples do); lets through the marker later in a comment")
-        out.append(Candidate({"rule": {**kind, "regex": bare[1]}}, _gen(per_example[0][0], f"comment {bare[0]}"),
-                             COMMENT, start + len(out), note))
+        out.append(Candidate({"rule": {**kind, "regex": bare[1]}},
+                             Generalised.written(per_example[0][0], f"comment {bare[0]}"), COMMENT, start + len(out),
+                             note))
     return out
-
-
-def _gen(node: Node, label: str) -> Generalised:
-    return Generalised(node, label, [], 0, 1.0)

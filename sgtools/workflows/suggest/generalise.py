@@ -70,6 +70,11 @@ class Generalised:
     def alternatives(self) -> list[str]:
         return list(dict.fromkeys(self.variant(n) for n in range(max(1, len(self.choices[0]) if self.choices else 1))))
 
+    @classmethod
+    def written(cls, node: Node, label: str) -> Generalised:
+        """A rule an author writes by hand (a kind, a comment word, a modifier): no holes, the example kept whole."""
+        return cls(node, label, [], 0, 1.0)
+
     def variant(self, n: int, *, dedent: bool = True) -> str:
         text = _apply(self.root, self.edits, dedent=dedent)
         return re.sub("\x03(\\d+)\x03", lambda m: self.choices[int(m.group(1))][n], text)

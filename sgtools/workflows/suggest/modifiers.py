@@ -45,6 +45,6 @@ def modifier_forms(invalid: Sequence[Example], valid: Sequence[Example], start: 
             continue
         note = (f"flags every `{parent}` declared `{word}`, whatever its other modifiers; lets through the same "
                 "effect written another way (a block or a wrapper)")
-        out.append(Candidate({"rule": rule}, Generalised(first, f"{parent} {word}", [], 0, 1.0), MODIFIER,
+        out.append(Candidate({"rule": rule}, Generalised.written(first, f"{parent} {word}"), MODIFIER,
                              start + len(out), note))
     return out
