@@ -28,8 +28,10 @@ DEV2_PATH = PATH.with_name("intent_dev2.yml")
 # A third, written before any tuning on it (tests/data/intent_dev3.yml): development signal too, and the one set
 # whose requests say which path scope they ask for (`scope`), so the judge checks the scope as well.
 DEV3_PATH = PATH.with_name("intent_dev3.yml")
+# A fourth, written like dev3 (scoped, before any tuning on it) after dev3's tuning (tests/data/intent_dev4.yml).
+DEV4_PATH = PATH.with_name("intent_dev4.yml")
 HALVES = ("dev", "test")
-SETS = ("dev", "dev2", "dev3", "test")
+SETS = ("dev", "dev2", "dev3", "dev4", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -73,9 +75,13 @@ def load_dev3() -> list[Request]:
     return load(DEV3_PATH, "dev3", scoped=True)
 
 
+def load_dev4() -> list[Request]:
+    return load(DEV4_PATH, "dev4", scoped=True)
+
+
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves, dev2 and dev3."""
-    return [*load(), *load_dev2(), *load_dev3()]
+    """Every request of every set: the catalogue's two halves, dev2, dev3 and dev4."""
+    return [*load(), *load_dev2(), *load_dev3(), *load_dev4()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
