@@ -15,7 +15,7 @@ import pytest
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.scan import snippet
+from sgtools.scan import rulefiles, snippet
 from tests.test_warm_engine import gone
 
 RULE = """id: no-eval
@@ -91,6 +91,21 @@ def test_hung_engine(proj: Workspace, warm: Engine) -> None:
     assert all(gone(pid) for pid in pids)
     warm.warm.settings = guard
     same(proj, warm)
+    assert warm.warm.stats.last == "warm"
+
+
+def test_the_same_rules_keep_their_process_once_the_edit_window_passes(
+        proj: Workspace, warm: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file written in the last 2 s is stamped by its content as well (scan/rulefiles.py `_RACY_NS`); the warm
+    key must not change when that window passes with no edit, or the same rules start a second process and the
+    first lingers (on a loaded machine test_hung_engine's restart was served by such a new process while the
+    stopped ones lived on). The window's passing is `_RACY_NS` set to 0: no file is then recent."""
+    assert warm.warm is not None
+    same(proj, warm)
+    pids, starts = sorted(warm.warm.pids()), warm.warm.stats.starts
+    monkeypatch.setattr(rulefiles, "_RACY_NS", 0)
+    same(proj, warm)
+    assert sorted(warm.warm.pids()) == pids and warm.warm.stats.starts == starts
     assert warm.warm.stats.last == "warm"
 
 

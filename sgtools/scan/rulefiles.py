@@ -44,12 +44,12 @@ _MEMO_MAX = 256
 _RACY_NS = 2_000_000_000
 
 
-def _stamp(path: str, stat: Callable[[], os.stat_result]) -> tuple[Any, ...]:
+def _stamp(path: str, stat: Callable[[], os.stat_result], contents: bool = False) -> tuple[Any, ...]:
     try:
         st = stat()
     except OSError:
         return (path, None)
-    if time.time_ns() - st.st_mtime_ns < _RACY_NS:
+    if contents or time.time_ns() - st.st_mtime_ns < _RACY_NS:
         try:
             with open(path, "rb") as fh:
                 return (path, st.st_mtime_ns, st.st_size, st.st_ino, blake2b(fh.read()).digest())
@@ -58,11 +58,15 @@ def _stamp(path: str, stat: Callable[[], os.stat_result]) -> tuple[Any, ...]:
     return (path, st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def tree_signature(files: Iterable[Path], dirs: Iterable[Path]) -> tuple[Any, ...]:
+def tree_signature(files: Iterable[Path], dirs: Iterable[Path], *, contents: bool = False) -> tuple[Any, ...]:
     """Name, mtime, size and inode of every file under `dirs` (atomic writes change the inode): any edit,
     addition or removal of a rule or util file changes it. os.scandir keeps this near a millisecond for
-    a few hundred rules, where pathlib's rglob took ten times that."""
-    sig: list[Any] = [_stamp(str(p), p.stat) for p in files]
+    a few hundred rules, where pathlib's rglob took ten times that.
+
+    A file written in the last 2 s also carries its content's digest (`_RACY_NS`), so the signature of an
+    unchanged tree changes once when that window passes: harmless for a cache, not for a key that names a
+    process. `contents=True` gives every file its digest, so the signature changes only when a file does."""
+    sig: list[Any] = [_stamp(str(p), p.stat, contents) for p in files]
     stack = [str(d) for d in dirs]
     while stack:
         top = stack.pop()
@@ -72,7 +76,7 @@ def tree_signature(files: Iterable[Path], dirs: Iterable[Path]) -> tuple[Any, ..
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
                     else:
-                        sig.append(_stamp(entry.path, entry.stat))
+                        sig.append(_stamp(entry.path, entry.stat, contents))
         except OSError:
             sig.append((top, None))
     sig.sort(key=lambda item: item[0])

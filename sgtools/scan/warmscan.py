@@ -86,7 +86,8 @@ def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules: Sequence[Rule], 
             body["utilDirs"] = utils
         if cfg.language_globs:
             body["languageGlobs"] = cfg.language_globs
-        stamp = tree_signature([cfg.path], cfg.util_dirs)
+        # the key of the warm processes: it must not change while no file does (a new key starts a process)
+        stamp = tree_signature([cfg.path], cfg.util_dirs, contents=True)
     config = cfg.path if cfg is not None else Path(NO_CONFIG)
     warm_rules = _warm_rules(rules, rules_path, language, cfg, stamp)
     return WarmSpec(str(engine.binary), json.dumps(body, sort_keys=True), stamp, warm_rules.path,
