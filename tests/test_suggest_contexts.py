@@ -3,6 +3,10 @@ judged on code the examples do not show. Real ast-grep, real files in a temp wor
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import pytest
+
 from sgtools.core import yamlio
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
@@ -41,34 +45,6 @@ def test_a_statement_inside_a_clause_is_said_by_its_kind(ws: Workspace, engine: 
         "class C {\n  int v() {\n    try {\n      return a();\n    } catch (E e) {\n      return -1;\n    }\n  }\n}"])
 
 
-def test_two_kinds_of_loop_mean_any_loop(ws: Workspace, engine: Engine) -> None:
-    # Rust's loops are expressions (`for_expression`, `while_expression`): still contexts of their own, and two
-    # kinds of loop shown mean every loop of the language, `loop` too.
-    yaml = _top(ws, engine, "rust", [
-        "for f in files.iter() {\n    let re = Regex::new(PAT).unwrap();\n    check(f, &re);\n}",
-        "while let Some(line) = lines.next() {\n    let re = Regex::new(r\"\\d+\").unwrap();\n    scan(line, &re);\n}"],
-        ["let re = Regex::new(PAT).unwrap();\nfor f in files.iter() {\n    check(f, &re);\n}",
-         "while let Some(line) = lines.next() {\n    scan(line, &DIGITS);\n}"])
-    assert "loop_expression" in yaml and "stopBy: end" in yaml, yaml
-    _holds(ws, engine, yaml, ["loop {\n    let r = Regex::new(p).unwrap();\n    go(&r);\n}",
-                              "while n > 0 {\n    if ok {\n        let r = Regex::new(x).unwrap();\n    }\n}"],
-           ["fn build() -> Regex {\n    Regex::new(PAT).unwrap()\n}"])
-
-
-def test_a_context_marked_by_a_kind_in_its_header(ws: Workspace, engine: Engine) -> None:
-    # The destructors are named differently (`A::~A`, `~B`): no text marks them, the `destructor_name` does. A
-    # destructor is fine in itself (the valid one), exiting in one is not.
-    yaml = _top(ws, engine, "cpp", [
-        "A::~A() {\n  if (bad) {\n    exit(1);\n  }\n}",
-        "struct B {\n  ~B() {\n    flush();\n    exit(2);\n  }\n};"], [
-        "A::~A() {\n  if (bad) {\n    log_error();\n  }\n}",
-        "struct B {\n  void close() {\n    flush();\n    exit(2);\n  }\n};"])
-    assert "destructor_name" in yaml and "stopBy: end" in yaml, yaml
-    _holds(ws, engine, yaml, ["Pool::~Pool() {\n  for (auto &c : cs) {\n    exit(3);\n  }\n}",
-                              "class L {\n public:\n  ~L() {\n    exit(code);\n  }\n};"],
-           ["Pool::Pool() {\n  exit(3);\n}", "void L::release() {\n  exit(code);\n}"])
-
-
 def test_code_fine_only_in_a_function_of_one_name(ws: Workspace, engine: Engine) -> None:
     # Every valid call sits in `main`, no invalid one does: `not: inside` a function with that name, wherever
     # else the call is (a helper, a method, a lambda at top level).
@@ -88,67 +64,102 @@ def test_one_valid_example_is_no_evidence_of_a_fine_context(ws: Workspace, engin
     assert "^stop$" not in yaml, yaml
 
 
-def test_test_functions_by_the_start_of_their_names(ws: Workspace, engine: Engine) -> None:
-    # `test_login` and `test_logout` share `test_log`, but the word part they share is `test_`: the convention.
-    # The call shown verbatim in a valid function (`print(client.get('/'))`) is still a call, not its callee.
-    yaml = _top(ws, engine, "python", [
-        "def test_login(client):\n    print(client.get('/'))",
-        "def test_logout(c):\n    r = c.post('/out')\n    print(r)"],
+
+@dataclass(frozen=True)
+class Case:
+    """A request whose top candidate must name a context: the texts its YAML must (and must not) hold, and code
+    the examples do not show that it must flag (`bad`) and let through (`good`)."""
+
+    why: str
+    language: str
+    invalid: list[str]
+    valid: list[str]
+    holds: tuple[str, ...]
+    bad: list[str]
+    good: list[str]
+    lacks: tuple[str, ...] = ()
+
+
+CASES = {
+    "two kinds of loop mean any loop": Case(
+        "Rust's loops are expressions (`for_expression`, `while_expression`): still contexts of their own, and two "
+        "kinds of loop shown mean every loop of the language, `loop` too.", "rust",
+        ["for f in files.iter() {\n    let re = Regex::new(PAT).unwrap();\n    check(f, &re);\n}",
+         "while let Some(line) = lines.next() {\n    let re = Regex::new(r\"\\d+\").unwrap();\n"
+         "    scan(line, &re);\n}"],
+        ["let re = Regex::new(PAT).unwrap();\nfor f in files.iter() {\n    check(f, &re);\n}",
+         "while let Some(line) = lines.next() {\n    scan(line, &DIGITS);\n}"],
+        ("loop_expression", "stopBy: end"),
+        ["loop {\n    let r = Regex::new(p).unwrap();\n    go(&r);\n}",
+         "while n > 0 {\n    if ok {\n        let r = Regex::new(x).unwrap();\n    }\n}"],
+        ["fn build() -> Regex {\n    Regex::new(PAT).unwrap()\n}"]),
+    "a context marked by a kind in its header": Case(
+        "The destructors are named differently (`A::~A`, `~B`): no text marks them, the `destructor_name` does. A "
+        "destructor is fine in itself (the valid one), exiting in one is not.", "cpp",
+        ["A::~A() {\n  if (bad) {\n    exit(1);\n  }\n}", "struct B {\n  ~B() {\n    flush();\n    exit(2);\n  }\n};"],
+        ["A::~A() {\n  if (bad) {\n    log_error();\n  }\n}",
+         "struct B {\n  void close() {\n    flush();\n    exit(2);\n  }\n};"],
+        ("destructor_name", "stopBy: end"),
+        ["Pool::~Pool() {\n  for (auto &c : cs) {\n    exit(3);\n  }\n}",
+         "class L {\n public:\n  ~L() {\n    exit(code);\n  }\n};"],
+        ["Pool::Pool() {\n  exit(3);\n}", "void L::release() {\n  exit(code);\n}"]),
+    "test functions by the start of their names": Case(
+        "`test_login` and `test_logout` share `test_log`, but the word part they share is `test_`: the convention. "
+        "The call shown verbatim in a valid function (`print(client.get('/'))`) is still a call, not its callee.",
+        "python",
+        ["def test_login(client):\n    print(client.get('/'))",
+         "def test_logout(c):\n    r = c.post('/out')\n    print(r)"],
         ["def show(client):\n    print(client.get('/'))",
-         "def test_logout(c):\n    r = c.post('/out')\n    assert r.ok"])
-    assert "regex: ^test_\n" in yaml and "print($$$ARGS)" in yaml, yaml
-    _holds(ws, engine, yaml, ["class TestApi:\n    def test_get(self):\n        print(self.api.get())"],
-           ["def render(page):\n    print(page)", "def tester():\n    print(1)"])
-
-
-def test_a_call_context_by_its_callees_names(ws: Workspace, engine: Engine) -> None:
-    # Inside `it(...)` and `test(...)`: the callees name the context; an argument list or "any arrow function"
-    # would flag a `console.log` in any callback.
-    yaml = _top(ws, engine, "javascript", [
-        "it('loads', () => {\n  console.log(page);\n});",
-        "test('saves', async () => {\n  const r = await save();\n  console.log(r);\n});"],
+         "def test_logout(c):\n    r = c.post('/out')\n    assert r.ok"],
+        ("regex: ^test_\n", "print($$$ARGS)"),
+        ["class TestApi:\n    def test_get(self):\n        print(self.api.get())"],
+        ["def render(page):\n    print(page)", "def tester():\n    print(1)"]),
+    "a call context by its callees' names": Case(
+        "Inside `it(...)` and `test(...)`: the callees name the context; an argument list or \"any arrow function\" "
+        "would flag a `console.log` in any callback.", "javascript",
+        ["it('loads', () => {\n  console.log(page);\n});",
+         "test('saves', async () => {\n  const r = await save();\n  console.log(r);\n});"],
         ["function render(page) {\n  console.log(page);\n}",
-         "test('saves', async () => {\n  const r = await save();\n  expect(r).toBe(1);\n});"])
-    assert "^(it|test)$" in yaml and "arguments" not in yaml, yaml
-    _holds(ws, engine, yaml, ["it('x', function () {\n  if (a) {\n    console.log(a);\n  }\n});"],
-           ["items.forEach((x) => {\n  console.log(x);\n});"])
-
-
-def test_a_go_call_shown_in_valid_code_too_is_read_as_a_call(ws: Workspace, engine: Engine) -> None:
-    # `time.Sleep(...)` alone reads as a type conversion in Go: the code also shown in a valid example gets the
-    # context/selector form too, so the rule is the call in a test function, not the package name `time`.
-    yaml = _top(ws, engine, "go", [
-        "func TestLogin(t *testing.T) {\n\ttime.Sleep(time.Second)\n}",
-        "func TestSave(t *testing.T) {\n\tsave()\n\ttime.Sleep(10 * time.Millisecond)\n}"],
+         "test('saves', async () => {\n  const r = await save();\n  expect(r).toBe(1);\n});"],
+        ("^(it|test)$",),
+        ["it('x', function () {\n  if (a) {\n    console.log(a);\n  }\n});"],
+        ["items.forEach((x) => {\n  console.log(x);\n});"], lacks=("arguments",)),
+    "a Go call shown in valid code too is read as a call": Case(
+        "`time.Sleep(...)` alone reads as a type conversion in Go: the code also shown in a valid example gets the "
+        "context/selector form too, so the rule is the call in a test function, not the package name `time`.", "go",
+        ["func TestLogin(t *testing.T) {\n\ttime.Sleep(time.Second)\n}",
+         "func TestSave(t *testing.T) {\n\tsave()\n\ttime.Sleep(10 * time.Millisecond)\n}"],
         ["func retry() {\n\ttime.Sleep(time.Second)\n}",
-         "func TestSave(t *testing.T) {\n\tsave()\n\tclock.Advance(10)\n}"])
-    assert "time.Sleep(" in yaml and "selector: call_expression" in yaml, yaml
-    _holds(ws, engine, yaml, ["func TestX(t *testing.T) {\n\tfor i := 0; i < 3; i++ {\n\t\ttime.Sleep(d)\n\t}\n}"],
-           ["func poll() {\n\ttime.Sleep(d)\n}"])
-
-
-def test_a_context_marked_by_a_name_deep_in_its_header(ws: Workspace, engine: Engine) -> None:
-    # `TestCase` is the superclass in both, once qualified (`unittest.TestCase`): the name in the superclass list
-    # marks the context, wherever it sits there.
-    yaml = _top(ws, engine, "python", [
-        "class LoginCase(TestCase):\n    def test_ok(self):\n        time.sleep(1)",
-        "class ApiCase(unittest.TestCase):\n    def setUp(self):\n        time.sleep(0.1)"],
+         "func TestSave(t *testing.T) {\n\tsave()\n\tclock.Advance(10)\n}"],
+        ("time.Sleep(", "selector: call_expression"),
+        ["func TestX(t *testing.T) {\n\tfor i := 0; i < 3; i++ {\n\t\ttime.Sleep(d)\n\t}\n}"],
+        ["func poll() {\n\ttime.Sleep(d)\n}"]),
+    "a context marked by a name deep in its header": Case(
+        "`TestCase` is the superclass in both, once qualified (`unittest.TestCase`): the name in the superclass list "
+        "marks the context, wherever it sits there.", "python",
+        ["class LoginCase(TestCase):\n    def test_ok(self):\n        time.sleep(1)",
+         "class ApiCase(unittest.TestCase):\n    def setUp(self):\n        time.sleep(0.1)"],
         ["class Poller(Base):\n    def run(self):\n        time.sleep(1)",
-         "class ApiCase(unittest.TestCase):\n    def setUp(self):\n        self.api = Api()"])
-    assert "field: superclasses" in yaml and "^TestCase$" in yaml, yaml
-    _holds(ws, engine, yaml, ["class Slow(django.test.TestCase):\n    def test_a(self):\n        time.sleep(5)"],
-           ["class Worker(Thread):\n    def run(self):\n        time.sleep(5)"])
-
-
-def test_classes_by_the_end_of_their_names(ws: Workspace, engine: Engine) -> None:
-    # Nothing in the classes' headers marks them but their names' last word part (`Test`).
-    yaml = _top(ws, engine, "java", [
-        "class LoginTest {\n  void a() {\n    Thread.sleep(5);\n  }\n}",
-        "class ApiTest {\n  @Before\n  public void setUp() {\n    Thread.sleep(100);\n  }\n}"],
+         "class ApiCase(unittest.TestCase):\n    def setUp(self):\n        self.api = Api()"],
+        ("field: superclasses", "^TestCase$"),
+        ["class Slow(django.test.TestCase):\n    def test_a(self):\n        time.sleep(5)"],
+        ["class Worker(Thread):\n    def run(self):\n        time.sleep(5)"]),
+    "classes by the end of their names": Case(
+        "Nothing in the classes' headers marks them but their names' last word part (`Test`).", "java",
+        ["class LoginTest {\n  void a() {\n    Thread.sleep(5);\n  }\n}",
+         "class ApiTest {\n  @Before\n  public void setUp() {\n    Thread.sleep(100);\n  }\n}"],
         ["class Poller {\n  void run() {\n    Thread.sleep(5);\n  }\n}",
-         "class ApiTest {\n  @Before\n  public void setUp() {\n    api = new Api();\n  }\n}"])
-    assert "regex: Test$" in yaml, yaml
-    _holds(ws, engine, yaml,
-           ["class UserServiceTest {\n  void b() {\n    if (x) {\n      Thread.sleep(1);\n    }\n  }\n}"],
-           ["class Retry {\n  void again() {\n    Thread.sleep(1);\n  }\n}",
-            "class Contest {\n  void c() {\n    Thread.sleep(1);\n  }\n}"])
+         "class ApiTest {\n  @Before\n  public void setUp() {\n    api = new Api();\n  }\n}"],
+        ("regex: Test$",),
+        ["class UserServiceTest {\n  void b() {\n    if (x) {\n      Thread.sleep(1);\n    }\n  }\n}"],
+        ["class Retry {\n  void again() {\n    Thread.sleep(1);\n  }\n}",
+         "class Contest {\n  void c() {\n    Thread.sleep(1);\n  }\n}"]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_context_named_as_an_author_would(ws: Workspace, engine: Engine, name: str) -> None:
+    case = CASES[name]
+    yaml = _top(ws, engine, case.language, case.invalid, case.valid)
+    assert all(h in yaml for h in case.holds) and not any(x in yaml for x in case.lacks), (case.why, yaml)
+    _holds(ws, engine, yaml, case.bad, case.good)

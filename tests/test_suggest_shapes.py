@@ -1,7 +1,13 @@
-"""suggest_rule shapes an ast-grep author uses (issue 29), one test per shape: each top candidate is judged by
+"""suggest_rule shapes an ast-grep author uses (issue 29), one case per shape: each top candidate is judged by
 plain ast-grep on code it never saw. Real ast-grep, real files in a temp workspace."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
 
 from sgtools.core import yamlio
 from sgtools.engine.process import Engine
@@ -10,107 +16,208 @@ from sgtools.workflows.suggest.service import suggest_rule
 from tests import intent_catalogue as cat
 
 
-def _top(ws: Workspace, engine: Engine, language: str, invalid: list[str], valid: list[str]) -> dict[str, object]:
-    result = suggest_rule(ws, engine, language, invalid, valid)
+@dataclass(frozen=True)
+class Case:
+    """A request (2 + 2 examples), code the examples do not show that its top candidate must flag (`bad`) and let
+    through (`good`), and what the candidate itself must say (`check`), if anything."""
+
+    why: str
+    language: str
+    invalid: list[str]
+    valid: list[str]
+    bad: list[str]
+    good: list[str]
+    check: Callable[[dict[str, Any]], bool] | None = None
+
+
+CASES = {
+    "a cpp template call is a pattern not a qualifier nearby": Case(
+        "`reinterpret_cast<T*>(p)` is a call whose callee is a template: a pattern keeps its name. (Template kinds "
+        "were read as opaque literals, so no pattern kept the name and a `const` nearby ranked first.)",
+        "cpp",
+        [
+            "void f(const Buf *b) {\n  auto p = reinterpret_cast<char*>(b);\n}",
+            "void g(const Node &n) {\n  reinterpret_cast<Obj&>(n).touch();\n}",
+        ],
+        [
+            "void f(Buf *b) {\n  auto p = static_cast<char*>(b);\n}",
+            "void g(Node &n) {\n  n.touch();\n}",
+        ],
+        [
+            "void h(A *a) {\n  use(reinterpret_cast<B*>(a));\n}",
+            "int k(const int x) {\n  return *reinterpret_cast<const int*>(&x);\n}",
+        ],
+        [
+            "void h(const A *a) {\n  use(static_cast<const B*>(a));\n}",
+        ],
+        lambda doc: "reinterpret_cast<" in str(doc["rule"]),
+    ),
+    "only the constraints the valid examples need": Case(
+        "`setInterval($A, $B)`: the valid examples pass a function as A, so A is constrained, as the opening quote of "
+        "a string (a template string is one too); B, the delay, is not, and may be absent.",
+        "javascript",
+        [
+            "setInterval(\"poll()\", 500);",
+            "setInterval('step(' + i + ')', d);",
+        ],
+        [
+            "setInterval(poll, 500);",
+            "setInterval(() => step(i), d);",
+        ],
+        [
+            "setInterval(`tick(${n})`, 10);",
+            "setInterval(\"refresh()\");",
+            "const h = setInterval('a()', t);",
+            "setInterval(\"x\" + y, 1, 2);",
+        ],
+        [
+            "setInterval(fn);",
+            "setInterval(cb, '100');",
+            "setInterval(function () { a(); }, 0);",
+        ],
+        lambda doc: "B" not in str(doc.get("constraints")),
+    ),
+    "a key kind not the value kind": Case(
+        "`$A => $B` keeps no name, so it is never tried bare: of its kind constraints, the key's says what the pair "
+        "is (a symbol key); the value's (an integer) is what the examples happened to pass.",
+        "ruby",
+        [
+            "cfg = { :x => 10 }",
+            "load(:path => 7, :mode => 2)",
+        ],
+        [
+            "cfg = { x: 10 }",
+            "load(path: 7, mode: 2)",
+        ],
+        [
+            "h = { :k => v }",
+            "render :json => data",
+            "f(1, :m => \"r\")",
+        ],
+        [
+            "h = { \"k\" => v }",
+            "render json: data",
+            "m = { 1 => 2 }",
+        ],
+    ),
+    "a part every valid example has": Case(
+        "Every `switch` needs a `default`: the switch pattern also flags the valid examples, which all hold a default "
+        "case and no invalid one does: `not: has` it (`stopBy: end`), not the examples' incidental values.",
+        "javascript",
+        [
+            "switch (op) {\n  case '+': r = a + b; break;\n  case '-': r = a - b; break;\n}",
+            "switch (c) {\n  case 'y': return 1;\n}",
+        ],
+        [
+            "switch (op) {\n  case '+': r = a + b; break;\n  default: r = 0;\n}",
+            "switch (c) {\n  case 'y': return 1;\n  default: return 0;\n}",
+        ],
+        [
+            "switch (k) {\n  case 0:\n  case 1: return k;\n}",
+            "switch (s.kind) {\n  case A: f(); break;\n}",
+            "while (s) {\n  switch (s & 3) {\n    case 1: s >>= 1; break;\n  }\n}",
+        ],
+        [
+            "switch (k) {\n  default: return k;\n}",
+            "switch (x) {\n  case 2: use(x);\n  default: break;\n}",
+        ],
+        lambda doc: "not" in str(doc["rule"]),
+    ),
+    "a marker comment written bare": Case(
+        "`# noqa` must name its code: the valid comments qualify the marker (`noqa: F401`), the invalid ones write it "
+        "bare, so the rule is the marker at the comment's start not followed by the qualifier's `:`.",
+        "python",
+        [
+            "import os  # noqa",
+            "x = f()  # noqa",
+        ],
+        [
+            "import os  # noqa: F401",
+            "x = f()  # noqa:E731",
+        ],
+        [
+            "y = 1  #noqa",
+            "z = g()  # noqa  # reason",
+            "def f():  # noqa\n    pass",
+        ],
+        [
+            "y = 1  # noqa: E501",
+            "# no qa here",
+            "z = 2  # see the noqa docs",
+        ],
+    ),
+    "a modifier word among others": Case(
+        "No `volatile` fields: the word every invalid declaration's modifiers hold and no valid one's, on the "
+        "declaration, whatever other modifiers (or annotations) stand beside it.",
+        "java",
+        [
+            "class A {\n  private volatile int n;\n}",
+            "class B {\n  volatile boolean done = false;\n}",
+        ],
+        [
+            "class A {\n  private int n;\n}",
+            "class B {\n  private final AtomicBoolean done = make();\n}",
+        ],
+        [
+            "class C {\n  static volatile C inst;\n}",
+            "class D {\n  @Shared protected volatile long t = 0;\n}",
+        ],
+        [
+            "class C {\n  static C inst;\n}",
+            "class E {\n  int volatileCount = 0;\n}",
+        ],
+    ),
+    "names one letter apart are a family": Case(
+        "`execl` / `execv`: names that differ only by their last letter are one family with short endings (`execvp`, "
+        "`execle`), not the two names shown, and not every name that starts the same (`executor`).",
+        "c",
+        [
+            "void a(void) {\n  execl(path, arg, NULL);\n}",
+            "void b(void) {\n  execv(path, argv);\n}",
+        ],
+        [
+            "void a(void) {\n  posix_spawn(&pid, path, NULL, NULL, argv, env);\n}",
+            "void b(void) {\n  run(path, argv);\n}",
+        ],
+        [
+            "int m(void) {\n  return execvp(f, a);\n}",
+            "void n(void) {\n  execle(p, q, NULL, e);\n}",
+        ],
+        [
+            "void m(void) {\n  executor(x);\n}",
+            "void n(void) {\n  exec(x);\n}",
+        ],
+    ),
+    "a kind inside strings is said with the call it goes to": Case(
+        "SQL built by f-string interpolation: `interpolation` lives only inside string literals, so the kind alone "
+        "(which flags every f-string) ranks after the call the string is passed to, holding it.",
+        "python",
+        [
+            "cur.execute(f\"SELECT * FROM t WHERE id = {uid}\")",
+            "rows = db.execute(f\"DELETE FROM t WHERE n = '{name}'\").fetchall()",
+        ],
+        [
+            "cur.execute(\"SELECT * FROM t WHERE id = 1\")",
+            "rows = db.execute(DELETE_BY_NAME).fetchall()",
+        ],
+        [
+            "conn.execute(f\"UPDATE t SET a = {a}\")",
+        ],
+        [
+            "print(f\"id = {uid}\")",
+            "log.info(f\"deleted {name}\")",
+            "cur.execute(\"SELECT 1\")",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_shape_an_author_would_write(ws: Workspace, engine: Engine, name: str) -> None:
+    case = CASES[name]
+    result = suggest_rule(ws, engine, case.language, case.invalid, case.valid)
     assert result["success"], result.get("explanation")
-    return dict(yamlio.load_one(str(result["candidates"][0]["yaml"])))
-
-
-def _judged(engine: Engine, language: str, doc: dict[str, object], bad: list[str], good: list[str]) -> None:
-    """Every `bad` snippet flagged and no `good` one, by plain ast-grep."""
-    flags = cat.judge(engine, language, [cat.matching_body(doc)], [*bad, *good])[0]
-    assert flags == [True] * len(bad) + [False] * len(good), (doc, flags)
-
-
-def test_a_cpp_template_call_is_a_pattern_not_a_qualifier_nearby(ws: Workspace, engine: Engine) -> None:
-    """`reinterpret_cast<T*>(p)` is a call whose callee is a template: a pattern keeps its name. (Template kinds
-    were read as opaque literals, so no pattern kept the name and a `const` nearby ranked first.)"""
-    doc = _top(ws, engine, "cpp",
-               ["void f(const Buf *b) {\n  auto p = reinterpret_cast<char*>(b);\n}",
-                "void g(const Node &n) {\n  reinterpret_cast<Obj&>(n).touch();\n}"],
-               ["void f(Buf *b) {\n  auto p = static_cast<char*>(b);\n}",
-                "void g(Node &n) {\n  n.touch();\n}"])
-    assert "reinterpret_cast<" in str(doc["rule"]), doc
-    _judged(engine, "cpp", doc, ["void h(A *a) {\n  use(reinterpret_cast<B*>(a));\n}",
-                                 "int k(const int x) {\n  return *reinterpret_cast<const int*>(&x);\n}"],
-            ["void h(const A *a) {\n  use(static_cast<const B*>(a));\n}"])
-
-
-def test_only_the_constraints_the_valid_examples_need(ws: Workspace, engine: Engine) -> None:
-    """`setInterval($A, $B)`: the valid examples pass a function as A, so A is constrained, as the opening quote
-    of a string (a template string is one too); B, the delay, is not, and may be absent."""
-    doc = _top(ws, engine, "javascript", ['setInterval("poll()", 500);', "setInterval('step(' + i + ')', d);"],
-               ["setInterval(poll, 500);", "setInterval(() => step(i), d);"])
-    assert "B" not in str(doc.get("constraints")), doc
-    _judged(engine, "javascript", doc,
-            ["setInterval(`tick(${n})`, 10);", 'setInterval("refresh()");', "const h = setInterval('a()', t);",
-             'setInterval("x" + y, 1, 2);'],
-            ["setInterval(fn);", "setInterval(cb, '100');", "setInterval(function () { a(); }, 0);"])
-
-
-def test_a_key_kind_not_the_value_kind(ws: Workspace, engine: Engine) -> None:
-    """`$A => $B` keeps no name, so it is never tried bare: of its kind constraints, the key's says what the pair
-    is (a symbol key); the value's (an integer) is what the examples happened to pass."""
-    doc = _top(ws, engine, "ruby", ["cfg = { :x => 10 }", "load(:path => 7, :mode => 2)"],
-               ["cfg = { x: 10 }", "load(path: 7, mode: 2)"])
-    _judged(engine, "ruby", doc, ["h = { :k => v }", "render :json => data", 'f(1, :m => "r")'],
-            ['h = { "k" => v }', "render json: data", "m = { 1 => 2 }"])
-
-
-
-def test_a_part_every_valid_example_has(ws: Workspace, engine: Engine) -> None:
-    """Every `switch` needs a `default`: the switch pattern also flags the valid examples, which all hold a
-    default case and no invalid one does: `not: has` it (`stopBy: end`), not the examples' incidental values."""
-    doc = _top(ws, engine, "javascript",
-               ["switch (op) {\n  case '+': r = a + b; break;\n  case '-': r = a - b; break;\n}",
-                "switch (c) {\n  case 'y': return 1;\n}"],
-               ["switch (op) {\n  case '+': r = a + b; break;\n  default: r = 0;\n}",
-                "switch (c) {\n  case 'y': return 1;\n  default: return 0;\n}"])
-    assert "not" in str(doc["rule"]), doc
-    _judged(engine, "javascript", doc,
-            ["switch (k) {\n  case 0:\n  case 1: return k;\n}", "switch (s.kind) {\n  case A: f(); break;\n}",
-             "while (s) {\n  switch (s & 3) {\n    case 1: s >>= 1; break;\n  }\n}"],
-            ["switch (k) {\n  default: return k;\n}", "switch (x) {\n  case 2: use(x);\n  default: break;\n}"])
-
-
-def test_a_marker_comment_written_bare(ws: Workspace, engine: Engine) -> None:
-    """`# noqa` must name its code: the valid comments qualify the marker (`noqa: F401`), the invalid ones write
-    it bare, so the rule is the marker at the comment's start not followed by the qualifier's `:`."""
-    doc = _top(ws, engine, "python", ["import os  # noqa", "x = f()  # noqa"],
-               ["import os  # noqa: F401", "x = f()  # noqa:E731"])
-    _judged(engine, "python", doc, ["y = 1  #noqa", "z = g()  # noqa  # reason", "def f():  # noqa\n    pass"],
-            ["y = 1  # noqa: E501", "# no qa here", "z = 2  # see the noqa docs"])
-
-
-
-def test_a_modifier_word_among_others(ws: Workspace, engine: Engine) -> None:
-    """No `volatile` fields: the word every invalid declaration's modifiers hold and no valid one's, on the
-    declaration, whatever other modifiers (or annotations) stand beside it."""
-    doc = _top(ws, engine, "java", ["class A {\n  private volatile int n;\n}",
-                                    "class B {\n  volatile boolean done = false;\n}"],
-               ["class A {\n  private int n;\n}", "class B {\n  private final AtomicBoolean done = make();\n}"])
-    _judged(engine, "java", doc, ["class C {\n  static volatile C inst;\n}",
-                                  "class D {\n  @Shared protected volatile long t = 0;\n}"],
-            ["class C {\n  static C inst;\n}", "class E {\n  int volatileCount = 0;\n}"])
-
-
-def test_names_one_letter_apart_are_a_family(ws: Workspace, engine: Engine) -> None:
-    """`execl` / `execv`: names that differ only by their last letter are one family with short endings
-    (`execvp`, `execle`), not the two names shown, and not every name that starts the same (`executor`)."""
-    doc = _top(ws, engine, "c", ["void a(void) {\n  execl(path, arg, NULL);\n}",
-                                 "void b(void) {\n  execv(path, argv);\n}"],
-               ["void a(void) {\n  posix_spawn(&pid, path, NULL, NULL, argv, env);\n}",
-                "void b(void) {\n  run(path, argv);\n}"])
-    _judged(engine, "c", doc, ["int m(void) {\n  return execvp(f, a);\n}",
-                               "void n(void) {\n  execle(p, q, NULL, e);\n}"],
-            ["void m(void) {\n  executor(x);\n}", "void n(void) {\n  exec(x);\n}"])
-
-
-def test_a_kind_inside_strings_is_said_with_the_call_it_goes_to(ws: Workspace, engine: Engine) -> None:
-    """SQL built by f-string interpolation: `interpolation` lives only inside string literals, so the kind alone
-    (which flags every f-string) ranks after the call the string is passed to, holding it."""
-    doc = _top(ws, engine, "python", ['cur.execute(f"SELECT * FROM t WHERE id = {uid}")',
-                                      "rows = db.execute(f\"DELETE FROM t WHERE n = '{name}'\").fetchall()"],
-               ['cur.execute("SELECT * FROM t WHERE id = 1")', "rows = db.execute(DELETE_BY_NAME).fetchall()"])
-    _judged(engine, "python", doc, ['conn.execute(f"UPDATE t SET a = {a}")'],
-            ['print(f"id = {uid}")', 'log.info(f"deleted {name}")', 'cur.execute("SELECT 1")'])
+    doc = dict(yamlio.load_one(str(result["candidates"][0]["yaml"])))
+    assert case.check is None or case.check(doc), (case.why, doc)
+    flags = cat.judge(engine, case.language, [cat.matching_body(doc)], [*case.bad, *case.good])[0]
+    assert flags == [True] * len(case.bad) + [False] * len(case.good), (case.why, doc, flags)

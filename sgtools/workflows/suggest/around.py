@@ -14,8 +14,7 @@ from sgtools.workflows.suggest import contexts
 from sgtools.workflows.suggest.author import (
     call_like,
     construct_kind,
-    enclosing,
-    marker_shown,
+    marked_context,
     near_misses,
     whole_kind,
 )
@@ -127,10 +126,6 @@ def _examples_of(nodes: Sequence[Node], examples: Sequence[Example]) -> set[int]
     return {roots.get(id(([node, *node.ancestors()])[-1]), -1) for node in nodes} - {-1}
 
 
-def _nearest(node: Node, kind: str) -> Node | None:
-    return next((a for a in node.ancestors() if a.kind == kind), None)
-
-
 def not_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
                       valid: Sequence[Example], start: int) -> list[Candidate]:
     """A construct that flags valid code too, where every valid match sits in an enclosing node marked the same
@@ -140,20 +135,5 @@ def not_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
     for cand, bad, good in near_misses(misses, invalid, valid):
         if len(_examples_of(good, valid)) < 2:
             continue  # one valid example is no evidence of what marks every fine context
-        kinds = [k for k in dict.fromkeys(a.kind for a in good[0].ancestors())
-                 if construct_kind(k) and all(_nearest(g, k) is not None for g in good[1:])]
-        for kind in kinds[:4]:
-            near = [_nearest(b, kind) for b in bad]
-            if all(n is None for n in near):
-                continue  # plain `not inside: {kind}` says it (explain.exclusions tries that)
-            fine = [_nearest(g, kind) for g in good]
-            inside = enclosing(kind, [f for f in fine if f is not None], good, near, bad, names=True)
-            if inside is None:
-                continue
-            note = (f"flags it except inside a `{kind}` marked `{marker_shown(inside)}`, where the valid examples' "
-                    "code is; lets through the same code in any such context")
-            out.extend(Candidate({**cand.body, "rule": {"all": [base, {"not": {"inside": inside}}]}}, cand.gen,
-                                 INSIDE_TEXT, start + len(out), note, by_kind=by_kind)
-                       for base, by_kind in contexts.bases(cand))
-            break
+        out.extend(marked_context(cand, good, bad, start + len(out), negate=True))
     return out

@@ -425,27 +425,39 @@ def _starts(texts: Sequence[str]) -> str | None:
     return "^" + r"\s+".join(re.escape(w) for w in head.split())
 
 
-def _context_for(cand: Candidate, bad: list[Node], good: list[Node], index: int) -> list[Candidate]:
-    kinds = [k for k in dict.fromkeys(a.kind for a in bad[0].ancestors())
-             if all(any(a.kind == k for a in b.ancestors()) for b in bad[1:]) and construct_kind(k)]
+def marked_context(cand: Candidate, hold: list[Node], other: list[Node], index: int,
+                   negate: bool = False) -> list[Candidate]:
+    """`cand` inside (or, `negate`, not inside) the nearest enclosing construct every `hold` node sits in, marked
+    in a way that tells it from where the `other` nodes sit: the invalid matches' context (`inside` an `async
+    def`), or the valid matches' one (`not: inside` a function named `main`). Empty when no such mark is found."""
+    kinds = [k for k in dict.fromkeys(a.kind for a in hold[0].ancestors())
+             if construct_kind(k) and all(h.nearest(k) is not None for h in hold[1:])]
     for kind in kinds[:4]:
-        near = [next(a for a in b.ancestors() if a.kind == kind) for b in bad]
-        fine = [next((a for a in g.ancestors() if a.kind == kind), None) for g in good]
-        if all(f is None for f in fine):
-            # Plain `inside: {kind}` says it (explain.exclusions tries that) when the kind is a context of its own;
-            # a call around the code (`it(...)`, `test(...)`) is told by its callee's name.
-            named = None if own_context(kind) else contexts.name_marker(near, fine)
+        near = [n for h in hold if (n := h.nearest(kind)) is not None]  # every one: the kinds are shared
+        there = [o.nearest(kind) for o in other]
+        if all(t is None for t in there):
+            # Plain `inside: {kind}` (or `not: inside`) says it (explain.exclusions tries that) when the kind is a
+            # context of its own; a call around the code (`it(...)`, `test(...)`) is told by its callee's name.
+            named = None if negate or own_context(kind) else contexts.name_marker(near, there)
             if named is None:
                 continue
             inside: dict[str, Any] | None = {"kind": kind, "has": named, "stopBy": "end"}
         else:
-            inside = enclosing(kind, near, bad, fine, good)
+            inside = enclosing(kind, near, hold, there, other, names=negate)
         if inside is None:
             continue
         shown = marker_shown(inside)
-        note = f"flags it only inside a `{kind}` marked `{shown}`; lets through the same code in any other context"
-        return [Candidate({**cand.body, "rule": {"all": [base, {"inside": inside}]}}, cand.gen, INSIDE_TEXT, index,
-                          note, by_kind=by_kind) for base, by_kind in contexts.bases(cand)]
+        if negate:
+            clause: dict[str, Any] = {"not": {"inside": inside}}
+            note = (f"flags it except inside a `{kind}` marked `{shown}`, where the valid examples' code is; lets "
+                    "through the same code in any such context")
+        else:
+            clause = {"inside": inside}
+            note = f"flags it only inside a `{kind}` marked `{shown}`; lets through the same code in any other context"
+        # Inside, the pattern and the by-kind form compete for one root; kept out of a context, both stay.
+        return [Candidate({**cand.body, "rule": {"all": [base, clause]}}, cand.gen, INSIDE_TEXT,
+                          index + (i if negate else 0), note, by_kind=by_kind)
+                for i, (base, by_kind) in enumerate(contexts.bases(cand))]
     return []
 
 
@@ -455,7 +467,7 @@ def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
     `inside` an `async def`, a method annotated `@Test` (`stopBy: end`)."""
     out: list[Candidate] = []
     for cand, bad, good in near_misses(misses, invalid, valid):
-        out.extend(_context_for(cand, bad, good, start + len(out)))
+        out.extend(marked_context(cand, bad, good, start + len(out)))
     return out
 
 

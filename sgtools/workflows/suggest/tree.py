@@ -60,6 +60,10 @@ class Node:
             yield node
             node = node.parent
 
+    def nearest(self, kind: str) -> Node | None:
+        """The nearest enclosing node of `kind`, None when none encloses it."""
+        return next((a for a in self.ancestors() if a.kind == kind), None)
+
 
 @dataclass
 class Example:
