@@ -209,6 +209,48 @@ CASES = {
             "cur.execute(\"SELECT 1\")",
         ],
     ),
+    "a construct wrapping code that is fine unwrapped": Case(
+        "No namespaces: each invalid example is a namespace around code a valid example has unwrapped. The kind is "
+        "the point (`internal_module`, not a file's root though its name ends in `module`), after any other fact.",
+        "typescript",
+        [
+            "namespace Util {\n  export const a = 1;\n}",
+            "export namespace Io {\n  export function read() {}\n}",
+        ],
+        [
+            "export const a = 1;",
+            "export function read() {}",
+        ],
+        [
+            "namespace X.Y {\n  let z = 2;\n}",
+            "namespace Outer {\n  namespace Inner {}\n}",
+        ],
+        [
+            "declare module \"m\" {\n  let q: number;\n}",
+            "import * as Util from \"./util\";",
+        ],
+    ),
+    "an annotation in a modifier list, not the list": Case(
+        "`@Inject private` is a modifier list, matched as a whole: the `private` beside the annotation is incidental, "
+        "so the field holding the annotation is said instead, whatever else its modifiers hold.",
+        "java",
+        [
+            "class A {\n  @Inject\n  private UserRepo repo;\n}",
+            "class B {\n  @Inject private Clock clock;\n}",
+        ],
+        [
+            "class A {\n  private final UserRepo repo;\n\n  @Inject\n"
+            "  A(UserRepo repo) {\n    this.repo = repo;\n  }\n}",
+            "class B {\n  private final Clock clock;\n}",
+        ],
+        [
+            "class C {\n  @Inject\n  @Named(\"x\")\n  Db db;\n}",
+            "class D {\n  @Inject protected Bus bus;\n}",
+        ],
+        [
+            "class E {\n  @Inject\n  void set(Db db) {}\n}",
+        ],
+    ),
 }
 
 

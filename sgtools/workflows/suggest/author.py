@@ -36,7 +36,13 @@ from sgtools.workflows.suggest.verify import Outcome
 AUTHOR_ROOTS = 100_000  # root indexes of author candidates start here (one per candidate: each its own shape)
 _NAME_ROLES = ("function", "method", "macro", "name", "callee", "constructor")
 _BROAD_KINDS = ("identifier", "literal", "string", "number", "integer", "float", "comment", "ERROR", "MISSING",
-                "expression_statement", "program", "source_file", "module", "translation_unit", "compilation_unit")
+                "expression_statement")
+# A file's root node, by its kind's whole name: TypeScript's `internal_module` (a namespace) is a construct.
+_FILE_KINDS = frozenset({"program", "source_file", "module", "translation_unit", "compilation_unit"})
+
+
+def _broad(kind: str) -> bool:
+    return kind in _FILE_KINDS or any(b in kind for b in _BROAD_KINDS)
 _ARG_KINDS = ("argument", "pair", "named")
 _MAX_CHILD_CHARS = 40
 _MAX_GROUPS = 16
@@ -46,7 +52,7 @@ _QUALIFIER = re.compile(r"qualifier|modifier|specifier")  # `const`, `static`: h
 def _construct(node: Node) -> bool:
     return (node.named and not node.atomic and bool(node.children) and node.parent is not None
             and not node.kind.endswith(PART_SUFFIXES) and node.kind not in PART_KINDS
-            and not any(b in node.kind for b in _BROAD_KINDS))
+            and not _broad(node.kind))
 
 
 def call_like(kind: str) -> bool:
@@ -110,9 +116,11 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
         # A kind whose every node reads the same in every example (`pass`) is a token, not a construct.
         if all(n.text == node.text for e in invalid for n in e.nodes() if n.kind == k):
             continue
-        if _context_kind(k, invalid, fine):
-            continue
-        out.append(_kind_candidate(k, node, invalid, start + len(out)))
+        cand = _kind_candidate(k, node, invalid, start + len(out))
+        # Holding code that is fine elsewhere, it may be the context (a loop) or the construct wrapping fine code
+        # (a namespace): said after any other fact that separates.
+        cand.holds_fine = _context_kind(k, invalid, fine)
+        out.append(cand)
     return out
 
 
@@ -472,4 +480,4 @@ def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
 
 
 def construct_kind(kind: str) -> bool:
-    return not any(b in kind for b in _BROAD_KINDS) and not kind.endswith(PART_SUFFIXES) and kind not in PART_KINDS
+    return not _broad(kind) and not kind.endswith(PART_SUFFIXES) and kind not in PART_KINDS

@@ -81,6 +81,7 @@ class Candidate:
     in_literal: bool = False  # a kind alone whose every node sits inside a string literal (an interpolation)
     open_tail: bool = False  # a trailing argument no constraint needs, written as any number of them (necessary.py)
     by_kind: bool = False  # the kind of a construct whose pattern kept only its keyword (`return $A`), in a context
+    holds_fine: bool = False  # a kind alone whose nodes hold a statement a valid example has (`for` around `defer`)
 
     def keyword_only(self) -> bool:
         """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""
@@ -139,6 +140,8 @@ def _named_tier(cand: Candidate) -> float:
     family before the patterns that keep the one name shown), a comment word."""
     form = cand.form
     if form == KIND_ONLY:
+        if cand.holds_fine:
+            return 3.7
         return 3.5 if _callish(cand.gen.root) or cand.names_a_call else 2.1 if cand.in_literal else 0
     if form == LEAF_KIND:
         return 2.5 if cand.within else 1.5
@@ -172,6 +175,8 @@ def _pattern_tier(cand: Candidate) -> float:
         return 4  # only operators and keywords kept (`$A == $B`, `defer $A`, `$A, _`): it flags too much
     if gen.root.kind == "expression_statement" and len(gen.root.named_children()) == 1:
         return 3.4  # `gets($A);` matches only a call standing alone: the call itself says it (in any form)
+    if plain and gen.root.kind.endswith("modifiers"):
+        return 3  # `@Autowired private`: a modifier list matches as a whole, so the one written beside it must be too
     if plain and "\n" in gen.pattern:
         return 2.5  # a pattern spanning statements copies the example's shape around the point
     if gen.name_hole and len(kept) <= 1:
