@@ -251,6 +251,28 @@ CASES = {
             "class E {\n  @Inject\n  void set(Db db) {}\n}",
         ],
     ),
+    "an operator the valid examples avoid": Case(
+        "JavaScript's loose `==` / `!=` where the valid examples write `===` / `!==`: each invalid example shows one "
+        "of them; the construct by its operator field, whatever its operands.",
+        "javascript",
+        [
+            "if (a == b) {\n  go();\n}",
+            "const off = mode != \"on\";",
+        ],
+        [
+            "if (a === b) {\n  go();\n}",
+            "const off = mode !== \"on\";",
+        ],
+        [
+            "while (i != list.length) i++;",
+            "return x == null ? 0 : x;",
+        ],
+        [
+            "const same = a === b && c !== d;",
+            "const le = a <= b;",
+            "const s = \"a == b\";",
+        ],
+    ),
 }
 
 

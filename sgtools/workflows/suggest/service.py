@@ -29,6 +29,7 @@ from sgtools.workflows.suggest import (
     fixes,
     modifiers,
     necessary,
+    operators,
     proof,
     render,
     scope,
@@ -146,7 +147,8 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
     base = author.AUTHOR_ROOTS
     return (author.kind_only(invalid, valid, base) + comments.comment_forms(invalid, valid, base + 1000)
             + author.field_forms(groups + author.outermost(invalid), base + 2000, [*invalid, *valid], language)
-            + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000))
+            + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000)
+            + operators.operator_forms(invalid, valid, base + 9500))
 
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
