@@ -162,3 +162,54 @@ def test_a_pending_change_counts_missing_tokens_in_the_same_round(tmp_path: Path
     [fx] = _fixits(scan_code(ws, warm, files=files)).values()  # type: ignore[arg-type]
     assert calls == [1, 2]  # the document; then its copy and the original, counted in the same round
     assert fx["verified"] and fx["verification"]["missingAfter"] == fx["verification"]["missingBefore"] == 0
+
+
+GET_NONE = "rule: {pattern: '$D.get($K, None)'}\nfix: $D.get($K)\n"  # drops a `,`: its copy's MISSING tokens counted
+
+
+def test_a_fix_that_could_drop_a_token_shares_the_copy_of_fixes_that_cannot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: Engine) -> None:
+    """A fix that could drop a token shares its copy with fixes that keep brackets, terminators and operands (they
+    cannot change the count, so the copy's count is its own): one document in the round, not one copy for it
+    and one for the others (the bundled TypeScript, Python and Go snippets of B1), with the verdicts each gets
+    checked alone."""
+    ws = _project(tmp_path / "p", {"get-none": GET_NONE, "no-baz": RULES["no-baz"]})
+    code = "a = baz(1)\nv = d.get(k, None)\nb = baz(2)\n"
+    scan_code(ws, warm, code, language="python")  # starts the warm process
+    calls = _count_warm_scans(monkeypatch)
+    together = _fixits(scan_code(ws, warm, code, language="python"))
+    assert warm.warm is not None
+    assert warm.warm.stats.last == "warm", warm.warm.stats.last_reason
+    assert calls == [1, 1]  # the snippet; then one combined copy of the three fixes
+    dropper = together["get-none@2"]["verification"]
+    assert dropper["missingBefore"] == dropper["missingAfter"] == 0 and together["get-none@2"]["verified"]
+    for key, fx in together.items():
+        line = int(key.split("@")[1])
+        [single] = _fixits(scan_code(ws, warm, code.splitlines(keepends=True)[line - 1],
+                                     language="python")).values()
+        assert (single["verified"], single["verification"], single["confidence"]) == (
+            fx["verified"], fx["verification"], fx["confidence"]), key
+
+
+def test_a_counted_fix_split_out_of_a_failed_copy_is_counted_in_its_new_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the combined copy holding a counted fix fails and is split, the fix's MISSING tokens are counted
+    again in the copy it is judged in: the first count was of a text holding the other fixes' edits too."""
+    rules = {**RULES, "get-none": GET_NONE, "no-bar": "rule: {kind: block, has: {pattern: bar($X), stopBy: end}}\n"}
+    code = "v = d.get(k, None)\nif x:\n    b = foo(2)\n    c = baz(9)\n"
+    ws = _project(tmp_path / "p", rules)
+    calls = _rounds(monkeypatch)
+    counted: list[str] = []
+    real = checker.TextChecker.count_missing
+
+    def recording(self: checker.TextChecker, language: str, text: str) -> int | None:
+        counted.append(text)
+        return real(self, language, text)
+
+    monkeypatch.setattr(checker.TextChecker, "count_missing", recording)
+    fixits = _fixits(scan_code(ws, Engine(), code, language="python"))
+    assert [len(batch) for batch in calls] == [1, 3]  # the three together; then foo and baz alone, get.. alone
+    own = code.replace("d.get(k, None)", "d.get(k)")
+    assert own in calls[1] and counted[-1] == own  # its count is of its own copy, not the combined one
+    v = fixits["get-none@1"]["verification"]
+    assert fixits["get-none@1"]["verified"] and v["missingBefore"] == v["missingAfter"] == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -60,22 +61,28 @@ def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
         fx["confidence"] = 0.05
 
 
-def _plan(text: str, members: Sequence[Member], counts_left: list[int]) -> list[list[Member]]:
-    """The copies to make for one job's fix-its (see `verify_fixits`). `counts_left[0]`: how many more fix-its
-    get a MISSING-token count (taken here): a fix that could drop a token is checked alone only when it gets
-    one, since the count is of its copy; past that cap it shares a copy like any other (ansible_core: 213 of
-    its 348 fix-its could drop a token, 149 of them past the cap of 64, each a copy of its whole file)."""
+def _plan(text: str, members: Sequence[Member], counts_left: list[int]) -> tuple[list[list[Member]], set[int]]:
+    """The copies to make for one job's fix-its (see `verify_fixits`), and the ids of the members whose copy
+    gets a MISSING-token count. `counts_left[0]`: how many more fix-its get a count (taken here): a fix that
+    could drop a token gets one while they last, and shares a copy only with fixes that cannot (the count is of
+    its copy; the others keep brackets, terminators and operands, so the copy's count is its own). Past that cap
+    it shares a copy like any other, never one holding a counted fix (ansible_core: 213 of its 348 fix-its could
+    drop a token, 149 of them past the cap of 64, each a copy of its whole file)."""
     alone: list[list[Member]] = []
     shared: list[Member] = []
+    counted: set[int] = set()
+    droppers: set[int] = set()
     for m in members:
         if m.extra:  # a fix-it with imports is checked alone: its import edit is the one its neighbours carry too
             alone.append([m])
-        elif counts_left[0] > 0 and _may_drop_token(text, m.span):
-            counts_left[0] -= 1
-            alone.append([m])
-        else:
-            shared.append(m)
-    return [*alone, *_apart(shared)]  # alone first: the MISSING counts go to them in this order
+            continue
+        if _may_drop_token(text, m.span):
+            droppers.add(id(m))
+            if counts_left[0] > 0:
+                counts_left[0] -= 1
+                counted.add(id(m))
+        shared.append(m)
+    return [*alone, *_apart(shared, droppers, counted)], counted
 
 
 def _zone(m: Member) -> tuple[int, int]:
@@ -84,20 +91,27 @@ def _zone(m: Member) -> tuple[int, int]:
     return min(lo, m.span.start), max(hi, m.span.end)
 
 
-def _apart(members: Sequence[Member]) -> list[list[Member]]:
-    """Members in copies whose zones are disjoint and not even adjacent (first fit, by position)."""
+def _apart(members: Sequence[Member], droppers: AbstractSet[int] = frozenset(),
+           counted: AbstractSet[int] = frozenset()) -> list[list[Member]]:
+    """Members in copies whose zones are disjoint and not even adjacent (first fit, by position). A member of
+    `counted` (a fix that could drop a token, whose copy's MISSING tokens are counted) joins no copy holding
+    another of `droppers`, and no other dropper joins its copy: the count is then that one fix's."""
     groups: list[list[Member]] = []
     ends: list[int] = []
+    kinds: list[int] = []  # per copy: 0 no dropper, 1 droppers uncounted, 2 a counted one
     for m in sorted(members, key=lambda m: (_zone(m), m.span.start, m.span.end)):
         lo, hi = _zone(m)
+        kind = 2 if id(m) in counted else 1 if id(m) in droppers else 0
         for g, end in enumerate(ends):
-            if end < lo:
+            if end < lo and (kind == 0 or kinds[g] == 0 or kind == kinds[g] == 1):
                 groups[g].append(m)
                 ends[g] = hi
+                kinds[g] = max(kinds[g], kind)
                 break
         else:
             groups.append([m])
             ends.append(hi)
+            kinds.append(kind)
     return groups
 
 
@@ -140,16 +154,25 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     # One copy of a file per fix-it made the work quadratic (a file with 30,000 findings never got verified).
     # So fix-its whose matches and edits do not touch are checked together in one copy, and a copy showing
     # anything unexpected is split in halves until the culprits stand alone (log2 n more rounds at most).
-    # A fix that could drop a token the grammar needs is checked alone while MISSING-token counts are left: the
-    # count is of its copy.
+    # A fix that could drop a token the grammar needs shares its copy only with fixes that cannot, while
+    # MISSING-token counts are left: the count is of its copy, so it is that fix's (it once had a copy of its
+    # own: one more document per round, 2 where 1 does for the B1 snippets of TypeScript and Python).
     counts_left = [max(0, settings.fixit_missing_check_max) if count_missing is not None else 0]
-    texts = copies.make((j, g) for j, members in chosen.items() for g in _plan(jobs[j].text, members, counts_left))
+    counted: set[int] = set()
+    groups: list[tuple[int, list[Member]]] = []
+    for j, members in chosen.items():
+        planned, ids = _plan(jobs[j].text, members, counts_left)
+        groups += [(j, g) for g in planned]
+        counted |= ids
+    texts = copies.make(groups)
     # MISSING-token counts run on their own threads while the batch scans (they only read the texts), unless
-    # the batch counts them itself; each `fix` copy is one edit alone, so its count belongs to that fix-it.
+    # the batch counts them itself; a counted copy holds one fix that could lose a token, so its count is that
+    # fix-it's (counted again in its next copy when a failed copy is split: `_recounting`).
     pool = _pool(settings) if count_missing is not None and not counted_by_rescan else None
     missing: dict[int, tuple[_Count, _Count]] = {}
     no_token_lost: set[int] = set()
     recount: set[int] = set()
+    start_count: Callable[[str, str], _Count] | None = None
     try:
         if count_missing is not None:
             counter = count_missing
@@ -158,11 +181,15 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
                 return pool.submit(counter, language, text) if pool is not None else _AfterRounds(counter,
                                                                                                    language, text)
 
-            missing, no_token_lost = _count_missing(start, jobs, texts, settings.fixit_missing_check_max)
+            start_count = start
+
+            missing, no_token_lost = _count_missing(start, jobs, texts, settings.fixit_missing_check_max,
+                                                    counted)
             if counted_by_rescan:
                 recount = {t.job for t in texts
                            if not jobs[t.job].counted and any(id(m) in missing for m in t.members)}
-        done = _run_rounds(jobs, texts, run_batch, copies.make, settings.fixit_verify_chunk_bytes, recount)
+        done = _run_rounds(jobs, texts, run_batch, _recounting(copies.make, missing, jobs, start_count),
+                           settings.fixit_verify_chunk_bytes, recount)
         _record_missing(done, missing)
     finally:
         if pool is not None:
@@ -171,6 +198,26 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
         if id(m) in no_token_lost:
             m.info["missingCheck"] = "not needed: the fix keeps brackets, terminators and operands"
         finish(m)
+
+
+def _recounting(make: Callable[[Iterable[tuple[int, list[Member]]]], list[EditedText]],
+                missing: dict[int, tuple[_Count, _Count]], jobs: Sequence[VerifyJob],
+                start: Callable[[str, str], _Count] | None,
+                ) -> Callable[[Iterable[tuple[int, list[Member]]]], list[EditedText]]:
+    """`make` for the next round's copies, whose counted fix-its (a combined copy that failed, split) are
+    counted again in their new copy: the old count was of the copy with the fixes now taken out."""
+    if start is None or not missing:
+        return make
+
+    def remake(groups: Iterable[tuple[int, list[Member]]]) -> list[EditedText]:
+        made = make(groups)
+        for t in made:
+            for m in t.members:
+                if id(m) in missing:
+                    missing[id(m)] = (missing[id(m)][0], start(jobs[t.job].language, t.new_text))
+        return made
+
+    return remake
 
 
 def _choose(jobs: Sequence[VerifyJob], max_count: int) -> dict[int, list[Member]]:
@@ -242,19 +289,31 @@ class _AfterRounds:
 
 
 def _count_missing(start: Callable[[str, str], _Count], jobs: Sequence[VerifyJob], texts: Sequence[EditedText],
-                   cap: int) -> tuple[dict[int, tuple[_Count, _Count]], set[int]]:
-    """Start counting MISSING tokens before and after each `fix` copy that could lose a token (up to `cap`);
-    also the ids of the fix-its that cannot lose one."""
+                   cap: int, counted: AbstractSet[int]) -> tuple[dict[int, tuple[_Count, _Count]], set[int]]:
+    """Start counting MISSING tokens before and after each copy holding one fix that could lose a token (up to
+    `cap`): one `_plan` gave a count (`counted`), or one alone in its copy; also the ids of the fix-its that
+    cannot lose one."""
     originals: dict[int, _Count] = {}
     missing: dict[int, tuple[_Count, _Count]] = {}
-    fix_texts = list(texts)
-    no_token_lost = {id(m) for t in fix_texts for m in t.members if not _may_drop_token(jobs[t.job].text, m.span)}
-    for t in [t for t in fix_texts if len(t.members) == 1 and id(t.members[0]) not in no_token_lost][:max(0, cap)]:
+    no_token_lost = {id(m) for t in texts for m in t.members if not _may_drop_token(jobs[t.job].text, m.span)}
+    for t, m in _one_dropper(texts, no_token_lost, counted)[:max(0, cap)]:
         job = jobs[t.job]
         if t.job not in originals:
             originals[t.job] = start(job.language, job.text)
-        missing[id(t.members[0])] = (originals[t.job], start(job.language, t.new_text))
+        missing[id(m)] = (originals[t.job], start(job.language, t.new_text))
     return missing, no_token_lost
+
+
+def _one_dropper(texts: Sequence[EditedText], no_token_lost: AbstractSet[int],
+                 counted: AbstractSet[int]) -> list[tuple[EditedText, Member]]:
+    """The copies whose MISSING-token count is one fix-it's: the only member that could lose a token, counted
+    by the plan or alone in its copy; with that member."""
+    out: list[tuple[EditedText, Member]] = []
+    for t in texts:
+        droppers = [m for m in t.members if id(m) not in no_token_lost]
+        if len(droppers) == 1 and (id(droppers[0]) in counted or len(t.members) == 1):
+            out.append((t, droppers[0]))
+    return out
 
 
 def _record_missing(done: Sequence[Member], missing: Mapping[int, tuple[_Count, _Count]]) -> None:
