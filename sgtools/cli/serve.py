@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from sgtools.server import app as server
 
     srv = server.build_server(getattr(args, "root", None), read_only=args.read_only)
+    _freeze_start_up()
     try:
         _serve(srv, args, level)
     finally:
@@ -75,6 +76,17 @@ def run(args: argparse.Namespace) -> int:
 
         lifecycle.kill_all()
     return EXIT_OK
+
+
+def _freeze_start_up() -> None:
+    """Everything the start-up made (the SDK, pydantic's models and schemas, ~95,000 objects) lives as long as the
+    server: out of the cycle collector's reach (`gc.freeze`), a full collection walks only what calls made since.
+    Measured from a raw client (B1's TypeScript findings snippet, 420 calls, 2-core VM at load 9-12): one full
+    collection among them took 0.42-0.55 s, a pause in some call; frozen, none, and the 40-odd younger ones
+    0.01-0.05 s in all."""
+    import gc
+
+    gc.freeze()
 
 
 def http_token(flag: str | None, env: str | None, env_name: str) -> str | None:

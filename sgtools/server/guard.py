@@ -81,7 +81,11 @@ def _valid_id(value: Any) -> bool:
 
 
 def _depth(text: str, limit: int) -> bool:
-    """Is the JSON text nested deeper than `limit`? One linear pass, brackets inside strings skipped."""
+    """Is the JSON text nested deeper than `limit`? One linear pass, brackets inside strings skipped. The depth
+    cannot exceed the number of opening brackets, which C counts: most messages (a scan_code call has a handful)
+    never take the pass, which costs ~0.1 ms per KB of message in Python, on every call."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
     depth = 0
     in_string = escaped = False
     for ch in text:
