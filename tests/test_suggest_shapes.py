@@ -273,6 +273,67 @@ CASES = {
             "const s = \"a == b\";",
         ],
     ),
+    "a call by its callee in a grammar without fields": Case(
+        "Kotlin's calls name no fields: the callee is the call's first child, `Log.i` / `Log.w` beside `Log.e`, and "
+        "the call is said by it, whatever its arguments.",
+        "kotlin",
+        [
+            "fun f() {\n    Log.i(TAG, \"start\")\n}",
+            "fun g(n: Int) {\n    Log.w(TAG, \"n=$n\")\n}",
+        ],
+        [
+            "fun f() {\n    Log.e(TAG, \"start\")\n}",
+            "fun g(n: Int) {\n    logger.warn(\"n=$n\")\n}",
+        ],
+        [
+            "val x = run {\n    Log.i(TAG, \"x\")\n    1\n}",
+            "fun h(d: Boolean) {\n    if (d) Log.w(\"H\", \"w\")\n}",
+        ],
+        [
+            "fun k() {\n    Log.e(TAG, \"k\")\n}",
+            "val lvl = Log.INFO",
+        ],
+    ),
+    "a receiver the valid calls do without": Case(
+        "`AppScope.launch` / `AppScope.async` where the valid examples launch and async on other scopes: the "
+        "receiver is the point, not the two method names (a third, `produce`, is as wrong).",
+        "kotlin",
+        [
+            "fun refresh() {\n    AppScope.launch {\n        load()\n    }\n}",
+            "val job = AppScope.async { fetch() }",
+        ],
+        [
+            "fun refresh() {\n    viewModelScope.launch {\n        load()\n    }\n}",
+            "val job = scope.async { fetch() }",
+        ],
+        [
+            "fun p() = AppScope.produce<Int> { send(1) }",
+            "fun s() {\n    AppScope.launch(Dispatchers.IO) { sync() }\n}",
+        ],
+        [
+            "fun t() {\n    lifecycleScope.launch { sync() }\n}",
+        ],
+    ),
+    "a name with its namespace": Case(
+        "`std::flush` is one API wherever it is written: not the chain of `<<` that happened to stand before it.",
+        "cpp",
+        [
+            "void f() {\n  std::cout << x << std::flush;\n}",
+            "void g(std::ostream &o) {\n  o << a << b << std::flush;\n}",
+        ],
+        [
+            "void f() {\n  std::cout << x;\n}",
+            "void g(std::ostream &o) {\n  o << a << b;\n}",
+        ],
+        [
+            "void h() {\n  std::cerr << std::flush;\n}",
+            "void k(int v) {\n  std::clog << v << ' ' << v << std::flush;\n}",
+        ],
+        [
+            "void h() {\n  std::cout << \"flush\";\n}",
+            "void k() {\n  out.flush();\n}",
+        ],
+    ),
 }
 
 

@@ -17,7 +17,6 @@ from sgtools.workflows.suggest import contexts
 from sgtools.workflows.suggest.candidates import (
     ARGUMENT,
     CHILD,
-    FIELD,
     INSIDE_TEXT,
     KIND_ONLY,
     LEAF_KIND,
@@ -29,12 +28,11 @@ from sgtools.workflows.suggest.candidates import (
     specific,
 )
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
-from sgtools.workflows.suggest.names import name_regex, output_family
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
 AUTHOR_ROOTS = 100_000  # root indexes of author candidates start here (one per candidate: each its own shape)
-_NAME_ROLES = ("function", "method", "macro", "name", "callee", "constructor")
+NAME_ROLES = ("function", "method", "macro", "name", "callee", "constructor")
 _BROAD_KINDS = ("identifier", "literal", "string", "number", "integer", "float", "comment", "ERROR", "MISSING",
                 "expression_statement")
 # A file's root node, by its kind's whole name: TypeScript's `internal_module` (a namespace) is a construct.
@@ -59,7 +57,7 @@ def call_like(kind: str) -> bool:
     return any(c in kind for c in ("call", "invocation", "macro", "new_", "creation"))
 
 
-def _named_child(node: Node, roles: Sequence[str]) -> Node | None:
+def named_child(node: Node, roles: Sequence[str]) -> Node | None:
     return next((c for c in node.children if c.role in roles), None)
 
 
@@ -69,11 +67,17 @@ def _type_name(node: Node) -> bool:
             and re.fullmatch(r"\w+", node.text) is not None)
 
 
+def _qualified_name(node: Node) -> bool:
+    """A name written with its namespace (`std::endl`), not a call's callee (the call's name regex says that)."""
+    return (("qualified" in node.kind or "scoped" in node.kind) and node.role not in NAME_ROLES
+            and re.fullmatch(r"\w+(::\w+)+", node.text) is not None)
+
+
 def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: int) -> list[Candidate]:
     """A type every invalid example names and no valid one does (`any`): `kind` + `regex`."""
     texts = [{(n.kind, n.text) for n in e.nodes()} for e in invalid[1:]]
     types = {(n.kind, n.text): n for n in invalid[0].nodes()
-             if _type_name(n)}
+             if _type_name(n) or _qualified_name(n)}
     out: list[Candidate] = []
     fine_kinds = {kind for kind, _text in fine}
     for (k, text), node in types.items():
@@ -86,6 +90,9 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
             around = [{a.kind for a in n.ancestors()} for e in invalid for n in e.nodes()
                       if (n.kind, n.text) == (k, text)]
             cand.within = any(specific(a) and a in fine_kinds and not whole_kind(a) for a in set.intersection(*around))
+            # A name with its namespace (`std::endl`) is one API wherever it is written: the point, before a pattern
+            # that keeps what happened to stand around it (`$A << $B << std::endl`).
+            cand.qualified = _qualified_name(node)
             out.append(cand)
     return out
 
@@ -140,111 +147,6 @@ def _shared_names(kind: str, invalid: Sequence[Example]) -> set[str]:
     per = [{d.text for n in e.nodes() if n.kind == kind for d in n.walk()
             if d is not n and d.named and d.atomic and d.kind.endswith("identifier")} for e in invalid]
     return set.intersection(*per) if per else set()
-
-
-# Go reads a lone one-argument call at the end of a snippet (`fmt.Println(x)` with no newline after it) as a type
-# conversion, naming the call by its `type` field: the same call to the reader, so a rule on the call says both.
-_CALL_TWINS = {"type_conversion_expression": ("call_expression", "type"), "call_expression": (
-    "type_conversion_expression", "function")}
-_RECEIVER_ROLES = ("receiver", "object", "scope")
-
-
-def _family(node: Node) -> str | None:
-    """The call kind a node is (a Go type conversion reads as its call), None when it is no call."""
-    if node.kind == "type_conversion_expression":
-        return "call_expression"
-    return node.kind if call_like(node.kind) else None
-
-
-def _name_of(node: Node) -> Node | None:
-    return _named_child(node, (*_NAME_ROLES, "type") if node.kind == "type_conversion_expression" else _NAME_ROLES)
-
-
-def _by_name(kind: str, role: str, regex: str, language: str) -> dict[str, Any]:
-    rule: dict[str, Any] = {"kind": kind, "has": {"field": role, "regex": regex}}
-    if language != "go" or kind not in _CALL_TWINS:
-        return rule
-    twin, twin_role = _CALL_TWINS[kind]
-    twin_rule = {"kind": twin, "has": {"field": "type" if twin_role == "function" else "function", "regex": regex}}
-    return {"any": [rule, twin_rule] if kind == "call_expression" else [twin_rule, rule]}
-
-
-def _receiver_role(kind: str, group: Sequence[Node], examples: Sequence[Example]) -> str | None:
-    """The receiver field calls of `kind` have elsewhere in the examples (`io.puts x`), when no invalid one has
-    it: a bare `puts` is what was meant, not any method of that name."""
-    if any(c.role in _RECEIVER_ROLES for n in group for c in n.children):
-        return None
-    return next((c.role for e in examples for n in e.nodes() if n.kind == kind for c in n.children
-                 if c.role in _RECEIVER_ROLES), None)
-
-
-def _shared_receiver(group: Sequence[Node]) -> Node | None:
-    """The class or qualified receiver every call of the group names the same way (`System.err` in
-    `System.err.print(x)`)."""
-    found = [next((c for c in n.children if c.role in _RECEIVER_ROLES), None) for n in group]
-    first = found[0]
-    if first is None or "\n" in first.text or any(f is None or f.text != first.text for f in found):
-        return None
-    # A class or a qualified name (`System.err`, `Console`) is which API; a lower-case name (`stmt`) is a variable.
-    return first if "." in first.text or first.text[:1].isupper() else None
-
-
-def _named_rule(kind: str, role: str, regex: str, language: str, group: Sequence[Node],
-                examples: Sequence[Example]) -> tuple[dict[str, Any], str | None]:
-    """The rule for calls by a name regex, with the receiver they all name, or no receiver where that is the
-    point; and that receiver field's name when it must be absent."""
-    rule = _by_name(kind, role, regex, language)
-    shared = _shared_receiver(group) if role in ("method", "name") else None
-    if shared is not None:  # `System.err` . `print`: the name says which method, the receiver whose
-        rule = {"all": [rule, {"has": {"field": shared.role, "regex": f"^{re.escape(shared.text)}$"}}]}
-    receiver = _receiver_role(kind, group, examples) if role in ("method", "name") else None
-    if receiver is not None:
-        rule["not"] = {"has": {"field": receiver, "regex": "."}}
-    return rule, receiver
-
-
-def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Example] = (),
-                language: str = "") -> list[Candidate]:
-    """A call-like construct by its name: `kind: K` + `has: {field: function, regex: ...}`; for a bare call of a
-    kind that elsewhere takes a receiver, `not: has: {field: receiver}`."""
-    out: list[Candidate] = []
-    seen: set[str] = set()
-    for group in groups:
-        root = group[0]
-        kind = _family(root)
-        if kind is None or any(_family(n) != kind for n in group):
-            continue
-        names = [_name_of(n) for n in group]
-        if any(c is None for c in names):
-            continue
-        role = "function" if kind != root.kind else str(names[0].role) if names[0] is not None else ""
-        regex = name_regex([c.text for c in names if c is not None])
-        if regex is None or f"{kind}{role}{regex}" in seen:
-            continue
-        seen.add(f"{kind}{role}{regex}")
-        rule, receiver = _named_rule(kind, role, regex, language, group, examples)
-        # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`): the request is about
-        # the family, so it ranks before a pattern that keeps the one name.
-        family = output_family([c.text for c in names if c is not None]) == regex
-        note = (f"flags every `{kind}` whose {role} matches `{regex}`, with any arguments"
-                + (f" and no {receiver}" if receiver else "") + "; lets through calls through another name or alias")
-        body = {"rule": rule}
-        cand = Candidate(body, Generalised.written(root, f"{kind} {regex}"), FIELD, start + len(out), note)
-        cand.family = family
-        out.append(cand)
-    return out
-
-
-def outermost(invalid: Sequence[Example]) -> list[list[Node]]:
-    """Per call-like kind, the first (outermost) node of it in each example: `puts user.inspect` pairs with
-    `p params` by its outer call, not by the inner `user.inspect` that shares more tokens."""
-    firsts: list[dict[str, Node]] = [{} for _ in invalid]
-    for f, e in zip(firsts, invalid, strict=True):
-        for n in e.nodes():
-            family = _family(n)
-            if family is not None and n.named:
-                f.setdefault(family, n)
-    return [[f[k] for f in firsts] for k in firsts[0] if all(k in f for f in firsts[1:])]
 
 
 def _header(ancestor: Node, inner: Node, names: bool = False) -> set[tuple[str, str, bool]]:
@@ -325,7 +227,7 @@ def _in_call_name(leaf: Node, root: Node) -> bool:
     """`http` in `r, _ := http.Get(u)`: part of the name of a call below `root` (a name regex says it better)."""
     node = leaf
     while node.parent is not None and node is not root:
-        if node.role in _NAME_ROLES and call_like(node.parent.kind):
+        if node.role in NAME_ROLES and call_like(node.parent.kind):
             return True
         node = node.parent
     return False

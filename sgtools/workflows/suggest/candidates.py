@@ -81,6 +81,7 @@ class Candidate:
     in_literal: bool = False  # a kind alone whose every node sits inside a string literal (an interpolation)
     open_tail: bool = False  # a trailing argument no constraint needs, written as any number of them (necessary.py)
     by_kind: bool = False  # the kind of a construct whose pattern kept only its keyword (`return $A`), in a context
+    qualified: bool = False  # a leaf naming one API with its namespace (`std::endl`)
     holds_fine: bool = False  # a kind alone whose nodes hold a statement a valid example has (`for` around `defer`)
 
     def keyword_only(self) -> bool:
@@ -144,7 +145,7 @@ def _named_tier(cand: Candidate) -> float:
             return 3.7
         return 3.5 if _callish(cand.gen.root) or cand.names_a_call else 2.1 if cand.in_literal else 0
     if form == LEAF_KIND:
-        return 2.5 if cand.within else 1.5
+        return 0.9 if cand.qualified else 2.5 if cand.within else 1.5
     if form == FIELD and cand.family:
         return 0.8
     return {COMMENT: 0, FIELD: 3, MODIFIER: 2}.get(form, 3)

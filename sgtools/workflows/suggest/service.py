@@ -24,6 +24,7 @@ from sgtools.rules import analysis, syntax
 from sgtools.workflows.suggest import (
     around,
     author,
+    callnames,
     comments,
     explain,
     fixes,
@@ -146,7 +147,8 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
     groups = list(cands.roots(invalid))
     base = author.AUTHOR_ROOTS
     return (author.kind_only(invalid, valid, base) + comments.comment_forms(invalid, valid, base + 1000)
-            + author.field_forms(groups + author.outermost(invalid), base + 2000, [*invalid, *valid], language)
+            + callnames.field_forms(groups + callnames.outermost(invalid), base + 2000, [*invalid, *valid],
+                                    language)
             + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000)
             + operators.operator_forms(invalid, valid, base + 9500))
 

@@ -1,0 +1,155 @@
+"""Calls by their names (issue 29): `kind: K` + `has: {field: function, regex: ...}` for the call-like construct
+every invalid example makes, its names said as the family meant (names.py); with the receiver they all name
+(`System.err`), or none where a bare call is the point (`puts x`, not `io.puts x`); in Go as either parse of a lone
+call; in a grammar that names no fields (Kotlin), the callee by its place."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.author import NAME_ROLES, call_like, named_child
+from sgtools.workflows.suggest.candidates import FIELD, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.names import name_regex, output_family
+from sgtools.workflows.suggest.tree import Example, Node
+
+# Go reads a lone one-argument call at the end of a snippet (`fmt.Println(x)` with no newline after it) as a type
+# conversion, naming the call by its `type` field: the same call to the reader, so a rule on the call says both.
+_CALL_TWINS = {"type_conversion_expression": ("call_expression", "type"), "call_expression": (
+    "type_conversion_expression", "function")}
+_RECEIVER_ROLES = ("receiver", "object", "scope")
+
+
+def _family(node: Node) -> str | None:
+    """The call kind a node is (a Go type conversion reads as its call), None when it is no call."""
+    if node.kind == "type_conversion_expression":
+        return "call_expression"
+    return node.kind if call_like(node.kind) else None
+
+
+def _name_of(node: Node) -> Node | None:
+    named = named_child(node, (*NAME_ROLES, "type") if node.kind == "type_conversion_expression" else NAME_ROLES)
+    if named is not None or any(c.role for c in node.children):
+        return named
+    # A grammar that names no fields (Kotlin): the callee is the call's first child, a name or a member access.
+    first = next(iter(node.named_children()), None)
+    return first if first is not None and re.fullmatch(r"[\w.]+", first.text) else None
+
+
+def _by_name(kind: str, role: str, regex: str, language: str) -> dict[str, Any]:
+    # No field (a grammar that names none): the callee by its place, the first child.
+    rule: dict[str, Any] = {"kind": kind, "has": {"field": role, "regex": regex} if role else {"nthChild": 1,
+                                                                                             "regex": regex}}
+    if language != "go" or kind not in _CALL_TWINS:
+        return rule
+    twin, twin_role = _CALL_TWINS[kind]
+    twin_rule = {"kind": twin, "has": {"field": "type" if twin_role == "function" else "function", "regex": regex}}
+    return {"any": [rule, twin_rule] if kind == "call_expression" else [twin_rule, rule]}
+
+
+def _receiver_role(kind: str, group: Sequence[Node], examples: Sequence[Example]) -> str | None:
+    """The receiver field calls of `kind` have elsewhere in the examples (`io.puts x`), when no invalid one has
+    it: a bare `puts` is what was meant, not any method of that name."""
+    if any(c.role in _RECEIVER_ROLES for n in group for c in n.children):
+        return None
+    return next((c.role for e in examples for n in e.nodes() if n.kind == kind for c in n.children
+                 if c.role in _RECEIVER_ROLES), None)
+
+
+def _shared_receiver(group: Sequence[Node]) -> Node | None:
+    """The class or qualified receiver every call of the group names the same way (`System.err` in
+    `System.err.print(x)`)."""
+    found = [next((c for c in n.children if c.role in _RECEIVER_ROLES), None) for n in group]
+    first = found[0]
+    if first is None or "\n" in first.text or any(f is None or f.text != first.text for f in found):
+        return None
+    # A class or a qualified name (`System.err`, `Console`) is which API; a lower-case name (`stmt`) is a variable.
+    return first if "." in first.text or first.text[:1].isupper() else None
+
+
+def _named_rule(kind: str, role: str, regex: str, language: str, group: Sequence[Node],
+                examples: Sequence[Example]) -> tuple[dict[str, Any], str | None]:
+    """The rule for calls by a name regex, with the receiver they all name, or no receiver where that is the
+    point; and that receiver field's name when it must be absent."""
+    rule = _by_name(kind, role, regex, language)
+    shared = _shared_receiver(group) if role in ("method", "name") else None
+    if shared is not None:  # `System.err` . `print`: the name says which method, the receiver whose
+        rule = {"all": [rule, {"has": {"field": shared.role, "regex": f"^{re.escape(shared.text)}$"}}]}
+    receiver = _receiver_role(kind, group, examples) if role in ("method", "name") else None
+    if receiver is not None:
+        rule["not"] = {"has": {"field": receiver, "regex": "."}}
+    return rule, receiver
+
+
+def _receiver_is_the_point(kind: str, callees: Sequence[str], examples: Sequence[Example]) -> bool:
+    """`GlobalScope.launch` and `GlobalScope.async` where other calls in the examples launch and async on other
+    receivers (`scope.async`): the receiver is what the calls share, not their method names."""
+    split = [c.rsplit(".", 1) for c in callees]
+    if any(len(p) != 2 for p in split) or len({p[0] for p in split}) != 1:
+        return False
+    receiver, methods = split[0][0], {p[1] for p in split}
+    others = [n for e in examples for n in e.nodes() if _family(n) == kind and (c := _name_of(n)) is not None
+              and c.text not in callees and "." in c.text]
+    return any(o_method in methods and o_receiver != receiver
+               for o in others if (callee := _name_of(o)) is not None
+               for o_receiver, o_method in [callee.text.rsplit(".", 1)])
+
+
+def _callees(group: Sequence[Node], examples: Sequence[Example]) -> tuple[str, str, list[str]] | None:
+    """The call kind every node of the group is, the field naming its callee ("" where the grammar names none)
+    and the callees' texts; None when they are not all calls of one kind with a callee that tells them."""
+    root = group[0]
+    kind = _family(root)
+    if kind is None or any(_family(n) != kind for n in group):
+        return None
+    names = [c for n in group if (c := _name_of(n)) is not None]
+    if len(names) != len(group):
+        return None
+    role = "function" if kind != root.kind else names[0].role or ""
+    texts = [c.text for c in names]
+    if not role and _receiver_is_the_point(kind, texts, examples):
+        return None
+    return kind, role, texts
+
+
+def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Example] = (),
+                language: str = "") -> list[Candidate]:
+    """A call-like construct by its name: `kind: K` + `has: {field: function, regex: ...}`; for a bare call of a
+    kind that elsewhere takes a receiver, `not: has: {field: receiver}`."""
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for group in groups:
+        root = group[0]
+        called = _callees(group, examples)
+        if called is None:
+            continue
+        kind, role, texts = called
+        regex = name_regex(texts)
+        if regex is None or f"{kind}{role}{regex}" in seen:
+            continue
+        seen.add(f"{kind}{role}{regex}")
+        rule, receiver = _named_rule(kind, role, regex, language, group, examples)
+        # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`): the request is about
+        # the family, so it ranks before a pattern that keeps the one name.
+        family = output_family(texts) == regex
+        note = (f"flags every `{kind}` whose {role or 'callee'} matches `{regex}`, with any arguments"
+                + (f" and no {receiver}" if receiver else "") + "; lets through calls through another name or alias")
+        body = {"rule": rule}
+        cand = Candidate(body, Generalised.written(root, f"{kind} {regex}"), FIELD, start + len(out), note)
+        cand.family = family
+        out.append(cand)
+    return out
+
+
+def outermost(invalid: Sequence[Example]) -> list[list[Node]]:
+    """Per call-like kind, the first (outermost) node of it in each example: `puts user.inspect` pairs with
+    `p params` by its outer call, not by the inner `user.inspect` that shares more tokens."""
+    firsts: list[dict[str, Node]] = [{} for _ in invalid]
+    for f, e in zip(firsts, invalid, strict=True):
+        for n in e.nodes():
+            family = _family(n)
+            if family is not None and n.named:
+                f.setdefault(family, n)
+    return [[f[k] for f in firsts] for k in firsts[0] if all(k in f for f in firsts[1:])]
