@@ -334,6 +334,51 @@ CASES = {
             "void k() {\n  out.flush();\n}",
         ],
     ),
+    "a callback is part of the call it is passed to": Case(
+        "Both invalid examples pass an arrow function and no valid one writes any: the callback is an argument of "
+        "the call that is the point (`setInterval`), not the fact (`kind: arrow_function` ranked first).",
+        "javascript",
+        [
+            "const id = setInterval((t) => tick(t), 50);",
+            "setInterval(() => {\n  poll();\n}, 1000);",
+        ],
+        [
+            "scheduler.every(50, tick);",
+            "scheduler.every(1000, poll);",
+        ],
+        [
+            "setInterval(refresh, 10);",
+            "const h = setInterval(function () { a(); }, 5);",
+        ],
+        [
+            "clearInterval(id);",
+            "const f = (t) => tick(t);",
+        ],
+    ),
+    "calls of one callee paired across long callbacks": Case(
+        "The `setInterval` calls pair by their callee, though the `it(...)` around the first shares more names with "
+        "the second's callback; and a parameter of the callbacks is no telling part of `it`/`test`.",
+        "typescript",
+        [
+            "it(\"throttles\", async () => {\n  fire();\n  await new Promise((r) => setInterval(r, 300));\n"
+            "  expect(spy).toHaveBeenCalled();\n});",
+            "test(\"evicts\", (done) => {\n  setInterval(() => {\n    expect(store.get(\"a\")).toBeUndefined();\n"
+            "    done();\n  }, 1000);\n});",
+        ],
+        [
+            "it(\"throttles\", async () => {\n  fire();\n  jest.advanceTimersByTime(300);\n"
+            "  expect(spy).toHaveBeenCalled();\n});",
+            "test(\"evicts\", () => {\n  jest.runAllTimers();\n  expect(store.get(\"a\")).toBeUndefined();\n});",
+        ],
+        [
+            "setInterval(done, 5);",
+            "beforeEach(() => {\n  setInterval(reset, 0);\n});",
+        ],
+        [
+            "jest.useFakeTimers();",
+            "clearInterval(t);",
+        ],
+    ),
 }
 
 

@@ -125,10 +125,17 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
             continue
         cand = _kind_candidate(k, node, invalid, start + len(out))
         # Holding code that is fine elsewhere, it may be the context (a loop) or the construct wrapping fine code
-        # (a namespace): said after any other fact that separates.
-        cand.holds_fine = _context_kind(k, invalid, fine)
+        # (a namespace); always an argument or a parameter, it is part of the call or function that takes it (a
+        # callback passed to `setTimeout`): said after any other fact that separates.
+        cand.holds_fine = _context_kind(k, invalid, fine) or _always_a_part(k, invalid)
         out.append(cand)
     return out
+
+
+def _always_a_part(kind: str, invalid: Sequence[Example]) -> bool:
+    """Every node of `kind` is an item of an argument or parameter list."""
+    return all(n.parent is not None and n.parent.kind.endswith(PART_SUFFIXES[:4])
+               for e in invalid for n in e.nodes() if n.kind == kind)
 
 
 def _kind_candidate(k: str, node: Node, invalid: Sequence[Example], index: int) -> Candidate:

@@ -204,6 +204,16 @@ def _tokens(node: Node) -> Counter[str]:
     return Counter(n.text for n in node.walk() if n.atomic)
 
 
+_HEAD_BONUS = 10
+
+
+def _head(node: Node) -> str:
+    """The text of a node's first leaf: a call's callee name, a statement's keyword."""
+    while node.children and not node.atomic:
+        node = node.children[0]
+    return node.text
+
+
 def _partner(node: Node, pool: list[tuple[Node, Counter[str]]], tokens: Counter[str]) -> Node | None:
     best: tuple[float, Node] | None = None
     for other, other_tokens in pool:
@@ -213,6 +223,10 @@ def _partner(node: Node, pool: list[tuple[Node, Counter[str]]], tokens: Counter[
         # `print(r)`, not with `c.post('/out')`, which shares more brackets.
         score = sum(n if re.search(r"\w", t) else n / 4 for t, n in (tokens & other_tokens).items()) - 0.01 * abs(
             len(other.text) - len(node.text))
+        # The same head (a call's callee, a statement's keyword) pairs `setTimeout(r, 300)` with `setTimeout(() =>
+        # {...}, 1000)`, not with the `it(...)` whose callback happens to share more names with the callback.
+        if _head(other) == _head(node) and re.match(r"\w", _head(node)):
+            score += _HEAD_BONUS
         if best is None or score > best[0]:
             best = (score, other)
     return best[1] if best else None
