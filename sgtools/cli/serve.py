@@ -104,9 +104,9 @@ def http_token(flag: str | None, env: str | None, env_name: str) -> str | None:
 
 def _serve(srv: Any, args: argparse.Namespace, level: str) -> None:
     if args.transport == "stdio":
-        from sgtools.server import guard
+        from sgtools.server import wire
 
-        guard.serve_stdio(srv)  # srv.run("stdio"), with every incoming message checked (answered if malformed)
+        wire.serve_stdio(srv)  # srv.run("stdio"), with every incoming message checked (answered if malformed)
         return
     from sgtools.server import http as server_http
 

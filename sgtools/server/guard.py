@@ -4,7 +4,8 @@ The SDK drops what it cannot parse or validate (malformed JSON, batches, a wrong
 type, deep nesting, lone surrogates), so the client waits forever. `check_message` looks at each raw message
 before the SDK does and either passes its text on or returns the JSON-RPC error to send (-32700 parse error,
 -32600 invalid request, -32602 invalid params), or for a tool call a `[bad-input]` tool result. The stdio
-transport reads through `serve_stdio`, the HTTP one through `JsonRpcGuard`; the SDK itself is unchanged.
+transport (server/wire.py `serve_stdio`) and the HTTP one (`JsonRpcGuard`) read through it; the SDK itself is
+unchanged.
 
 Text read from disk can hold lone surrogates (a YAML escape `"\\udcff"`, a file name that is not UTF-8): the
 SDK cannot serialise those and used to kill the server; `escape_surrogates` writes them as `\\udcXX` text.
@@ -14,16 +15,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-from mcp.server.mcpserver import MCPServer
-from mcp.server.stdio import stdio_server
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sgtools.core.settings import get_settings
@@ -198,8 +193,8 @@ def _id_of_deep(text: str) -> Any:
     return msg.get("id") if isinstance(msg, dict) and _valid_id(msg.get("id")) else None
 
 
-_HEAD_SCAN = 1 << 20  # bytes of an oversized message searched for its top-level "id"
-_TAIL_KEEP = 4096
+HEAD_SCAN = 1 << 20  # bytes of an oversized message searched for its top-level "id"
+TAIL_KEEP = 4096
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
 _ID_AT_END = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*}\s*$')
 
@@ -209,7 +204,7 @@ def _id_of_oversized(head: bytes, tail: bytes) -> Any:
     as a key of the outer object in the first MiB (where clients put it: jsonrpc, id, method, params), or as the
     outer object's last member at the very end. None when it cannot be told (JSON-RPC's id for that case)."""
     depth, key_next = 0, False
-    for match in _TOKEN.finditer(head, 0, _HEAD_SCAN):
+    for match in _TOKEN.finditer(head, 0, HEAD_SCAN):
         token = match.group()
         if token in (b"{", b"["):
             depth += 1
@@ -240,102 +235,8 @@ def oversized_reply(limit: int, head: bytes, tail: bytes = b"") -> dict[str, Any
     return reply
 
 
-def _encode(reply: dict[str, Any]) -> str:
+def encode_reply(reply: dict[str, Any]) -> str:
     return json.dumps(escape_surrogates(reply), ensure_ascii=False, separators=(",", ":"))
-
-
-# ---- stdio -----------------------------------------------------------------------------------------------------
-
-
-class _Wire:
-    """The stdout side: whole lines, one writer at a time (the SDK's replies and ours interleave)."""
-
-    def __init__(self, fd: int) -> None:
-        self._file = os.fdopen(fd, "wb", closefd=False)
-        self._lock = anyio.Lock()
-
-    async def write(self, text: str) -> None:
-        data = text.encode("utf-8", "backslashreplace")
-        async with self._lock:
-            await anyio.to_thread.run_sync(self._write, data)
-
-    def _write(self, data: bytes) -> None:
-        self._file.write(data)
-        self._file.flush()
-
-    async def flush(self) -> None:
-        return None
-
-
-class _Lines:
-    """The stdin side: raw lines, each checked; the SDK sees only the ones it can handle."""
-
-    def __init__(self, fd: int, wire: _Wire) -> None:
-        self._file = os.fdopen(fd, "rb", closefd=False)
-        self._wire = wire
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self._lines()
-
-    def _readline(self) -> bytes | dict[str, Any]:
-        """One line, or the -32600 answer when it is longer than the message cap (the rest of it is read and
-        dropped, so one huge line cannot exhaust memory; its start and end are kept to find its id)."""
-        limit = get_settings().max_message_bytes
-        raw = self._file.readline(limit + 1)
-        if len(raw) <= limit or raw.endswith(b"\n"):
-            return raw
-        head, tail = raw[:_HEAD_SCAN], raw[-_TAIL_KEEP:]
-        while raw and not raw.endswith(b"\n"):
-            raw = self._file.readline(1 << 20)
-            tail = (tail + raw)[-_TAIL_KEEP:]
-        return oversized_reply(limit, head, tail.rstrip(b"\r\n"))
-
-    async def _lines(self) -> AsyncIterator[str]:
-        while True:
-            raw = await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True)
-            if isinstance(raw, dict):
-                await self._wire.write(_encode(raw) + "\n")
-                continue
-            if not raw:
-                return
-            verdict = check_message(raw.rstrip(b"\r\n"))
-            if verdict.forward is not None:
-                yield verdict.forward + "\n"
-            elif verdict.reply is not None:
-                await self._wire.write(_encode(verdict.reply) + "\n")
-
-
-@asynccontextmanager
-async def _claimed_stdio() -> AsyncIterator[tuple[int, int]]:
-    """Private copies of fd 0 and 1 for the protocol; fd 0 then reads /dev/null and fd 1 writes to stderr, so a
-    stray print or a child process cannot corrupt the wire (what the SDK's own stdio transport does too)."""
-    wire_in, wire_out = os.dup(0), os.dup(1)
-    saved_in, saved_out = os.dup(0), os.dup(1)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.dup2(2, 1)
-    os.close(null)
-    try:
-        yield wire_in, wire_out
-    finally:
-        os.dup2(saved_in, 0)
-        os.dup2(saved_out, 1)
-        for fd in (saved_in, saved_out):
-            os.close(fd)
-
-
-async def _serve_stdio(server: MCPServer[Any]) -> None:
-    async with _claimed_stdio() as (wire_in, wire_out):
-        wire = _Wire(wire_out)
-        lines = _Lines(wire_in, wire)
-        async with stdio_server(stdin=lines, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
-            low = server._lowlevel_server  # the SDK's own run_stdio_async does exactly this with its streams
-            await low.run(read_stream, write_stream, low.create_initialization_options())
-
-
-def serve_stdio(server: MCPServer[Any]) -> None:
-    """`server.run("stdio")`, with every incoming line checked first."""
-    anyio.run(_serve_stdio, server)
 
 
 # ---- HTTP ------------------------------------------------------------------------------------------------------
@@ -366,8 +267,8 @@ class JsonRpcGuard:
             more = message.get("more_body", False)
             if size > self.max_body:  # answered as stdio answers it: -32600 with the id when it can be read
                 # the rest is not read: its end is known only when the body is all here
-                tail = b"" if more else chunks[-1][-_TAIL_KEEP:]
-                await _answer(send, oversized_reply(self.max_body, b"".join(chunks)[:_HEAD_SCAN], tail), 413)
+                tail = b"" if more else chunks[-1][-TAIL_KEEP:]
+                await _answer(send, oversized_reply(self.max_body, b"".join(chunks)[:HEAD_SCAN], tail), 413)
                 return
         body = b"".join(chunks)
         verdict = check_message(body)
@@ -379,7 +280,7 @@ class JsonRpcGuard:
 
 
 async def _answer(send: Send, reply: dict[str, Any], status: int) -> None:
-    payload = _encode(reply).encode("utf-8")
+    payload = encode_reply(reply).encode("utf-8")
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(payload)).encode())]})
