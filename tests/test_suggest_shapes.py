@@ -379,6 +379,47 @@ CASES = {
             "clearInterval(t);",
         ],
     ),
+    "a flag every valid call passes": Case(
+        "`open` must pass `O_CLOEXEC`: every valid call passes the flag, among others, and no invalid one does; the "
+        "rule says the flag is missing, not the valid calls' text.",
+        "c",
+        [
+            "int a(const char *p) {\n  return open(p, O_RDONLY);\n}",
+            "int b(const char *p) {\n  int fd = open(p, O_WRONLY | O_CREAT, 0644);\n  return fd;\n}",
+        ],
+        [
+            "int a(const char *p) {\n  return open(p, O_RDONLY | O_CLOEXEC);\n}",
+            "int b(const char *p) {\n  int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);\n  return fd;\n}",
+        ],
+        [
+            "void c(void) {\n  if (open(path, O_RDWR) < 0) fail();\n}",
+            "int d(void) {\n  return open(name, O_RDONLY | O_NONBLOCK);\n}",
+        ],
+        [
+            "void c(void) {\n  if (open(path, O_RDWR | O_CLOEXEC) < 0) fail();\n}",
+            "void d(int fd) {\n  close(fd);\n}",
+        ],
+    ),
+    "a C library call in C++ written with std::": Case(
+        "`printf` / `fprintf` in C++: the same calls written `std::printf` are as wrong.",
+        "cpp",
+        [
+            "void f(int n) {\n  printf(\"%d\\n\", n);\n}",
+            "void g(const char *m) {\n  fprintf(stderr, \"%s\\n\", m);\n}",
+        ],
+        [
+            "void f(int n) {\n  std::cout << n << '\\n';\n}",
+            "void g(const char *m) {\n  std::cerr << m << '\\n';\n}",
+        ],
+        [
+            "void a() {\n  std::printf(\"x\");\n}",
+            "void b(FILE *f) {\n  std::fprintf(f, \"y\");\n}",
+        ],
+        [
+            "void a() {\n  fmt::print(\"x\");\n}",
+            "void b(char *s) {\n  std::snprintf(s, 4, \"y\");\n}",
+        ],
+    ),
 }
 
 

@@ -85,13 +85,18 @@ def any_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
 
 
 _FIRST_WORD = re.compile(r"\s*([A-Za-z_]\w*)")
+_NAME_KINDS = ("identifier", "name", "constant")
+_FLAG = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # an upper-case constant of two words or more
 
 
 def _parts(node: Node) -> set[tuple[str, str]]:
     """The constructs inside a node, each by kind alone ('') and by kind and first word (`case_statement`
-    `default`): what a `has` can name."""
+    `default`), and the upper-case constants it passes (`name` `JSON_THROW_ON_ERROR`): what a `has` can name."""
     out: set[tuple[str, str]] = set()
     for d in node.walk():
+        if d is not node and d.named and d.atomic and d.kind.endswith(_NAME_KINDS) and _FLAG.fullmatch(d.text):
+            out.add((d.kind, d.text))  # a flag or constant passed (`JSON_THROW_ON_ERROR`), wherever it is passed
+            continue
         if d is node or not d.named or d.atomic or not construct_kind(d.kind) or not specific(d.kind):
             continue
         out.add((d.kind, ""))

@@ -127,6 +127,8 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
             continue
         kind, role, texts = called
         regex = name_regex(texts)
+        if regex is not None and language == "cpp" and not any("::" in t for t in texts):
+            regex = f"^(std::)?(?:{regex[1:-1]})$"  # a C library call in C++ is also written `std::printf`
         if regex is None or f"{kind}{role}{regex}" in seen:
             continue
         seen.add(f"{kind}{role}{regex}")
