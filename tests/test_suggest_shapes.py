@@ -420,6 +420,26 @@ CASES = {
             "void b(char *s) {\n  std::snprintf(s, 4, \"y\");\n}",
         ],
     ),
+    "a context up to a nested boundary": Case(
+        "`defer` in a loop, where the valid example defers inside a closure called in the loop: inside the loop up "
+        "to that boundary (`stopBy` the closure's kind), not inside it.",
+        "go",
+        [
+            "for _, p := range paths {\n\tlock(p)\n\tdefer unlock(p)\n}",
+            "for i := 0; i < n; i++ {\n\tdefer trace(i)()\n}",
+        ],
+        [
+            "lock(p)\ndefer unlock(p)\nfor _, q := range qs {\n\tuse(q)\n}",
+            "for _, p := range paths {\n\tfunc() {\n\t\tlock(p)\n\t\tdefer unlock(p)\n\t}()\n}",
+        ],
+        [
+            "for {\n\tc := next()\n\tdefer c.Done()\n}",
+        ],
+        [
+            "for _, c := range cs {\n\tgo func() {\n\t\tdefer wg.Done()\n\t}()\n}",
+            "defer cancel()",
+        ],
+    ),
 }
 
 

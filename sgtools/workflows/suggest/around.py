@@ -142,3 +142,40 @@ def not_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
             continue  # one valid example is no evidence of what marks every fine context
         out.extend(marked_context(cand, good, bad, start + len(out), negate=True))
     return out
+
+
+def _between(node: Node, kind: str) -> set[str]:
+    """The kinds of the nodes between `node` and its nearest enclosing `kind` (neither included)."""
+    out: set[str] = set()
+    for a in node.ancestors():
+        if a.kind == kind:
+            return out
+        out.add(a.kind)
+    return out
+
+
+def bounded_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                          valid: Sequence[Example], start: int) -> list[Candidate]:
+    """Code every invalid example has inside a construct of its own (a loop), where each valid match inside one
+    sits in a nested construct no invalid match has on the way (a closure called in the loop): `inside: {kind:
+    for_statement, stopBy: {kind: func_literal}}`, the context searched up to that boundary."""
+    out: list[Candidate] = []
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        shared = [k for k in dict.fromkeys(a.kind for a in bad[0].ancestors())
+                  if own_context(k) and construct_kind(k) and all(b.nearest(k) is not None for b in bad[1:])]
+        for kind in shared[:2]:
+            held = [g for g in good if g.nearest(kind) is not None]
+            if not held:
+                continue  # plain `inside` says it (explain.exclusions tries that)
+            crossed = set().union(*(_between(b, kind) for b in bad))
+            walls = sorted(set.intersection(*(_between(g, kind) for g in held)) - crossed,
+                           key=lambda k: (not whole_kind(k) and "func" not in k and "lambda" not in k, k))
+            if not walls:
+                continue
+            inside = {"kind": kind, "stopBy": {"kind": walls[0]}}
+            note = (f"flags it only inside a `{kind}`, not through a `{walls[0]}` in it; lets through the same code "
+                    "in any other context")
+            out.extend(Candidate({**cand.body, "rule": {"all": [base, {"inside": inside}]}}, cand.gen, INSIDE_TEXT,
+                                 start + len(out), note, by_kind=by_kind) for base, by_kind in contexts.bases(cand))
+            break
+    return out

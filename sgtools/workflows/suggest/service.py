@@ -194,7 +194,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000,
                                           search.language)
                + around.missing_part_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8000)
-               + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000))
+               + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000)
+               + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500))
 
 
 # Kinds that hold a construct where the code happened to be (a declaration, an assignment, a statement).
