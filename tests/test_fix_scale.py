@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from sgtools.core.settings import Settings
 from sgtools.edit.text import Span
 from sgtools.engine.process import Engine
 from sgtools.fixits.judge import Member, _cuts, _map_through, _Shifts
@@ -56,6 +57,43 @@ def _project(root: Path, lines: int, bad_every: int = 0) -> Workspace:
                    for i in range(lines))
     (root / "big.py").write_text(body)
     return ws
+
+
+def _scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Per `ast-grep scan` call, how many texts it read: the project's files (1 here) or verification batches."""
+    seen: list[int] = []
+    real = Engine.scan
+
+    def counting(self: Engine, **kw: Any) -> Any:
+        seen.append(0 if kw.get("stdin") is None else 1)
+        return real(self, **kw)
+
+    monkeypatch.setattr(Engine, "scan", counting)
+    return seen
+
+
+def test_more_findings_than_a_page_are_scanned_and_verified_once(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """apply_fixes takes every finding from one engine pass and one verification, as `scan --fix` does: pages of
+    hard_max_results each ran the whole scan again and verified against the whole file again (30,000 findings:
+    3 of each)."""
+    ws = _project(tmp_path / "p", 12)
+    ws = Workspace(ws.root, settings=Settings(hard_max_results=5))  # 12 findings: 3 pages of the MCP tool
+    seen = _scans(monkeypatch)
+    res = apply.apply_fixes(ws, Engine(settings=ws.settings), apply=False)
+    assert res["fixesApplied"] == 12 and not res["skipped"]
+    assert len(seen) == 2, seen  # the scan and one verification round (12 fixes in one copy); 6 with pages
+
+
+def test_fixes_past_the_verification_budget_are_verified_page_by_page(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """When one verification cannot check them all (fixit_verify_max per call), pages verify each its own:
+    every fix is still verified and applied, as with pages alone."""
+    ws = _project(tmp_path / "p", 12)
+    ws = Workspace(ws.root, settings=Settings(hard_max_results=5, fixit_verify_max=5))
+    res = apply.apply_fixes(ws, Engine(settings=ws.settings), apply=True)
+    assert res["fixesApplied"] == 12 and not res["skipped"], res["skipped"][:3]
+    assert (ws.root / "big.py").read_text().count("safe_eval(") == 12
 
 
 @pytest.mark.slow  # thousands of fix-its verified: about 50 s on the shared 2-core machine

@@ -219,20 +219,41 @@ def apply_fixes(
     """
     if not isinstance(apply, bool) or not isinstance(include_unsafe, bool):
         raise BadInput("apply and include_unsafe must be true or false.")
-    page = ws.settings.hard_max_results
-    diagnostics: list[Mapping[str, Any]] = []
-    rule_errors: list[RuleErrorDict] = []
-    offset = 0
     cfg = load_config(ws)
     ruleset = cached_ruleset(ws, cfg, engine)  # every page from one version of the rules (their fixes and safety)
-    while True:
-        result = scan_path(ws, engine, PathScan(default_excludes=default_excludes, config=cfg, ruleset=ruleset),
-                           **tool_args(paths, rule_ids=rule_ids, max_results=page, offset=offset))
-        diagnostics += result["issues"]
-        rule_errors = result["ruleErrors"]
-        next_offset = result.get("nextOffset")
-        if not result.get("truncated") or not isinstance(next_offset, int) or next_offset <= offset:
-            break
-        offset = next_offset
+    # One engine pass and one verification for every finding, as `sgtools scan --fix` has them: paging made each
+    # page of hard_max_results findings run the whole scan again and re-scan its files' originals (30,000
+    # findings in one file: 3 scans and 3 verifications of the whole file). Only when that one verification ran
+    # out of its per-call budget (fixit_verify_max, fixit_verify_max_bytes) are the findings taken page by
+    # page, each page with a budget of its own, so that no fix-it goes unverified that paging would verify.
+    options = PathScan(default_excludes=default_excludes, config=cfg, ruleset=ruleset, every_finding=True)
+    result = scan_path(ws, engine, options, **tool_args(paths, rule_ids=rule_ids))
+    diagnostics: list[Mapping[str, Any]] = list(result["issues"])
+    rule_errors: list[RuleErrorDict] = result["ruleErrors"]
+    if _budget_ran_out(diagnostics):
+        diagnostics, rule_errors = _paged(ws, engine, PathScan(default_excludes=default_excludes, config=cfg,
+                                                               ruleset=ruleset), paths, rule_ids)
     out = fix_diagnostics(ws, diagnostics, apply=apply, include_unsafe=include_unsafe, expected_diff=expected_diff)
     return {**out, "ruleErrors": rule_errors}
+
+
+def _budget_ran_out(diagnostics: Sequence[Mapping[str, Any]]) -> bool:
+    from sgtools.fixits.verify import LIMIT_REACHED  # the verifier is loaded by the scan that verified them
+
+    return any((fx.get("verification") or {}).get("reason") == LIMIT_REACHED
+               for d in diagnostics for fx in d.get("fixits") or [])
+
+
+def _paged(ws: Workspace, engine: Engine, options: PathScan, paths: Sequence[str] | None,
+           rule_ids: Sequence[str] | None) -> tuple[list[Mapping[str, Any]], list[RuleErrorDict]]:
+    """Every finding, page by page (hard_max_results each), each page's fix-its verified in a call of its own."""
+    page = ws.settings.hard_max_results
+    diagnostics: list[Mapping[str, Any]] = []
+    offset = 0
+    while True:
+        result = scan_path(ws, engine, options, **tool_args(paths, rule_ids=rule_ids, max_results=page, offset=offset))
+        diagnostics += result["issues"]
+        next_offset = result.get("nextOffset")
+        if not result.get("truncated") or not isinstance(next_offset, int) or next_offset <= offset:
+            return diagnostics, result["ruleErrors"]
+        offset = next_offset
