@@ -21,7 +21,7 @@ ROOT = bundled_dir()
 
 
 def _doc(path: Path) -> dict[str, object]:
-    return dict(yamlio.load_one(path.read_text(encoding="utf-8")))
+    return dict(yamlio.load_one(path.read_bytes()))
 
 
 def _pairs() -> list[tuple[dict[str, object], dict[str, object]]]:

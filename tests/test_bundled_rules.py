@@ -36,7 +36,7 @@ def test_every_bundled_rule_follows_the_layout() -> None:
     problems: list[str] = []
     for path in files:
         text = path.read_text(encoding="utf-8")
-        doc = yamlio.load_one(text)
+        doc = yamlio.load_one(path.read_bytes())
         folder = path.parent.name
         rid = doc.get("id")
         if rid != path.stem:

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def rules() -> list[dict[str, Any]]:
-    return [yamlio.load_one(p.read_text(encoding="utf-8")) for p in sorted((bundled_dir() / "rules").rglob("*.yml"))]
+    return [yamlio.load_one(p.read_bytes()) for p in sorted((bundled_dir() / "rules").rglob("*.yml"))]
 
 
 def doc(name: str) -> str:
@@ -60,7 +60,7 @@ def test_every_bundled_rule_is_tested(rules: list[dict[str, Any]]) -> None:
     """"tested community rules": each has its rule-test file with at least one valid and one invalid case."""
     tests = {}
     for path in sorted((bundled_dir() / "rule-tests").glob("*.yml")):
-        t = yamlio.load_one(path.read_text(encoding="utf-8"))
+        t = yamlio.load_one(path.read_bytes())
         tests[t["id"]] = t
     missing = [r["id"] for r in rules if not (tests.get(r["id"], {}).get("valid") and tests[r["id"]].get("invalid"))]
     assert missing == []

@@ -108,7 +108,7 @@ def test_lower_bound_needs_many_verdicts_for_a_high_confidence() -> None:
 def test_the_verdict_file_names_bundled_rules_with_fixes() -> None:
     from sgtools.core.bundled import bundled_dir
 
-    ids = {p.stem: yamlio.load_one(p.read_text()) for p in (bundled_dir() / "rules").rglob("*.yml")}
+    ids = {p.stem: yamlio.load_one(p.read_bytes()) for p in (bundled_dir() / "rules").rglob("*.yml")}
     verdicts = safety.bundled_verdicts()
     assert sum(judged for judged, _right in verdicts.values()) >= 200
     for rule_id in verdicts:
@@ -158,7 +158,8 @@ def test_every_safe_bundled_fix_is_proven_by_the_harness_or_argued_syntactic() -
 
     evidence = fix_evidence.load()
     assert evidence, "no fix evidence: run `python -m bin.fix_harness --evidence`"
-    docs = {str(d["id"]): d for d in (yamlio.load_one(p.read_text()) for p in (bundled_dir() / "rules").rglob("*.yml"))}
+    docs = {str(d["id"]): d
+            for d in (yamlio.load_one(p.read_bytes()) for p in (bundled_dir() / "rules").rglob("*.yml"))}
     for rule_id, row in evidence.items():
         assert rule_id in docs and "fix" in docs[rule_id], f"evidence for {rule_id}, which is no bundled fix"
         assert row.checked <= row.applied and row.failures <= row.applied, row

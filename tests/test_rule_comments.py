@@ -32,7 +32,7 @@ def test_no_bundled_rule_matches_its_invalid_cases_commented_out(engine: Engine,
         prefix = line_comment(rule.language)
         assert prefix, f"{rule.id}: no line comment known for {rule.language}"
         ext = LANGUAGES[rule.language][1][0] if rule.language != "bash" else "sh"
-        tests = yamlio.load_one((ROOT / "rule-tests" / f"{rule.id}-test.yml").read_text(encoding="utf-8"))
+        tests = yamlio.load_one((ROOT / "rule-tests" / f"{rule.id}-test.yml").read_bytes())
         for n, code in enumerate(tests.get("invalid") or []):
             (tmp_path / f"{rule.id}.{n}.{ext}").write_text(_commented(str(code), prefix), encoding="utf-8")
             written += 1
