@@ -20,13 +20,18 @@ import pytest
 
 # Test files (or test ids) by their time on a quiet 2-core machine, longest first: each over ~30 s there.
 LONGEST_FIRST = (
+    "tests/test_fix_scale.py",  # 30,000 fix-its in one file: 326 s in a busy-loop run (stop37 notes)
     "e2e/test_fresh_clone.py",  # one clone, its tests in file order (the README's test command last)
     "e2e/test_precommit.py",
     "tests/test_corpus_validation.py",  # three of its tests over ~30 s (each validates or stores 184 rules)
-    "tests/test_fix_harness.py",  # where the fix-harness corpus is cached (~/.cache), else it skips
+    "tests/test_warm_identity_bundled.py",
     "tests/test_community_import.py::test_every_essentials_rule_imports_into_a_fresh_project",
+    "tests/test_fix_harness.py",  # where the fix-harness corpus is cached (~/.cache), else it skips
+    "tests/test_warm_identity.py",
     "tests/test_read_race.py",
     "tests/test_kill_every_step.py",
+    "tests/test_intent_catalogue.py::test_suggest_rule_on_the_catalogue",
+    "tests/test_suggest_catalogue.py",
     "tests/test_crash_consistency.py",
     "e2e/test_mcp_concurrency.py",
     "e2e/test_lifecycle.py",
