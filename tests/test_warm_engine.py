@@ -298,3 +298,65 @@ def test_a_protocol_error_kills_the_server(tmp_path: Path, spec: WarmSpec, warm:
     with pytest.raises(WarmUnavailable, match="not JSON"):
         warm.scan(replace(spec, binary=str(fake)), ["x = 1\n"])
     assert warm.pids() == [] and warm.stats.kills == 1
+
+
+QUICK_FIX_RULES = """id: two-fixes
+language: python
+severity: warning
+message: m
+rule: {pattern: eval($X)}
+fix:
+  - template: ast.literal_eval($X)
+    title: first
+  - template: safe_eval($X)
+    title: second
+---
+id: one-fix
+language: python
+severity: warning
+message: m
+rule: {pattern: print($X)}
+fix: log($X)
+---
+id: no-fix
+language: python
+severity: warning
+message: m
+rule: {pattern: exec($X)}
+"""
+
+
+def test_quick_fixes_are_one_request_per_document(tmp_path: Path, engine: Engine,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixes of a document's findings are asked in one codeAction request (one per finding cost ast-grep and
+    us twice the CPU), its answer split at each fix the server marks preferred; when that split does not give one
+    group per finding (one without a fix), those are asked one request each, and each finding still gets its own
+    fixes, several fixers included."""
+    (tmp_path / "w" / "rules").mkdir(parents=True)
+    (tmp_path / "w" / "rules" / "r.yml").write_text(QUICK_FIX_RULES)
+    (tmp_path / "w" / "sgconfig.yml").write_text("ruleDirs: [rules]\n")
+    s = LspSession([str(engine.binary), "lsp", "-c", str(tmp_path / "w" / "sgconfig.yml")], tmp_path / "w",
+                   max_bytes=1 << 20, deadline=time.monotonic() + 5)
+    sent: list[int] = []
+    real = LspSession.requests
+    monkeypatch.setattr(LspSession, "requests", lambda self, calls, deadline:
+                        sent.append(len(calls)) or real(self, calls, deadline))
+    try:
+        uris, docs = s.open("a.py", "python", ["eval(y)\nprint(z)\neval(q)\n", "exec(w)\nprint(v)\n"],
+                            time.monotonic() + 5)
+        fixable = [(uris[0], d) for d in docs[0]]
+        fixes = s.quick_fixes(fixable, time.monotonic() + 5)
+        assert sent == [1]  # one document: one request
+        by_line = {d["range"]["start"]["line"]: [e["newText"] for e in f]
+                   for (_u, d), f in zip(fixable, fixes, strict=True)}
+        assert by_line == {0: ["ast.literal_eval(y)", "safe_eval(y)"], 1: ["log(z)"],
+                           2: ["ast.literal_eval(q)", "safe_eval(q)"]}
+        sent.clear()
+        both = fixable + [(uris[1], d) for d in docs[1]]  # the second document's exec(w) has no fix
+        again = s.quick_fixes(both, time.monotonic() + 5)
+        assert sent == [2, 2]  # one request per document; then its two findings one each
+        assert again[:3] == fixes
+        rest = {d["code"]: [e["newText"] for e in f] for (_u, d), f in zip(both[3:], again[3:], strict=True)}
+        assert rest == {"no-fix": [], "one-fix": ["log(v)"]}
+    finally:
+        s.kill()

@@ -291,14 +291,17 @@ class _Lines:
         self.text = text
         self.data = text.encode("utf-8")
         self.lines = text.split("\n")
+        self.ascii = len(self.data) == len(text)  # a code point is a byte: no encoding per position
         self.starts = [0]
         for line in self.lines[:-1]:
-            self.starts.append(self.starts[-1] + len(line.encode("utf-8")) + 1)
+            self.starts.append(self.starts[-1] + (len(line) if self.ascii else len(line.encode("utf-8"))) + 1)
 
     def offset(self, pos: dict[str, Any]) -> int:
         line, column = int(pos["line"]), int(pos["character"])
         if not 0 <= line < len(self.lines) or column < 0:
             raise ProtocolError(f"a position outside the document: {pos}")
+        if self.ascii:
+            return self.starts[line] + min(column, len(self.lines[line]))
         return self.starts[line] + len(self.lines[line][:column].encode("utf-8"))
 
     def label(self, related: dict[str, Any]) -> MatchLabel:
