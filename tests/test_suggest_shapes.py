@@ -440,6 +440,26 @@ CASES = {
             "defer cancel()",
         ],
     ),
+    "a name the code around binds is no fact": Case(
+        "`resolve(...)` is called in both invalid examples, but `resolve` is the executor's own parameter, a local "
+        "choice (`ok` elsewhere): the async executor passed to `new Promise` is the fact.",
+        "javascript",
+        [
+            "const v = new Promise(async (resolve) => {\n  resolve(await read());\n});",
+            "const w = new Promise(async function (resolve, reject) {\n  resolve(await db.load(k));\n});",
+        ],
+        [
+            "const v = new Promise((resolve) => {\n  read().then(resolve);\n});",
+            "const w = (async () => await db.load(k))();",
+        ],
+        [
+            "new Promise(async (ok) => {\n  ok(await init());\n});",
+        ],
+        [
+            "new Promise((resolve) => setTimeout(resolve, 5));",
+            "const f = async (resolve) => resolve(await x());",
+        ],
+    ),
 }
 
 

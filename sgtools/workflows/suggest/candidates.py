@@ -182,7 +182,19 @@ def _pattern_tier(cand: Candidate) -> float:
         return 2.5  # a pattern spanning statements copies the example's shape around the point
     if gen.name_hole and len(kept) <= 1:
         return 3.6  # `http.$C(...)` for http.Get / http.Post: the names were the point (a name regex says so)
+    if plain and kept and all(n.text in _bound_here(gen.root) for n in kept):
+        return 3.6  # `resolve(...)`: every name kept is a parameter of a function around it, a local choice
     return 1 if plain else 3
+
+
+def _bound_here(node: Node) -> set[str]:
+    """The names the functions around a node take as parameters (`resolve` in `async (resolve) => ...`)."""
+    out: set[str] = set()
+    for a in node.ancestors():
+        for c in a.children:
+            if c.role in ("parameter", "parameters") or c.kind.endswith(("parameters", "parameter_list")):
+                out.update(d.text for d in c.walk() if d.atomic and d.kind.endswith("identifier"))
+    return out
 
 
 def _callish(node: Node) -> bool:
