@@ -75,8 +75,10 @@ def test_killed_during_a_call(proj: Workspace, warm: Engine) -> None:
 @pytest.mark.slow
 def test_hung_engine(proj: Workspace, warm: Engine) -> None:
     """Only the stopped process's call runs under a 1 s deadline: the engine starts and restarts under the fixture's
-    30 s hang guard, since a loaded machine can take longer than 1 s to start `ast-grep lsp` (the call would then go
-    to the spawn path, and the restart would not be served warm)."""
+    60 s hang guard, since a loaded machine can take longer than 1 s to start `ast-grep lsp` (the call would then go
+    to the spawn path, and the restart would not be served warm). The stopped call and the restart use the same warm
+    key however long the machine takes between them (test_the_same_rules_keep_their_process_once_the_edit_window_
+    passes)."""
     assert warm.warm is not None
     guard = warm.warm.settings
     same(proj, warm)
