@@ -61,29 +61,32 @@ def _unchecked(fx: Fixit, reason: str, *, bad_edit: bool = False) -> None:
         fx["confidence"] = 0.05
 
 
-def _plan(text: str, members: Sequence[Member], counts_left: list[int]) -> tuple[list[list[Member]], set[int]]:
-    """The copies to make for one job's fix-its (see `verify_fixits`), and the ids of the members whose copy
-    gets a MISSING-token count. `counts_left[0]`: how many more fix-its get a count (taken here): a fix that
-    could drop a token gets one while they last, and shares a copy only with fixes that cannot (the count is of
-    its copy; the others keep brackets, terminators and operands, so the copy's count is its own). Past that cap
-    it shares a copy like any other, never one holding a counted fix (ansible_core: 213 of its 348 fix-its could
-    drop a token, 149 of them past the cap of 64, each a copy of its whole file)."""
+def _plan(text: str, members: Sequence[Member],
+          counts_left: list[int]) -> tuple[list[list[Member]], set[int], set[int]]:
+    """The copies to make for one job's fix-its (see `verify_fixits`), the ids of the members whose copy gets a
+    MISSING-token count, and the ids of those that could drop a token (`_may_drop_token`, asked once here).
+    `counts_left[0]`: how many more fix-its get a count (taken here): a fix that could drop a token gets one
+    while they last, and shares a copy only with fixes that cannot (the count is of its copy; the others keep
+    brackets, terminators and operands, so the copy's count is its own). Past that cap it shares a copy like
+    any other, never one holding a counted fix (ansible_core: 213 of its 348 fix-its could drop a token, 149 of
+    them past the cap of 64, each a copy of its whole file)."""
     alone: list[list[Member]] = []
     shared: list[Member] = []
     counted: set[int] = set()
     droppers: set[int] = set()
     data = text.encode("utf-8")  # once per text: encoding it per fix-it made 30,000 fix-its in a file quadratic
     for m in members:
+        drops = _may_drop_token(data, m.span)
+        if drops:
+            droppers.add(id(m))
         if m.extra:  # a fix-it with imports is checked alone: its import edit is the one its neighbours carry too
             alone.append([m])
             continue
-        if _may_drop_token(data, m.span):
-            droppers.add(id(m))
-            if counts_left[0] > 0:
-                counts_left[0] -= 1
-                counted.add(id(m))
+        if drops and counts_left[0] > 0:
+            counts_left[0] -= 1
+            counted.add(id(m))
         shared.append(m)
-    return [*alone, *_apart(shared, droppers, counted)], counted
+    return [*alone, *_apart(shared, droppers, counted)], counted, droppers
 
 
 def _zone(m: Member) -> tuple[int, int]:
@@ -161,11 +164,13 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
     # own: one more document per round, 2 where 1 does for the B1 snippets of TypeScript and Python).
     counts_left = [max(0, settings.fixit_missing_check_max) if count_missing is not None else 0]
     counted: set[int] = set()
+    droppers: set[int] = set()
     groups: list[tuple[int, list[Member]]] = []
     for j, members in chosen.items():
-        planned, ids = _plan(jobs[j].text, members, counts_left)
+        planned, ids, drop = _plan(jobs[j].text, members, counts_left)
         groups += [(j, g) for g in planned]
         counted |= ids
+        droppers |= drop
     texts = copies.make(groups)
     # MISSING-token counts run on their own threads while the batch scans (they only read the texts), unless
     # the batch counts them itself; a counted copy holds one fix that could lose a token, so its count is that
@@ -186,7 +191,7 @@ def verify_fixits(jobs: Sequence[VerifyJob], run_batch: BatchRunner,
             start_count = start
 
             missing, no_token_lost = _count_missing(start, jobs, texts, settings.fixit_missing_check_max,
-                                                    counted)
+                                                    counted, droppers)
             if counted_by_rescan:
                 recount = {t.job for t in texts
                            if not jobs[t.job].counted and any(id(m) in missing for m in t.members)}
@@ -291,15 +296,14 @@ class _AfterRounds:
 
 
 def _count_missing(start: Callable[[str, str], _Count], jobs: Sequence[VerifyJob], texts: Sequence[EditedText],
-                   cap: int, counted: AbstractSet[int]) -> tuple[dict[int, tuple[_Count, _Count]], set[int]]:
+                   cap: int, counted: AbstractSet[int],
+                   droppers: AbstractSet[int]) -> tuple[dict[int, tuple[_Count, _Count]], set[int]]:
     """Start counting MISSING tokens before and after each copy holding one fix that could lose a token (up to
     `cap`): one `_plan` gave a count (`counted`), or one alone in its copy; also the ids of the fix-its that
-    cannot lose one."""
+    cannot lose one (not among `_plan`'s `droppers`)."""
     originals: dict[int, _Count] = {}
     missing: dict[int, tuple[_Count, _Count]] = {}
-    encoded: dict[int, bytes] = {}
-    no_token_lost = {id(m) for t in texts for m in t.members
-                     if not _may_drop_token(_utf8(encoded, jobs[t.job].text, t.job), m.span)}
+    no_token_lost = {id(m) for t in texts for m in t.members if id(m) not in droppers}
     for t, m in _one_dropper(texts, no_token_lost, counted)[:max(0, cap)]:
         job = jobs[t.job]
         if t.job not in originals:
@@ -318,14 +322,6 @@ def _one_dropper(texts: Sequence[EditedText], no_token_lost: AbstractSet[int],
         if len(droppers) == 1 and (id(droppers[0]) in counted or len(t.members) == 1):
             out.append((t, droppers[0]))
     return out
-
-
-def _utf8(memo: dict[int, bytes], text: str, job: int) -> bytes:
-    """A job's text as UTF-8, encoded once however many of its fix-its ask."""
-    data = memo.get(job)
-    if data is None:
-        data = memo[job] = text.encode("utf-8")
-    return data
 
 
 def _record_missing(done: Sequence[Member], missing: Mapping[int, tuple[_Count, _Count]]) -> None:
