@@ -98,8 +98,11 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
 
 
 def whole_kind(kind: str) -> bool:
-    return any(w in kind for w in ("program", "module", "source_file", "translation_unit", "compilation_unit",
-                                   "class", "function", "method"))
+    """A whole function, method, class or file; a call (PHP's `function_call_expression`, Java's
+    `method_invocation`) names one but is not one."""
+    return not re.search(r"call|invocation", kind) and any(
+        w in kind for w in ("program", "module", "source_file", "translation_unit", "compilation_unit", "class",
+                            "function", "method"))
 
 
 def _context_kind(kind: str, invalid: Sequence[Example], fine: set[tuple[str, str]]) -> bool:

@@ -1,0 +1,51 @@
+"""suggest_rule shapes an ast-grep author uses on calls (issue 29), one case per shape, judged like
+tests/test_suggest_shapes.py: the top candidate is run by plain ast-grep on code it never saw. Real ast-grep,
+real files in a temp workspace."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgtools.core import yamlio
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.workflows.suggest.service import suggest_rule
+from tests import intent_catalogue as cat
+from tests.test_suggest_shapes import Case
+
+CASES = {
+    "a call whose kind names a function misses a flag": Case(
+        "PHP's call is a `function_call_expression`: a call, not a whole function, so the flag every valid call "
+        "passes is said on the call (`not: has` `ENT_QUOTES`), not on the assignment or statement around it.",
+        "php",
+        [
+            "<?php\n$out = htmlspecialchars($name);",
+            "<?php\n$t = htmlspecialchars($title, ENT_HTML5);",
+        ],
+        [
+            "<?php\n$out = htmlspecialchars($name, ENT_QUOTES, 'UTF-8');",
+            "<?php\n$t = htmlspecialchars($title, ENT_QUOTES | ENT_HTML5);",
+        ],
+        [
+            "<?php\necho htmlspecialchars($a);",
+            "<?php\nreturn htmlspecialchars($b, ENT_NOQUOTES);",
+            "<?php\nrender(htmlspecialchars($c, ENT_HTML401));",
+        ],
+        [
+            "<?php\necho htmlspecialchars($a, ENT_QUOTES);",
+            "<?php\n$t = strip_tags($title);",
+        ],
+        lambda doc: "ENT_QUOTES" in str(doc["rule"]),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_call_shape_an_author_would_write(ws: Workspace, engine: Engine, name: str) -> None:
+    case = CASES[name]
+    result = suggest_rule(ws, engine, case.language, case.invalid, case.valid)
+    assert result["success"], result.get("explanation")
+    doc = dict(yamlio.load_one(str(result["candidates"][0]["yaml"])))
+    assert case.check is None or case.check(doc), (case.why, doc)
+    flags = cat.judge(engine, case.language, [cat.matching_body(doc)], [*case.bad, *case.good])[0]
+    assert flags == [True] * len(case.bad) + [False] * len(case.good), (case.why, doc, flags)
