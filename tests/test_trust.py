@@ -122,6 +122,17 @@ def test_flag_for_each_mode(tmp_path: Path) -> None:
     assert trust.flag(cfg, "ignore") == ["--custom-languages", "ignore"]
 
 
+def test_the_warm_engines_flag_without_reading_the_config_is_flags_answer(tmp_path: Path) -> None:
+    """scan/warmscan.py takes the flag of a config it parsed and found without `customLanguages` from
+    `flag_without_libraries` (no read of the file per call): the same answer as `flag` in every mode."""
+    for text in ("ruleDirs: [rules]\n", "ruleDirs: [rules]\ncustomLanguages: {}\n"):
+        cfg = tmp_path / "sgconfig.yml"
+        cfg.write_text(text)
+        modes: tuple[trust.Mode, ...] = ("auto", "allow", "ignore")
+        for mode in modes:
+            assert trust.flag_without_libraries(mode) == trust.flag(cfg, mode), (text, mode)
+
+
 def test_a_bad_mode_is_bad_input(monkeypatch: pytest.MonkeyPatch) -> None:
     from sgtools.core.errors import BadInput
 

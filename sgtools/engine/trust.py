@@ -213,6 +213,12 @@ def revoke(config: Path) -> list[LibraryStatus]:
     return status(config)
 
 
+def flag_without_libraries(mode: Mode) -> list[str]:
+    """`flag` for a config already parsed and found to name no `customLanguages` (the warm engine's, which serves
+    only such configs): what `flag` answers for it, without reading the file again on every call."""
+    return ["--custom-languages", "allow" if mode == "allow" else "ignore"]
+
+
 def flag(config: Path | str, mode: Mode) -> list[str]:
     """The `--custom-languages` argument for one engine call with this config."""
     if str(config) == os.devnull:

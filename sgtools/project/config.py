@@ -5,7 +5,10 @@ The project config is read with a safe YAML loader and cached by mtime; it is on
 """
 
 # No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
+import errno
 import functools
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -106,17 +109,30 @@ def load_config(ws: Workspace) -> ProjectConfig:
     return cfg
 
 
+_ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
 def _check_dirs(ws: Workspace, cfg: ProjectConfig) -> None:
     """Directories named in sgconfig.yml must lie inside the root and be directories (a few stat calls, not
     cached: they can change between calls). A file in their place or a path outside the root is named here,
     with the fix, rather than failing later inside ast-grep or a write."""
+    root = str(ws.root)
+    prefix = root if root.endswith(os.sep) else root + os.sep  # both resolved: a string prefix is a parent
     for key, dirs in (("ruleDirs", cfg.rule_dirs), ("utilDirs", cfg.util_dirs), ("testConfigs", cfg.test_dirs)):
         for d in dirs:
-            if d != ws.root and ws.root not in d.parents:
+            if not str(d).startswith(prefix) and d != ws.root and ws.root not in d.parents:
                 raise OutsideWorkspace(
                     f"`{key}` in {CONFIG_NAME} names {d}, outside the workspace root {ws.root}. Move that directory "
                     f"inside the root and update {CONFIG_NAME}, or start with --root at a directory holding both.")
-            if d.exists() and not d.is_dir():
+            try:
+                mode = os.stat(d).st_mode  # one stat: what `exists() and not is_dir()` asked with two
+            except ValueError:
+                continue
+            except OSError as exc:
+                if exc.errno in _ABSENT:
+                    continue  # what Path.exists() reads as "not there"; any other error is raised, as it did
+                raise
+            if not stat.S_ISDIR(mode):
                 raise IoFailure(
                     f"{ws.relative(d)} (named by `{key}` in {CONFIG_NAME}) is a file, not a directory. Rename or "
                     "remove it, then run initialize_ast_grep (`sgtools init`) to recreate the directory.")

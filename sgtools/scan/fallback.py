@@ -31,7 +31,8 @@ def _add_note(result: ScanResult, source: RuleSource, read_only: bool) -> None:
 
 def scan_code(ws: Workspace, engine: Engine, *, read_only: bool = False, **args: Unpack[ScanCodeArgs]) -> ScanResult:
     source = rule_source(ws, engine)
-    result = snippet.scan_code(ws, engine, **args, config=source.scan_config)
+    # the config rule_source just loaded (the project's own, or the bundled one): not loaded and checked again
+    result = snippet.scan_code(ws, engine, **args, config=source.config)
     _add_note(result, source, read_only)
     return result
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sgtools.core import languages
 from sgtools.core.errors import SgToolsError
+from sgtools.engine import trust
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.warm import LABEL_MARK, WarmSpec, WarmUnavailable
 from sgtools.fixits.judge import PARSE_RULE_ID
@@ -78,9 +79,12 @@ def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules: Sequence[Rule], 
         return None
     body: dict[str, Any] = {"ruleDirs": ["rules"]}
     stamp: tuple[Any, ...] = ()
+    flags = engine.language_flags(NO_CONFIG)  # none without a config
     if cfg is not None:
         if cfg.raw.get("customLanguages"):
             return None  # native parsers and their trust stay with the spawn path
+        # what engine.language_flags(cfg.path) says for a config naming no library, without reading it again
+        flags = trust.flag_without_libraries(engine.custom_languages)
         utils = [str(d) for d in cfg.util_dirs if d.is_dir()]  # a folder git dropped holds no util
         if utils:
             body["utilDirs"] = utils
@@ -88,10 +92,9 @@ def warm_spec(engine: Engine, cfg: ProjectConfig | None, rules: Sequence[Rule], 
             body["languageGlobs"] = cfg.language_globs
         # the key of the warm processes: it must not change while no file does (a new key starts a process)
         stamp = tree_signature([cfg.path], cfg.util_dirs, contents=True)
-    config = cfg.path if cfg is not None else Path(NO_CONFIG)
     warm_rules = _warm_rules(rules, rules_path, language, cfg, stamp)
     return WarmSpec(str(engine.binary), json.dumps(body, sort_keys=True), stamp, warm_rules.path,
-                    tuple(engine.language_flags(config)), file_name, language), warm_rules
+                    tuple(flags), file_name, language), warm_rules
 
 
 def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str, cfg: ProjectConfig | None = None,
