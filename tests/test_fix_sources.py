@@ -6,6 +6,7 @@ the install command; `.ci/run` installs them."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,19 @@ from bin import fix_checks, fix_harness, fix_sources
 
 def fix(lang: str, file: str, before: str, after: str, root: Path) -> fix_harness.Fix:
     return fix_harness.Fix(lang, "r", file, 1, "a", "b", "unsafe", True, 0.5, None, after, before, root=str(root))
+
+
+@pytest.fixture(scope="session")
+def gocache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One Go build cache for the session's Go cases, as the harness keeps one for its whole corpus: each case
+    otherwise compiled the standard library it imports (io, strings, testing, fmt...) into a cache of its own,
+    most of its time. Go's cache is keyed by content and safe for concurrent builds, so the cases running on
+    other xdist workers share it too (the session's temp dir), and a verdict cannot come from another case's
+    code: only identical inputs hit."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the session's temp dir, common to all its workers
+    return shared / "gocache"
 
 
 def need(tool: str) -> None:
@@ -74,7 +88,7 @@ def test_a_cpp_packages_header_is_checked_as_cpp_with_its_include_dirs(tmp_path:
     assert made[1].built == (True, False) and made[1].broken
 
 
-def test_go_module_mode_builds_test_files_too(tmp_path: Path) -> None:
+def test_go_module_mode_builds_test_files_too(tmp_path: Path, gocache: Path) -> None:
     need("go")
     mod = tmp_path / "src" / "example.com" / "m"
     mod.mkdir(parents=True)
@@ -86,12 +100,12 @@ def test_go_module_mode_builds_test_files_too(tmp_path: Path) -> None:
     (mod / "m_test.go").write_text(good)
     # the corpus names a file <package>/<path> and keeps it under the package's root
     made = [fix("go", "src/example.com/m/m_test.go", good, after, tmp_path / "src") for after in (good, bad)]
-    fix_harness._check_go(made, tmp_path / "cache")
+    fix_harness._check_go(made, gocache.parent)  # it builds with <cache>/gocache
     assert made[0].built == (True, True) and made[0].tool == "go build"
     assert made[1].built == (True, False) and made[1].broken
 
 
-def test_go_module_mode_vendors_debians_go_sources(tmp_path: Path) -> None:
+def test_go_module_mode_vendors_debians_go_sources(tmp_path: Path, gocache: Path) -> None:
     need("go")
     dep = "github.com/sirupsen/logrus"
     if not (fix_sources.GOCODE / dep).is_dir():
@@ -100,10 +114,10 @@ def test_go_module_mode_vendors_debians_go_sources(tmp_path: Path) -> None:
     mod.mkdir()
     (mod / "go.mod").write_text(f"module example.com/m\n\ngo 1.17\n\nrequire {dep} v1.8.1\n")
     good = f'package m\n\nimport "{dep}"\n\nfunc F() {{ logrus.Info("x") }}\n'
-    assert fix_sources.go_module_build(mod, "m.go", good, tmp_path / "cache") is True
-    assert fix_sources.go_module_build(mod, "m.go", good.replace("Info", "Infoo"), tmp_path / "cache") is False
+    assert fix_sources.go_module_build(mod, "m.go", good, gocache) is True
+    assert fix_sources.go_module_build(mod, "m.go", good.replace("Info", "Infoo"), gocache) is False
     shutil.rmtree(mod / "vendor", ignore_errors=True)
-    assert fix_sources.go_module_build(tmp_path, "m.go", good, tmp_path / "cache") is None  # no go.mod above
+    assert fix_sources.go_module_build(tmp_path, "m.go", good, gocache) is None  # no go.mod above
 
 
 def test_a_run_counts_only_its_own_languages() -> None:
