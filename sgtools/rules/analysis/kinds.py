@@ -8,6 +8,7 @@ ast-grep cannot list a grammar's kinds, so they are harvested from its CST dumps
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -76,13 +77,50 @@ def real_kinds(nodes: list[Node]) -> set[str]:
 
 
 def known_kinds(engine: Engine, language: str, samples: list[str], cwd: Path) -> set[str]:
-    """Kinds seen in ast-grep's parse of `samples` and of the bundled rules' tests for `language` (those cached
-    once per language and engine version, the samples per content)."""
-    found = _cached_kinds(engine, f"bundled\0{language}", lambda: _bundled_samples(language), language, cwd)
+    """Kinds seen in ast-grep's parse of `samples` and of the bundled rules' tests for `language`. The bundled
+    tests' kinds come from the table shipped beside them (`kinds.json`, written by `bin/build_kinds.py` for one
+    ast-grep version) when the engine is that version, else from parsing them (about 60 ast-grep runs per
+    language, then cached per language and engine version); the samples' kinds are cached per content."""
+    shipped = shipped_kinds(engine.version()).get(language)
+    if shipped is not None:
+        found = set(shipped)
+    else:
+        found = _cached_kinds(engine, f"bundled\0{language}", lambda: _bundled_samples(language), language, cwd)
     found |= set(_bundled_kinds(language))
     if samples:
         found |= _cached_kinds(engine, "\0".join(samples), lambda: samples, language, cwd)
     return found
+
+
+KINDS_TABLE = "kinds.json"
+
+
+@functools.cache
+def shipped_kinds(version: str) -> dict[str, list[str]]:
+    """The shipped table's kinds per language if it was built with ast-grep `version`, else nothing (another
+    binary may parse differently: its kinds are harvested as before)."""
+    from sgtools.core import bundled
+
+    try:
+        table = json.loads((bundled.bundled_dir() / KINDS_TABLE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(table, dict) or table.get("astGrep") != version or not isinstance(table.get("kinds"), dict):
+        return {}
+    return {str(lang): [str(k) for k in ks] for lang, ks in table["kinds"].items() if isinstance(ks, list)}
+
+
+def harvest_bundled_kinds(engine: Engine, cwd: Path) -> dict[str, Any]:
+    """The table `shipped_kinds` reads, parsed afresh from the bundled tests by `engine` (bin/build_kinds.py)."""
+    found: dict[str, list[str]] = {}
+    for language in sorted({languages.canonical(str(d.get("language", ""))) or "" for d in _bundled_docs()} - {""}):
+        samples = _bundled_samples(language)
+        if samples:
+            kinds: set[str] = set()
+            for code in samples:
+                kinds |= real_kinds(dump(engine, code, language, cwd))
+            found[language] = sorted(kinds)
+    return {"astGrep": engine.version(), "kinds": found}
 
 
 def _cached_kinds(engine: Engine, what: str, codes: Callable[[], list[str]], language: str, cwd: Path) -> set[str]:
