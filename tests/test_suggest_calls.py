@@ -37,6 +37,50 @@ CASES = {
         ],
         lambda doc: "ENT_QUOTES" in str(doc["rule"]),
     ),
+    "a call told apart by the kind of its first argument": Case(
+        "Every valid `subprocess.run` passes a list first and no invalid one does (a concatenation, a name): the "
+        "first argument's kind is the fact (`nthChild: 1`, `not: kind: list`), not the valid calls' text copied "
+        "into a `not`.",
+        "python",
+        [
+            "subprocess.run(\"ls \" + folder)",
+            "subprocess.run(command, check=True)",
+        ],
+        [
+            "subprocess.run([\"ls\", folder])",
+            "subprocess.run([command, arg], check=True)",
+        ],
+        [
+            "subprocess.run(f\"rm -rf {path}\")",
+            "subprocess.run(line, cwd=root)",
+            "out = subprocess.run(cmd_text, capture_output=True)",
+        ],
+        [
+            "subprocess.run([\"rm\", \"-rf\", path])",
+            "subprocess.run([\"make\"], cwd=root)",
+        ],
+        lambda doc: "nthChild" in str(doc["rule"]),
+    ),
+    "a call passed as the argument is said by its name": Case(
+        "`log.Print(fmt.Sprintf(...))`: a valid call passes a string, the invalid ones a call; the inner call's "
+        "name is the point (the pattern keeps it), not \"anything but a string\", which flags `log.Print(msg)`.",
+        "go",
+        [
+            "func f(n int) {\n\tlog.Print(fmt.Sprintf(\"n=%d\", n))\n}",
+            "func g() {\n\tok := check()\n\tlog.Print(fmt.Sprintf(\"%s: %v\", name, ok))\n}",
+        ],
+        [
+            "func f(n int) {\n\tlog.Printf(\"n=%d\", n)\n}",
+            "func g() {\n\tok := check()\n\tlog.Print(\"done\")\n}",
+        ],
+        [
+            "func h(v int) {\n\tlog.Print(fmt.Sprintf(\"%v\", v))\n}",
+        ],
+        [
+            "func h(msg string) {\n\tlog.Print(msg)\n}",
+            "func k() {\n\tlog.Print(strings.Repeat(\"a\", 3))\n}",
+        ],
+    ),
 }
 
 

@@ -22,6 +22,7 @@ from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
 from sgtools.workflows.suggest import (
+    arguments,
     around,
     author,
     callnames,
@@ -189,6 +190,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     named = [m for m in near if m[0].form in (cands.PLAIN, cands.FIELD)][:_REPAIR_ROOTS]
     search.run(explain.exclusions(misses, search.invalid, valid_trees)
                + author.argument_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4000)
+               + arguments.argument_kind_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4500)
                + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
                + around.held_kind_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6000)
                + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000,

@@ -1,0 +1,113 @@
+"""A call told apart by the kind of what it passes at one place (issue 29): `printf`'s format is a string literal
+in every valid call and never in an invalid one (`has: {field: arguments, has: {nthChild: 1, not: {kind:
+string_literal}}}`), or every invalid call passes a literal of one kind there and no valid one does (`exit(1)`
+beside `exit(code)`). What a position holds, not the text passed: the rule reaches calls the examples never
+show."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.author import call_like, near_misses
+from sgtools.workflows.suggest.candidates import ARGUMENT, Candidate
+from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.verify import Outcome
+
+_POSITIONS = 3  # the first arguments are where a call's meaning lies (a format, a mode, a code)
+_FORMS = 2  # argument forms per near miss
+
+
+def _argument_list(call: Node) -> Node | None:
+    """The call's own list of arguments, a direct child (`argument_list`, `arguments`)."""
+    return next((c for c in call.children if c.named and (c.role == "arguments" or c.kind.endswith(
+        ("arguments", "argument_list")))), None)
+
+
+def _arguments(call: Node) -> tuple[Node, list[tuple[str, bool]]] | None:
+    """The list and each argument's kind, with whether it is wrapped (C#'s and PHP's `argument` around the
+    value: the kind is the value's). None when the node is no call or has no list of its own."""
+    if not call_like(call.kind):
+        return None
+    args = _argument_list(call)
+    if args is None:
+        return None
+    out: list[tuple[str, bool]] = []
+    for a in args.named_children():
+        if "comment" in a.kind:
+            continue
+        inner = a.named_children()
+        if "argument" in a.kind and len(inner) == 1:
+            out.append((inner[0].kind, True))  # a positional argument wrapped; a named one has two children
+        else:
+            out.append((a.kind, False))
+    return args, out
+
+
+def _at(position: int, kinds: Sequence[str], wrapped: bool, negate: bool) -> dict[str, Any]:
+    """The rule for the argument at a position (1-based) being, or not being, of one of `kinds`."""
+    kind: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+    if wrapped:
+        kind = {"has": kind}
+    return {"nthChild": position, "not": kind} if negate else {"nthChild": position, **kind}
+
+
+def _facts(bad: list[list[tuple[str, bool]]], good: list[list[tuple[str, bool]]],
+           ) -> list[tuple[int, list[str], bool, bool]]:
+    """(position, kinds, wrapped, negate): kinds every valid call passes at a position and no invalid call does
+    (negate: the invalid calls pass something else there) first, then the reverse. Not where an invalid call
+    passes a call: its name is the point, which the pattern keeps."""
+    out: list[tuple[int, list[str], bool, bool]] = []
+    for i in range(_POSITIONS):
+        if not all(len(a) > i for a in bad):
+            continue
+        wraps = {a[i][1] for a in bad} | {a[i][1] for a in good if len(a) > i}
+        if len(wraps) != 1:
+            continue
+        bad_kinds = {a[i][0] for a in bad}
+        if any(call_like(k) for k in bad_kinds):
+            continue  # a call passed there is said by its name: the pattern keeps `fmt.Sprintf(...)`
+        if all(len(a) > i for a in good):
+            good_kinds = {a[i][0] for a in good}
+            if not good_kinds & bad_kinds and len(good_kinds) <= 2:
+                out.append((i + 1, sorted(good_kinds), wraps.pop(), True))
+                continue
+        good_kinds = {a[i][0] for a in good if len(a) > i}
+        if not good_kinds & bad_kinds and len(bad_kinds) == 1:
+            out.append((i + 1, sorted(bad_kinds), wraps.pop(), False))
+    return sorted(out, key=lambda f: not f[3])
+
+
+def _lists(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], list[tuple[int, list[str], bool, bool]]] | None:
+    """Where the calls' argument lists are (a field, else a kind every one has) and the facts about them; None
+    when a node is no call with a list of its own, or the lists are not at one place."""
+    bad_args = [a for a in (_arguments(b) for b in bad) if a is not None]
+    good_args = [a for a in (_arguments(g) for g in good) if a is not None]
+    if len(bad_args) != len(bad) or len(good_args) != len(good):
+        return None
+    lists = [a[0] for a in [*bad_args, *good_args]]
+    role = lists[0].role
+    if any(x.role != role or (role is None and x.kind != lists[0].kind) for x in lists):
+        return None
+    where: dict[str, Any] = {"field": role} if role else {"kind": lists[0].kind}
+    return where, _facts([a[1] for a in bad_args], [a[1] for a in good_args])
+
+
+def argument_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                        valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A call that flags valid code too, told apart by the kind of what it passes at one position."""
+    out: list[Candidate] = []
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        found = _lists(bad, good)
+        if found is None:
+            continue
+        where, facts = found
+        for position, kinds, wrapped, negate in facts[:_FORMS]:
+            rule = {"all": [cand.body["rule"], {"has": {**where, "has": _at(position, kinds, wrapped, negate)}}]}
+            shown = " or ".join(f"`{k}`" for k in kinds)
+            note = (f"flags it when argument {position} is not a {shown}; lets through a {shown} passed there that "
+                    "is as bad" if negate else
+                    f"flags it only when argument {position} is a {shown}; lets through the same value passed "
+                    "another way (a variable holding it)")
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
+    return out
