@@ -6,6 +6,11 @@ Several test files scan that project (tests/test_warm_identity.py, tests/test_ov
 corpus test); migrating 184 rules in pure-Python YAML costs seconds, so conftest's `essentials` fixture builds
 it once per session: under xdist, once for all workers, under a file lock in the session's shared temp dir.
 The project is read-only for the tests that use it (the fixture checks on teardown that none wrote into it).
+
+Each migrated file's parse is remembered in yamlio's parse cache (by the digest of the bytes written, as
+`yamlio.load_all_cached` keys it), in every worker: the documents written are the documents that file parses to
+(`yamlio.dump` round-trips; the build checks it on one file), so the tests' rule loads (`cached_ruleset`, 7-9 CPU s
+of pure-Python YAML for these 184 rules, once per worker) need not parse again what this module just wrote.
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
 from sgtools.community.migrate import migrate_rule
 from sgtools.core import yamlio
+from sgtools.core.cache import json_safe
+from sgtools.core.digest import sha256
 from sgtools.project import config as project
 from sgtools.project.workspace import Workspace
 from tests.conftest import CORPUS
@@ -29,6 +36,7 @@ EXPECTED_RULES = 184
 EXPECTED_INVALID = 482
 EXPECTED_VALID = 221
 _DONE = "essentials.json"  # languages, notes, files; written last: its presence means the build finished
+_DOCS = "essentials-docs.json"  # {rule file relative to root: its documents as written}
 
 
 class Case(NamedTuple):
@@ -56,11 +64,13 @@ class Essentials(NamedTuple):
         return (self.root / self.files[rule_id]).read_text(encoding="utf-8")
 
 
-def build_project(root: Path) -> Essentials:
-    """Every corpus rule file migrated into a new project at `root`."""
+def build_project(root: Path, written: dict[str, list[Any]] | None = None) -> Essentials:
+    """Every corpus rule file migrated into a new project at `root`; `written` receives each file's documents
+    (relative path -> documents), which are remembered as that file's parse."""
     root.mkdir(parents=True)
     project.initialize(Workspace(root))
     built = Essentials(root, {}, {}, {})
+    written = {} if written is None else written
     for src in sorted((CORPUS / "rules").rglob("*.yml")):
         docs = []
         dest = root / "rules" / src.relative_to(CORPUS / "rules")
@@ -77,7 +87,20 @@ def build_project(root: Path) -> Essentials:
             built.files[rule_id] = dest.relative_to(root).as_posix()
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text("\n---\n".join(yamlio.dump(d) for d in docs), encoding="utf-8")
+        written[dest.relative_to(root).as_posix()] = docs
+    first = min(written)
+    assert yamlio.load_all((root / first).read_text(encoding="utf-8")) == written[first], "dump does not round-trip"
+    remember_parses(root, written)
     return built
+
+
+def remember_parses(root: Path, written: dict[str, list[Any]]) -> None:
+    """Seed yamlio's parse cache: each file under `root` parses to the documents it was written from."""
+    for rel, docs in written.items():
+        if json_safe(docs):  # what load_all_cached would keep; a copy, as a hit from its disk cache is
+            key = sha256((root / rel).read_bytes()).hexdigest()
+            with yamlio._parsed_lock:
+                yamlio._parsed.put("docs", key, json.loads(json.dumps(docs)))
 
 
 def cases() -> list[Case]:
@@ -103,8 +126,12 @@ def shared_project(factory: pytest.TempPathFactory) -> Essentials:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (shared / _DONE).is_file():
             shutil.rmtree(root, ignore_errors=True)  # a build cut short by a crashed worker
-            built = build_project(root)
+            written: dict[str, list[Any]] = {}
+            built = build_project(root, written)
+            (shared / _DOCS).write_text(json.dumps(written), encoding="utf-8")
             (shared / _DONE).write_text(json.dumps(built[1:]), encoding="utf-8")
+        else:
+            remember_parses(root, json.loads((shared / _DOCS).read_text(encoding="utf-8")))
         languages, notes, files = json.loads((shared / _DONE).read_text(encoding="utf-8"))
     return Essentials(root, languages, notes, files)
 
