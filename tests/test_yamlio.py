@@ -110,3 +110,66 @@ def test_dump_is_block_style_and_loads_back() -> None:
     out = yamlio.dump(data)
     assert out.startswith("id: t\nvalid:\n- a = 1\n") and "{" not in out
     assert yamlio.load_one(out) == data
+
+
+# The C path (libyaml scans and composes; ruamel's YAML 1.2 resolver and safe constructor build the values) must
+# give what ruamel's pure Python parser gives, value for value and type for type, and leave anything it does not
+# take on (a refusal, an explicit tag, a `%YAML` directive) to the pure parser, whose answer or error then stands.
+SAME_ON_BOTH = [
+    "a: yes\nb: no\nc: on\nd: off\ne: y\nf: true\ng: False\nh: NULL\ni: ~\nj:\n",  # 1.2: only true/false are bools
+    "a: 017\nb: 0o17\nc: 0x1F\nd: 0b101\ne: 1_000\nf: 1:20\ng: -12\nh: +3\n",  # no sexagesimals, no bare octal
+    "a: 1.5\nb: .5\nc: 1e3\nd: -.inf\ne: .NaN\nf: 1.\ng: 6.8523015e+5\n",
+    "a: 2001-12-14\nb: 2001-12-14t21:59:43.10-05:00\nc: '2001-12-14'\n",
+    "base: &b {x: 1, y: 2}\nchild:\n  <<: *b\n  y: 3\nlist: [*b, *b]\n",
+    "a: 'single ''q'''\nb: \"tab\\tnl\\nu\\u00e9 \\x41\"\nc: |\n  keep\n   indent\n\nd: >-\n  folded\n  line\n",
+    "- [a, {b: c}, [d]]\n- {? [complex] : key}\n- ? k\n  : v\n",
+    "7: int key\n2.5: float key\ntrue: bool key\nnull: null key\n",
+    "a: b\n---\n---\nc: [d]\n...\n--- plain top\n",
+    "pattern: console.log($$$A)\nmessage: \"it's $A\"\nnote: |-\n  \u00e9\u4e2d\U0001F600\n",
+    "key: value # a comment\n# another\nlist:\n- 1 # one\n",
+]
+PURE_DECIDES = [
+    "a: 1\na: 2\n",  # a duplicate key: refused by both constructors
+    "!!python/object/apply:os.system ['true']\n",
+    "a: !!str 12\nb: !custom x\n",  # explicit tags
+    "%YAML 1.1\n---\na: yes\nb: 017\n",  # a YAML 1.1 document keeps its 1.1 meaning
+    "a: [unclosed\n", "a:\n\t- b\n", "a: b: c\n", "- a\nb: c\n", "source: =\n", "",
+]
+
+
+def _pure(text: str) -> object:
+    try:
+        return list(yamlio._safe().load_all(text))
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+
+
+def _types(value: object) -> object:
+    if isinstance(value, dict):
+        return [(type(k).__name__, _types(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_types(v) for v in value]
+    return type(value).__name__
+
+
+@pytest.mark.parametrize("text", SAME_ON_BOTH)
+def test_the_c_path_gives_what_the_pure_parser_gives(text: str) -> None:
+    if yamlio._c_parser() is None:
+        pytest.skip("PyYAML without libyaml: every load takes the pure path")
+    fast = yamlio._load_all_c(text)
+    assert fast is not None, "the C path gave up on plain YAML"
+    pure = _pure(text)
+    assert fast == pure and _types(fast) == _types(pure)
+    assert yamlio.load_all(text) == pure
+
+
+@pytest.mark.parametrize("text", PURE_DECIDES)
+def test_what_the_c_path_leaves_is_decided_by_the_pure_parser(text: str) -> None:
+    assert yamlio._load_all_c(text) is None or text == ""  # an empty text is no documents on both
+    pure = _pure(text)
+    if isinstance(pure, tuple):
+        with pytest.raises(YamlError) as err:
+            yamlio.load_all(text)
+        assert err.value.problem.split()[0] in pure[1]  # the pure parser's message, not libyaml's
+    else:
+        assert yamlio.load_all(text) == pure and _types(yamlio.load_all(text)) == _types(pure)

@@ -6,6 +6,8 @@ expansion), deep nesting and huge documents before any of it reaches the rest of
 
 from __future__ import annotations
 
+import functools
+import importlib
 import io
 import threading
 from typing import TYPE_CHECKING, Any
@@ -92,11 +94,85 @@ def check_shape(data: Any) -> None:
             stack.extend((v, depth + 1) for v in node)
 
 
+class _Fallback(Exception):
+    """The C path met something it does not translate (an explicit tag): the pure parser decides."""
+
+
+@functools.lru_cache(maxsize=1)
+def _c_parser() -> Any:
+    """libyaml's parser from PyYAML (`yaml._yaml.CParser`), or None when PyYAML was built without it."""
+    try:  # by name: PyYAML ships no type stubs, and its parser is used through ruamel's typed nodes
+        return importlib.import_module("yaml._yaml").CParser
+    except (ImportError, AttributeError):
+        return None
+
+
+def _load_all_c(text: str) -> list[Any] | None:
+    """`load_all` with libyaml doing the scanning, parsing and composing (about 10x faster than ruamel's pure
+    Python, which is most of the time of building an index or importing a big rule), and ruamel's own YAML 1.2
+    resolver and safe constructor doing the rest: the same tags (`on`/`yes` stay strings, `0o17` is octal, no
+    sexagesimals) and the same values as the pure path. None when libyaml is absent, the text names a YAML
+    version (the pure path reads `%YAML 1.1`), or libyaml or the constructor refuses the text: then the pure path
+    runs and its answer (its error message and position) is the one given."""
+    cparser = _c_parser()
+    if cparser is None or "%YAML" in text:
+        return None
+    from ruamel.yaml import nodes
+    from ruamel.yaml.tag import Tag
+
+    c_nodes: Any = importlib.import_module("yaml.nodes")
+    y = _safe()
+    resolver, constructor = y.resolver, y.constructor
+    kinds = {c_nodes.ScalarNode: nodes.ScalarNode, c_nodes.SequenceNode: nodes.SequenceNode,
+             c_nodes.MappingNode: nodes.MappingNode}
+
+    class Parser(cparser):  # type: ignore[misc, valid-type]  # libyaml asks these of the loader it is part of
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            return resolver.resolve(kinds[kind], value, implicit)
+
+        def descend_resolver(self, *_args: Any) -> None:
+            return None
+
+        def ascend_resolver(self, *_args: Any) -> None:
+            return None
+
+    made: dict[int, Any] = {}  # by id: an alias is the same node twice, as in the pure composer
+
+    def convert(node: Any) -> Any:
+        done = made.get(id(node))
+        if done is not None:
+            return done
+        if not isinstance(node.tag, Tag):
+            raise _Fallback  # an explicit tag: libyaml gives its text, ruamel's constructor wants its Tag
+        out: Any
+        if isinstance(node, c_nodes.ScalarNode):
+            made[id(node)] = out = nodes.ScalarNode(node.tag, node.value, style=node.style)
+            return out
+        if isinstance(node, c_nodes.SequenceNode):
+            made[id(node)] = out = nodes.SequenceNode(node.tag, [], flow_style=node.flow_style)
+            out.value = [convert(v) for v in node.value]
+            return out
+        made[id(node)] = out = nodes.MappingNode(node.tag, [], flow_style=node.flow_style)
+        out.value = [(convert(k), convert(v)) for k, v in node.value]
+        return out
+
+    try:
+        parser = Parser(text)
+        docs = []
+        while parser.check_node():
+            docs.append(constructor.construct_document(convert(parser.get_node())))
+            made.clear()
+        return docs
+    except Exception:  # any refusal or surprise on this path is the pure path's to judge
+        return None
+
+
 def load_all(text: str) -> list[Any]:
     """Every document in `text`, plain Python data (safe loader)."""
     _check_text(text)
     try:
-        docs = list(_safe().load_all(text))
+        fast = _load_all_c(text)
+        docs = fast if fast is not None else list(_safe().load_all(text))
     except _yaml_error() as exc:
         raise _wrap(exc) from None
     except RecursionError:
