@@ -81,6 +81,27 @@ CASES = {
             "func k() {\n\tlog.Print(strings.Repeat(\"a\", 3))\n}",
         ],
     ),
+    "a construct told apart by a value word among its children": Case(
+        "`lock (this)`: the dump shows `this` as a token (its kind is its text), which a rule names by its pattern "
+        "(`has: {pattern: this}`); the statement's bodies differ, and `lock (this) $A` is no C# statement.",
+        "csharp",
+        [
+            "class Cache {\n  void Put(string k, object v) {\n    lock (this) {\n      map[k] = v;\n    }\n  }\n}",
+            "class Pool {\n  Item Take() {\n    lock (this) { return items.Pop(); }\n  }\n}",
+        ],
+        [
+            "class Cache {\n  void Put(string k, object v) {\n    lock (sync) {\n      map[k] = v;\n    }\n  }\n}",
+            "class Pool {\n  Item Take() {\n    return queue.Take();\n  }\n}",
+        ],
+        [
+            "class Q {\n  void Clear() {\n    lock (this)\n      items.Clear();\n  }\n}",
+            "class R {\n  void M() {\n    if (ok) { lock (this) { Run(); } }\n  }\n}",
+        ],
+        [
+            "class Q {\n  void Clear() {\n    lock (_gate) { items.Clear(); }\n  }\n}",
+            "class R {\n  void M() {\n    Register(this);\n  }\n}",
+        ],
+    ),
 }
 
 

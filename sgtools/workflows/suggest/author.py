@@ -219,11 +219,25 @@ def _marker_regex(text: str, kind: str | None = None) -> str:
     return f"^{re.escape(text)}$"
 
 
+def _value_word(node: Node) -> bool:
+    """A value that reads as its own kind (`this`, `null`, `nil`: the dump shows it as a token), or a keyword."""
+    return not node.named and re.fullmatch(r"[A-Za-z_]\w*", node.text) is not None
+
+
 def _shared_children(group: list[Node]) -> list[tuple[str, str]]:
+    """The children every node of the group has, named ones and words (`this` in `lock (this)`)."""
     root = group[0]
-    return [(c.kind, c.text) for c in root.children if c.named and "\n" not in c.text
+    return [(c.kind, c.text) for c in root.children if (c.named or _value_word(c)) and "\n" not in c.text
             and len(c.text) <= _MAX_CHILD_CHARS
             and all(any((d.kind, d.text) == (c.kind, c.text) for d in n.children) for n in group[1:])]
+
+
+def _telling_children(group: list[Node], fine: list[Node]) -> list[tuple[str, str]]:
+    """The shared children when one of them is in no valid node of the kind, else none. A word (`this`, `lock`)
+    only where it tells the examples apart: a keyword every such node has says nothing."""
+    seen = {(c.kind, c.text) for n in fine for c in n.children}
+    children = [c for c in _shared_children(group) if c[0] != c[1] or c not in seen]
+    return children if any(c not in seen for c in children) else []
 
 
 def _shared_leaves(group: list[Node]) -> list[Node]:
@@ -245,7 +259,9 @@ def _in_call_name(leaf: Node, root: Node) -> bool:
 
 def _child_candidate(root: Node, parts: list[tuple[str, str]], deep: bool, index: int) -> Candidate:
     extra = {"stopBy": "end"} if deep else {}
-    has = [{"has": {"kind": kind, "regex": f"^{re.escape(text)}$", **extra}} for kind, text in parts]
+    # A word whose kind is its text (`this`) is no kind a rule can name: its pattern is the node.
+    has = [{"has": {"pattern": text, **extra} if kind == text else {"kind": kind, "regex": f"^{re.escape(text)}$",
+                                                                     **extra}} for kind, text in parts]
     shown = ", ".join(text for _kind, text in parts)
     where = "anywhere inside" if deep else "as children"
     note = f"flags every `{root.kind}` with {shown} {where}; lets through other spellings of them"
@@ -261,8 +277,8 @@ def child_forms(groups: Sequence[list[Node]], valid: Sequence[Example], start: i
         fine = [n for e in valid for n in e.nodes() if n.kind == root.kind]
         if not _construct(root) or not fine:
             continue
-        children = _shared_children(group)
-        if any(c not in {(c.kind, c.text) for n in fine for c in n.children} for c in children):
+        children = _telling_children(group, fine)
+        if children:
             out.append(_child_candidate(root, children[:3], False, start + len(out)))
         leaves = _shared_leaves(group)
         fine_leaves = {(d.kind, d.text) for n in fine for d in n.walk()}
