@@ -102,6 +102,29 @@ CASES = {
             "class R {\n  void M() {\n    Register(this);\n  }\n}",
         ],
     ),
+    "a kind held outside any call": Case(
+        "Request data returned raw: every match holds the request's attribute, and in the valid ones only inside a "
+        "call (an escape): `has: {kind: attribute, stopBy: {kind: call}}`, not the valid code copied into a `not`.",
+        "python",
+        [
+            "def page():\n    return \"<h1>\" + request.args[\"title\"]",
+            "def bio():\n    return request.form[\"bio\"]",
+        ],
+        [
+            "def page():\n    return \"<h1>\" + escape(request.args[\"title\"])",
+            "def bio():\n    return markup(request.form[\"bio\"])",
+        ],
+        [
+            "def f():\n    return request.args[\"q\"]",
+            "def g():\n    return \"<b>%s</b>\" % request.cookies[\"c\"]",
+        ],
+        [
+            "def f():\n    return escape(request.args[\"q\"])",
+            "def g():\n    return sanitize(request.cookies.get(\"c\"))",
+            "def h():\n    q = request.args[\"q\"]\n    return escape(q)",
+        ],
+        lambda doc: "stopBy" in str(doc["rule"]),
+    ),
 }
 
 

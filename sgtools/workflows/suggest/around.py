@@ -48,6 +48,46 @@ def held_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequen
     return out
 
 
+def _paths(node: Node, kind: str) -> list[set[str]]:
+    """For each node of `kind` inside `node`, the kinds between them (neither included)."""
+    return [_kinds_between(d, node) for d in node.walk() if d is not node and d.kind == kind]
+
+
+def _kinds_between(inner: Node, outer: Node) -> set[str]:
+    out: set[str] = set()
+    for a in inner.ancestors():
+        if a is outer:
+            break
+        out.add(a.kind)
+    return out
+
+
+def bounded_held_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                       valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A near miss holding a kind in every invalid and valid match, where in each valid match every such node
+    sits inside a call (a sanitiser: `echo htmlspecialchars($_GET[..])`) and in each invalid match one does not:
+    `has: {kind, stopBy: {kind: call}}`, the kind looked for up to that boundary."""
+    out: list[Candidate] = []
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        if cand.tier() > _LOOSE_TIER:
+            continue
+        shared = set.intersection(*(_inner_kinds(n) for n in [*bad, *good]))
+        for kind in sorted(shared):
+            held: list[set[str]] = [p for g in good for p in _paths(g, kind)]
+            walls = {w for w in set.intersection(*held) if call_like(w)}
+            wall = next((w for w in sorted(walls) if all(any(w not in p for p in _paths(b, kind)) for b in bad)),
+                        None)
+            if wall is None:
+                continue
+            rule = {"all": [cand.body["rule"], {"has": {"kind": kind, "stopBy": {"kind": wall}}}]}
+            note = (f"flags it when it holds a `{kind}` not inside a `{wall}` (a call that may make it safe); lets "
+                    "through the same value passed through any call")
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
+            if len(out) >= _HELD_KINDS:
+                return out
+    return out
+
+
 def _nearest_context(node: Node) -> str | None:
     """The nearest enclosing construct of its own (a loop, a `with`, Rust's `while` expression), short of a whole
     function or class."""

@@ -193,6 +193,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + arguments.argument_kind_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4500)
                + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
                + around.held_kind_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6000)
+               + around.bounded_held_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6500)
                + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000,
                                           search.language)
                + around.missing_part_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8000)
