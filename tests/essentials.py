@@ -10,7 +10,8 @@ The project is read-only for the tests that use it (the fixture checks on teardo
 Each migrated file's parse is remembered in yamlio's parse cache (by the digest of the bytes written, as
 `yamlio.load_all_cached` keys it), in every worker: the documents written are the documents that file parses to
 (`yamlio.dump` round-trips; the build checks it on one file), so the tests' rule loads (`cached_ruleset`, 7-9 CPU s
-of pure-Python YAML for these 184 rules, once per worker) need not parse again what this module just wrote.
+of pure-Python YAML for these 184 rules, once per worker) need not parse again what this module just wrote. The
+corpus' own rule files, parsed by the build, are remembered the same way in the workers that did not build.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ EXPECTED_RULES = 184
 EXPECTED_INVALID = 482
 EXPECTED_VALID = 221
 _DONE = "essentials.json"  # languages, notes, files; written last: its presence means the build finished
-_DOCS = "essentials-docs.json"  # {rule file relative to root: its documents as written}
+_DOCS = "essentials-docs.json"  # {rule file (absolute path), the corpus' and the project's: its documents}
 
 
 class Case(NamedTuple):
@@ -64,19 +65,22 @@ class Essentials(NamedTuple):
         return (self.root / self.files[rule_id]).read_text(encoding="utf-8")
 
 
-def build_project(root: Path, written: dict[str, list[Any]] | None = None) -> Essentials:
-    """Every corpus rule file migrated into a new project at `root`; `written` receives each file's documents
-    (relative path -> documents), which are remembered as that file's parse."""
+def build_project(root: Path, parsed: dict[str, list[Any]] | None = None) -> Essentials:
+    """Every corpus rule file migrated into a new project at `root`. `parsed` receives each file's documents,
+    the corpus' as parsed and the project's as written (absolute path -> documents); the latter are remembered
+    as those files' parse."""
     root.mkdir(parents=True)
     project.initialize(Workspace(root))
     built = Essentials(root, {}, {}, {})
-    written = {} if written is None else written
+    parsed = {} if parsed is None else parsed
+    written: dict[str, list[Any]] = {}
     for src in sorted((CORPUS / "rules").rglob("*.yml")):
         docs = []
         dest = root / "rules" / src.relative_to(CORPUS / "rules")
         # As bytes: the parse is remembered in the process by content digest (yamlio.load_all_cached), so the
         # tests reading these files as written in the same worker (test_corpus_validation) do not parse them again.
-        for doc in yamlio.load_all_cached(src.read_bytes()):
+        parsed[str(src)] = yamlio.load_all_cached(src.read_bytes())
+        for doc in parsed[str(src)]:
             if doc is None:
                 continue
             migrated, notes = migrate_rule(doc)
@@ -87,18 +91,19 @@ def build_project(root: Path, written: dict[str, list[Any]] | None = None) -> Es
             built.files[rule_id] = dest.relative_to(root).as_posix()
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text("\n---\n".join(yamlio.dump(d) for d in docs), encoding="utf-8")
-        written[dest.relative_to(root).as_posix()] = docs
+        written[str(dest)] = docs
     first = min(written)
-    assert yamlio.load_all((root / first).read_text(encoding="utf-8")) == written[first], "dump does not round-trip"
-    remember_parses(root, written)
+    assert yamlio.load_all(Path(first).read_text(encoding="utf-8")) == written[first], "dump does not round-trip"
+    remember_parses(written)
+    parsed.update(written)
     return built
 
 
-def remember_parses(root: Path, written: dict[str, list[Any]]) -> None:
-    """Seed yamlio's parse cache: each file under `root` parses to the documents it was written from."""
-    for rel, docs in written.items():
+def remember_parses(parsed: dict[str, list[Any]]) -> None:
+    """Seed yamlio's parse cache: each file (absolute path) parses to its documents."""
+    for path, docs in parsed.items():
         if json_safe(docs):  # what load_all_cached would keep; a copy, as a hit from its disk cache is
-            key = sha256((root / rel).read_bytes()).hexdigest()
+            key = sha256(Path(path).read_bytes()).hexdigest()
             with yamlio._parsed_lock:
                 yamlio._parsed.put("docs", key, json.loads(json.dumps(docs)))
 
@@ -126,12 +131,12 @@ def shared_project(factory: pytest.TempPathFactory) -> Essentials:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (shared / _DONE).is_file():
             shutil.rmtree(root, ignore_errors=True)  # a build cut short by a crashed worker
-            written: dict[str, list[Any]] = {}
-            built = build_project(root, written)
-            (shared / _DOCS).write_text(json.dumps(written), encoding="utf-8")
+            parsed: dict[str, list[Any]] = {}
+            built = build_project(root, parsed)
+            (shared / _DOCS).write_text(json.dumps(parsed), encoding="utf-8")
             (shared / _DONE).write_text(json.dumps(built[1:]), encoding="utf-8")
         else:
-            remember_parses(root, json.loads((shared / _DOCS).read_text(encoding="utf-8")))
+            remember_parses(json.loads((shared / _DOCS).read_text(encoding="utf-8")))
         languages, notes, files = json.loads((shared / _DONE).read_text(encoding="utf-8"))
     return Essentials(root, languages, notes, files)
 

@@ -103,8 +103,9 @@ def _fixits_verified_and_remove_their_finding(essentials: Essentials, engine: En
     rule with a `fix` (fix-format-security-error-cpp, 3 invalid cases): each of its cases yields one fix-it, and
     every fix-it of the corpus is verified (none lost its verification to a limit or a language it lacks)."""
     ws, languages = essentials.workspace(), essentials.languages
+    # As bytes: parsed once per process by content digest (the essentials build parsed them already).
     with_fix = {str(d["id"]) for src in (CORPUS / "rules").rglob("*.yml")
-                for d in yamlio.load_all(src.read_text(encoding="utf-8")) if isinstance(d, dict) and d.get("fix")}
+                for d in yamlio.load_all_cached(src.read_bytes()) if isinstance(d, dict) and d.get("fix")}
     samples: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = []
     per_bucket: Counter[tuple[str, str]] = Counter()
     unverified = []
