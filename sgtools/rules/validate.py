@@ -13,10 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap
-
 from sgtools.contracts.rules import Finding
-from sgtools.core import yamlio
 from sgtools.core.errors import Conflict, RuleInvalid
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.engine.texts import scan_texts
@@ -25,7 +22,7 @@ from sgtools.project.languages import file_name_for, language_key, unknown_langu
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import gate
 from sgtools.rules.docfile import DocFile
-from sgtools.rules.draft import check_rule_inputs, compile_rule, parse_one, plain_data, warn_about
+from sgtools.rules.draft import check_rule_inputs, compile_rule, read_draft, warn_about
 from sgtools.rules.examples import check_examples
 from sgtools.rules.locate import doc_id, file_ids, project_ids
 from sgtools.rules.ruleset import GLOB_KEYS
@@ -98,19 +95,8 @@ def prepare(
     force: bool = False,
 ) -> Candidate:
     warnings: list[str] = []
-    # 1. YAML: one document, a mapping.
-    doc = parse_one(rule_yaml)
-    declared = doc.get("id")
-    if metadata:
-        meta = doc.get("metadata")
-        if meta is None:
-            meta = CommentedMap()
-            doc["metadata"] = meta
-        if isinstance(meta, dict):
-            meta.update(metadata)
-    if declared is None:
-        doc.insert(0, "id", rule_id)
-    data = plain_data(doc)
+    # 1. YAML: one document, a mapping (remembered by content: see read_draft).
+    data, declared, canonical_text = read_draft(rule_yaml, rule_id, metadata)
     # 2. Structure, with our schema.
     problems = schema_problems(data, ws.settings.max_reported_problems, warnings)
     if problems:
@@ -125,7 +111,7 @@ def prepare(
         raise RuleInvalid("language: " + unknown_language_message(cfg, str(data["language"])), check="language")
     # The canonical text only once the checks above passed: a rule they refuse never pays for the dump (~30 ms of
     # pure-Python YAML for a big rule; the dump reads the document, it changes none of its values).
-    text = yamlio.dump_rt(doc)
+    text = canonical_text()
     warn_about(data, warnings)
     config: Path | str = cfg.path if cfg is not None else NO_CONFIG
     if cfg is None:
