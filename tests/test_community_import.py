@@ -184,3 +184,35 @@ def test_every_essentials_rule_imports_into_a_fresh_project(tmp_path: Path, monk
     # Every imported essentials rule needed the `ast-grep-essentials: true` key moved; some needed util renames.
     assert all(any("ast-grep-essentials" in line for line in n) for n in notes.values())
     assert any(any("util" in line for line in n) for n in notes.values())
+
+
+def test_importing_the_same_rule_again_parses_no_yaml_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  initialized: Workspace, engine: Engine) -> None:
+    """A rule that needs migrating is parsed and dumped round trip twice on its first import (the migration, then
+    the rule store); importing it again (overwrite) parses nothing: both are remembered by content, and the bytes
+    written are the same."""
+    repo = tmp_path / "repo"
+    (repo / "rules").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "rules" / "no-eval-python.yml").write_text(
+        "id: no-eval-python\nlanguage: python\nseverity: warning  # kept\nmessage: eval\n"
+        "ast-grep-essentials: true\nrule:\n  pattern: eval($A)\n")
+    (repo / "tests" / "no-eval-python-test.yml").write_text(
+        "id: no-eval-python\nvalid:\n  - print(1)\ninvalid:\n  - eval(x)\n")
+    build_index(repo, tmp_path / "index.json")
+    monkeypatch.setenv(sources.SOURCES_ENV, str(tmp_path / "index.json"))
+    parses: list[str] = []
+    real = yamlio.load_rt
+
+    def counting(text: str) -> object:
+        parses.append(text)
+        return real(text)
+    monkeypatch.setattr(yamlio, "load_rt", counting)
+    first = service.import_community_rule(initialized, engine, "no-eval-python")
+    assert first["migrationNotes"] and len(parses) == 2
+    rule = initialized.root / first["path"]
+    written = rule.read_bytes()
+    assert b"# kept" in written
+    again = service.import_community_rule(initialized, engine, "no-eval-python", overwrite=True)
+    assert len(parses) == 2
+    assert again["migrationNotes"] == first["migrationNotes"] and rule.read_bytes() == written

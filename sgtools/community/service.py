@@ -8,6 +8,9 @@ rule store are imported only by the calls that read or write rules, so a search 
 from __future__ import annotations
 
 import difflib
+import functools
+import json
+from pathlib import Path
 from typing import Any
 
 from sgtools.community.build import rule_documents
@@ -23,6 +26,8 @@ from sgtools.contracts.community import (
     SearchCommunityRulesResult,
     SourcesUpdate,
 )
+from sgtools.core.cache import JsonCache
+from sgtools.core.digest import sha256
 from sgtools.core.errors import BadInput, NotFound, RuleInvalid, SgToolsError
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
@@ -192,21 +197,46 @@ def get_community_rule_details(rule_id: str) -> CommunityRuleDetails:
     return result
 
 
+_migrated = JsonCache("community-migrated-v1")
+
+
+@functools.cache
+def _migration_code() -> str:
+    """What a migrated text depends on besides the original: ruamel's version and the code that migrates, reads
+    and dumps."""
+    from ruamel.yaml import __version__
+
+    from sgtools.community import migrate
+    from sgtools.core import yamlio
+
+    return sha256(__version__.encode() + Path(migrate.__file__).read_bytes()
+                  + Path(yamlio.__file__).read_bytes()).hexdigest()
+
+
 def _migrate(text: str, doc: dict[str, Any], rule_id: str) -> tuple[str, list[str]]:
     """The rule brought up to the installed ast-grep; the original bytes when nothing needed changing.
     `doc` is the safely loaded (size/depth/alias-checked) document; only a rule that needs changes pays for the
-    round-trip load that keeps its comments."""
+    round-trip load that keeps its comments, and once per text: the migrated text and its notes are remembered
+    by the original's content (in the process and in the cache directory), so importing the same rule again
+    parses nothing in pure-Python YAML (the rule store remembers its own round trip the same way)."""
     from sgtools.community.migrate import migrate_rule
     from sgtools.core import yamlio
 
-    _migrated, notes = migrate_rule(doc)
+    _migrated_doc, notes = migrate_rule(doc)
     if not notes:
         return text, []
+    key = sha256(json.dumps([_migration_code(), get_settings().max_rule_bytes, text],
+                            ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+    hit = _migrated.get("text", key)
+    if isinstance(hit, dict):
+        return str(hit["text"]), [str(n) for n in hit["notes"]]
     try:
         migrated, notes = migrate_rule(yamlio.load_rt(text))
     except yamlio.YamlError as exc:
         raise RuleInvalid(f"Community rule {rule_id} is not valid YAML: {exc}. Nothing was written.") from None
-    return yamlio.dump_rt(migrated), notes
+    out = yamlio.dump_rt(migrated)
+    _migrated.put("text", key, {"text": out, "notes": list(notes)})
+    return out, notes
 
 
 GLOB_CHOICES = ("keep", "drop")
