@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from sgtools.core.errors import Timeout
+from sgtools.core.errors import EngineFailed, Timeout
 from sgtools.engine import lifecycle
-from sgtools.engine.spawn import Advice, kill_group, spawn, spawn_long_lived
+from sgtools.engine.spawn import Advice, dying_with_us, kill_group, spawn, spawn_long_lived
 
 ADVICE = Advice("start", "timeout", "too large")
 SLEEP = ["sleep", "300"]  # far past every bound below: only a kill ends it in time
@@ -55,15 +56,15 @@ if sys.argv[1] == "long":  # started from a thread that ends at once: the keeper
                                                                name="sleep").pid))
     t.start(); t.join()
     threading.Event().wait()
-else:
-    spawn(["sh", "-c", "echo $$; exec sleep 30"], cwd=None, timeout=60, max_output=1000, advice=advice,
-          on_stdout=lambda b: tell(int(b)))
+else:  # "call": a program by name (a fork with the death signal's preexec_fn); "call /bin/sh": by path (setpriv)
+    spawn([sys.argv[2] if len(sys.argv) > 2 else "sh", "-c", "echo $$; exec sleep 30"], cwd=None, timeout=60,
+          max_output=1000, advice=advice, on_stdout=lambda b: tell(int(b)))
 """
 
 
-@pytest.mark.parametrize("kind", ["call", "long"])
+@pytest.mark.parametrize("kind", ["call", "call /bin/sh", "long"])
 def test_a_child_dies_when_its_parent_is_sigkilled(kind: str) -> None:
-    parent = subprocess.Popen([sys.executable, "-c", _PARENT, kind], stdout=subprocess.PIPE, text=True)
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT, *kind.split()], stdout=subprocess.PIPE, text=True)
     try:
         assert parent.stdout is not None
         child = int(parent.stdout.readline())
@@ -139,6 +140,26 @@ def test_a_long_lived_process_is_tracked_and_killed(tmp_path: Path) -> None:
     assert proc in lifecycle._live
     kill_group(proc)
     assert proc not in lifecycle._live and proc.returncode is not None and not _alive(proc.pid)
+
+
+@pytest.mark.skipif(not shutil.which("setpriv"), reason="util-linux's setpriv is not installed")
+def test_a_program_by_path_starts_under_setpriv_without_a_preexec_fn() -> None:
+    """A preexec_fn makes Python fork, copying the parent's page tables (~33 ms a spawn at 300 MB, against
+    ~6 ms through setpriv, docs/performance.md); setpriv asks for the same signal and execs the program."""
+    command, preexec = dying_with_us([sys.executable, "-V"])
+    assert command[:4] == [shutil.which("setpriv"), "--pdeathsig", "KILL", "--"] and preexec is None
+    command, preexec = dying_with_us(["sh", "-c", "true"])
+    assert command == ["sh", "-c", "true"] and preexec is not None  # by name: Popen finds it, or says it cannot
+
+
+def test_an_executable_file_that_is_no_program_is_still_refused(tmp_path: Path) -> None:
+    """execvp (setpriv's) hands a file without ELF magic or `#!` to /bin/sh; Popen's execve refuses it."""
+    junk = tmp_path / "ast-grep"
+    junk.write_bytes(b"echo ran > " + str(tmp_path / "ran").encode() + b"\n")
+    junk.chmod(0o755)
+    with pytest.raises(EngineFailed, match=r"Could not start .*Exec format error"):
+        spawn([str(junk)], cwd=None, timeout=30, max_output=1000, advice=ADVICE)
+    assert not (tmp_path / "ran").exists()
 
 
 def test_the_death_signal_is_set_in_the_child() -> None:

@@ -210,7 +210,8 @@ def _in_child(prctl: Callable[..., int], parent: int) -> None:
 
 def death_signal() -> Callable[[], None] | None:
     """The `preexec_fn` that makes a child die with this process (None where the platform has no such request).
-    It costs a fork instead of a vfork, ~2 ms of each spawn on a loaded 2-core VM."""
+    It costs a fork instead of a vfork: a copy of this process's page tables per spawn, ~4 ms at 30 MB and
+    ~33 ms at 300 MB (docs/performance.md), which is why spawn.py's `dying_with_us` prefers setpriv."""
     prctl = _prctl()
     return None if prctl is None else functools.partial(_in_child, prctl, os.getpid())
 

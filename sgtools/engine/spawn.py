@@ -10,8 +10,10 @@ own group, killed whole.
 
 # No `from __future__ import annotations`: a NamedTuple compiles each string annotation (see core/settings.py).
 import contextlib
+import functools
 import os
 import selectors
+import shutil
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -77,16 +79,17 @@ def spawn(argv: Sequence[str], *, cwd: Path | None, timeout: float, max_output: 
         assert call is not None and call.deadline is not None
         deadline = call.deadline
     _refuse_when_over(call, label)
+    command, preexec = dying_with_us([str(a) for a in argv])
     try:
         proc = subprocess.Popen(
-            [str(a) for a in argv],
+            command,
             cwd=str(cwd) if cwd is not None else None,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=own_group,
             env=_CHILD_ENV if env is None else env,
-            preexec_fn=lifecycle.death_signal(),
+            preexec_fn=preexec,
         )
     except OSError as exc:
         raise EngineFailed(f"Could not start {label}: {exc.strerror or exc}. {advice.start}") from None
@@ -99,6 +102,9 @@ def spawn(argv: Sequence[str], *, cwd: Path | None, timeout: float, max_output: 
     finally:
         lifecycle.finished(proc, call)
     _refuse_when_over(call, label)
+    not_started = exec_failure(command, proc.returncode, err)
+    if not_started:
+        raise EngineFailed(f"Could not start {label}: {not_started}. {advice.start}")
     if problem == "timeout" and bound_by_call:
         raise Timeout(f"{label} was stopped at the tool call's deadline. Narrow the input or raise "
                       "SGTOOLS_TOOL_TIMEOUT.")
@@ -107,6 +113,60 @@ def spawn(argv: Sequence[str], *, cwd: Path | None, timeout: float, max_output: 
     if problem == "too-large":
         raise TooLarge(f"{label} produced more than {max_output} bytes of output and was stopped. {advice.too_large}")
     return EngineResult(proc.returncode, out, err.decode("utf-8", "replace"))
+
+
+_SETPRIV_FAILED = b"setpriv: failed to execute "
+
+
+@functools.lru_cache(maxsize=1)
+def _setpriv() -> str | None:
+    """util-linux's setpriv, if it can set the parent-death signal (2.33 and later) and exec a program."""
+    path = shutil.which("setpriv")
+    if path is None:
+        return None
+    try:
+        done = subprocess.run([path, "--pdeathsig", "KILL", "--", "/bin/true"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return path if done.returncode == 0 else None
+
+
+def _program(path: str) -> bool:
+    """An ELF binary or a `#!` script: what execve runs itself. setpriv execs with execvp, which hands any other
+    executable file to /bin/sh, where Popen's execve refuses it (ENOEXEC): such a file keeps the old path."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return False
+    return head == b"\x7fELF" or head.startswith(b"#!")
+
+
+def dying_with_us(argv: list[str]) -> tuple[list[str], Callable[[], None] | None]:
+    """The command and `preexec_fn` that start `argv` so it dies with this process. Where util-linux's setpriv
+    can ask for the parent-death signal, the program runs under it (`setpriv --pdeathsig KILL -- argv`, which
+    execs it, same pid): no `preexec_fn`, so Python starts it with vfork instead of fork. Only for a program
+    named by an absolute path that is an executable program, so a missing or unrunnable one still fails in Popen.
+    One difference: a parent killed in the millisecond between the vfork and setpriv's request leaves the
+    program running to its end, where `_in_child` ended it (setpriv cannot check the parent)."""
+    preexec = lifecycle.death_signal()
+    if preexec is None or not os.path.isabs(argv[0]) or not os.access(argv[0], os.X_OK) or not _program(argv[0]):
+        return argv, preexec
+    setpriv = _setpriv()
+    if setpriv is None:
+        return argv, preexec
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv], None
+
+
+def exec_failure(command: list[str], returncode: int | None, stderr: bytes) -> str | None:
+    """Why setpriv could not exec the program (an executable file that is not a program, say): what Popen's
+    OSError said when it started the program itself, e.g. "Exec format error"; None when it started."""
+    if returncode not in (126, 127) or not stderr.startswith(_SETPRIV_FAILED) or len(command) < 5 \
+            or command[1:4] != ["--pdeathsig", "KILL", "--"]:
+        return None
+    line = stderr.splitlines()[0].decode("utf-8", "replace")
+    return line.rpartition(": ")[2] or line
 
 
 def _refuse_when_over(call: lifecycle.Call | None, label: str) -> None:
