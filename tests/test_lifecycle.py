@@ -5,6 +5,7 @@ under the call's deadline. The whole server and CLI are probed in e2e/test_lifec
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
@@ -150,6 +151,18 @@ def test_a_program_by_path_starts_under_setpriv_without_a_preexec_fn() -> None:
     assert command[:4] == [shutil.which("setpriv"), "--pdeathsig", "KILL", "--"] and preexec is None
     command, preexec = dying_with_us(["sh", "-c", "true"])
     assert command == ["sh", "-c", "true"] and preexec is not None  # by name: Popen finds it, or says it cannot
+
+
+@pytest.mark.skipif(not shutil.which("setpriv"), reason="util-linux's setpriv is not installed")
+def test_what_setpriv_can_do_is_asked_once_per_machine(tmp_path: Path) -> None:
+    """A CLI run is a new process: the answer of the first one's probe is in the user cache for the next."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    code = ("import sys\nfrom sgtools.engine.spawn import Advice, spawn\n"
+            "spawn([sys.executable, '-V'], cwd=None, timeout=30, max_output=1000, advice=Advice('a', 'b', 'c'))")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
+    entries = list((tmp_path / "cache").rglob("setpriv/*.json"))
+    assert len(entries) == 1 and json.loads(entries[0].read_text(encoding="utf-8")) == {"value": True}
 
 
 def test_an_executable_file_that_is_no_program_is_still_refused(tmp_path: Path) -> None:

@@ -120,17 +120,28 @@ _SETPRIV_FAILED = b"setpriv: failed to execute "
 
 @functools.lru_cache(maxsize=1)
 def _setpriv() -> str | None:
-    """util-linux's setpriv, if it can set the parent-death signal (2.33 and later) and exec a program."""
+    """util-linux's setpriv, if it can set the parent-death signal (2.33 and later) and exec a program. Asked
+    once per setpriv binary and remembered in the user cache, so a CLI run does not pay a probe process."""
+    from sgtools.core.cache import JsonCache
+
     path = shutil.which("setpriv")
     if path is None:
         return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    cache, key = JsonCache("engine"), f"setpriv\0{path}\0{st.st_mtime_ns}\0{st.st_size}\0{st.st_ino}"
+    known = cache.get("setpriv", key)
+    if isinstance(known, bool):
+        return path if known else None
     try:
         done = subprocess.run([path, "--pdeathsig", "KILL", "--", "/bin/true"], stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
+    cache.put("setpriv", key, done.returncode == 0)
     return path if done.returncode == 0 else None
-
 
 def _program(path: str) -> bool:
     """An ELF binary or a `#!` script: what execve runs itself. setpriv execs with execvp, which hands any other
