@@ -115,6 +115,7 @@ def spawn(argv: Sequence[str], *, cwd: Path | None, timeout: float, max_output: 
 
 
 _SETPRIV_FAILED = b"setpriv: failed to execute "
+_SETPRIV_ARGS = ["--pdeathsig", "KILL", "--"]  # then the program's argv
 
 
 @functools.lru_cache(maxsize=1)
@@ -137,12 +138,13 @@ def _setpriv() -> str | None:
     if isinstance(known, bool):
         return path if known else None
     try:
-        done = subprocess.run([path, "--pdeathsig", "KILL", "--", "/bin/true"], stdin=subprocess.DEVNULL,
+        done = subprocess.run([path, *_SETPRIV_ARGS, "/bin/true"], stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     cache.put("setpriv", key, done.returncode == 0)
     return path if done.returncode == 0 else None
+
 
 def _program(path: str) -> bool:
     """An ELF binary or a `#!` script: what execve runs itself. setpriv execs with execvp, which hands any other
@@ -168,14 +170,14 @@ def dying_with_us(argv: list[str]) -> tuple[list[str], Callable[[], None] | None
     setpriv = _setpriv()
     if setpriv is None:
         return argv, preexec
-    return [setpriv, "--pdeathsig", "KILL", "--", *argv], None
+    return [setpriv, *_SETPRIV_ARGS, *argv], None
 
 
 def exec_failure(command: list[str], returncode: int | None, stderr: bytes) -> str | None:
     """Why setpriv could not exec the program (an executable file that is not a program, say): what Popen's
     OSError said when it started the program itself, e.g. "Exec format error"; None when it started."""
-    if returncode not in (126, 127) or not stderr.startswith(_SETPRIV_FAILED) or len(command) < 5 \
-            or command[1:4] != ["--pdeathsig", "KILL", "--"]:
+    if returncode not in (126, 127) or not stderr.startswith(_SETPRIV_FAILED) \
+            or command[1:1 + len(_SETPRIV_ARGS)] != _SETPRIV_ARGS:
         return None
     line = stderr.splitlines()[0].decode("utf-8", "replace")
     return line.rpartition(": ")[2] or line
