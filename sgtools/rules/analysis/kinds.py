@@ -116,10 +116,7 @@ def harvest_bundled_kinds(engine: Engine, cwd: Path) -> dict[str, Any]:
     for language in sorted({languages.canonical(str(d.get("language", ""))) or "" for d in _bundled_docs()} - {""}):
         samples = _bundled_samples(language)
         if samples:
-            kinds: set[str] = set()
-            for code in samples:
-                kinds |= real_kinds(dump(engine, code, language, cwd))
-            found[language] = sorted(kinds)
+            found[language] = sorted(_parsed_kinds(engine, samples, language, cwd))
     return {"astGrep": engine.version(), "kinds": found}
 
 
@@ -128,13 +125,19 @@ def _cached_kinds(engine: Engine, what: str, codes: Callable[[], list[str]], lan
     hit = _cache.get("kinds", key)
     if isinstance(hit, list):
         return set(hit)
+    found = _parsed_kinds(engine, codes(), language, cwd)
+    _cache.put("kinds", key, sorted(found))
+    return found
+
+
+def _parsed_kinds(engine: Engine, codes: list[str], language: str, cwd: Path) -> set[str]:
+    """The real kinds in ast-grep's parse of each of `codes`, one run each, on the rule-check workers."""
     found: set[str] = set()
     from concurrent.futures import ThreadPoolExecutor  # with logging ~20 million instructions: loaded to use
 
     with ThreadPoolExecutor(max_workers=max(1, engine.settings.rule_check_workers), **lifecycle.pool_args()) as pool:
-        for nodes in pool.map(lambda c: dump(engine, c, language, cwd), codes()):
+        for nodes in pool.map(lambda c: dump(engine, c, language, cwd), codes):
             found |= real_kinds(nodes)
-    _cache.put("kinds", key, sorted(found))
     return found
 
 
