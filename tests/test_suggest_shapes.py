@@ -31,6 +31,17 @@ class Case:
 
 
 CASES = {
+    "a keyword argument said with the call that takes it": Case(
+        "`update(touch: false)` and `update!(touch: false)`: Ruby's bang variant is the same method (`^update!?$`), "
+        "and the pair is said with that call (`has` the pair), not alone, which flags `touch: false` passed to any "
+        "call. (The pair alone ranked first.)",
+        "ruby",
+        ["post.update(title: t, touch: false)", "post.update!(touch: false)"],
+        ["post.update(title: t)", "post.update!(body: b)"],
+        ["@c.update(touch: false)", "x.update!(a: 1, touch: false)"],
+        ["x.save(touch: false)", "x.update(a: 1)"],
+        lambda doc: "update!?" in str(doc["rule"]),
+    ),
     "a cpp template call is a pattern not a qualifier nearby": Case(
         "`reinterpret_cast<T*>(p)` is a call whose callee is a template: a pattern keeps its name. (Template kinds "
         "were read as opaque literals, so no pattern kept the name and a `const` nearby ranked first.)",

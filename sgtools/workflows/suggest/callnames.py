@@ -145,6 +145,13 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
     return out
 
 
+def one_name(cand: Candidate) -> bool:
+    """A call by a name regex of one name, maybe in variants (`^save!?$`, an output family), not a list of names
+    that differ (`^(run|check_output)$`): a keyword argument that tells its calls apart is said with that call,
+    while one passed to calls of different names is the point on its own."""
+    return cand.form == FIELD and (cand.family or "|" not in cand.gen.pattern)
+
+
 def outermost(invalid: Sequence[Example]) -> list[list[Node]]:
     """Per call-like kind, the first (outermost) node of it in each example: `puts user.inspect` pairs with
     `p params` by its outer call, not by the inner `user.inspect` that shares more tokens."""

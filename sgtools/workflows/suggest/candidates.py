@@ -132,6 +132,8 @@ def _author_tier(cand: Candidate) -> float:
     if form == CHILD:
         if _callish(root) or cand.names_a_call:
             return 3.2  # a call by some name, or a statement holding one: the name is the point (FIELD says it)
+        if _an_argument(root):
+            return 2.3  # `validate: false` alone: an argument is said with the call that takes it (ARGUMENT)
         return 2 if "stopBy" in str(cand.body) else 2.2
     return _named_tier(cand)
 
@@ -195,6 +197,12 @@ def _bound_here(node: Node) -> set[str]:
             if c.role in ("parameter", "parameters") or c.kind.endswith(("parameters", "parameter_list")):
                 out.update(d.text for d in c.walk() if d.atomic and d.kind.endswith("identifier"))
     return out
+
+
+def _an_argument(node: Node) -> bool:
+    """A building block passed in a call's argument list (a keyword argument, a pair), not a construct of its own."""
+    return node.parent is not None and node.parent.kind.endswith(("arguments", "argument_list")) and not specific(
+        node.kind)
 
 
 def _callish(node: Node) -> bool:

@@ -13,9 +13,12 @@ from sgtools.workflows.suggest.candidates import common_prefix
 
 def name_regex(texts: Sequence[str]) -> str | None:
     """A regex for names: a shared prefix or suffix that ends at a word part (`mysql_`, `Err`), else the names."""
-    if not all(re.fullmatch(r"[\w.:$@\\]+", t) for t in texts):
+    if not all(re.fullmatch(r"[\w.:$@\\]+[!?]?", t) for t in texts):
         return None
     uniq = list(dict.fromkeys(texts))
+    bang = _bang(uniq)
+    if bang is not None:
+        return bang
     family = output_family(uniq)
     if family is not None:
         return family
@@ -36,6 +39,16 @@ def name_regex(texts: Sequence[str]) -> str | None:
     if hump is not None:
         return f"^{re.escape(qualifiers.pop())}\\w+{hump}$"
     return "^(" + "|".join(re.escape(t) for t in uniq) + ")$"
+
+
+def _bang(names: Sequence[str]) -> str | None:
+    """Ruby's `save` and `save!` are one method, the bang variant raising where the other returns false: names
+    equal up to a trailing `!` are that name with an optional bang (`^save!?$`). `?` names a predicate, another
+    method, so only `!`."""
+    bare = {t.rstrip("!") for t in names}
+    if len(bare) != 1 or len(names) < 2 or not all(re.fullmatch(r"[\w.:]+!?", t) for t in names):
+        return None
+    return f"^{re.escape(bare.pop())}!?$"
 
 
 # Output calls come in families that differ by a line or format ending (`print` / `println` / `printf`,

@@ -189,7 +189,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     misses = [m for m in near if m[0].form < cands.KIND_ONLY][:_REPAIR_ROOTS]
     named = [m for m in near if m[0].form in (cands.PLAIN, cands.FIELD)][:_REPAIR_ROOTS]
     search.run(explain.exclusions(misses, search.invalid, valid_trees)
-               + author.argument_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4000)
+               + author.argument_forms(misses + [m for m in named if callnames.one_name(m[0])], search.invalid,
+                                       valid_trees, author.AUTHOR_ROOTS + 4000)
                + arguments.argument_kind_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4500)
                + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
                + around.held_kind_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6000)
