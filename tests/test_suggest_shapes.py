@@ -31,6 +31,17 @@ class Case:
 
 
 CASES = {
+    "a keyword shared by code of different shapes stays": Case(
+        "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
+        "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "
+        "`$A.on($$$ARGS)` ranked first: the valid examples have no `.on` call to tell it apart.)",
+        "javascript",
+        ["emitter.on(\"data\", async (chunk) => {\n  await store(chunk);\n});",
+         "stream.on(\"end\", async function () {\n  await close();\n});"],
+        ["for await (const chunk of stream) {\n  await store(chunk);\n}", "await once(stream, \"end\");"],
+        ["bus.on(\"msg\", async m => handle(m));", "s.on(\"x\", async function (e) { await g(e); });"],
+        ["bus.on(\"msg\", (m) => handle(m));", "s.on(\"x\", function (e) { g(e); });"],
+    ),
     "a keyword argument said with the call that takes it": Case(
         "`update(touch: false)` and `update!(touch: false)`: Ruby's bang variant is the same method (`^update!?$`), "
         "and the pair is said with that call (`has` the pair), not alone, which flags `touch: false` passed to any "

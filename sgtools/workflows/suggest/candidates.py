@@ -89,6 +89,13 @@ class Candidate:
         return (self.form in (PLAIN, TYPED, PINNED) and self.gen.pinned is None
                 and not any(n.text != "_" for n in _kept_leaves(self.gen)))
 
+    def loses_keyword(self) -> bool:
+        """A hole over code of different shapes that all start with one keyword (`async`), with no constraint
+        keeping it: keywords stay literal, and this one is what the examples agree on."""
+        constraints = self.body.get("constraints", {})
+        return any(h.lead is not None and not str(constraints.get(h.name, {}).get("regex", "")).startswith(
+            f"^{h.lead}") for h in self.gen.holes)
+
     @property
     def leaf(self) -> bool:
         return self.form < KIND_ONLY and (not self.gen.root.children or self.gen.root.atomic)
@@ -113,7 +120,7 @@ class Candidate:
         # `ast.literal_eval`, `defer` in a loop beside `defer` alone); one they lack only separates by absence.
         # A literal `not` copies valid code into the rule: the last resort.
         return (self.tier(), self.leaf, self.form == EXCLUDE, not self.by_kind, not self.gen.kind_in_valid,
-                _effective_size(self.gen.root), self.form >= CONTEXT,
+                _effective_size(self.gen.root), self.form >= CONTEXT, self.loses_keyword(),
                 level_rank, len(self.body.get("constraints", {})), self.form, -self.gen.kept, not self.open_tail,
                 len(str(self.body)))
 
@@ -398,6 +405,9 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False) -> list[
         pinned = regex_constraints(gen.holes)
         if pinned:
             out.append(Candidate({"rule": rule, "constraints": pinned}, gen, PINNED, i))
+        leads = {h.name: {"regex": rf"^{h.lead}\b"} for h in gen.holes if h.lead is not None and not h.multi}
+        if leads and leads != pinned:  # only the keyword the holes' code agrees on (`async`), nothing else
+            out.append(Candidate({"rule": rule, "constraints": leads}, gen, PINNED, i))
     return out
 
 

@@ -43,6 +43,7 @@ class Hole:
     texts: tuple[str, ...]  # their texts, one per example (a common prefix can pin it with `regex`)
     relaxed: bool  # abstracted by the relaxation, not because the examples differ there
     role: str | None = None  # the field the pivot's node fills in its parent (`key`, `value`, `function`)
+    lead: str | None = None  # a keyword every node starts with though their kinds differ (`async` on two lambdas)
 
     @property
     def telling(self) -> bool:
@@ -151,6 +152,7 @@ class _Builder:
         self.level = level
         self.edits: list[tuple[int, int, str]] = []
         self.holes: list[tuple[list[Node], bool, bool]] = []  # generalised nodes, multi, relaxed
+        self.leads: dict[int, str] = {}  # a run's keyword at one item position (`async` on two callbacks)
         self.kept = 0.0
         self.choices: list[tuple[str, ...]] = []
 
@@ -160,6 +162,7 @@ class _Builder:
     def _restore(self, state: tuple[int, int, float, int]) -> None:
         del self.edits[state[0]:]
         del self.holes[state[1]:]
+        self.leads = {k: v for k, v in self.leads.items() if k < state[1]}
         self.kept = state[2]
         del self.choices[state[3]:]
 
@@ -184,9 +187,13 @@ class _Builder:
         parts: list[str] = []
         previous = [-1] * len(items)
         for anchor in [*anchors, [len(i) for i in items]]:
-            gap = [n for k, i in enumerate(items) for n in i[previous[k] + 1:anchor[k]]]
+            runs = [i[previous[k] + 1:anchor[k]] for k, i in enumerate(items)]
+            gap = [n for run in runs for n in run]
             if gap:
                 parts.append(self._new_hole(gap, True, relaxed))
+                lead = _run_lead(runs)
+                if lead is not None:
+                    self.leads[len(self.holes) - 1] = lead
             if anchor[0] < len(items[0]):
                 parts.append(items[0][anchor[0]].text)
                 self.kept += _weight(items[0][anchor[0]])
@@ -260,12 +267,12 @@ class _Builder:
         holes: list[Hole] = []
         markers: list[str] = []
         singles = iter("ABCDEFGHJKLMNPQRSTUVWXYZ")
-        for group, multi, relaxed in self.holes:
+        for at, (group, multi, relaxed) in enumerate(self.holes):
             key = (multi, tuple(n.text for n in group))
             if key not in names:
                 names[key] = _multi_name(group[0], sum(1 for k in names if k[0])) if multi else next(singles, "Z")
                 holes.append(Hole(names[key], multi, frozenset(n.kind for n in group), key[1], relaxed,
-                                  group[0].role))
+                                  group[0].role, self.leads.get(at) if multi else _lead(group)))
             markers.append(("$$$" if multi else "$") + names[key])
         edits = sorted((s, e, re.sub("\x00(\\d+)\x00", lambda m: markers[int(m.group(1))], t))
                        for s, e, t in self.edits)
@@ -274,6 +281,26 @@ class _Builder:
         gen.name_hole = any(not relaxed and len({n.text for n in group}) > 1 and group[0].role in _NAME_ROLES
                             for group, _multi, relaxed in self.holes)
         return gen
+
+
+def _lead(group: list[Node]) -> str | None:
+    """The keyword every node of a hole starts with when their kinds differ (`async (x) => ...` beside `async
+    function (u) {...}`): what the examples agree on though their shapes differ, as a modifier word."""
+    if len({n.kind for n in group}) < 2:
+        return None
+    heads = set()
+    for node in group:
+        while node.children and not node.atomic:
+            node = node.children[0]
+        heads.add(node.text if not node.named and _WORD.fullmatch(node.text) else "")
+    return heads.pop() if len(heads) == 1 and "" not in heads else None
+
+
+def _run_lead(runs: list[list[Node]]) -> str | None:
+    """A keyword the items at one position of every run start with, though their kinds differ."""
+    if len({len(r) for r in runs}) != 1:
+        return None
+    return next((lead for k in range(len(runs[0])) if (lead := _lead([r[k] for r in runs])) is not None), None)
 
 
 def _usable(anchors: list[list[int]], items: list[list[Node]]) -> list[list[int]]:
