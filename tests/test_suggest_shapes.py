@@ -31,6 +31,15 @@ class Case:
 
 
 CASES = {
+    "a kind said with the operator written": Case(
+        "Kotlin's `postfix_expression` is both `x!!` and `i++`: a kind alone whose every node ends (or starts) with "
+        "the same operator token is said with it (`regex: !!$`). (The bare kind flagged every `i++`.)",
+        "kotlin",
+        ["val n = user!!.name", "val f = list.first()!!"],
+        ["val n = user?.name", "val f = list.firstOrNull() ?: 0"],
+        ["fun g() = x!!", "call(a!!, b)"],
+        ["fun h() { i++ }", "val z = !flag", "fun k() { n-- }"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

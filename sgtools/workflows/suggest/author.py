@@ -143,13 +143,39 @@ def _always_a_part(kind: str, invalid: Sequence[Example]) -> bool:
 
 def _kind_candidate(k: str, node: Node, invalid: Sequence[Example], index: int) -> Candidate:
     note = f"flags every `{k}`, whatever it contains; lets through the same problem written as another construct"
-    cand = Candidate({"rule": {"kind": k}}, Generalised.written(node, k), KIND_ONLY, index, note)
+    rule: dict[str, Any] = {"kind": k}
+    op = _shared_operator(k, invalid)
+    if op is not None:  # Kotlin's `postfix_expression` is `x!!` and `i++`: the one written is the point
+        rule["regex"] = op
+        note = f"flags every `{k}` written with `{op.strip('^$').replace(chr(92), '')}`; lets through the same " \
+               "problem written as another construct"
+    cand = Candidate({"rule": rule}, Generalised.written(node, k), KIND_ONLY, index, note)
     # Every one of them names the same thing (`type` in `type(x) == int`, `malloc` in a cast): that name is
     # the point, and the kind alone flags every other one (a pattern or a telling child keeps the name).
     cand.names_a_call = bool(_shared_names(k, invalid))
     # Inside a string every time (Ruby's `#{x}`): part of a literal, not a construct; where it goes is the point.
     cand.in_literal = all(any(a.atomic for a in n.ancestors()) for e in invalid for n in e.nodes() if n.kind == k)
     return cand
+
+
+_OPERATOR = re.compile(r"[!+\-*/%<>=&|^~?]+")
+
+
+def _shared_operator(kind: str, invalid: Sequence[Example]) -> str | None:
+    """The operator token every node of `kind` starts or ends with (`!!` of `user!!`), as a regex on the node,
+    when it is the same in every one: a kind may take several (`!!`, `++`, `--`)."""
+    ends: set[str] = set()
+    for e in invalid:
+        for n in e.nodes():
+            if n.kind != kind:
+                continue
+            first, last = n.children[0] if n.children else None, n.children[-1] if n.children else None
+            ops = [f"^{re.escape(c.text)}" if c is first else f"{re.escape(c.text)}$" for c in (first, last)
+                   if c is not None and not c.named and _OPERATOR.fullmatch(c.text) and len(n.children) > 1]
+            if len(ops) != 1:
+                return None
+            ends.add(ops[0])
+    return ends.pop() if len(ends) == 1 else None
 
 
 def _shared_names(kind: str, invalid: Sequence[Example]) -> set[str]:
