@@ -31,6 +31,19 @@ class Case:
 
 
 CASES = {
+    "an annotation among other modifiers marks a context": Case(
+        "`Thread.sleep` inside `@Test` methods: Java's `modifiers` node holds `@Test public` too, so the annotation "
+        "is matched among other modifiers (`(^|\\s)@(\\w+\\.)*Test\\b`), not as the whole list. (`^@Test$` "
+        "let `@Test public void` through.)",
+        "java",
+        ["class ATest { @Test void t() throws Exception { Thread.sleep(100); check(); } }",
+         "class BTest { @Test void u() { Thread.sleep(5000); } }"],
+        ["class ATest { @Test void t() { await().until(done); } }", "class B { void run() { Thread.sleep(100); } }"],
+        ["class CTest { @Test public void v() throws Exception { Thread.sleep(10); } }",
+         "class DTest { @org.junit.Test void w() { Thread.sleep(1); } }"],
+        ["class C { public void poll() { Thread.sleep(50); } }",
+         "class DTest { @Test void w() { clock.advance(1); } }"],
+    ),
     "a kind said with the operator written": Case(
         "Kotlin's `postfix_expression` is both `x!!` and `i++`: a kind alone whose every node ends (or starts) with "
         "the same operator token is said with it (`regex: !!$`). (The bare kind flagged every `i++`.)",

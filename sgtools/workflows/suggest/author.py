@@ -238,6 +238,8 @@ def marker_shown(inside: Mapping[str, Any]) -> str:
 
 def _marker_regex(text: str, kind: str | None = None) -> str:
     """An annotation or decorator by name also written qualified (`@Test`, `@org.junit.Test`); else the text."""
+    if re.fullmatch(r"@[A-Za-z_]\w*", text) and kind is not None and "modifier" in kind:
+        return rf"(^|\s)@(\w+\.)*{text[1:]}\b"  # among other modifiers (`@Test public`)
     if re.fullmatch(r"@[A-Za-z_]\w*", text):
         return rf"^@(\w+\.)*{text[1:]}$"
     if kind is not None and "modifier" in kind and re.fullmatch(r"\w+", text):
