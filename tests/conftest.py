@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,6 +59,19 @@ def essentials(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Essentials]
     before = tree_state(built.root)
     yield built
     assert tree_state(built.root) == before, "a test wrote into the shared essentials project"
+
+
+# Go's build cache for the tests that build Go, the one bin/fix_harness.py uses by default (<this>/gocache): kept
+# across sessions. The harness builds with -trimpath and CGO_ENABLED=0, so Go compiles its whole standard library
+# into an empty cache first: ~25 CPU-s, most of a Go case's time, paid once per machine instead of once per test.
+# Go keys the cache by content and locks it for concurrent builds: a verdict cannot come from another build's code.
+GO_HARNESS_CACHE = Path(tempfile.gettempdir()) / "sgtools-fix-harness"
+
+
+@pytest.fixture(scope="session")
+def gocache() -> Path:
+    """Go's build cache shared by the Go cases (GO_HARNESS_CACHE)."""
+    return GO_HARNESS_CACHE / "gocache"
 
 
 @pytest.fixture

@@ -47,6 +47,7 @@ def test_ruby_syntax() -> None:
     judge(fix_checks.check_ruby, "ruby", "p/a.rb", "File.exist?(x)\n", "File.exist?(x\n", "def\n")
 
 
+@pytest.mark.slow  # a real compiler: seconds of CPU each
 def test_javac() -> None:
     need("javac")
     judge(fix_checks.check_java, "java", "p/A.java",

@@ -11,6 +11,7 @@ import pytest
 
 from sgtools.cli import main
 from sgtools.fixits.importers import go
+from tests.conftest import GO_HARNESS_CACHE
 
 GO = shutil.which("go")
 needs_go = pytest.mark.skipif(GO is None, reason="Go is not installed: apt-get update && apt-get install -y golang-go")
@@ -43,7 +44,7 @@ def _go_build(root: Path) -> subprocess.CompletedProcess[str]:
     assert GO is not None
     # go build is the language's own proof; the test starts it directly (sgtools never runs go)
     return subprocess.run([GO, "build", "./..."], cwd=root, capture_output=True, text=True, timeout=300,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(root), "GOCACHE": str(root / ".gocache"),
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(root), "GOCACHE": str(GO_HARNESS_CACHE / "gocache"),
                                "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"})
 
 
@@ -111,7 +112,7 @@ def test_go_import_blocks(source: str, expected: str) -> None:
 
 
 @needs_go
-def test_the_harness_builds_go_before_and_after(tmp_path: Path) -> None:
+def test_the_harness_builds_go_before_and_after(tmp_path: Path, gocache: Path) -> None:
     """bin/fix_harness.py's Go check builds the fixed file's whole package: the old ioutil fix, which left the
     imports as they were, re-parses cleanly but no longer builds, and the harness says so."""
     from bin import fix_harness
@@ -126,6 +127,6 @@ def test_the_harness_builds_go_before_and_after(tmp_path: Path) -> None:
     # `file` is <package>/<path> and `root` that package's directory, as the harness's scan makes them
     made = [fix_harness.Fix("go", "r", "pkg/a.go", 5, "ioutil.ReadFile", "os.ReadFile", "unsafe", True, 0.2, None,
                             text, original, root=str(pkg)) for text in (old_fix, with_imports)]
-    fix_harness.check(made, tmp_path / "cache")
+    fix_harness.check(made, gocache.parent)  # it builds with <cache>/gocache, shared (conftest)
     assert [f.built for f in made] == [(True, False), (True, True)]
     assert made[0].broken == "go build: the package no longer builds" and made[1].broken is None

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from bin.fix_checks import JAVAC_JVM
 from sgtools.cli import main
 from sgtools.fixits.importers import python as py_imports
+from tests.conftest import GO_HARNESS_CACHE
 
 JAVAC, RUSTC, GO = shutil.which("javac"), shutil.which("rustc"), shutil.which("go")
 needs_javac = pytest.mark.skipif(JAVAC is None,
@@ -137,15 +139,16 @@ public class Main {
 
 
 @needs_javac
+@pytest.mark.slow  # a real compiler: seconds of CPU each
 def test_the_java_fix_brings_its_import_and_compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _project(tmp_path, monkeypatch, {"Main.java": JAVA}, community="collections-empty-constant-java")
     assert JAVAC is not None
     out = tmp_path / "classes"
-    assert _run([JAVAC, "-d", str(out), "Main.java"], root).returncode == 0  # the before-state compiles
+    assert _run([JAVAC, *JAVAC_JVM, "-d", str(out), "Main.java"], root).returncode == 0  # the before-state compiles
     assert main(["scan", "--fix", "--unsafe-fixes", "--no-progress"]) == 0
     fixed = (root / "Main.java").read_text()
     assert "return Collections.emptyList();" in fixed and "import java.util.Collections;\n" in fixed
-    built = _run([JAVAC, "-d", str(out), "Main.java"], root)
+    built = _run([JAVAC, *JAVAC_JVM, "-d", str(out), "Main.java"], root)
     assert built.returncode == 0, (fixed, built.stderr)
 
 
@@ -217,7 +220,7 @@ func main() { fmt.Println(check(1)) }
 def _go_build(root: Path) -> subprocess.CompletedProcess[str]:
     assert GO is not None
     return subprocess.run([GO, "build", "./..."], cwd=root, capture_output=True, text=True, timeout=300,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(root), "GOCACHE": str(root / ".gocache"),
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(root), "GOCACHE": str(GO_HARNESS_CACHE / "gocache"),
                                "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}, check=False)
 
 

@@ -6,7 +6,6 @@ the install command; `.ci/run` installs them."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -19,25 +18,13 @@ def fix(lang: str, file: str, before: str, after: str, root: Path) -> fix_harnes
     return fix_harness.Fix(lang, "r", file, 1, "a", "b", "unsafe", True, 0.5, None, after, before, root=str(root))
 
 
-@pytest.fixture(scope="session")
-def gocache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One Go build cache for the session's Go cases, as the harness keeps one for its whole corpus: each case
-    otherwise compiled the standard library it imports (io, strings, testing, fmt...) into a cache of its own,
-    most of its time. Go's cache is keyed by content and safe for concurrent builds, so the cases running on
-    other xdist workers share it too (the session's temp dir), and a verdict cannot come from another case's
-    code: only identical inputs hit."""
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent  # the session's temp dir, common to all its workers
-    return shared / "gocache"
-
-
 def need(tool: str) -> None:
     why = fix_checks.missing(tool)
     if why:
         pytest.skip(why)
 
 
+@pytest.mark.slow  # a real compiler: seconds of CPU each
 def test_javac_finds_the_files_package_on_its_source_root(tmp_path: Path) -> None:
     need("javac")
     src = tmp_path / "lib" / "src" / "main" / "java" / "org" / "acme"
@@ -88,6 +75,7 @@ def test_a_cpp_packages_header_is_checked_as_cpp_with_its_include_dirs(tmp_path:
     assert made[1].built == (True, False) and made[1].broken
 
 
+@pytest.mark.slow  # a real compiler: seconds of CPU each
 def test_go_module_mode_builds_test_files_too(tmp_path: Path, gocache: Path) -> None:
     need("go")
     mod = tmp_path / "src" / "example.com" / "m"
@@ -105,6 +93,7 @@ def test_go_module_mode_builds_test_files_too(tmp_path: Path, gocache: Path) -> 
     assert made[1].built == (True, False) and made[1].broken
 
 
+@pytest.mark.slow  # a real compiler: seconds of CPU each
 def test_go_module_mode_vendors_debians_go_sources(tmp_path: Path, gocache: Path) -> None:
     need("go")
     dep = "github.com/sirupsen/logrus"
