@@ -28,6 +28,7 @@ from sgtools.core.settings import Settings, get_settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.server.arguments import raw_arguments
+from sgtools.server.fastcall import ToolCall
 from sgtools.server.prompts import add_prompts
 from sgtools.server.resources import add_resources, rule_resources
 from sgtools.server.runner import error_result, run_tool
@@ -60,6 +61,7 @@ class SgToolsServer(MCPServer[Any]):
         super().__init__(*args, **kwargs)
         self.hidden_tools = hidden_tools
         self.app = app
+        self.tool_calls: dict[str, ToolCall] = {}  # every tool by name (hidden ones too: a call gets [read-only])
 
     async def list_tools(self) -> list[MCPTool]:
         return [t for t in await super().list_tools() if t.name not in self.hidden_tools]
@@ -90,6 +92,7 @@ class ListToolsCache:
     `initialize`; anything else, and a later page (`cursor`), takes the SDK's path."""
 
     MAX_ENTRIES = 16  # distinct (version, params) kept; a client varying its _meta per call just misses
+    leaves_tool_calls = True  # so the stdio fast path may answer tools/call without it (server/fastcall.py)
 
     def __init__(self) -> None:
         self._wire: dict[tuple[str, str], dict[str, Any]] = {}
@@ -120,11 +123,20 @@ class ListToolsCache:
         return result
 
 
-def _make_tool(app: App, spec: ToolSpec, schema: dict[str, Any]) -> Tool:
+def _tool_call(app: App, spec: ToolSpec, schema: dict[str, Any]) -> ToolCall:
+    """One tool's call from its raw arguments: what the SDK's handler runs, and the stdio fast path
+    (server/fastcall.py) for the same request."""
     validator = jsonschema.Draft202012Validator(schema)
 
+    async def call(raw: object) -> CallToolResult:
+        return await run_tool(app, spec, schema, raw, validator)
+
+    return call
+
+
+def _make_tool(app: App, spec: ToolSpec, schema: dict[str, Any], call: ToolCall) -> Tool:
     async def handler(ctx: Context[Any, Any]) -> CallToolResult:
-        return await run_tool(app, spec, schema, raw_arguments(ctx), validator)
+        return await call(raw_arguments(ctx))
 
     handler.__name__ = spec.name
     base = Tool.from_function(handler, name=spec.name, title=spec.title, description=spec.description,
@@ -147,11 +159,13 @@ def build_server(root: str | None = None, *, read_only: bool = False, settings: 
     app = App(ws=Workspace(root, settings), engine=engine, settings=settings,
               read_only=read_only)
     schemas = input_schemas(app.settings, TOOLS)
-    tools = [_make_tool(app, spec, schemas[spec.name]) for spec in TOOLS]
+    calls = {spec.name: _tool_call(app, spec, schemas[spec.name]) for spec in TOOLS}
+    tools = [_make_tool(app, spec, schemas[spec.name], calls[spec.name]) for spec in TOOLS]
     hidden = frozenset(spec.name for spec in TOOLS if read_only and spec.write_only)
     server = SgToolsServer(SERVER_NAME, title="context-sherpa (ast-grep rules for agents)", version=__version__,
                            instructions=INSTRUCTIONS, tools=tools, hidden_tools=hidden, app=app,
                            middleware=[ListToolsCache()])
+    server.tool_calls = calls
     add_resources(server, app)
     add_prompts(server)
     return server

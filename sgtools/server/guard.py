@@ -59,11 +59,12 @@ def escape_surrogates(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Verdict:
-    """`forward`: the message text to hand to the SDK; else `reply`: the response to send (None: say nothing,
-    a notification that cannot be answered)."""
+    """`forward`: the message text to hand to the SDK (`message`: that text parsed); else `reply`: the response
+    to send (None: say nothing, a notification that cannot be answered)."""
     forward: str | None = None
     reply: dict[str, Any] | None = None
     status: int = 200  # HTTP status of the reply
+    message: dict[str, Any] | None = None
 
 
 def _error(code: int, message: str, msg_id: Any = None, status: int = 400) -> Verdict:
@@ -170,7 +171,7 @@ def check_message(raw: bytes | str) -> Verdict:
                                        "UTF-8", None if envelope == "id" else msg_id)
     where = _bad_text(msg.get("params"), "params")
     if where is None:
-        return Verdict(forward=text)
+        return Verdict(forward=text, message=msg)
     if "method" not in msg or "id" not in msg:
         log.warning("dropped a notification or response with undecodable text at %s", where)
         return Verdict()

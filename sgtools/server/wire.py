@@ -25,6 +25,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 
 from sgtools.core.settings import get_settings
+from sgtools.server.fastcall import FastCalls, for_server
 from sgtools.server.guard import HEAD_SCAN, TAIL_KEEP, check_message, encode_reply, oversized_reply
 
 _CHUNK = 1 << 16
@@ -85,8 +86,9 @@ class _Lines:
     message cap is answered -32600 and its bytes dropped as they come (one huge line cannot exhaust memory; its
     start and end are kept to find its id)."""
 
-    def __init__(self, fd: int, wire: _Wire) -> None:
+    def __init__(self, fd: int, wire: _Wire, fast: FastCalls | None = None) -> None:
         self._fd = fd
+        self._fast = fast  # takes the tool calls it answers itself (server/fastcall.py)
         self._file = os.fdopen(fd, "rb", closefd=False)
         self._wire = wire
         mode = os.fstat(fd).st_mode
@@ -168,9 +170,13 @@ class _Lines:
                 await self._wire.write(encode_reply(raw) + "\n")
                 continue
             if not raw:
+                if self._fast is not None:
+                    self._fast.shutdown()
                 return
             verdict = check_message(raw.rstrip(b"\r\n"))
             if verdict.forward is not None:
+                if self._fast is not None and verdict.message is not None and self._fast.offer(verdict.message):
+                    continue
                 yield verdict.forward + "\n"
             elif verdict.reply is not None:
                 await self._wire.write(encode_reply(verdict.reply) + "\n")
@@ -198,10 +204,11 @@ async def _claimed_stdio() -> AsyncIterator[tuple[int, int]]:
 async def _serve_stdio(server: MCPServer[Any]) -> None:
     async with _claimed_stdio() as (wire_in, wire_out):
         wire = _Wire(wire_out)
-        lines = _Lines(wire_in, wire)
-        async with stdio_server(stdin=lines, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
-            low = server._lowlevel_server  # the SDK's own run_stdio_async does exactly this with its streams
-            await low.run(read_stream, write_stream, low.create_initialization_options())
+        async with anyio.create_task_group() as tg:  # the tool calls answered beside the SDK run here
+            lines = _Lines(wire_in, wire, for_server(server, wire.write, tg))
+            async with stdio_server(stdin=lines, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
+                low = server._lowlevel_server  # the SDK's own run_stdio_async does exactly this with its streams
+                await low.run(read_stream, write_stream, low.create_initialization_options())
 
 
 def serve_stdio(server: MCPServer[Any]) -> None:
