@@ -225,16 +225,19 @@ def git(cwd: Path, *args: str) -> str:
 
 def clone_with_changes(dest: Path) -> Path:
     """A plain `git clone` of this repository at `dest`, as a user would have, with the working tree's changes (every
-    file git does not ignore) committed on top: an uncommitted change is what the clone holds."""
+    file git does not ignore) committed on top: an uncommitted change is what the clone holds. Only what differs
+    from HEAD is copied (tracked files changed or deleted, staged or not, and untracked ones): the clone already
+    holds the rest, and copying all ~900 files then `git add -A` cost ~6 s per clone on a loaded VM."""
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(dest)], check=True, timeout=300)
-    for rel in filter(None, git(REPO, "ls-files", "--deleted", "-z").split("\0")):
-        (dest / rel).unlink(missing_ok=True)
-    listed = git(REPO, "ls-files", "--cached", "--others", "--exclude-standard", "-z").split("\0")
-    for rel in filter(None, listed):
+    changed = git(REPO, "diff", "--name-only", "--no-renames", "-z", "HEAD").split("\0")
+    untracked = git(REPO, "ls-files", "--others", "--exclude-standard", "-z").split("\0")
+    for rel in filter(None, [*changed, *untracked]):
         src = REPO / rel
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
+        elif not src.exists():
+            (dest / rel).unlink(missing_ok=True)
     git(dest, "add", "-A")
     if git(dest, "status", "--porcelain").strip():
         git(dest, "commit", "-q", "-m", "the working tree's changes, for the tests")

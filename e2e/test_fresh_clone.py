@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -37,18 +36,26 @@ NESTED_ENV = "SGTOOLS_IN_FRESH_CLONE"
 # 1-4 minutes on a shared 2-core VM; the smoke selection about a minute.
 SETUP_TIMEOUT = 1800
 TEST_TIMEOUT = 1800
-# The MCP server is one story over stdio, not e2e/test_mcp_stdio.py's eleven servers (two thirds of the selection's
-# time for one more fixture file's worth of proof; the outer run has them all). Of the architecture test, the one
-# that needs a tool of the test extra (radon): its other eight read the same source tree as the outer run's, at
-# ~20 s of CPU together on a loaded VM. Of e2e/test_cli_scan.py, the installed CLI's formats, exit codes, engine
-# failure, bundled rules and its not importing mcp (17 tests, ~17 s serially): its other 22 (shards, fixes,
-# baselines, git, terminals; ~80 s serially at load 8) exercise the same code as the outer run, not the clone.
+# Test ids only, each one test (no parametrized ids, no whole files except this module, which skips there): the
+# clone's run must pass exactly as many as there are ids (a parametrized id would pass more, a missing one makes
+# pytest exit 4), so no second pytest is needed to count the selection. What each proves in the clone:
+# - radon from the test extra: the one architecture test that needs it (its other eight read the same source tree as
+#   the outer run's);
+# - the engine of the clone's install: the `ast-grep` wheel's binary beside the venv's interpreter, its version
+#   supported;
+# - the installed CLI: text and JSON output, the engine failure's exit 2, the bundled rules without sgconfig.yml,
+#   no `mcp` import. Its exit-code table (11 cases), SARIF and the other 31 tests of e2e/test_cli_scan.py (shards,
+#   fixes, baselines, git, terminals) exercise the same code as the outer run, not the clone's setup;
+# - the MCP server over stdio: one story, not e2e/test_mcp_stdio.py's eleven servers;
+# - this module, which skips in the clone (SGTOOLS_IN_FRESH_CLONE), so the clone does not clone itself again.
 _CLI = "e2e/test_cli_scan.py::test_"
-SMOKE = ["tests/test_architecture.py::test_no_function_is_over_complexity_20", "tests/test_engine.py",
-         *(_CLI + name for name in ("text_format", "json_format", "sarif_format", "exit_codes_follow_fail_on",
-                                    "engine_failure_exits_2", "without_sgconfig_the_bundled_rules_run",
-                                    "scan_does_not_import_mcp")),
+SMOKE = ["tests/test_architecture.py::test_no_function_is_over_complexity_20",
+         "tests/test_engine.py::test_finds_the_wheel_binary_beside_the_interpreter",
+         "tests/test_engine.py::test_real_version_is_supported",
+         *(_CLI + name for name in ("text_format", "json_format", "engine_failure_exits_2",
+                                    "without_sgconfig_the_bundled_rules_run", "scan_does_not_import_mcp")),
          "e2e/test_mcp_stdio.py::test_whole_story_over_stdio", "e2e/test_fresh_clone.py"]
+SMOKE_SIZE = sum(1 for s in SMOKE if "::" in s)  # the tests that must pass there (this module's skip)
 
 pytestmark = [
     pytest.mark.slow, pytest.mark.e2e,
@@ -199,15 +206,4 @@ def test_readme_test_command_in_the_fresh_clone(main_job: MainJob) -> None:
     closing = run.stdout.strip().splitlines()[-1]
     assert re.search(r"\d+ passed", closing) and "failed" not in closing and "error" not in closing, closing
     passed = re.search(r"(\d+) passed", closing)
-    assert passed and int(passed.group(1)) == smoke_size(), closing  # every test selected ran, and passed
-
-
-def smoke_size() -> int:
-    """How many tests the selection holds as this checkout collects them, less this module's (they skip in the
-    clone). pytest's `-q` (with the `-q` of addopts) prints one `path: count` line per file."""
-    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *SMOKE],
-                         cwd=REPO, env=_env(**{NESTED_ENV: "1"}), capture_output=True, text=True, timeout=300,
-                         check=True)
-    counts = dict(re.findall(r"^(\S+\.py): (\d+)$", run.stdout, flags=re.M))
-    assert sorted(counts) == sorted({s.split("::")[0] for s in SMOKE}), run.stdout[-2000:]
-    return sum(int(n) for path, n in counts.items() if path != "e2e/test_fresh_clone.py")
+    assert passed and int(passed.group(1)) == SMOKE_SIZE, closing  # every test selected ran, and passed
