@@ -31,6 +31,17 @@ class Case:
 
 
 CASES = {
+    "two things named, each said on its own": Case(
+        "`document.write(...)` and `new Function(...)` share no construct: the rule is `any` of each example's own "
+        "call, each in its most general form. (The best was `const $A = $B` with a literal `not` of the valid "
+        "examples, which flagged any other declaration and none of these calls alone.)",
+        "javascript",
+        ["const n = document.write(html);", "const f = new Function(src);"],
+        ["const n = el.append(html);", "const f = compile(src);"],
+        ["document.write(\"<p>\" + x);", "return new Function(\"a\", \"return a\")(1);"],
+        ["const y = build(1);", "el.write(x);", "const g = new FunctionCall();"],
+        lambda doc: "any" in doc["rule"],
+    ),
     "an annotation among other modifiers marks a context": Case(
         "`Thread.sleep` inside `@Test` methods: Java's `modifiers` node holds `@Test public` too, so the annotation "
         "is matched among other modifiers (`(^|\\s)@(\\w+\\.)*Test\\b`), not as the whole list. (`^@Test$` "

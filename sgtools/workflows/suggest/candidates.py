@@ -29,13 +29,15 @@ PART_KINDS = frozenset({"block", "statement_block", "compound_statement", "body"
 PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, INSIDE, EXCLUDE = range(8)
 # Forms an ast-grep author writes from the kind of fact the examples share (author.py).
 KIND_ONLY, COMMENT, FIELD, CHILD, ARGUMENT, INSIDE_TEXT, LEAF_KIND, MODIFIER = range(8, 16)
+UNION = 16  # `any` of each invalid example's own rule, when they share nothing that separates them (union.py)
 FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
               CONTEXT: "pattern with context/selector", CONTEXT_TYPED: "context/selector + kind constraints",
               KIND_HAS: "kind + has", EXCLUDE: "pattern + not (literal text of the valid examples)",
               INSIDE: "pattern + inside/not inside", KIND_ONLY: "node kind", COMMENT: "comment kind + regex",
               FIELD: "kind + name regex", CHILD: "kind + has (a telling child)",
               ARGUMENT: "pattern + has/not has an argument", INSIDE_TEXT: "pattern + inside (an enclosing context)",
-              LEAF_KIND: "kind + regex (a type by name)", MODIFIER: "kind + has (a modifier word)"}
+              LEAF_KIND: "kind + regex (a type by name)", MODIFIER: "kind + has (a modifier word)",
+              UNION: "any of each invalid example's own rule"}
 _WHOLE = re.compile(r"function|method|class|struct|impl|interface|module|namespace|program|item$")
 _ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation", "scoped")
 # Kinds that are building blocks of any code (accesses, assignments, calls, arguments, operators, lambdas, lists):
@@ -157,7 +159,7 @@ def _named_tier(cand: Candidate) -> float:
         return 0.9 if cand.qualified else 2.5 if cand.within else 1.5
     if form == FIELD and cand.family:
         return 0.8
-    return {COMMENT: 0, FIELD: 3, MODIFIER: 2}.get(form, 3)
+    return {COMMENT: 0, FIELD: 3, MODIFIER: 2, UNION: 3.9}.get(form, 3)
 
 
 def _inside_tier(cand: Candidate) -> float:

@@ -8,7 +8,7 @@ from typing import Any
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from sgtools.core import yamlio
-from sgtools.workflows.suggest.candidates import EXCLUDE, FORM_NAMES, Candidate
+from sgtools.workflows.suggest.candidates import EXCLUDE, FORM_NAMES, UNION, Candidate
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -72,7 +72,9 @@ def why(cand: Candidate, n_invalid: int, n_valid: int) -> str:
     shared = "shared by all" if n_invalid > 1 else "in"
     text = (f"The smallest `{cand.gen.root.kind}` {shared} {n_invalid} invalid example(s), written as "
             f"{form_name(cand)}")
-    holes = _holes(cand)
+    if cand.form == UNION:
+        text = "No construct is shared by all the invalid examples and absent from the valid ones"
+    holes = "" if cand.form == UNION else _holes(cand)
     if holes:
         text += f"; {holes}"
     if cand.note:

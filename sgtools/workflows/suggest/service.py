@@ -35,6 +35,7 @@ from sgtools.workflows.suggest import (
     proof,
     render,
     scope,
+    union,
 )
 from sgtools.workflows.suggest import candidates as cands
 from sgtools.workflows.suggest.generalise import Generalised
@@ -279,7 +280,7 @@ def suggest_rule(
     pivot = min(trees, key=lambda e: (len(e.code), e.index))
     search = _Search(engine, lang, file_name, trees, valid)
     _search(search, gens, pivot, count, valid_trees)
-    picked = _pick(search.passing(), count + _SPARE)
+    picked = _picked(search, count + _SPARE, valid_trees)
     in_files = _leave_out_in_file_tests(search, picked, paths)
     docs = [render.rule_doc(given_id or render.default_id(c), lang, sev, given_message or render.default_message(c),
                             c.body) for c in picked]
@@ -309,6 +310,34 @@ def suggest_rule(
     return result
 
 
+def _picked(search: _Search, count: int, valid_trees: list[Example]) -> list[cands.Candidate]:
+    """The best candidates, one per root; `any` of each example's own rule first when none separates or the best
+    is a literal `not`."""
+    picked = _pick(search.passing(), count)
+    if not picked or picked[0].form == cands.EXCLUDE:
+        picked = (_union(search, valid_trees) + picked)[:count]
+    return picked
+
+
+def _union(search: _Search, valid_trees: list[Example]) -> list[cands.Candidate]:
+    """`any` of each invalid example's own best rule, each searched alone against all the valid examples, when
+    they share nothing better; verified on all the examples (union.py)."""
+    if len(search.invalid) < 2:
+        return []
+    parts: list[cands.Candidate] = []
+    for tree in search.invalid:
+        alone = _Search(search.engine, search.language, search.file_name, [tree], search.valid)
+        _search(alone, cands.generalisations([tree], valid_trees), tree, 1, valid_trees)
+        best = union.best_part(_inner_first(alone.passing()), valid_trees)
+        if best is None:
+            return []
+        if not any(best.body == p.body for p in parts):
+            parts.append(best)
+    cand = union.joined(parts)
+    search.run([cand])
+    return [c for c in search.passing() if c is cand]
+
+
 def _leave_out_in_file_tests(search: _Search, picked: list[cands.Candidate],
                              paths: dict[str, list[str]] | None) -> set[int]:
     """When the scope leaves out test code and the language writes tests inside library files (Rust's
@@ -330,6 +359,8 @@ def _leave_out_in_file_tests(search: _Search, picked: list[cands.Candidate],
 def _add_fix(engine: Engine, lang: str, file_name: str, cand: cands.Candidate, pairs: list[FixExample],
              doc: dict[str, object], item: SuggestedRule, result: SuggestResult) -> None:
     """An inferred fix is never `safe` (issue 29, part 5; issue 30): `metadata.fixSafety: unsafe`, saying why."""
+    if cand.form == cands.UNION:
+        return  # `any` of several constructs: no one fix template fits them
     fix, note = fixes.infer(engine, lang, file_name, cand, pairs)
     if fix is not None:
         why_unsafe = fixes.unsafe_reason(fix, cand, pairs)
