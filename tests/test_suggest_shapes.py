@@ -31,6 +31,18 @@ class Case:
 
 
 CASES = {
+    "a string argument told apart by a token it holds": Case(
+        "`%s` placeholders in SQL passed to `execute`, beside the same calls with `?`: the string at position 1 "
+        "holds `%s` in every invalid call and in no valid one (`has: {nthChild: 1, regex: %s}`). (The best was a "
+        "literal `not` of the valid calls.)",
+        "python",
+        ["cur.execute(\"SELECT a FROM t WHERE id = %s\", (i,))",
+         "cur.execute(\"DELETE FROM u WHERE n = %s AND k = 1\", (n,))"],
+        ["cur.execute(\"SELECT a FROM t WHERE id = ?\", (i,))",
+         "cur.execute(\"DELETE FROM u WHERE n = ? AND k = 1\", (n,))"],
+        ["cur.execute(\"UPDATE t SET a = %s\", (v,))"],
+        ["cur.execute(\"UPDATE t SET a = ?\", (v,))", "cur.execute(\"SELECT 1\")"],
+    ),
     "two things named, each said on its own": Case(
         "`document.write(...)` and `new Function(...)` share no construct: the rule is `any` of each example's own "
         "call, each in its most general form. (The best was `const $A = $B` with a literal `not` of the valid "

@@ -6,6 +6,7 @@ show."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,11 +94,49 @@ def _lists(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], list[tupl
     return where, _facts([a[1] for a in bad_args], [a[1] for a in good_args])
 
 
+_TOKEN = re.compile(r"%[-+ #0-9.]*[A-Za-z]|[A-Za-z_]\w*")
+
+
+def _value(arg: Node) -> Node:
+    inner = arg.named_children()
+    return inner[0] if "argument" in arg.kind and len(inner) == 1 else arg
+
+
+def _token_fact(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], int, str] | None:
+    """(position, token): a string passed at one position by every call, holding a token (a format verb `%v`,
+    a word) in every invalid call and in no valid one: `fmt.Errorf("load: %v", err)` beside `"%w"`."""
+    lists = [_argument_list(n) for n in [*bad, *good]]
+    if any(x is None for x in lists):
+        return None
+    known = [x for x in lists if x is not None]
+    role = known[0].role
+    if any(x.role != role or (role is None and x.kind != known[0].kind) for x in known):
+        return None
+    where: dict[str, Any] = {"field": role} if role else {"kind": known[0].kind}
+    values = [[_value(a) for a in x.named_children() if "comment" not in a.kind] for x in known]
+    for i in range(_POSITIONS):
+        if not all(len(v) > i and "string" in v[i].kind for v in values):
+            continue
+        tokens = [set(_TOKEN.findall(v[i].text)) for v in values]
+        shared = set.intersection(*tokens[:len(bad)]) - set().union(*tokens[len(bad):])
+        if shared:
+            return where, i + 1, max(shared, key=lambda t: (t.startswith("%"), len(t)))
+    return None
+
+
 def argument_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
                         valid: Sequence[Example], start: int) -> list[Candidate]:
     """A call that flags valid code too, told apart by the kind of what it passes at one position."""
     out: list[Candidate] = []
     for cand, bad, good in near_misses(misses, invalid, valid):
+        token = _token_fact(bad, good)
+        if token is not None:
+            where, position, word = token
+            regex = re.escape(word) if word.startswith("%") else rf"\b{word}\b"
+            rule = {"all": [cand.body["rule"], {"has": {**where, "has": {"nthChild": position, "regex": regex}}}]}
+            note = (f"flags it when the string passed as argument {position} holds `{word}`; lets through the same "
+                    "text built another way (a variable, a constant)")
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
         found = _lists(bad, good)
         if found is None:
             continue
