@@ -31,6 +31,17 @@ class Case:
 
 
 CASES = {
+    "code the valid examples await is fine inside an await": Case(
+        "`res.json()` awaited in the valid examples, bare in the invalid ones (in plain functions): `not: inside` "
+        "an `await` says it wherever the call is. (`inside` a function not marked `async` ranked first, which let "
+        "through the same call outside any function.)",
+        "typescript",
+        ["function f(r: Response) {\n  const d = r.json();\n}", "function g(res: Response) {\n  return res.json();\n}"],
+        ["async function f(r: Response) {\n  const d = await r.json();\n}",
+         "async function g(res: Response) {\n  return await res.json();\n}"],
+        ["const x = resp.json();", "class A {\n  m(r: Response) {\n    return r.json();\n  }\n}"],
+        ["const x = await resp.json();", "const s = JSON.stringify(x);"],
+    ),
     "a string argument told apart by a token it holds": Case(
         "`%s` placeholders in SQL passed to `execute`, beside the same calls with `?`: the string at position 1 "
         "holds `%s` in every invalid call and in no valid one (`has: {nthChild: 1, regex: %s}`). (The best was a "

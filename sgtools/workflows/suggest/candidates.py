@@ -168,6 +168,8 @@ def _inside_tier(cand: Candidate) -> float:
     kind = str((clause.get("inside") or clause.get("not", {}).get("inside") or {}).get("kind", ""))
     if kind in PART_KINDS:
         return 2.6  # a block is part of whatever holds it, not a context of its own
+    if kind.startswith("await"):
+        return 1.95  # `fetch(...)` not inside an `await`: a suspension point, where the code is fine
     if not own_context(kind):
         return 2.6
     # A statement or a clause of one (`finally_clause`: nearer the code than its `try_statement`) before other
