@@ -31,6 +31,17 @@ class Case:
 
 
 CASES = {
+    "two calls named, not the functions around them": Case(
+        "`alert(...)` in one function, `window.confirm(...)` in another, and the valid examples the same functions "
+        "without them: `any` of the two calls, not the whole-function pattern `function $A($$$PARAMS) {...}` "
+        "(which ranked first and flags any function of that shape).",
+        "javascript",
+        ["function f() {\n  alert(\"x\");\n  g();\n}", "function h(m) {\n  window.confirm(m);\n  return m;\n}"],
+        ["function f() {\n  g();\n}", "function h(m) {\n  return m;\n}"],
+        ["alert(1);", "if (x) window.confirm(\"y\");"],
+        ["function k() {\n  a();\n  b();\n}", "notify.alert(x);"],
+        lambda doc: "any" in doc["rule"],
+    ),
     "code the valid examples await is fine inside an await": Case(
         "`res.json()` awaited in the valid examples, bare in the invalid ones (in plain functions): `not: inside` "
         "an `await` says it wherever the call is. (`inside` a function not marked `async` ranked first, which let "

@@ -312,9 +312,9 @@ def suggest_rule(
 
 def _picked(search: _Search, count: int, valid_trees: list[Example]) -> list[cands.Candidate]:
     """The best candidates, one per root; `any` of each example's own rule first when none separates or the best
-    is a literal `not`."""
+    is a whole function or a literal `not`."""
     picked = _pick(search.passing(), count)
-    if not picked or picked[0].form == cands.EXCLUDE:
+    if not picked or picked[0].tier() >= union.LAST_TIER:
         picked = (_union(search, valid_trees) + picked)[:count]
     return picked
 

@@ -2,8 +2,8 @@
 
 "No `eval` or `new Function`", "no `binding.pry` or `byebug`": the developer names two things and the examples
 show each once, as different constructs. An ast-grep author writes `any:` of a rule per thing. Tried only when
-no rule flags every invalid example and no valid one, or when the best that does is a literal `not` of valid
-code: each invalid example gets its own search against all the valid examples (same
+no rule flags every invalid example and no valid one, or when the best that does is a whole function or a
+literal `not` of valid code: each invalid example gets its own search against all the valid examples (same
 forms, same ranking), and its best rule joins the `any` only if it says the example's own construct in general
 terms: the most relaxed pattern, a kind, a name regex, a comment word or a bare name; never a telling child
 (which copies the example's text), a context, a literal `not`, code a valid example also shows, or a
@@ -42,6 +42,7 @@ _META = re.compile(r"\$(\$\$)?([A-Z][A-Z0-9_]*)")
 _PATTERNS = frozenset({PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED})
 _FORMS = frozenset({*_PATTERNS, KIND_ONLY, FIELD, COMMENT, MODIFIER})
 _STATEMENT = re.compile(r"statement|call|invocation")
+LAST_TIER = 8  # a whole function, a literal `not`: what a union is tried before
 _WEAK_TIER = 4  # keywords only, a whole function, a name with no call: no part of a union
 
 
@@ -60,6 +61,8 @@ def _general(cand: Candidate, fine: set[tuple[str, str]]) -> bool:
     """The example's own construct in general terms (see the module's doc)."""
     if cand.form not in _FORMS or cand.gen.shadowed or cand.keyword_only():
         return False
+    if cand.leaf and (cand.form != PLAIN or not cand.gen.root.kind.endswith("identifier")):
+        return False  # a bare name (`byebug`), not a token picked out of the example (`mut`, a type)
     if cand.form in _PATTERNS and not (cand.leaf or _named_call(cand.gen.root)):
         return False  # `catch (std::exception $A)`: a pattern of a construct keeps the example's own types
     if cand.form in _PATTERNS and cand.gen.level != LEVELS[0] and not cand.leaf:
