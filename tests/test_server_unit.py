@@ -169,7 +169,8 @@ def test_each_tool_builds_its_validator_once_not_per_call(ws: Workspace, monkeyp
     monkeypatch.setattr(jsonschema, "Draft202012Validator", counting)
     app = _app(ws)
     schema = input_schemas(app.settings, server.TOOLS)["scan_code"]
-    tool = server._make_tool(app, server.tool_specs()["scan_code"], schema)
+    spec = server.tool_specs()["scan_code"]
+    tool = server._make_tool(app, spec, schema, server._tool_call(app, spec, schema))
     assert len(built) == 1
     ctx = SimpleNamespace(request_context=SimpleNamespace(params={"arguments": {"cod": "x"}}))
     for _ in range(3):
