@@ -61,11 +61,12 @@ def essentials(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Essentials]
     assert tree_state(built.root) == before, "a test wrote into the shared essentials project"
 
 
-# Go's build cache for the tests that build Go, the one bin/fix_harness.py uses by default (<this>/gocache): kept
-# across sessions. The harness builds with -trimpath and CGO_ENABLED=0, so Go compiles its whole standard library
-# into an empty cache first: ~25 CPU-s, most of a Go case's time, paid once per machine instead of once per test.
-# Go keys the cache by content and locks it for concurrent builds: a verdict cannot come from another build's code.
-GO_HARNESS_CACHE = Path(tempfile.gettempdir()) / "sgtools-fix-harness"
+# Go's build cache for the tests that build Go (<this>/gocache, as bin/fix_harness.py lays out its cache), kept
+# across sessions, one per user. The harness builds with -trimpath and CGO_ENABLED=0, so Go compiles its whole
+# standard library into an empty cache first: ~25 CPU-s, most of a Go case's time, paid once per machine instead of
+# once per test. Go keys the cache by content and locks it for concurrent builds: a verdict cannot come from another
+# build's code.
+GO_HARNESS_CACHE = Path(tempfile.gettempdir()) / f"sgtools-tests-go-{os.getuid()}"
 
 
 @pytest.fixture(scope="session")

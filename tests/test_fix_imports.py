@@ -60,6 +60,7 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> Pa
 
 
 @needs_go
+@pytest.mark.slow  # a real compiler: seconds of CPU
 def test_the_ioutil_fix_builds_with_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _project(tmp_path, monkeypatch, IOUTIL)
     assert _go_build(root).returncode == 0  # the before-state builds
