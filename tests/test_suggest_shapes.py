@@ -31,6 +31,15 @@ class Case:
 
 
 CASES = {
+    "a body whose statements all differ is any number of statements": Case(
+        "Go `init` functions whose one statement differs: the body is `$$$BODY`, not one `$A`, which matched only "
+        "bodies of exactly one statement (an empty `init` and a longer one were let through).",
+        "go",
+        ["func init() {\n\tsetup()\n}", "func init() {\n\tm[\"a\"] = 1\n}"],
+        ["func setup() {\n\tinit2()\n}", "func main() {\n\tm[\"a\"] = 1\n}"],
+        ["func init() {}", "func init() {\n\ta()\n\tb()\n}"],
+        ["func initialize() {}", "func (s *S) run() {\n\ta()\n}"],
+    ),
     "two calls named, not the functions around them": Case(
         "`alert(...)` in one function, `window.confirm(...)` in another, and the valid examples the same functions "
         "without them: `any` of the two calls, not the whole-function pattern `function $A($$$PARAMS) {...}` "

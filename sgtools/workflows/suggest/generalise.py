@@ -32,6 +32,7 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _OPEN, _CLOSE = ("(", "[", "{", "<"), (")", "]", "}", ">")
 LEVELS = (2, 1, 0)  # most relaxed first
 _SLOT = "\x02"
+_BODY = re.compile(r"block|body|statement_list|suite")
 _PUNCT = frozenset("()[]{},;.:'\"`@#$") | {"::", "->", "=>", "?."}
 
 
@@ -243,9 +244,7 @@ class _Builder:
         """Generalise one child position across the group; False when the group cannot be generalised."""
         state = self._state()
         if self.gen(sub):
-            if child.named and len(self.holes) > state[1] and self.kept == state[2] and not _listlike(child):
-                self._restore(state)  # only holes and punctuation (`$A()` for `load()` / `f.read()`): one hole
-                self.single(sub)
+            self._collapse(child, sub, state)
             return True
         self._restore(state)
         if not child.named and any(n.named for n in sub):
@@ -261,6 +260,18 @@ class _Builder:
             return self.many(sub)  # (a list beside a dictionary, `[]` / `{}`, is one hole of either kind)
         self.single(sub)
         return True
+
+    def _collapse(self, child: Node, sub: list[Node], state: tuple[int, int, float, int]) -> None:
+        """A child whose generalisation kept nothing but holes and punctuation: one hole (`$A()` for `load()` /
+        `f.read()`); a body of statements that all differ, any number of them (`func init() {$$$BODY}`)."""
+        if not (child.named and len(self.holes) > state[1] and self.kept == state[2]):
+            return
+        if not _listlike(child):
+            self._restore(state)
+            self.single(sub)
+        elif _BODY.search(child.kind):
+            self._restore(state)
+            self.many(sub, relaxed=True)
 
     def finish(self) -> Generalised:
         names: dict[tuple[bool, tuple[str, ...]], str] = {}
@@ -336,7 +347,7 @@ def _multi_name(node: Node, index: int) -> str:
     parent = node.parent.kind if node.parent is not None else ""
     base = "ARGS" if "argument" in node.kind or "argument" in parent else \
         "PARAMS" if "parameter" in node.kind or "parameter" in parent else \
-        "BODY" if any(p in node.kind for p in ("block", "body")) else "ITEMS"
+        "BODY" if any(p in node.kind for p in ("block", "body", "statement_list", "suite")) else "ITEMS"
     return base if index == 0 else f"{base}{index + 1}"
 
 
