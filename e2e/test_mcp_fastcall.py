@@ -166,24 +166,41 @@ def test_raw_requests_get_the_same_bytes_and_only_plain_calls_take_the_fast_path
     assert counts[False]["fast"] == 6 and counts[True]["fast"] == 0
 
 
-def test_a_handshake_connection_is_all_the_sdks(tmp_path: Path, server_env: dict[str, str]) -> None:
-    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
-    plain = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-             "params": {"name": "scan_code", "arguments": {"code": EVAL_CODE, "language": "javascript"}}}
+@pytest.mark.parametrize("version", ["2025-06-18", "2024-11-05"])  # the latter has no structuredContent
+def test_a_handshake_connection_is_served_after_the_sdk_accepted_initialize(
+        tmp_path: Path, server_env: dict[str, str], version: str) -> None:
+    def init(msg_id: int, proposed: str) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize", "params": {
+            "protocolVersion": proposed, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+
+    def plain(msg_id: Any, name: str, arguments: Any) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": msg_id, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments}}
+
+    scan = {"code": EVAL_CODE, "language": "javascript"}
+    messages: list[dict[str, Any]] = [
+        plain(1, "scan_code", scan),  # before initialize: the SDK's gate refuses it
+        init(0, version),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        plain(2, "scan_code", scan),  # taken
+        _call(3, "list_rules", {}),  # a 2026 envelope on a handshake connection: the SDK refuses it
+        plain("4", "list_rules", {}),  # taken
+        plain(5, "scan_code", [1]),  # refused by the protocol surface: the SDK's answer
+        init(6, "2025-03-26"),  # a second initialize: the SDK's alone from then on
+        plain(7, "list_rules", {}),
+    ]
 
     def session(root: Path, env: dict[str, str]) -> None:
         raw = Raw(root, env)
-        raw.send(plain)  # before initialize: refused by the SDK's gate
-        raw.reply()
-        for msg in (init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, plain, _call(3, "list_rules", {})):
+        for msg in messages:
             raw.send(msg)
             if "id" in msg:
                 raw.reply()
         assert raw.end() == []
 
     counts = _both(tmp_path, server_env, _project, session)
-    assert counts[False] == {"sdk": 1, "fast": 0}
+    assert counts[True] == {"sdk": 3, "fast": 0}
+    assert counts[False] == {"sdk": 1, "fast": 2}
 
 
 def _slow_call(msg_id: int | str) -> dict[str, Any]:

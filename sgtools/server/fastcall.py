@@ -1,4 +1,4 @@
-"""`tools/call` of our own tools on a 2026-era stdio connection, answered beside the SDK's dispatch.
+"""`tools/call` of our own tools on a stdio connection, answered beside the SDK's dispatch.
 
 Why: the SDK's way through a call (its message model parsed from the line, three memory streams and a relay task,
 a dispatcher task, a per-request connection, session and context, the middleware chain, the tool manager, the
@@ -9,12 +9,14 @@ handler calls (server/app.py `tool_calls`), and its answer is the same bytes the
 compares both ways on the MCP end-to-end story and on requests the fast path must leave to the SDK).
 
 What stays the SDK's, so that a client sees the same protocol:
-- the connection's era, decided by its first request (always the SDK's): only a 2026-era connection (no
-  handshake, each request carrying its own `_meta` envelope) is answered here; a handshake connection goes
-  wholly through the SDK, with its initialize gate and version negotiation;
+- the connection's era, decided by its first request (always the SDK's); on a handshake connection, the
+  handshake itself: calls are taken only once the SDK answered its one `initialize` (it commits the negotiated
+  version and opens its gate before it answers: `heard`), at that version, and a second `initialize` leaves the
+  whole connection to the SDK;
 - a request's envelope and params, checked by the SDK's own functions (`classify_inbound_request`,
   `validate_client_request`); any request they refuse, any method but `tools/call`, an unknown tool name, an
-  unexpected params key, or a result this module cannot shape goes to the SDK, which answers it as always;
+  unexpected params key or an envelope on a handshake connection goes to the SDK, which answers it as always (and
+  a result of another shape than run_tool's is sieved by the SDK's own function, `_answer`);
 - a server whose `tools/call` handler, middleware or cache hints differ from what build_server makes (an SDK
   extension wrapping tool calls, say) has no fast path at all (`for_server`).
 What is the same here: the request id echoed verbatim, `notifications/cancelled` ends the call and it is never
@@ -26,6 +28,7 @@ dispatcher answers its own.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -49,6 +52,7 @@ from mcp_types import (
     TextContent,
 )
 from mcp_types import methods as _methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 log = logging.getLogger("sgtools.server.fastcall")
 
@@ -69,6 +73,9 @@ class FastCalls:
         self._tg = tg
         self._in_flight: dict[Any, anyio.CancelScope] = {}  # by coerced request id
         self.modern: bool | None = None  # the connection's era, once its first request went to the SDK
+        self._init_id: Any = None  # the handshake's `initialize`, while its answer is awaited
+        self._handshake: str | None = None  # the version the SDK negotiated, once it answered `initialize`
+        self._handshake_off = False  # a second `initialize`: the SDK's alone from then on
         self._closing = False
         self.taken = 0  # calls answered here (server_info does not show it; tests read it)
 
@@ -82,11 +89,13 @@ class FastCalls:
                 self._cancel(msg.get("params"))
             return False
         params = msg.get("params")
-        if self.modern is None:  # the opening request decides the era, in the SDK (serve_dual_era_loop)
-            meta = params.get("_meta") if isinstance(params, dict) else None
-            self.modern = method != "initialize" and isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
+        opening = self.modern is None
+        if opening:  # the opening request decides the era, in the SDK (serve_dual_era_loop)
+            self.modern = method != "initialize" and _enveloped(params)
+        if method == "initialize":
+            self._initialize(msg["id"])
             return False
-        if not self.modern or method != "tools/call":
+        if opening or method != "tools/call":
             return False
         taken = self._route(params)
         if taken is None:
@@ -95,6 +104,32 @@ class FastCalls:
         self._tg.start_soon(self._run, msg["id"], tool, raw, version)
         self.taken += 1
         return True
+
+    def _initialize(self, rid: Any) -> None:
+        """A handshake connection is served here once the SDK accepted its one `initialize` (`heard`); a second
+        one leaves the whole connection to the SDK (it may negotiate another version)."""
+        if self.modern is False and self._init_id is None and self._handshake is None and not self._handshake_off:
+            self._init_id = rid
+        else:
+            self._handshake_off = True
+            self._handshake = None
+
+    def heard(self, text: str) -> None:
+        """A line the SDK writes: the answer to `initialize` opens the handshake connection's gate (the SDK
+        commits the negotiated version before it answers) and says its version."""
+        if self._init_id is None:
+            return
+        try:
+            reply = json.loads(text)
+        except ValueError:
+            return
+        if not isinstance(reply, dict) or reply.get("id") != self._init_id:
+            return
+        self._init_id = None
+        result = reply.get("result")
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if version in HANDSHAKE_PROTOCOL_VERSIONS and not self._handshake_off:
+            self._handshake = version
 
     def _route(self, params: Any) -> tuple[ToolCall, str, object] | None:
         """The tool, protocol version and raw arguments of a call the SDK would hand to our handler unchanged;
@@ -105,14 +140,20 @@ class FastCalls:
         tool = self._tools.get(name) if isinstance(name, str) else None
         if tool is None:
             return None
-        route = classify_inbound_request({"method": "tools/call", "params": params})
-        if isinstance(route, InboundLadderRejection):
+        if self.modern:
+            route = classify_inbound_request({"method": "tools/call", "params": params})
+            if isinstance(route, InboundLadderRejection):
+                return None
+            version = route.protocol_version
+        elif self._handshake is not None and not _enveloped(params):  # an envelope: the SDK refuses it here
+            version = self._handshake
+        else:  # before the handshake: the SDK's gate refuses it
             return None
         try:
-            _methods.validate_client_request("tools/call", route.protocol_version, params)
+            _methods.validate_client_request("tools/call", version, params)
         except Exception:  # refused (or unknown to this SDK): the SDK answers it as it always does
             return None
-        return tool, route.protocol_version, params.get("arguments") or {}  # as raw_arguments reads them
+        return tool, version, params.get("arguments") or {}  # as raw_arguments reads them
 
     def _cancel(self, params: Any) -> None:
         rid = params.get("requestId") if isinstance(params, dict) else None
@@ -147,15 +188,18 @@ class FastCalls:
                 await self._write(_error_line(rid, ErrorData(code=CONNECTION_CLOSED, message="Connection closed")))
 
     def _answer(self, rid: str | int, result: CallToolResult, version: str) -> str:
-        """The response line the SDK writes for `result` on a 2026-era connection: its model dump (aliases, no
-        None), sieved by the protocol surface, `resultType` and the `serverInfo` stamp added, in that order. A
-        result of our usual shape (text blocks, no annotations or `_meta`) is built directly; any other goes
-        through the SDK's own sieve."""
-        if result.meta is None and all(type(c) is TextContent and c.annotations is None and c.meta is None
-                                       for c in result.content):
-            body: dict[str, Any] = {"content": [{"text": c.text, "type": "text"} for c in result.content
-                                                if isinstance(c, TextContent)],
-                                    "isError": result.is_error, "resultType": "complete"}
+        """The response line the SDK writes for `result`: its model dump (aliases, no None), sieved by the protocol
+        surface of `version`, and on a 2026-era connection `resultType` and the `serverInfo` stamp added, in that
+        order. A 2026-era result of our usual shape (text blocks, no annotations or `_meta`) is built directly;
+        any other goes through the SDK's own sieve."""
+        if version not in MODERN_PROTOCOL_VERSIONS:
+            dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            body = _methods.serialize_server_result("tools/call", version, dumped)
+        elif result.meta is None and all(type(c) is TextContent and c.annotations is None and c.meta is None
+                                         for c in result.content):
+            body = {"content": [{"text": c.text, "type": "text"} for c in result.content
+                                if isinstance(c, TextContent)],
+                    "isError": result.is_error, "resultType": "complete"}
             if result.structured_content is not None:
                 body["structuredContent"] = result.structured_content
             body["_meta"] = {SERVER_INFO_META_KEY: self._stamp}
@@ -169,6 +213,12 @@ class FastCalls:
             elif isinstance(meta, dict) and meta.get(SERVER_INFO_META_KEY) is None:
                 body["_meta"] = {**meta, SERVER_INFO_META_KEY: self._stamp}
         return pydantic_core.to_json({"jsonrpc": "2.0", "id": rid, "result": body}).decode() + "\n"
+
+
+def _enveloped(params: Any) -> bool:
+    """Whether a request carries the 2026 per-request envelope (the SDK's `_has_modern_envelope`)."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, Mapping) and PROTOCOL_VERSION_META_KEY in meta
 
 
 def _error_line(rid: str | int, error: ErrorData) -> str:

@@ -16,7 +16,7 @@ import os
 import stat
 import struct
 import termios
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -41,8 +41,11 @@ class _Wire:
         self._file = os.fdopen(fd, "wb", closefd=False)
         self._lock = anyio.Lock()
         self._pipe_size = _pipe_size(fd)
+        self.heard: Callable[[str], None] | None = None  # sees every line written (server/fastcall.py)
 
     async def write(self, text: str) -> None:
+        if self.heard is not None:
+            self.heard(text)
         data = text.encode("utf-8", "backslashreplace")
         async with self._lock:
             if self._fits(len(data)):
@@ -205,7 +208,9 @@ async def _serve_stdio(server: MCPServer[Any]) -> None:
     async with _claimed_stdio() as (wire_in, wire_out):
         wire = _Wire(wire_out)
         async with anyio.create_task_group() as tg:  # the tool calls answered beside the SDK run here
-            lines = _Lines(wire_in, wire, for_server(server, wire.write, tg))
+            fast = for_server(server, wire.write, tg)
+            wire.heard = fast.heard if fast is not None else None
+            lines = _Lines(wire_in, wire, fast)
             async with stdio_server(stdin=lines, stdout=wire) as (read_stream, write_stream):  # type: ignore[arg-type]
                 low = server._lowlevel_server  # the SDK's own run_stdio_async does exactly this with its streams
                 await low.run(read_stream, write_stream, low.create_initialization_options())
