@@ -124,6 +124,7 @@ def test_cargo_check(tmp_path: Path) -> None:
     assert made[1].built == (True, False) and made[1].broken
 
 
+@pytest.mark.slow  # tsc: 10.5 s in the last full run, where unmarked it was handed out last
 def test_tsc_no_emit(tmp_path: Path) -> None:
     if fix_checks.tsc_binary(CI_TOOLS, install=False) is None:
         pytest.skip("tsc not installed: npm install --prefix .ci-cache/tools typescript@5 (.ci/run does)")
@@ -160,6 +161,7 @@ def test_evidence_rows_count_checked_and_failed_fixes_and_keep_other_languages(t
     assert named[0].endswith("| command |") and named[2].endswith("| `python -m bin.fix_harness --table` |")
 
 
+@pytest.mark.slow  # tsc: 4.7 s in the last full run
 def test_tsc_uses_the_packages_own_tsconfig(tmp_path: Path) -> None:
     """A fix that is an error only under the project's own options (strict: an implicit any) is caught."""
     if fix_checks.tsc_binary(CI_TOOLS, install=False) is None:

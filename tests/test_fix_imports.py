@@ -113,6 +113,7 @@ def test_go_import_blocks(source: str, expected: str) -> None:
 
 
 @needs_go
+@pytest.mark.slow  # go build, twice: 11.6 s in the last full run (a cold Go build cache; 0.6 s warm)
 def test_the_harness_builds_go_before_and_after(tmp_path: Path, gocache: Path) -> None:
     """bin/fix_harness.py's Go check builds the fixed file's whole package: the old ioutil fix, which left the
     imports as they were, re-parses cleanly but no longer builds, and the harness says so."""
