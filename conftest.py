@@ -10,37 +10,13 @@
   silently stops grouping under pytest 9.2: pytest-dev/pytest-xdist#1386.)
 
 Any explicit `--dist` other than `load` (e.g. `--dist loadfile`) is left to xdist.
-
-- Bytecode is cached even where the environment says not to write it (PYTHONDONTWRITEBYTECODE, set in many
-  containers): the suite starts many Python processes (`python -m sgtools`, servers, nested pytest runs) and,
-  without a cache, each compiles every module it imports, and every pytest process rewrites every test module's
-  asserts again. The cache goes to a directory of its own under the temp dir (PYTHONPYCACHEPREFIX), not into the
-  tree, for this process, the xdist workers (started after this file is read) and every child that inherits the
-  environment. Python checks each cached file against its source's mtime and size, so a stale one is never used.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-
-def _cache_bytecode() -> None:
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
-        return  # Python's default (a __pycache__ beside each module), or a cache the user chose
-    prefix = str(Path(tempfile.gettempdir()) / f"sgtools-tests-pycache-{os.getuid()}")
-    del os.environ["PYTHONDONTWRITEBYTECODE"]
-    os.environ["PYTHONPYCACHEPREFIX"] = prefix
-    sys.dont_write_bytecode = False
-    sys.pycache_prefix = prefix
-
-
-_cache_bytecode()
 
 # Test files (or test ids) by their time on a quiet 2-core machine, longest first: each over ~30 s there.
 LONGEST_FIRST = (
