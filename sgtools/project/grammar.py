@@ -13,7 +13,6 @@ import hashlib
 import re
 import shutil
 import tarfile
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any, TypedDict
@@ -24,6 +23,7 @@ from sgtools.core.errors import BadInput, EngineFailed, NotFound, TooLarge
 from sgtools.engine import trust
 from sgtools.engine.process import Engine
 from sgtools.engine.spawn import run_tool
+from sgtools.engine.tempdirs import private_dir
 from sgtools.project.config import load_config
 from sgtools.project.workspace import Workspace
 
@@ -143,7 +143,7 @@ def _proven(ws: Workspace, engine: Engine, name: str, entry: dict[str, Any], sam
     sgconfig.yml is never touched here."""
     allowed = copy.copy(engine)
     allowed.custom_languages = "allow"
-    with tempfile.TemporaryDirectory(prefix="sgtools-lang-") as tmp:
+    with private_dir("lang-") as tmp:
         private = Path(tmp) / "sgconfig.yml"
         private.write_text(yamlio.dump_rt({"ruleDirs": [], "customLanguages": {name: entry}}), encoding="utf-8")
         parsed = _sample(ws, allowed, private, name, sample)
@@ -187,7 +187,7 @@ def add_language(ws: Workspace, engine: Engine, name: str, source: str, extensio
     src = Path(source).expanduser()
     if not src.exists():
         raise NotFound(f"{source} does not exist. Pass a grammar source directory or its sdist / npm tarball.")
-    with tempfile.TemporaryDirectory(prefix="sgtools-grammar-") as tmp:
+    with private_dir("grammar-") as tmp:
         tree = src if src.is_dir() else _extract(src, Path(tmp))
         parser, sources = find_sources(tree)
         symbol = language_symbol(parser, name)

@@ -8,7 +8,6 @@ collisions with the project and the examples; only a rule that passed them all i
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from sgtools.contracts.rules import Finding
 from sgtools.core.errors import Conflict, RuleInvalid
 from sgtools.engine.process import NO_CONFIG, Engine
+from sgtools.engine.tempdirs import private_dir
 from sgtools.engine.texts import scan_texts
 from sgtools.project.config import ProjectConfig, try_load_config
 from sgtools.project.languages import file_name_for, language_key, unknown_language_message
@@ -117,7 +117,7 @@ def prepare(
     if cfg is None:
         warnings.append("no sgconfig.yml: checked in isolation, without global utils or id collisions")
     target = None
-    with tempfile.TemporaryDirectory(prefix="sgtools-rule-") as tmp:
+    with private_dir("rule-") as tmp:
         rule_file = Path(tmp) / f"{rule_id}.yml"
         rule_file.write_text(text, encoding="utf-8")
         # 5. The real binary compiles it (with the project's utils when there is a project).

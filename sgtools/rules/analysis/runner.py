@@ -20,6 +20,7 @@ from sgtools.core import languages
 from sgtools.core.errors import SgToolsError
 from sgtools.engine import lifecycle
 from sgtools.engine.process import NO_CONFIG, Engine, stderr_message
+from sgtools.engine.tempdirs import tmp_root
 
 if TYPE_CHECKING:
     from sgtools.engine.match import AstGrepMatch
@@ -71,7 +72,7 @@ def run(engine: Engine, batch: Batch, *, config: Path | str = NO_CONFIG, cwd: Pa
     outcome = Outcome({}, {})
     if not batch.rules:
         return outcome
-    work = Path(tempfile.mkdtemp(prefix="sgtools-analysis-"))
+    work = Path(tempfile.mkdtemp(prefix="analysis-", dir=tmp_root()))
     try:
         for name, text in batch.files.items():
             (work / name).write_text(text, encoding="utf-8")
