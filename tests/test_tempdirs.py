@@ -61,6 +61,15 @@ def test_a_root_nobody_has_locked_yet_is_left_alone(tmp_path: Path) -> None:
     assert young.is_dir() and other.is_dir()
 
 
+def test_a_sweep_killed_half_way_leaves_trash_the_next_one_removes(tmp_path: Path) -> None:
+    # What a sweeper SIGKILLed inside its rmtree leaves: the dead root already renamed, partly deleted.
+    trash = tmp_path / f"{tempdirs.TRASH_PREFIX}123-{tempdirs.ROOT_PREFIX}abc"
+    (trash / "rule-x").mkdir(parents=True)
+    (trash / "rule-x" / "r.yml").write_text("id: x")
+    tempdirs.sweep(tmp_path)
+    assert not trash.exists()
+
+
 def test_this_process_root_survives_its_own_sweep() -> None:
     root = tempdirs.tmp_root()
     assert (root / tempdirs.OWNER_FILE).is_file()

@@ -16,6 +16,7 @@ _tmp_root: Path | None = None
 _owner_fd: int | None = None  # held open (and flock'ed) for the process's life: the root is in use while it is
 ROOT_PREFIX = "sgtools-scan-"
 OWNER_FILE = ".owner"
+TRASH_PREFIX = "sgtools-trash-"  # a dead root being deleted (see `sweep`)
 
 
 def tmp_root() -> Path:
@@ -53,7 +54,9 @@ def _hold(root: Path) -> int | None:
 def sweep(tmp: Path, keep: Path | None = None) -> list[Path]:
     """Remove the private roots (and everything under them) whose process is gone: a root with an owner file that
     nobody holds locked. A root without one (made before its owner locked it, or by an older version) is left
-    alone: a live process may be about to lock it. Only this user's directories are looked at."""
+    alone: a live process may be about to lock it. A dead root is renamed to a trash name before it is deleted, so
+    a sweeper killed half-way leaves trash the next one removes, never a root without its owner file. Only this
+    user's directories are looked at."""
     import fcntl
     import shutil
 
@@ -63,6 +66,10 @@ def sweep(tmp: Path, keep: Path | None = None) -> list[Path]:
     except OSError:
         return removed
     for entry in entries:
+        if entry.name.startswith(TRASH_PREFIX):
+            if _mine(entry):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            continue
         if not entry.name.startswith(ROOT_PREFIX) or (keep is not None and entry.path == str(keep)):
             continue
         try:  # one system call for a directory that is not a locked root (most of a shared /tmp's)
@@ -70,16 +77,25 @@ def sweep(tmp: Path, keep: Path | None = None) -> list[Path]:
         except OSError:
             continue
         try:
-            if entry.is_symlink() or os.fstat(fd).st_uid != os.getuid():
+            if not _mine(entry) or os.fstat(fd).st_uid != os.getuid():
                 continue
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            trash = tmp / f"{TRASH_PREFIX}{os.getpid()}-{entry.name}"
+            os.rename(entry.path, trash)  # under the lock: one sweeper takes it
         except OSError:
-            continue  # its process is alive
+            continue  # its process is alive, or another sweeper took it
         finally:
             os.close(fd)
-        shutil.rmtree(entry.path, ignore_errors=True)
+        shutil.rmtree(trash, ignore_errors=True)
         removed.append(Path(entry.path))
     return removed
+
+
+def _mine(entry: os.DirEntry[str]) -> bool:
+    try:
+        return not entry.is_symlink() and entry.is_dir() and entry.stat().st_uid == os.getuid()
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager
