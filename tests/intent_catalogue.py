@@ -32,8 +32,11 @@ DEV3_PATH = PATH.with_name("intent_dev3.yml")
 DEV4_PATH = PATH.with_name("intent_dev4.yml")
 # A fifth, written like dev4 after dev4's tuning (tests/data/intent_dev5.yml); its first run was the held-out estimate.
 DEV5_PATH = PATH.with_name("intent_dev5.yml")
+# A sixth, sealed: written blind to the generaliser and never run through suggest_rule before its first scored run
+# (tests/data/intent_dev6.yml); that first run is the held-out estimate, later runs are development signal.
+DEV6_PATH = PATH.with_name("intent_dev6.yml")
 HALVES = ("dev", "test")
-SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "test")
+SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -85,9 +88,13 @@ def load_dev5() -> list[Request]:
     return load(DEV5_PATH, "dev5", scoped=True)
 
 
+def load_dev6() -> list[Request]:
+    return load(DEV6_PATH, "dev6", scoped=True)
+
+
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves, dev2, dev3, dev4 and dev5."""
-    return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5()]
+    """Every request of every set: the catalogue's two halves, dev2, dev3, dev4, dev5 and dev6."""
+    return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
