@@ -31,6 +31,28 @@ class Case:
 
 
 CASES = {
+    "a construct as a direct part of a node, not anywhere in it": Case(
+        "A lambda as an assignment's value (not one passed as a keyword argument): `inside: {kind: assignment, "
+        "field: right}` without `stopBy`. With `stopBy: end` it also flagged a lambda in a dict or a call that is "
+        "assigned.",
+        "python",
+        ["handler = lambda e: log(e)", "cmp = lambda a, b: a - b"],
+        ["def handler(e):\n    log(e)", "items.sort(key=lambda a: a.k)"],
+        ["class A:\n    f = lambda s: 1", "def g():\n    h = lambda: 2\n    return h"],
+        ["cfg = {\"f\": lambda: 1}", "r = list(map(lambda v: v + 1, xs))"],
+    ),
+    "one context name is that name whole": Case(
+        "`System.gc()` in methods all named `reset`: the context is a method named `^reset$`, not one whose name "
+        "starts with `reset` (`resetAll` was flagged).",
+        "java",
+        ["class A {\n  void reset() {\n    System.gc();\n  }\n}",
+         "class B {\n  public void reset() {\n    count = 0;\n    System.gc();\n  }\n}"],
+        ["class A {\n  void init() {\n    System.gc();\n  }\n}",
+         "class B {\n  public void reset() {\n    count = 0;\n  }\n}"],
+        ["class C {\n  private void reset() {\n    System.gc();\n  }\n}"],
+        ["class D {\n  void resetAll() {\n    System.gc();\n  }\n}",
+         "class E {\n  void go() {\n    System.gc();\n  }\n}"],
+    ),
     "a body whose statements all differ is any number of statements": Case(
         "Go `init` functions whose one statement differs: the body is `$$$BODY`, not one `$A`, which matched only "
         "bodies of exactly one statement (an empty `init` and a longer one were let through).",

@@ -165,7 +165,15 @@ def _named_tier(cand: Candidate) -> float:
 def _inside_tier(cand: Candidate) -> float:
     """A construct inside (or not inside) a node kind; an assignment or a list around it is incidental."""
     clause = cand.body["rule"]["all"][-1]
-    kind = str((clause.get("inside") or clause.get("not", {}).get("inside") or {}).get("kind", ""))
+    inside = clause.get("inside") or clause.get("not", {}).get("inside") or {}
+    kinds = [str(k.get("kind", "")) for k in inside.get("any", [inside])]
+    if "stopBy" not in inside and "inside" in clause:
+        # A direct part of a node (a lambda as an assignment's value): said before the same node at any depth.
+        return min(_context_tier(k) for k in kinds) - 0.05
+    return _context_tier(kinds[0])
+
+
+def _context_tier(kind: str) -> float:
     if kind in PART_KINDS:
         return 2.6  # a block is part of whatever holds it, not a context of its own
     if kind.startswith("await"):

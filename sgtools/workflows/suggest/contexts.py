@@ -93,6 +93,7 @@ def bases(cand: Candidate) -> list[tuple[dict[str, Any], bool]]:
 
 
 _NAME_ROLES = ("name", "function", "method")
+_NAME = re.compile(r"[\w$@][\w$@.:\\-]*")  # a name, maybe qualified (`t.Run`, `std::move`), not code
 _MIN_PREFIX = 4  # a shared name start shorter than this (`get`) is a coincidence, not a convention (`test_`)
 
 
@@ -162,7 +163,11 @@ def name_marker(near: Sequence[Node], fine: Sequence[Node | None]) -> dict[str, 
     if named is None:
         return None
     role, texts = named
+    if not all(_NAME.fullmatch(t) for t in texts):
+        return None  # a callee that is a function literal (`go func() {...}()`): its text is no name
     fine_names = {m.text for f in fine if f is not None and (m := _own_name(f)) is not None}
+    if len(texts) == 1 and texts[0] not in fine_names:
+        return {"field": role, "regex": f"^{re.escape(texts[0])}$"}  # one name (`finalize`): that name, whole
     start = _word_start(texts)
     if len(start) >= _MIN_PREFIX and not any(t.startswith(start) for t in fine_names):
         return {"field": role, "regex": f"^{re.escape(start)}"}

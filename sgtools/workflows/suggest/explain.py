@@ -8,7 +8,7 @@ from typing import Any
 
 from sgtools.rules.draft import snip
 from sgtools.workflows.suggest import contexts, difference
-from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate, own_context
+from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, PART_KINDS, PART_SUFFIXES, Candidate, own_context
 from sgtools.workflows.suggest.tree import Example
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -64,7 +64,55 @@ def _inside(cand: Candidate, outcome: Outcome, invalid: Sequence[Example], valid
     # The enclosing constructs of their own (`with_statement`, `for_statement`, `finally_clause`) first, from
     # either side: an assignment or an argument list around the invalid code is where it happened to be.
     ranked = sorted(out, key=lambda c: not own_context(_context_kind(c)))
-    return [c for c in ranked if c.by_kind][:2] + [c for c in ranked if not c.by_kind][:2]
+    return ([c for c in ranked if c.by_kind][:2] + [c for c in ranked if not c.by_kind][:2]
+            + _parent_forms(cand, outcome, invalid, valid))
+
+
+def _parent(example: Example, match: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The kind of the node right around a match and the field the match is in ('' for none); None at the top."""
+    offsets = match.get("range", {}).get("byteOffset", {})
+    node = example.covering(int(offsets.get("start", 0)), int(offsets.get("end", 0)))
+    if node is None or node.parent is None or node.parent.parent is None:
+        return None
+    return node.parent.kind, node.role or ""
+
+
+def _parents(example: Example, hits: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
+    return {p for m in hits if (p := _parent(example, m)) is not None}
+
+
+def _parent_kinds(outcome: Outcome, invalid: Sequence[Example], valid: Sequence[Example]) -> tuple[list[str], str]:
+    """The kinds right around some match in every invalid example and around no valid match, with the field the
+    matches are in when they share one; ([], '') when there are none or they are parts (a block, a list)."""
+    n = len(invalid)
+    bad = [_parents(e, outcome.hits[i]) for i, e in enumerate(invalid)]
+    good = {k for j, e in enumerate(valid) for k, _ in _parents(e, outcome.hits[n + j])}
+    kinds = sorted({k for ps in bad for k, _ in ps} - good)
+    if not kinds or len(kinds) > _MAX_NOT or not all({k for k, _ in ps} & set(kinds) for ps in bad):
+        return [], ""
+    if any(k in PART_KINDS or k.endswith(PART_SUFFIXES) for k in kinds):
+        return [], ""
+    roles = {r for ps in bad for k, r in ps if k in kinds}
+    return kinds, roles.pop() if len(roles) == 1 else ""
+
+
+def _parent_forms(cand: Candidate, outcome: Outcome, invalid: Sequence[Example],
+                  valid: Sequence[Example]) -> list[Candidate]:
+    """The construct as a direct part of a kind of node no valid match is a direct part of (a `lambda` as an
+    `assignment`'s value beside one passed as a keyword argument; `Optional<T>` as the type of a
+    `field_declaration` or a `formal_parameter` beside a method's return type): `inside` that kind without
+    `stopBy`, so the same construct deeper in such a node (a lambda in a dict that is assigned) is not flagged."""
+    kinds, role = _parent_kinds(outcome, invalid, valid)
+    if not kinds:
+        return []
+    inside: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+    if role:
+        inside["field"] = role
+    where = " or ".join(f"`{k}`" for k in kinds)
+    part = f"the `{role}` of a {where}" if role else f"a direct part of a {where}"
+    return [Candidate({**cand.body, "rule": {"all": [base, {"inside": inside}]}}, cand.gen, INSIDE, cand.root_index,
+                      f"only as {part} itself, which no valid example's match is; lets it through deeper inside one",
+                      by_kind=by_kind) for base, by_kind in contexts.bases(cand)]
 
 
 def _context_order(kind: str) -> tuple[bool, bool, str]:
