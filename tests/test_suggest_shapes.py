@@ -31,6 +31,35 @@ class Case:
 
 
 CASES = {
+    "comments by their opener": Case(
+        "Block comments where the valid examples write the same words as `//` comments: `kind: comment`, "
+        "`regex: ^/\\\\*` (the opener every invalid comment has and no valid one). There was no rule: no word "
+        "told them apart.",
+        "javascript",
+        ["/* start */\nrun();", "x = 1; /* one */"],
+        ["// start\nrun();", "x = 1; // one"],
+        ["/** doc */\nfunction f() {}", "f(/* inline */ 2);"],
+        ["// a /* b */\ng();", "const s = \"/* not */\";"],
+    ),
+    "a marker with nothing after it": Case(
+        "`# TODO` written bare, beside `# TODO: handle None` and `# TODO remove after 2.0`: a comment holding the "
+        "marker and nothing after it. There was no rule: the valid comments qualify it with `:` in one and a "
+        "space in the other.",
+        "python",
+        ["x = 1  # TODO", "# TODO\ny = 2"],
+        ["x = 1  # TODO: handle None", "# TODO remove after 2.0\ny = 2"],
+        ["#TODO\nz = 3", "def f():\n    pass  # TODO"],
+        ["# TODO(bob): x\nw = 1", "# see TODO.md\nv = 1"],
+    ),
+    "a directive by the words it opens with": Case(
+        "`# pylint: skip-file`: a comment opening with that phrase, not one holding the word `skip-file` anywhere "
+        "(prose about it, a longer name).",
+        "python",
+        ["# pylint: skip-file\nimport os", "\"\"\"Doc.\"\"\"\n# pylint: skip-file\nx = 1"],
+        ["import os", "# pylint: disable=C0103\nx = 1"],
+        ["#pylint:skip-file\nimport sys"],
+        ["# we never write pylint: skip-file here\nimport re", "# pylint: disable=skip-file-check\ny = 1"],
+    ),
     "a construct as a direct part of a node, not anywhere in it": Case(
         "A lambda as an assignment's value (not one passed as a keyword argument): `inside: {kind: assignment, "
         "field: right}` without `stopBy`. With `stopBy: end` it also flagged a lambda in a dict or a call that is "

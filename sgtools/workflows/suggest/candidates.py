@@ -85,6 +85,7 @@ class Candidate:
     by_kind: bool = False  # the kind of a construct whose pattern kept only its keyword (`return $A`), in a context
     qualified: bool = False  # a leaf naming one API with its namespace (`std::endl`)
     holds_fine: bool = False  # a kind alone whose nodes hold a statement a valid example has (`for` around `defer`)
+    phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
 
     def keyword_only(self) -> bool:
         """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""
@@ -157,6 +158,8 @@ def _named_tier(cand: Candidate) -> float:
         return 3.5 if _callish(cand.gen.root) or cand.names_a_call else 2.1 if cand.in_literal else 0
     if form == LEAF_KIND:
         return 0.9 if cand.qualified else 2.5 if cand.within else 1.5
+    if form == COMMENT and cand.phrase:
+        return -0.05  # a directive's opening words: the same words elsewhere in a comment are prose
     if form == FIELD and cand.family:
         return 0.8
     return {COMMENT: 0, FIELD: 3, MODIFIER: 2, UNION: 3.9}.get(form, 3)

@@ -62,6 +62,39 @@ def _bare_marker(invalid: list[list[Node]], fine: Sequence[Node]) -> tuple[str, 
     return head, rf"^\W*{body}($|[^{re.escape(shown)}])"
 
 
+def _opener(texts: Sequence[str]) -> str:
+    """The comment opener every text starts with (`//`, `/*`, `#`), '' when they differ."""
+    openers = {re.match(r"[^\w\s]*", t).group(0) for t in texts}  # type: ignore[union-attr]
+    return openers.pop() if len(openers) == 1 else ""
+
+
+def _start_forms(invalid: list[list[Node]], fine: Sequence[Node], kind: dict[str, Any],
+                 start: int) -> list[Candidate]:
+    """Comments by how they start: a phrase of two or more words every invalid comment opens with (a directive,
+    `/// <reference path=`: the words anywhere in a comment also flag prose), a marker the invalid comments hold
+    and nothing after it (`eslint-disable` bare, beside `eslint-disable no-console`), or, when the valid examples
+    write comments too and none opens so, the opener itself (`//` beside `/* */`). None that a valid comment
+    matches."""
+    texts = [n.text for ns in invalid for n in ns]
+    out: list[tuple[str, str, bool]] = []  # (regex, what it says, a phrase)
+    head = _marker(texts)
+    words = re.findall(r"\w+", head or "")
+    if head is not None and len([w for w in head.split() if re.search(r"\w", w)]) >= 2:
+        out.append((r"^\W*" + r"\W*".join(map(re.escape, words)) + r"\b", f"starts with `{head}`", True))
+    if words:
+        bare = r"^\W*" + r"\W*".join(map(re.escape, words)) + r"[\w-]*\s*(\*/)?\s*$"
+        out.append((bare, f"holds `{head}` and nothing after it", False))
+    opener = _opener(texts)
+    if fine and opener:
+        out.append(("^" + re.escape(opener), f"starts with `{opener}`", False))
+    return [Candidate({"rule": {**kind, "regex": regex}},
+                      Generalised.written(invalid[0][0], f"comment {what.split('`')[1]}"), COMMENT, start + 10 + i,
+                      f"flags every comment that {what}, as the invalid examples' do; lets through the same words "
+                      "written another way", phrase=first)
+            for i, (regex, what, first) in enumerate(out)
+            if all(re.search(regex, t) for t in texts) and not any(re.search(regex, n.text) for n in fine)]
+
+
 def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
     """Comments by kind and a word all invalid examples' comments share and no valid comment has; else by a
     marker the invalid comments write bare and the valid ones qualify (`nolint` beside `nolint:errcheck`)."""
@@ -81,6 +114,7 @@ def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: i
         out.append(Candidate({"rule": {**kind, "regex": regex}},
                              Generalised.written(per_example[0][0], f"comment {word}"), COMMENT, start + len(out),
                              note))
+    out[:0] = _start_forms(per_example, fine_nodes, kind, start)
     bare = _bare_marker(per_example, fine_nodes)
     if bare is not None:
         note = (f"flags every comment that starts with `{bare[0]}` written bare (not qualified as the valid "
