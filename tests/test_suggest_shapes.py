@@ -31,6 +31,16 @@ class Case:
 
 
 CASES = {
+    "a modifier of its own is said wherever it stands": Case(
+        "TypeScript's `protected` on two fields: `kind: accessibility_modifier`, `regex: ^protected$` also flags "
+        "it on a method and a constructor parameter. Said on the field (`public_field_definition` has it), it let "
+        "both through.",
+        "typescript",
+        ["class A {\n  protected x = 1;\n}", "class B {\n  protected name: string = \"\";\n}"],
+        ["class A {\n  x = 1;\n}", "class B {\n  readonly name: string = \"\";\n}"],
+        ["class C {\n  protected run(): void {}\n}", "class D {\n  constructor(protected svc: Svc) {}\n}"],
+        ["class E {\n  public run(): void {}\n}", "const protectedMode = true;"],
+    ),
     "comments by their opener": Case(
         "Block comments where the valid examples write the same words as `//` comments: `kind: comment`, "
         "`regex: ^/\\\\*` (the opener every invalid comment has and no valid one). There was no rule: no word "

@@ -1,7 +1,8 @@
-"""Declarations by a modifier word (issue 29): a word every invalid example's modifiers hold and no valid
-example's do, said on the declaration that carries them, as one word among any others (`method_declaration`
-has `modifiers` matching `\\bsynchronized\\b`: `public synchronized`, `static synchronized`, `synchronized`).
-Annotations written among the modifiers (`@Override`) are not modifier words."""
+"""Declarations by a modifier word (issue 29): a modifier that is a node of its own, by its kind and word
+(`accessibility_modifier` `^private$`, whatever it modifies); else a word every invalid example's modifiers
+hold and no valid example's do, said on the declaration that carries them, as one word among any others
+(`method_declaration` has `modifiers` matching `\\bsynchronized\\b`: `public synchronized`, `static
+synchronized`, `synchronized`). Annotations written among the modifiers (`@Override`) are not modifier words."""
 
 from __future__ import annotations
 
@@ -25,6 +26,16 @@ def _words(node: Node) -> set[str]:
     return set(re.findall(r"[A-Za-z_]\w*", _ANNOTATION.sub(" ", node.text)))
 
 
+def _alone(word: str, holders: list[list[Node]]) -> Node | None:
+    """The one modifier node of a single kind that is the word alone in every example (TypeScript's
+    `accessibility_modifier` `private`), not a list of modifiers (Java's, Kotlin's `modifiers`): the modifier is
+    the point wherever it stands. None otherwise."""
+    nodes = [n for hs in holders for n in hs]
+    if len({n.kind for n in nodes}) != 1 or nodes[0].kind.endswith("modifiers"):
+        return None
+    return nodes[0] if all(n.text.strip() == word for n in nodes) else None
+
+
 def modifier_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
     """`kind: D` + `has: {kind: M, regex: \\bword\\b}` for each modifier word the invalid examples share."""
     per = [_outer_modifiers(e) for e in invalid]
@@ -35,6 +46,13 @@ def modifier_forms(invalid: Sequence[Example], valid: Sequence[Example], start: 
     out: list[Candidate] = []
     for word in sorted(shared - fine):
         holders = [[n for n in ns if word in _words(n)] for ns in per]
+        alone = _alone(word, holders)
+        if alone is not None:
+            out.append(Candidate({"rule": {"kind": alone.kind, "regex": rf"^{word}$"}},
+                                 Generalised.written(alone, f"{alone.kind} {word}"), MODIFIER, start + len(out),
+                                 f"flags every `{word}` modifier, on whatever it modifies (a field, a method, a "
+                                 "constructor's parameter); lets through the same effect written another way"))
+            continue
         kinds = {(n.kind, n.parent.kind) for hs in holders for n in hs if n.parent is not None}
         if len(kinds) != 1:
             continue  # the word modifies different things in different examples
