@@ -35,7 +35,6 @@ LONGEST_FIRST = (
     "tests/test_crash_consistency.py",
     "e2e/test_mcp_concurrency.py",
     "e2e/test_lifecycle.py",
-    "e2e/test_install.py",
 )
 # Files whose tests share an expensive module fixture: one worker runs them all, building it once.
 ONE_WORKER_FILES = ("e2e/test_precommit.py", "e2e/test_fresh_clone.py", "tests/test_server_contracts.py",

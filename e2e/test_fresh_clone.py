@@ -6,9 +6,10 @@ One clone serves the module, in order (its tests run on one worker under `-n 2`:
 conftest.py): the main job (`python3 -m venv .venv && .venv/bin/pip install . && { scan; ... }`), then what that
 non-editable install ships (`sgtools init` in an empty directory, the bundled index, the data files, `sgtools
 doctor`: a newcomer's first minutes, checked in the main job's own virtualenv rather than in a second one built the
-same way), then the main job's scan with the engine broken, then the README's test command, which makes the same
-`.venv` editable and so runs last. The clone holds the working tree's changes committed on top of HEAD (as
-e2e/test_precommit.py's), so an uncommitted change to the packaging is what the install checks see.
+same way), then the main job's scan with the engine broken and its install refused (the job after its venv, in the
+same `.venv`), then the README's test command, which makes that `.venv` editable and so runs last. The clone holds
+the working tree's changes committed on top of HEAD (as e2e/test_precommit.py's), so an uncommitted change to the
+packaging is what the install checks see.
 
 The test command is the README's verbatim with a smoke selection appended (SMOKE: the complexity check, which
 needs radon from the test extra, the engine, the CLI's scan and one MCP session over stdio), not the whole suite
@@ -180,7 +181,7 @@ def test_doctor_in_the_fresh_install(main_job: MainJob, tmp_path: Path) -> None:
     assert "ast-grep       0.51" in proc.stdout
 
 
-# ---- the main job's scan broken, then the README's test command (it makes the install editable: last) ----------
+# ---- the main job with its scan, then its install, broken; last the README's test command (it makes .venv editable)
 
 @pytest.mark.timeout(SETUP_TIMEOUT)
 def test_main_job_fails_when_its_scan_breaks(main_job: MainJob, tmp_path: Path) -> None:
@@ -193,6 +194,31 @@ def test_main_job_fails_when_its_scan_breaks(main_job: MainJob, tmp_path: Path) 
     broken = _bash(scan, main_job.clone, _env(SGTOOLS_AST_GREP=str(tmp_path / "no-such-ast-grep")), SETUP_TIMEOUT)
     assert broken.returncode != 0, broken.stdout[-2000:] + broken.stderr[-2000:]
     assert "no-such-ast-grep" in broken.stderr, broken.stderr[-2000:]  # it broke where it was meant to
+
+
+@pytest.mark.timeout(SETUP_TIMEOUT)
+def test_main_job_fails_when_the_install_fails(main_job: MainJob) -> None:
+    """pip refusing the package ("requires a different Python", its exit 1) fails the main job: that 1 is not
+    swallowed as if it were the scan's findings, and the scan does not run. As for the broken scan, the main job's
+    own virtualenv serves: the job after its `python3 -m venv .venv` (which succeeded in the main job) runs verbatim
+    in the clone with `requires-python` raised in its pyproject.toml, put back afterwards, rather than in a second
+    clone and venv. The main job's install is still in `.venv`, so a job that went on to its scan would find one to
+    run (and exit 0 or 1)."""
+    assert main_job.run.returncode == 0, "the main job itself failed (test_main_job_in_a_fresh_clone says how)"
+    venv_step, job_after = readme_commands()[0].split(" && ", 1)
+    assert venv_step == "python3 -m venv .venv" and job_after.startswith(".venv/bin/pip install . && {"), job_after
+    pyproject = main_job.clone / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    assert 'requires-python = ">=3.11"' in text
+    pyproject.write_text(text.replace('requires-python = ">=3.11"', 'requires-python = ">=99"'), encoding="utf-8")
+    try:
+        job = _bash(job_after, main_job.clone, _env(), SETUP_TIMEOUT)
+    finally:
+        pyproject.write_text(text, encoding="utf-8")
+    assert job.returncode != 0, job.stdout[-2000:] + job.stderr[-2000:]
+    assert "requires a different Python" in job.stderr, job.stderr[-2000:]
+    assert "no sgconfig.yml: using" not in job.stderr and "files checked" not in job.stdout, job.stdout[-2000:]
+    _installed(main_job)  # the refused install left the main job's in place for the README's test command
 
 
 @pytest.mark.timeout(SETUP_TIMEOUT + TEST_TIMEOUT)
