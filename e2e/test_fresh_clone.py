@@ -81,8 +81,11 @@ def test_readme_commands_are_the_documented_ones() -> None:
 
 
 def _env(**extra: str) -> dict[str, str]:
+    """A user's shell: none of this run's own settings. PYTHONDONTWRITEBYTECODE (set on this machine) goes too: with
+    it, each of the smoke run's processes compiled the clone's sources again (21 -> 16 CPU s without it)."""
     keep = {k: v for k, v in os.environ.items()
-            if not k.startswith(("SGTOOLS_", "VIRTUAL_ENV", "PYTHONPATH", "PYTEST_", "PRE_COMMIT"))}
+            if not k.startswith(("SGTOOLS_", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTEST_",
+                                 "PRE_COMMIT"))}
     return {**keep, **extra}
 
 
