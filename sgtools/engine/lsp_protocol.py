@@ -111,15 +111,15 @@ def write_all(fd: int, data: bytes, deadline: float) -> None:
     """Write `data` to a non-blocking pipe; `ProtocolError` when the server is gone or stops reading past `deadline`."""
     view = memoryview(data)
     while view:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise ProtocolError("the server stopped reading its input", hang=True)
-        _, ready, _ = select.select([], [fd], [], remaining)
-        if not ready:
-            raise ProtocolError("the server stopped reading its input", hang=True)
-        try:
+        try:  # at once when the pipe has room (nearly every message): no select first
             written = os.write(fd, view[:_CHUNK])
-        except BlockingIOError:  # the fd is non-blocking: the pipe filled between select and write
+        except BlockingIOError:  # the fd is non-blocking: the pipe is full until the server reads
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ProtocolError("the server stopped reading its input", hang=True) from None
+            _, ready, _ = select.select([], [fd], [], remaining)
+            if not ready:
+                raise ProtocolError("the server stopped reading its input", hang=True) from None
             continue
         except OSError as exc:  # BrokenPipe: it died
             raise ProtocolError(f"writing failed: {exc}") from None

@@ -103,9 +103,10 @@ class WarmEngine:
     # ---- the calls --------------------------------------------------------------------------------
 
     def scan(self, spec: WarmSpec, texts: Sequence[str],
-             fixes_for: frozenset[str] = frozenset()) -> list[list[AstGrepMatch]]:
+             fixes_for: frozenset[str] = frozenset(), skip: str = "") -> list[list[AstGrepMatch]]:
         """Each text as a document: its matches in `ast-grep scan --json` shape (byte offsets, 0-based
-        code-point columns, `text`; `replacement`/`replacementOffsets` for rules in `fixes_for`).
+        code-point columns, `text`; `replacement`/`replacementOffsets` for rules in `fixes_for`), leaving out
+        those of rules whose id starts with `skip` (when given) before they are converted.
         `WarmUnavailable` when the warm engine cannot answer; the failed process is then gone.
 
         Several texts are split over `warm_engine_lanes` processes of the same rule set, each answering its
@@ -117,7 +118,7 @@ class WarmEngine:
         call = lifecycle.current()
         lanes = max(1, min(self.settings.warm_engine_lanes, self.settings.warm_engine_max, len(texts)))
         if lanes == 1:
-            return self._scan_lane(spec, 0, texts, fixes_for)
+            return self._scan_lane(spec, 0, texts, fixes_for, skip)
         size = -(-len(texts) // lanes)
         shares = [texts[i:i + size] for i in range(0, len(texts), size)]
         results: list[list[list[AstGrepMatch]] | None] = [None] * len(shares)
@@ -126,7 +127,8 @@ class WarmEngine:
         def run(lane: int) -> None:
             try:
                 # the lane thread serves the same call: its end abandons this lane's request too
-                results[lane] = lifecycle.run_in(call, self._scan_lane, spec, lane, shares[lane], fixes_for)
+                results[lane] = lifecycle.run_in(call, self._scan_lane, spec, lane, shares[lane], fixes_for,
+                                                skip)
             except Exception as exc:  # raised in the caller's thread below, whatever it is
                 failures.append(exc)
 
@@ -145,7 +147,7 @@ class WarmEngine:
         return answered
 
     def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str],
-                   fixes_for: frozenset[str]) -> list[list[AstGrepMatch]]:
+                   fixes_for: frozenset[str], skip: str = "") -> list[list[AstGrepMatch]]:
         call = lifecycle.current()  # the MCP call this lane serves (None outside one)
         slot = self._slot(spec.key() + ((lane,) if lane else ()))
         if not slot.lock.acquire(timeout=self.settings.warm_engine_timeout):
@@ -155,7 +157,7 @@ class WarmEngine:
                 session, fresh = self._session(slot, spec)
                 lifecycle.lend(call, session.proc)  # the call's end (cancel, timeout) kills it mid-request
                 try:
-                    return self._scan(session, spec, texts, fixes_for)
+                    return self._scan(session, spec, texts, fixes_for, skip)
                 except (ProtocolError, KeyError, TypeError, ValueError) as exc:  # an answer of the wrong shape too
                     session.kill()
                     slot.session = None
@@ -177,9 +179,11 @@ class WarmEngine:
         return time.monotonic() + self.settings.warm_engine_timeout
 
     def _scan(self, session: LspSession, spec: WarmSpec, texts: Sequence[str],
-              fixes_for: frozenset[str]) -> list[list[AstGrepMatch]]:
+              fixes_for: frozenset[str], skip: str = "") -> list[list[AstGrepMatch]]:
         deadline = self._deadline()
         uris, published = session.open(spec.file_name, spec.language, texts, deadline)
+        if skip:
+            published = [[d for d in diags if not str(d.get("code", "")).startswith(skip)] for diags in published]
         fixes = self._fixes(session, uris, published, fixes_for, deadline)
         session.close(uris, deadline)
         return [to_matches(text, diags, fx, spec.language)

@@ -3,7 +3,6 @@ a deadline, cap the output, and turn an `SgToolsError` into an `isError` result 
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Mapping
@@ -12,6 +11,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import jsonschema
+import pydantic_core
 from mcp_types import CallToolResult, TextContent
 
 from sgtools.core.errors import ReadOnly, SgToolsError, Timeout
@@ -38,12 +38,13 @@ def _cap(value: Any, limit: int, cut: list[int]) -> Any:
 def _checked(data: Any, limit: int) -> tuple[Any, bool]:
     """`data` with lone surrogates escaped (text from disk, a file name or a YAML escape, may not encode), and
     whether no string in it can be over `limit` characters. Both questions would walk the whole result in Python
-    (0.5 ms for a scan's 10 KB, on every call); one JSON dump in C answers them for the common case: a dump that
-    encodes as UTF-8 has no lone surrogate, and no string is longer than the dump that holds it."""
+    (0.5 ms for a scan's 10 KB, on every call); one UTF-8 JSON dump in Rust answers them for the common case: it
+    fails on a lone surrogate, and no string is longer (in characters) than the dump's bytes that hold it.
+    (pydantic-core's dump: 0.08 ms for the TypeScript B1 findings result's 6 KB against 0.34 for `json.dumps` and
+    encoding it, the same run.)"""
     try:
-        dumped = json.dumps(data, ensure_ascii=False)
-        dumped.encode("utf-8")
-    except (UnicodeEncodeError, TypeError, ValueError):
+        dumped = pydantic_core.to_json(data)
+    except (TypeError, ValueError):  # a lone surrogate (PydanticSerializationError), a value JSON does not hold
         return escape_surrogates(data), False
     return data, len(dumped) <= limit
 
