@@ -31,6 +31,15 @@ class Case:
 
 
 CASES = {
+    "what a generic type holds is a value": Case(
+        "`Vector<String>` in both invalid examples: at the loosest level the type arguments are `$$$` "
+        "(`Vector<$$$ARGS>`), as call arguments are; kept literal, `Vector<Integer>` was let through.",
+        "java",
+        ["class A {\n  private final Vector<String> names = load();\n}", "class B {\n  Vector<String> rows;\n}"],
+        ["class A {\n  private final List<String> names = load();\n}", "class B {\n  List<String> rows;\n}"],
+        ["class C {\n  Vector<Integer> ids;\n}", "class D {\n  void f(Vector<Row> r) {}\n}"],
+        ["class E {\n  List<Integer> ids;\n}", "class F {\n  Map<String, Vec> m;\n}"],
+    ),
     "a modifier of its own is said wherever it stands": Case(
         "TypeScript's `protected` on two fields: `kind: accessibility_modifier`, `regex: ^protected$` also flags "
         "it on a method and a constructor parameter. Said on the field (`public_field_definition` has it), it let "

@@ -114,6 +114,11 @@ def incidental(node: Node, level: int) -> bool:
     return in_args if level == 1 else True
 
 
+def _type_arguments(node: Node) -> bool:
+    """A generic type's arguments (`<String>` in `Optional<String>`), abstracted at the loosest level."""
+    return node.kind.endswith("type_arguments") and _listlike(node) and bool(node.named_children())
+
+
 def _differs(item: Node, group: list[Node]) -> bool:
     """An argument that not every other example passes too."""
     return len(group) > 1 and not all(any(o.text == item.text for o in n.named_children()) for n in group[1:])
@@ -221,14 +226,20 @@ class _Builder:
             return True
         if self._empty_arguments(group):
             return True
+        if self.level == 2 and _type_arguments(pivot):
+            return self.many(group, relaxed=True)  # `Optional<$$$T>`: what a generic type holds is its value
         if self.level and "argument" in pivot.kind and _listlike(pivot) and pivot.named_children() and all(
                 incidental(c, self.level) or _differs(c, group) for c in pivot.named_children()):
             return self.many(group, relaxed=True)
-        if all(n.text == pivot.text for n in group) and (
-                self.level == 0 or not any(incidental(d, self.level) for d in pivot.walk())):
+        if all(n.text == pivot.text for n in group) and not self._relaxes(pivot):
             self.kept += _weight(pivot)
             return True
         return None
+
+    def _relaxes(self, node: Node) -> bool:
+        """Whether this level abstracts something inside `node`, so it is not kept whole as written."""
+        return self.level > 0 and any(incidental(d, self.level) or (self.level == 2 and _type_arguments(d))
+                                      for d in node.walk())
 
     def _empty_arguments(self, group: list[Node]) -> bool:
         """`()` at the loosest level: any arguments (`e.printStackTrace()` also means `(System.err)`)."""
