@@ -259,16 +259,21 @@ GO_PER_RULE_AND_PACKAGE = 8  # a package's build takes seconds (badger's test bi
 def _check_go(fixes: list[Fix], cache: Path) -> None:
     """Go: the fixed file's whole package built before and after with `go build`, or `go test -c` for a test
     file (the language's own proof). A fixed text already built (the fixes of a rule with an import edit share
-    one: they are applied together) is not built again."""
+    one: they are applied together) is not built again, nor an unfixed package that built in an earlier run
+    (fix_sources.BuiltBefore)."""
     go = fix_checks.sample([f for f in fixes if f.file.endswith(".go") and f.root], GO_PER_RULE_AND_PACKAGE)
     if not go or not shutil.which("go"):
         return
     before: dict[str, bool] = {}
     built: dict[tuple[str, str], bool] = {}
+    known = fix_sources.BuiltBefore(cache / "go-built-before.json")
     for f in go:
         path = Path(str(f.root)) / f.file.split("/", 1)[1]
         if str(path) not in before:
-            before[str(path)] = _go_build(path.parent, path.name, f.original, cache / "gocache")
+            seen = known.key(path, f.original)
+            before[str(path)] = seen in known.keys or _go_build(path.parent, path.name, f.original, cache / "gocache")
+            if before[str(path)]:
+                known.add(seen)
         key = (str(path), hashlib.sha256(f.fixed_text.encode()).hexdigest())
         if before[str(path)] and key not in built:
             built[key] = _go_build(path.parent, path.name, f.fixed_text, cache / "gocache")

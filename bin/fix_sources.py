@@ -15,6 +15,8 @@ requirements Debian does not ship does not build before the fix either, and gets
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -121,3 +123,39 @@ def go_module_build(pkg: Path, name: str, text: str, gocache: Path) -> bool | No
         proc = subprocess.run([*cmd, "./" + rel.as_posix()], cwd=work, capture_output=True, text=True, env=env,
                               timeout=600, check=False)
         return proc.returncode == 0
+
+
+class BuiltBefore:
+    """The unfixed packages already seen to build, remembered in the cache directory: the corpus there is
+    fetched once and never edited, and a before-build is the same build every run (a test file's `go test -c`
+    links a binary, ~1.3 CPU s each, half of the fix-harness test's Go time). Keyed by the Go version, the file
+    and the content of its package's directory, and the names in Debian's Go sources. Only a success is
+    remembered: a stale one can only make the fixed text's build fail too, a failure shown, never hidden."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.keys: set[str] = set(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            self.keys = set()
+        self._context: str | None = None
+
+    def key(self, path: Path, original: str) -> str:
+        if self._context is None:
+            go = subprocess.run(["go", "version"], capture_output=True, text=True, check=False).stdout
+            debian = sorted(p.name for p in GOCODE.iterdir()) if GOCODE.is_dir() else []
+            self._context = json.dumps([go, debian])
+        digest = hashlib.sha256(self._context.encode())
+        digest.update(str(path).encode() + b"\0" + original.encode())
+        for other in sorted(path.parent.iterdir()):
+            if other.name != path.name and other.is_file() and other.suffix in (".go", ".mod", ".sum"):
+                digest.update(other.name.encode() + b"\0" + other.read_bytes())
+        return digest.hexdigest()
+
+    def add(self, key: str) -> None:
+        if key in self.keys:
+            return
+        self.keys.add(key)
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(sorted(self.keys)), encoding="utf-8")
+        os.replace(tmp, self.path)

@@ -204,3 +204,36 @@ def test_go_builds_each_fixed_text_once_and_samples_unsafe_fixes(tmp_path: Path,
     assert [f.built for f in made[:10]] == [(True, True)] * 8 + [None] * 2
     assert made[10].built == (True, False) and made[10].broken
     assert calls == [good, shared, good.replace("int", "nosuchtype")]
+
+
+def test_go_remembers_only_the_unfixed_packages_that_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second run in the same cache does not build an unfixed package that built before (the corpus there
+    never changes); every fixed text is still built, and a package that did not build is tried again. The builds
+    are real; the wrapper counts."""
+    need("go")
+    root = tmp_path / "golang-x-dev"
+    (root / "p").mkdir(parents=True)
+    (root / "q").mkdir()
+    good = "package p\n\nfunc F() int { return 1 }\n"
+    broken = "package q\n\nfunc F() nosuchtype { return 1 }\n"
+    (root / "p" / "a.go").write_text(good)
+    (root / "q" / "b.go").write_text(broken)
+    calls: list[str] = []
+    real = fix_harness._go_build
+
+    def counted(pkg: Path, name: str, text: str, gocache: Path) -> bool:
+        calls.append(text)
+        return real(pkg, name, text, gocache)
+
+    monkeypatch.setattr(fix_harness, "_go_build", counted)
+    for run in range(2):
+        made = [fix("go", "golang-x-dev/p/a.go", good, good.replace("int", "nosuchtype"), root),
+                fix("go", "golang-x-dev/q/b.go", broken, broken.replace("1", "2"), root)]
+        calls.clear()
+        fix_harness._check_go(made, tmp_path)
+        assert made[0].built == (True, False) and made[0].broken, run
+        assert made[1].built == (False, False) and not made[1].broken, run
+        assert calls == ([good] if run == 0 else []) + [good.replace("int", "nosuchtype"), broken], run
+    (root / "p" / "c.go").write_text("package p\n\nvar X = F()\n")  # the package changed: built again
+    fix_harness._check_go([fix("go", "golang-x-dev/p/a.go", good, good, root)], tmp_path)
+    assert calls[-2:] == [good, good]
