@@ -481,3 +481,17 @@ def test_summary_names_a_few_generated_files_and_counts_the_rest() -> None:
     assert "skipped as generated: 26 file(s), 30 finding(s) (25 minified, 1 Code generated ... DO NOT EDIT)" in lines
     assert sum(ln.startswith("  vendor/") for ln in lines) == summary.NAMED_GENERATED
     assert lines[-1] == "  ... and 16 more (--json lists every one in skippedGenerated)"
+
+
+def test_every_line_suppression_form_needs_a_comment_opener() -> None:
+    """is_suppressed searches a line (and the one above) only when it holds `#` or `/`: so every same-line and
+    line-above form must start with a comment opener. A form added without one would be skipped silently."""
+    opener = ("#", "//", "/\\*", "(?://|#|/\\*)")
+    for rx in (*suppress._SAME_LINE, *suppress._LINE_ABOVE):
+        body = rx.pattern.removeprefix("^").removeprefix("\\s*")
+        assert body.startswith(opener), rx.pattern
+    # and the forms still match where they did: same line, line above, a block-comment form
+    assert suppress.is_suppressed(["x = 1  # noqa: E501"], 0, 0, ["E501"])
+    assert suppress.is_suppressed(["// eslint-disable-next-line eqeqeq", "if (a == b) {}"], 1, 1, ["eqeqeq"])
+    assert suppress.is_suppressed(["if (a == b) {} /* eslint-disable-line eqeqeq */"], 0, 0, ["eqeqeq"])
+    assert not suppress.is_suppressed(["if (a == b) {}", "noqa eqeqeq"], 1, 1, ["eqeqeq"])

@@ -54,6 +54,10 @@ class Span(NamedTuple):
 
 def to_span(edit: Mapping[str, Any]) -> Span:
     """Check one edit dict's shape; offsets are checked against the text later."""
+    if type(edit) is dict:  # the usual edit, checked in one line (the checks below cost ~5 us an edit)
+        start, end, new = edit.get("byteStart"), edit.get("byteEnd"), edit.get("newText")
+        if type(start) is int and type(end) is int and type(new) is str and 0 <= start <= end:
+            return Span(start, end, new, edit)
     if not isinstance(edit, Mapping):
         raise BadInput(f"An edit must be an object with byteStart, byteEnd and newText, not {type(edit).__name__}.")
     start, end, new = edit.get("byteStart"), edit.get("byteEnd"), edit.get("newText")

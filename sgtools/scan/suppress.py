@@ -228,12 +228,17 @@ def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Se
     if not checks or start_row >= len(lines):
         return False
     end_row = min(end_row, len(lines) - 1)
+    # Every form of _SAME_LINE and _LINE_ABOVE starts with a comment opener (`#`, `//` or `/*`): a line with
+    # neither `#` nor `/` is not searched (13 regex searches per finding of the B1 snippets before, ~0.15 ms a call).
     for row in {start_row, end_row}:
+        line = lines[row]
+        if "#" not in line and "/" not in line:
+            continue
         for rx in _SAME_LINE:
-            m = rx.search(lines[row])
+            m = rx.search(line)
             if m and _names_any(_names(m.group("c")), checks):
                 return True
-    if start_row > 0:
+    if start_row > 0 and ("#" in lines[start_row - 1] or "/" in lines[start_row - 1]):
         for rx in _LINE_ABOVE:
             m = rx.search(lines[start_row - 1])
             if m and _names_any(_names(m.group("c")), checks):
