@@ -31,6 +31,17 @@ class Case:
 
 
 CASES = {
+    "a receiver the valid examples swap for one other is the point": Case(
+        "`ioutil.ReadDir` and `ioutil.WriteFile` beside the same members on `os`: every access on `ioutil` "
+        "(`selector_expression` has `^ioutil$`), not the two names shown (`^(ioutil\\.ReadDir|...)$` let "
+        "`ioutil.TempFile` and `ioutil.Discard` through). Where each valid example has its own receiver "
+        "(`client.Get` beside `http.Get`), the names stay the point.",
+        "go",
+        ["b, err := ioutil.ReadDir(d)", "if err := ioutil.WriteFile(p, b, 0o600); err != nil {\n\treturn err\n}"],
+        ["b, err := os.ReadDir(d)", "if err := os.WriteFile(p, b, 0o600); err != nil {\n\treturn err\n}"],
+        ["f, _ := ioutil.TempFile(\"\", \"x\")", "w := ioutil.Discard"],
+        ["f, _ := os.CreateTemp(\"\", \"x\")", "w := io.Discard"],
+    ),
     "what a generic type holds is a value": Case(
         "`Vector<String>` in both invalid examples: at the loosest level the type arguments are `$$$` "
         "(`Vector<$$$ARGS>`), as call arguments are; kept literal, `Vector<Integer>` was let through.",

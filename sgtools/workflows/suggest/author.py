@@ -268,6 +268,21 @@ def _telling_children(group: list[Node], fine: list[Node]) -> list[tuple[str, st
     return children if any(c not in seen for c in children) else []
 
 
+def _same_members(group: list[Node], fine: list[Node], told: list[tuple[str, str]]) -> bool:
+    """Every node's other named children (an access's member: `ReadFile`, `WriteFile`) are written the same in
+    valid nodes of the kind (`os.ReadFile`), all with one other receiver: the telling child (`ioutil`) is the
+    point, not the members."""
+    seen = {(c.kind, c.text) for n in fine for c in n.children if c.named}
+    members = [{(c.kind, c.text) for c in n.children if c.named and (c.kind, c.text) not in told} for n in group]
+    if not all(m and m <= seen for m in members):
+        return False
+    # And the valid nodes swap in one other receiver (`os` for `ioutil`: use this package instead), not each its
+    # own object (`client.Get`, `httpClient.Post` beside `http.Get`: there the API's names are the point).
+    kinds = {k for k, _ in told}
+    mates = [n for n in fine if {(c.kind, c.text) for c in n.children if c.named} & set().union(*members)]
+    return len({c.text for n in mates for c in n.children if c.kind in kinds}) == 1
+
+
 def _shared_leaves(group: list[Node]) -> list[Node]:
     root = group[0]
     others = [{(x.kind, x.text) for x in n.walk()} for n in group[1:]]
@@ -308,6 +323,7 @@ def child_forms(groups: Sequence[list[Node]], valid: Sequence[Example], start: i
         children = _telling_children(group, fine)
         if children:
             out.append(_child_candidate(root, children[:3], False, start + len(out)))
+            out[-1].receiver_point = _same_members(group, fine, children)
         leaves = _shared_leaves(group)
         fine_leaves = {(d.kind, d.text) for n in fine for d in n.walk()}
         if leaves and any((leaf.kind, leaf.text) not in fine_leaves for leaf in leaves):

@@ -85,6 +85,7 @@ class Candidate:
     by_kind: bool = False  # the kind of a construct whose pattern kept only its keyword (`return $A`), in a context
     qualified: bool = False  # a leaf naming one API with its namespace (`std::endl`)
     holds_fine: bool = False  # a kind alone whose nodes hold a statement a valid example has (`for` around `defer`)
+    receiver_point: bool = False  # an access told by its receiver where the valid ones use its members (`os.ReadFile`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
 
     def keyword_only(self) -> bool:
@@ -137,15 +138,23 @@ def _author_tier(cand: Candidate) -> float:
         # Where the code is wrong (`inside`) before where it is fine (`not: inside`, from the valid side).
         negated = form == INSIDE_TEXT and "not" in cand.body["rule"].get("all", [{}])[-1]
         return 2 + (1 if bare else 0) + (1.5 if cand.gen.name_hole else 0) + (0.1 if negated else 0)
-    if form == CHILD and (_WHOLE.search(root.kind) or any(a in root.kind for a in _ACCESS_KINDS)):
-        return 8  # a whole function with some name in it; a member access by its receiver's name
     if form == CHILD:
-        if _callish(root) or cand.names_a_call:
-            return 3.2  # a call by some name, or a statement holding one: the name is the point (FIELD says it)
-        if _an_argument(root):
-            return 2.3  # `validate: false` alone: an argument is said with the call that takes it (ARGUMENT)
-        return 2 if "stopBy" in str(cand.body) else 2.2
+        return _child_tier(cand)
     return _named_tier(cand)
+
+
+def _child_tier(cand: Candidate) -> float:
+    root = cand.gen.root
+    access = any(a in root.kind for a in _ACCESS_KINDS)
+    if cand.receiver_point and access:
+        return 2.2  # `ioutil.ReadFile` beside `os.ReadFile`: the receiver is the point, whatever the member
+    if _WHOLE.search(root.kind) or access:
+        return 8  # a whole function with some name in it; a member access by its receiver's name
+    if _callish(root) or cand.names_a_call:
+        return 3.2  # a call by some name, or a statement holding one: the name is the point (FIELD says it)
+    if _an_argument(root):
+        return 2.3  # `validate: false` alone: an argument is said with the call that takes it (ARGUMENT)
+    return 2 if "stopBy" in str(cand.body) else 2.2
 
 
 def _named_tier(cand: Candidate) -> float:
