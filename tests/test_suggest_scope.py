@@ -103,6 +103,7 @@ def test_the_cli_passes_the_request(ws: Workspace) -> None:
     ("no sleep in specs", "files"), ("no print in spec files", "files"), ("no print in production", "ignores"),
     ("no x outside of spec files", "ignores"), ("except in the test suite, no network", "ignores"),
     ("apart from tests, no x", "ignores"), ("in release code, no asserts", "ignores"),
+    ("library functions return a typed error", "ignores"), ("no panics in library crates", "ignores"),
 ])
 def test_more_words_for_tests_and_library_code(request_text: str, key: str) -> None:
     found = scope.from_request(request_text)

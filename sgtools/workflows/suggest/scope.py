@@ -20,6 +20,7 @@ TEST_GLOBS = ("**/test/**", "**/tests/**", "**/Tests/**", "**/*.Tests/**", "**/_
 # Test code in words: tests, specs, the test suite, test files.
 _TESTS = r"(?:unit\s+|integration\s+)?(?:test\s+(?:code|files?|suites?)|spec\s+files?|tests?|specs?)"
 _NOT_TESTS = re.compile(r"\b(?:library|production|prod|application|app|shipped|release|non-test|runtime)\s+code\b"
+                        r"|\blibrary\s+(?:functions?|methods?|classes|crates?|modules?|packages?)\b"
                         r"|\bnon-(?:tests?|specs?)\b|\bin\s+production\b"
                         r"|\b(?:except|outside(?:\s+of)?|not|excluding|other than|but not|apart from)\s+(?:in\s+)?"
                         rf"(?:the\s+|our\s+)?{_TESTS}\b", re.I)
