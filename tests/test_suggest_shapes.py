@@ -31,6 +31,16 @@ class Case:
 
 
 CASES = {
+    "a keyword alone in a context is where the code sits, not what it is": Case(
+        "Swift's `as!` in two `let` bindings: the cast (`as_expression` has `as_operator` `^as!$`), not the `let` "
+        "keyword inside a `property_declaration` holding an `as!`, which ranked first (as a context told by a "
+        "child) and let every other force cast through.",
+        "swift",
+        ["let a = obj as! Foo", "let b = items[0] as! Bar"],
+        ["let a = obj as? Foo", "let b = items[0] as? Bar"],
+        ["func g() -> Foo {\n    return x as! Foo\n}", "f(y as! Baz)"],
+        ["let z = w as? Foo", "let q = 1"],
+    ),
     "a receiver the valid examples swap for one other is the point": Case(
         "`ioutil.ReadDir` and `ioutil.WriteFile` beside the same members on `os`: every access on `ioutil` "
         "(`selector_expression` has `^ioutil$`), not the two names shown (`^(ioutil\\.ReadDir|...)$` let "
