@@ -65,9 +65,32 @@ def test_metadata_and_id_are_part_of_the_key(initialized: Workspace, engine: Eng
     assert len(parses) == 3 and other["rule"]["id"] == "no-print-2"
 
 
-def test_a_refused_draft_is_not_remembered(initialized: Workspace, engine: Engine, parses: list[str]) -> None:
+def test_a_refused_draft_is_not_parsed_round_trip(initialized: Workspace, engine: Engine, parses: list[str]) -> None:
+    """A draft the schema, id or language check refuses is read by the safe loader only (the round-trip parse
+    is for the canonical text), and not remembered: refused again the same way."""
     wrong_id = "id: other\n" + DRAFT
     for _ in range(2):
         with pytest.raises(RuleInvalid, match="rule_id is `no-print`"):
             validate.validate_rule(initialized, engine, "no-print", wrong_id)
-    assert len(parses) == 2
+    with pytest.raises(RuleInvalid, match="structure is invalid"):
+        validate.validate_rule(initialized, engine, "no-print", DRAFT + "nosuchkey: 1\n")
+    with pytest.raises(RuleInvalid, match="language"):
+        validate.validate_rule(initialized, engine, "no-print", DRAFT.replace("python", "klingon"))
+    assert parses == []
+    with pytest.raises(RuleInvalid, match="not valid YAML"):  # what the safe loader refuses, the round trip words
+        validate.validate_rule(initialized, engine, "no-print", DRAFT + "rule: [\n")
+    assert len(parses) == 1
+
+
+def test_the_round_trip_parse_decides_where_the_loaders_differ(initialized: Workspace, engine: Engine,
+                                                               parses: list[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the safe loader's data is not the round-trip parse's (here made so: it reads another language), the
+    checks run again on the round-trip data and its verdict and data are the answer."""
+    real = yamlio.load_all
+    monkeypatch.setattr(yamlio, "load_all", lambda text: [{**real(text)[0], "language": "javascript"}])
+    result = validate.validate_rule(initialized, engine, "no-print", DRAFT, invalid_examples=["print(1)"])
+    assert result["valid"] and result["rule"]["language"] == "python" and len(parses) == 1
+    monkeypatch.setattr(yamlio, "load_all", lambda text: [{**real(text)[0], "language": "python"}])
+    with pytest.raises(RuleInvalid, match="language"):
+        validate.validate_rule(initialized, engine, "no-print-2", DRAFT.replace("python", "klingon"))

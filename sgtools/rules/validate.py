@@ -97,21 +97,14 @@ def prepare(
     warnings: list[str] = []
     # 1. YAML: one document, a mapping (remembered by content: see read_draft).
     data, declared, canonical_text = read_draft(rule_yaml, rule_id, metadata)
-    # 2. Structure, with our schema.
-    problems = schema_problems(data, ws.settings.max_reported_problems, warnings)
-    if problems:
-        raise RuleInvalid("The rule's structure is invalid: " + "; ".join(problems) + " (fix these, then retry)",
-                          check="schema", problems=problems)
-    # 3. The id.
-    if declared is not None and str(declared) != rule_id:
-        raise RuleInvalid(f"id: the rule says `id: {declared}` but rule_id is `{rule_id}`. Make them the same, "
-                          "or leave `id` out of the YAML and it is filled in.", check="id")
-    # 4. The language.
-    if language_key(str(data["language"]), cfg) is None:
-        raise RuleInvalid("language: " + unknown_language_message(cfg, str(data["language"])), check="language")
-    # The canonical text only once the checks above passed: a rule they refuse never pays for the dump (~30 ms of
-    # pure-Python YAML for a big rule; the dump reads the document, it changes none of its values).
-    text = canonical_text()
+    _check_data(cfg, rule_id, data, declared, ws.settings.max_reported_problems, warnings)
+    # The canonical text only once the checks passed: a rule they refuse never pays for the round-trip parse and
+    # dump (~70 + 30 ms of pure-Python YAML for a big rule; the dump changes none of the document's values).
+    text, exact = canonical_text()
+    if exact != data:  # the safe loader read the text otherwise than the round-trip parser, which decides
+        warnings.clear()
+        _check_data(cfg, rule_id, exact, exact.get("id"), ws.settings.max_reported_problems, warnings)
+    data = exact
     warn_about(data, warnings)
     config: Path | str = cfg.path if cfg is not None else NO_CONFIG
     if cfg is None:
@@ -139,6 +132,22 @@ def prepare(
         analysis = gate.check_before_save(ws, engine, config, data, valid, invalid, force=force, warnings=warnings)
     return Candidate(rule_id, text, data, list(valid or []), list(invalid or []),
                       examples_given=bool(valid or invalid), warnings=warnings, target=target, analysis=analysis)
+
+
+def _check_data(cfg: ProjectConfig | None, rule_id: str, data: dict[str, Any], declared: Any, max_problems: int,
+                warnings: list[str]) -> None:
+    # 2. Structure, with our schema.
+    problems = schema_problems(data, max_problems, warnings)
+    if problems:
+        raise RuleInvalid("The rule's structure is invalid: " + "; ".join(problems) + " (fix these, then retry)",
+                          check="schema", problems=problems)
+    # 3. The id.
+    if declared is not None and str(declared) != rule_id:
+        raise RuleInvalid(f"id: the rule says `id: {declared}` but rule_id is `{rule_id}`. Make them the same, "
+                          "or leave `id` out of the YAML and it is filled in.", check="id")
+    # 4. The language.
+    if language_key(str(data["language"]), cfg) is None:
+        raise RuleInvalid("language: " + unknown_language_message(cfg, str(data["language"])), check="language")
 
 
 def choose_target(ws: Workspace, cfg: ProjectConfig, rule_id: str, overwrite: bool, warnings: list[str],
