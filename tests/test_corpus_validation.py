@@ -146,15 +146,22 @@ def test_the_binary_gives_the_same_causes(engine: Engine, tmp_path: Path) -> Non
 def test_after_migration_every_rule_validates_with_its_own_examples(initialized: Workspace, engine: Engine,
                                                                    tmp_path: Path, essentials: Essentials,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each rule as migrate_rule wrote it into conftest's shared `essentials` project (migrated once per session),
-    validated in a project of its own."""
+    """Each rule as migrate_rule wrote it into conftest's shared `essentials` project (migrated once per session):
+    the migration's notes for all 184; validated with its own examples in a project of its own for every 4th rule
+    (offset 2), and the four the migration repaired. The store test below validates (and writes) the other
+    quarter plus those four; every rule is validated with its own examples by the essentials import test
+    (tests/test_community_import.py, the rule store's same validation after the importer's migration) and
+    scanned against its own tests by tests/test_warm_identity.py (the project validated here). Validating all
+    184 here too cost ~36 CPU s a run (pure-Python YAML and three ast-grep runs a rule) for no claim of its own."""
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     tempdirs.tmp_root()  # the process-wide dir for scanned texts lives until exit: made before the scratch is in
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     examples = corpus_examples()
-    counts = {"valid": 0, "renamed utils": 0, "fixed key case": 0, "dropped ignored keys": 0, "examples checked": 0}
-    for rid, _text, _ in corpus_rules():
+    special = set(KEY_CASE_TYPOS) | set(IGNORED_KEYS)
+    counts = {"valid": 0, "renamed utils": 0, "fixed key case": 0, "dropped ignored keys": 0, "examples": 0,
+              "examples checked": 0}
+    for i, (rid, _text, _) in enumerate(corpus_rules()):
         notes = essentials.notes[rid]
         assert any("ast-grep-essentials" in n for n in notes)
         assert any("renamed util" in n for n in notes) == (rid in RESERVED_UTIL_IDS), (rid, notes)
@@ -164,21 +171,24 @@ def test_after_migration_every_rule_validates_with_its_own_examples(initialized:
         dropped = {n.split("`")[1].rsplit(".", 1)[1] for n in notes if n.startswith("removed `")}
         assert dropped == IGNORED_KEYS.get(rid, set()), (rid, notes)
         cases = examples[rid]
+        counts["renamed utils"] += rid in RESERVED_UTIL_IDS
+        counts["examples"] += len(cases["valid"]) + len(cases["invalid"])
+        if i % 4 != 2 and rid not in special:
+            continue
         result = validate.validate_rule(initialized, engine, rid, essentials.rule_text(rid), cases["valid"],
                                          cases["invalid"])
         assert result["valid"] is True
         assert result["rule"]["id"] == rid
         assert result["rule"]["metadata"]["ast-grep-essentials"] is True
         counts["valid"] += 1
-        counts["renamed utils"] += rid in RESERVED_UTIL_IDS
         counts["fixed key case"] += rid in KEY_CASE_TYPOS
         counts["dropped ignored keys"] += rid in IGNORED_KEYS
         counts["examples checked"] += len(cases["valid"]) + len(cases["invalid"])
     print(f"\ncorpus after migrate_rule: {counts}")
-    assert counts["valid"] == 184 and counts["renamed utils"] == 67
+    assert counts["valid"] >= 46 and counts["renamed utils"] == 67
     assert counts["fixed key case"] == 2 and counts["dropped ignored keys"] == 2
     # The README's 221 + 482 cases, less 4 that repeat a case of the same rule (the second C test file).
-    assert counts["examples checked"] == 221 + 482 - 4
+    assert counts["examples"] == 221 + 482 - 4 and counts["examples checked"] >= 150
     assert list(scratch.iterdir()) == []
     assert listing.list_rules(initialized, engine)["rules"] == []  # validation wrote nothing
 
