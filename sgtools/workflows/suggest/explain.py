@@ -82,8 +82,8 @@ def _parents(example: Example, hits: Sequence[Mapping[str, Any]]) -> set[tuple[s
 
 
 def _parent_kinds(outcome: Outcome, invalid: Sequence[Example], valid: Sequence[Example]) -> tuple[list[str], str]:
-    """The kinds right around some match in every invalid example and around no valid match, with the field the
-    matches are in when they share one; ([], '') when there are none or they are parts (a block, a list)."""
+    """The kinds right around some match in every invalid example and around no valid match, with the one field
+    the matches are all in; ([], '') when there are none, they are parts (a block, a list) or no field is shared."""
     n = len(invalid)
     bad = [_parents(e, outcome.hits[i]) for i, e in enumerate(invalid)]
     good = {k for j, e in enumerate(valid) for k, _ in _parents(e, outcome.hits[n + j])}
@@ -93,7 +93,9 @@ def _parent_kinds(outcome: Outcome, invalid: Sequence[Example], valid: Sequence[
     if any(k in PART_KINDS or k.endswith(PART_SUFFIXES) for k in kinds):
         return [], ""
     roles = {r for ps in bad for k, r in ps if k in kinds}
-    return kinds, roles.pop() if len(roles) == 1 else ""
+    # In one named place of its parent (an assignment's `right`, a declaration's `type`); the operand of one node
+    # and the value of another (`+`, `return`) is only where the code happened to be.
+    return (kinds, roles.pop()) if len(roles) == 1 and "" not in roles else ([], "")
 
 
 def _parent_forms(cand: Candidate, outcome: Outcome, invalid: Sequence[Example],
@@ -106,10 +108,9 @@ def _parent_forms(cand: Candidate, outcome: Outcome, invalid: Sequence[Example],
     if not kinds:
         return []
     inside: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
-    if role:
-        inside["field"] = role
+    inside["field"] = role
     where = " or ".join(f"`{k}`" for k in kinds)
-    part = f"the `{role}` of a {where}" if role else f"a direct part of a {where}"
+    part = f"the `{role}` of a {where}"
     return [Candidate({**cand.body, "rule": {"all": [base, {"inside": inside}]}}, cand.gen, INSIDE, cand.root_index,
                       f"only as {part} itself, which no valid example's match is; lets it through deeper inside one",
                       by_kind=by_kind) for base, by_kind in contexts.bases(cand)]
