@@ -31,6 +31,18 @@ class Case:
 
 
 CASES = {
+    "names the valid examples write as another kind": Case(
+        "`@Deprecated` and `@Beta` bare, beside the same names with arguments: the kind is the point, with the "
+        "names (`marker_annotation` named `^(\\w+(\\.|::))*(Beta|Deprecated)$`, qualified too), not `@Override` "
+        "outside an annotated modifier list, which ranked first and flagged every bare `@Override`.",
+        "java",
+        ["class A {\n  @Deprecated\n  @Override\n  void f() {}\n}",
+         "class B {\n  @Beta\n  @Override\n  public void g() {}\n}"],
+        ["class A {\n  @Deprecated(since = \"2.1\")\n  @Override\n  void f() {}\n}",
+         "class B {\n  @Beta(\"until 3.0\")\n  @Override\n  public void g() {}\n}"],
+        ["class C {\n  @java.lang.Deprecated\n  void h() {}\n}", "@Beta\nclass D {}"],
+        ["class E {\n  @Override\n  void h() {}\n}", "class F {\n  @Beta(\"later\")\n  void k() {}\n}"],
+    ),
     "a keyword alone in a context is where the code sits, not what it is": Case(
         "Swift's `as!` in two `let` bindings: the cast (`as_expression` has `as_operator` `^as!$`), not the `let` "
         "keyword inside a `property_declaration` holding an `as!`, which ranked first (as a context told by a "

@@ -15,6 +15,7 @@ from typing import Any
 
 from sgtools.workflows.suggest import contexts
 from sgtools.workflows.suggest.candidates import (
+    ACCESS_KINDS,
     ARGUMENT,
     CHILD,
     INSIDE_TEXT,
@@ -323,7 +324,8 @@ def child_forms(groups: Sequence[list[Node]], valid: Sequence[Example], start: i
         children = _telling_children(group, fine)
         if children:
             out.append(_child_candidate(root, children[:3], False, start + len(out)))
-            out[-1].receiver_point = _same_members(group, fine, children)
+            out[-1].namesake = _same_members(group, fine, children) and any(
+                a in root.kind for a in ACCESS_KINDS)
         leaves = _shared_leaves(group)
         fine_leaves = {(d.kind, d.text) for n in fine for d in n.walk()}
         if leaves and any((leaf.kind, leaf.text) not in fine_leaves for leaf in leaves):

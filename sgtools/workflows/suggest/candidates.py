@@ -39,7 +39,7 @@ FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pa
               LEAF_KIND: "kind + regex (a type by name)", MODIFIER: "kind + has (a modifier word)",
               UNION: "any of each invalid example's own rule"}
 _WHOLE = re.compile(r"function|method|class|struct|impl|interface|module|namespace|program|item$")
-_ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation", "scoped")
+ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation", "scoped")
 # Kinds that are building blocks of any code (accesses, assignments, calls, arguments, operators, lambdas, lists):
 # having one says nothing by itself, so `kind: K` alone is never proposed for them.
 _GENERIC_WORDS = frozenset({"member", "field", "selector", "attribute", "navigation", "assignment", "argument",
@@ -85,7 +85,7 @@ class Candidate:
     by_kind: bool = False  # the kind of a construct whose pattern kept only its keyword (`return $A`), in a context
     qualified: bool = False  # a leaf naming one API with its namespace (`std::endl`)
     holds_fine: bool = False  # a kind alone whose nodes hold a statement a valid example has (`for` around `defer`)
-    receiver_point: bool = False  # an access told by its receiver where the valid ones use its members (`os.ReadFile`)
+    namesake: bool = False  # valid code writes the same names another way (`os.ReadFile`, `@Disabled("why")`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
 
     def keyword_only(self) -> bool:
@@ -146,9 +146,9 @@ def _author_tier(cand: Candidate) -> float:
 
 def _child_tier(cand: Candidate) -> float:
     root = cand.gen.root
-    access = any(a in root.kind for a in _ACCESS_KINDS)
-    if cand.receiver_point and access:
-        return 2.2  # `ioutil.ReadFile` beside `os.ReadFile`: the receiver is the point, whatever the member
+    access = any(a in root.kind for a in ACCESS_KINDS)
+    if cand.namesake:
+        return 2.05  # `ioutil.X` beside `os.X`, `@Disabled` beside `@Disabled("why")`: what differs is the point
     if _WHOLE.search(root.kind) or access:
         return 8  # a whole function with some name in it; a member access by its receiver's name
     if _callish(root) or cand.names_a_call:

@@ -30,6 +30,7 @@ from sgtools.workflows.suggest import (
     explain,
     fixes,
     modifiers,
+    namesakes,
     necessary,
     operators,
     proof,
@@ -152,7 +153,8 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
             + callnames.field_forms(groups + callnames.outermost(invalid), base + 2000, [*invalid, *valid],
                                     language)
             + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000)
-            + operators.operator_forms(invalid, valid, base + 9500))
+            + operators.operator_forms(invalid, valid, base + 9500)
+            + namesakes.namesake_forms(invalid, valid, base + 9700))
 
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
