@@ -10,10 +10,17 @@
   silently stops grouping under pytest 9.2: pytest-dev/pytest-xdist#1386.)
 
 Any explicit `--dist` other than `load` (e.g. `--dist loadfile`) is left to xdist.
+
+The package's bytecode is written once, before the workers start (`compileall`, which writes whatever
+PYTHONDONTWRITEBYTECODE says): the suite starts hundreds of Python processes (`python -m sgtools`, servers), and
+where the environment sets that variable (this VM, many containers) each compiled every sgtools module it
+imported. Python checks a cached file against its source's mtime and size, so an edited module is compiled again.
 """
 
 from __future__ import annotations
 
+import compileall
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +46,11 @@ LONGEST_FIRST = (
 # Files whose tests share an expensive module fixture: one worker runs them all, building it once.
 ONE_WORKER_FILES = ("e2e/test_precommit.py", "e2e/test_fresh_clone.py", "tests/test_server_contracts.py",
                     "tests/test_fix_harness.py")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller, before any worker or child process
+        compileall.compile_dir(str(Path(__file__).parent / "sgtools"), quiet=2)
 
 
 def _rank(item: pytest.Item) -> int:
