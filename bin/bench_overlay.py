@@ -102,15 +102,17 @@ def _raw_lists(commands: dict[str, list[str]], n: int) -> dict[str, list[float]]
 
 
 def raw_tool_calls(command: list[str], env: dict[str, str], cases: dict[str, dict[str, Any]], n: int,
-                   warmup: int = 5) -> dict[str, list[float]]:
+                   warmup: int = 5, beside: dict[str, Callable[[], object]] | None = None) -> dict[str, list[float]]:
     """`scan_code` round trips in raw JSON-RPC over one server's stdio (the request bytes the SDK client sends),
     the cases interleaved: what a client waits for when it does not validate each result against the tool's
     output schema in Python, as the SDK client does (about 3 ms per 10 KB result here, whatever the server
-    does); a TypeScript client's compiled Ajv validator costs next to nothing."""
+    does); a TypeScript client's compiled Ajv validator costs next to nothing. `beside[name]` (a bare ast-grep
+    run of the same case) is timed right after each of the case's calls, as `times[name + "/bare"]`: a change in
+    the machine's load moves both sides of the ratio alike."""
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env=env)
     assert proc.stdin is not None and proc.stdout is not None
-    times: dict[str, list[float]] = {k: [] for k in cases}
+    times: dict[str, list[float]] = {k: [] for k in cases} | {f"{k}/bare": [] for k in beside or {}}
     try:
         for i in range(warmup + n):
             for name, args in cases.items():
@@ -124,6 +126,11 @@ def raw_tool_calls(command: list[str], env: dict[str, str], cases: dict[str, dic
                     times[name].append(time.perf_counter() - t)
                 elif b'"structuredContent"' not in reply or b'"isError":true' in reply:
                     raise RuntimeError(f"{name}: scan_code failed: {reply[:300]!r}")
+                if beside and name in beside:
+                    t = time.perf_counter()
+                    beside[name]()
+                    if i >= warmup:
+                        times[f"{name}/bare"].append(time.perf_counter() - t)
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
