@@ -177,6 +177,19 @@ def test_tsc_uses_the_packages_own_tsconfig(tmp_path: Path) -> None:
     assert made[0].built == (True, False) and made[0].broken
 
 
+def _count_go_builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the harness builds, in order: a counting wrapper around the real build."""
+    calls: list[str] = []
+    real = fix_harness._go_build
+
+    def counted(pkg: Path, name: str, text: str, gocache: Path) -> bool:
+        calls.append(text)
+        return real(pkg, name, text, gocache)
+
+    monkeypatch.setattr(fix_harness, "_go_build", counted)
+    return calls
+
+
 def test_go_builds_each_fixed_text_once_and_samples_unsafe_fixes(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The Go check's bounds (the whole corpus took over an hour): a fixed text is built once however many fixes
@@ -192,14 +205,7 @@ def test_go_builds_each_fixed_text_once_and_samples_unsafe_fixes(tmp_path: Path,
     for f in made:
         f.safety = "unsafe"
     made.append(fix("go", "golang-x-dev/p/a.go", good, good.replace("int", "nosuchtype"), root))  # safe
-    calls: list[str] = []
-    real = fix_harness._go_build
-
-    def counted(pkg: Path, name: str, text: str, gocache: Path) -> bool:
-        calls.append(text)
-        return real(pkg, name, text, gocache)
-
-    monkeypatch.setattr(fix_harness, "_go_build", counted)
+    calls = _count_go_builds(monkeypatch)
     fix_harness._check_go(made, tmp_path)
     assert [f.built for f in made[:10]] == [(True, True)] * 8 + [None] * 2
     assert made[10].built == (True, False) and made[10].broken
@@ -218,14 +224,7 @@ def test_go_remembers_only_the_unfixed_packages_that_built(tmp_path: Path, monke
     broken = "package q\n\nfunc F() nosuchtype { return 1 }\n"
     (root / "p" / "a.go").write_text(good)
     (root / "q" / "b.go").write_text(broken)
-    calls: list[str] = []
-    real = fix_harness._go_build
-
-    def counted(pkg: Path, name: str, text: str, gocache: Path) -> bool:
-        calls.append(text)
-        return real(pkg, name, text, gocache)
-
-    monkeypatch.setattr(fix_harness, "_go_build", counted)
+    calls = _count_go_builds(monkeypatch)
     for run in range(2):
         made = [fix("go", "golang-x-dev/p/a.go", good, good.replace("int", "nosuchtype"), root),
                 fix("go", "golang-x-dev/q/b.go", broken, broken.replace("1", "2"), root)]
