@@ -161,28 +161,29 @@ def _quick_draft(rule_yaml: str, rule_id: str, metadata: Mapping[str, object] | 
         return None
     data: dict[str, Any] = docs[0]
     declared = data.get("id")
-    if metadata:
-        meta = data.get("metadata")
-        if meta is None:
-            meta = data["metadata"] = {}
-        if isinstance(meta, dict):
-            meta.update(metadata)
+    _merge_metadata(data, metadata, dict)
     if declared is None:
         data = {"id": rule_id, **data}
     return (data, declared) if json_safe(data) else None
+
+
+def _merge_metadata(doc: dict[str, Any], metadata: Mapping[str, object] | None,
+                    empty: Callable[[], dict[str, Any]]) -> None:
+    """The caller's `metadata` merged into the draft's own (made with `empty` when it has none); a `metadata`
+    that is not a mapping is left for the schema check to refuse."""
+    if metadata:
+        meta = doc.get("metadata")
+        if meta is None:
+            meta = doc["metadata"] = empty()
+        if isinstance(meta, dict):
+            meta.update(metadata)
 
 
 def _round_trip(rule_yaml: str, rule_id: str, metadata: Mapping[str, object] | None, key: str | None
                 ) -> tuple[dict[str, Any], Any, Callable[[], str]]:
     doc = parse_one(rule_yaml)
     declared = doc.get("id")
-    if metadata:
-        meta = doc.get("metadata")
-        if meta is None:
-            meta = CommentedMap()
-            doc["metadata"] = meta
-        if isinstance(meta, dict):
-            meta.update(metadata)
+    _merge_metadata(doc, metadata, CommentedMap)
     if declared is None:
         doc.insert(0, "id", rule_id)
     data = plain_data(doc)
