@@ -223,6 +223,10 @@ def _region(lines: Sequence[str], row: int, checks: Sequence[str], off_rx: LazyR
     return off
 
 
+def _may_hold_comment(line: str) -> bool:
+    return "#" in line or "/" in line
+
+
 def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Sequence[str]) -> bool:
     """Whether a finding on rows `start_row`..`end_row` (0-based) is silenced for one of `checks`."""
     if not checks or start_row >= len(lines):
@@ -232,13 +236,13 @@ def is_suppressed(lines: Sequence[str], start_row: int, end_row: int, checks: Se
     # neither `#` nor `/` is not searched (13 regex searches per finding of the B1 snippets before, ~0.15 ms a call).
     for row in {start_row, end_row}:
         line = lines[row]
-        if "#" not in line and "/" not in line:
+        if not _may_hold_comment(line):
             continue
         for rx in _SAME_LINE:
             m = rx.search(line)
             if m and _names_any(_names(m.group("c")), checks):
                 return True
-    if start_row > 0 and ("#" in lines[start_row - 1] or "/" in lines[start_row - 1]):
+    if start_row > 0 and _may_hold_comment(lines[start_row - 1]):
         for rx in _LINE_ABOVE:
             m = rx.search(lines[start_row - 1])
             if m and _names_any(_names(m.group("c")), checks):
