@@ -1,6 +1,6 @@
 """Score suggest_rule on the intent catalogue (tests/data/intent_catalogue.yml), per half.
 
-    .venv/bin/python -m bin.intent_eval [--half dev|dev2|dev3|dev4|dev5|dev6|test|all] [--show] [--only ID]
+    .venv/bin/python -m bin.intent_eval [--half dev|dev2|dev3|dev4|dev5|dev6|dev7|test|all] [--show] [--only ID]
 
 For each request the top candidate suggest_rule returns (from the 2 + 2 given examples) is run by plain ast-grep
 over the 4 held-out instances and 4 held-out fine snippets. Per half it prints: right (all 4 instances flagged
@@ -9,7 +9,8 @@ The development half (even indexes) and the second to fifth development sets (te
 tests/data/intent_dev3.yml, `dev3`, tests/data/intent_dev4.yml, `dev4`, and tests/data/intent_dev5.yml, `dev5`, which
 also judge the path scope their requests ask for) are the ones to tune on; the test half (odd indexes) is the
 headline: never run it with --show. tests/data/intent_dev6.yml (`dev6`, scoped like dev5) is sealed: its first run
-is the held-out estimate; report it before looking at any of its misses.
+is the held-out estimate; report it before looking at any of its misses. tests/data/intent_dev7.yml (`dev7`) is
+sealed the same way.
 """
 
 from __future__ import annotations

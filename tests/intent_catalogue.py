@@ -35,8 +35,11 @@ DEV5_PATH = PATH.with_name("intent_dev5.yml")
 # A sixth, sealed: written blind to the generaliser and never run through suggest_rule before its first scored run
 # (tests/data/intent_dev6.yml); that first run is the held-out estimate, later runs are development signal.
 DEV6_PATH = PATH.with_name("intent_dev6.yml")
+# A seventh, sealed like dev6 (tests/data/intent_dev7.yml): written blind to the generaliser; its first scored run is
+# the held-out estimate, later runs are development signal.
+DEV7_PATH = PATH.with_name("intent_dev7.yml")
 HALVES = ("dev", "test")
-SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "test")
+SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -92,9 +95,13 @@ def load_dev6() -> list[Request]:
     return load(DEV6_PATH, "dev6", scoped=True)
 
 
+def load_dev7() -> list[Request]:
+    return load(DEV7_PATH, "dev7", scoped=True)
+
+
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves, dev2, dev3, dev4, dev5 and dev6."""
-    return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6()]
+    """Every request of every set: the catalogue's two halves and dev2 to dev7."""
+    return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6(), *load_dev7()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
