@@ -133,7 +133,7 @@ def test_cli_prints_json_and_exit_codes(ws: Workspace) -> None:
 
 
 def test_generalisation_keeps_shared_items_and_abstracts_the_rest(ws: Workspace, engine: Engine) -> None:
-    from sgtools.workflows.suggest.candidates import generalisations
+    from sgtools.workflows.suggest.roots import generalisations
     from sgtools.workflows.suggest.tree import read_examples
 
     def patterns(lang: str, *codes: str) -> dict[str, set[str]]:
@@ -176,10 +176,10 @@ def test_literals_that_share_a_prefix_are_pinned_with_regex(ws: Workspace, engin
 def test_one_shared_start_helper_for_regex_pins_and_name_regexes() -> None:
     """The candidates' regex pins and the author's name regexes find a shared start with one helper (they had a
     copy each); reversed texts give the shared end."""
-    from sgtools.workflows.suggest import author, candidates
+    from sgtools.workflows.suggest import author, roots
 
-    assert author.common_prefix is candidates.common_prefix
-    assert candidates.common_prefix(["AKIA123", "AKIA999", "AKIAx"]) == "AKIA"
-    assert candidates.common_prefix(["abc", "xyz"]) == ""
-    assert candidates.common_prefix(["same", "same"]) == "same"
-    assert candidates.common_prefix([t[::-1] for t in ("load_json", "dump_json")])[::-1] == "_json"
+    assert author.common_prefix is roots.common_prefix
+    assert roots.common_prefix(["AKIA123", "AKIA999", "AKIAx"]) == "AKIA"
+    assert roots.common_prefix(["abc", "xyz"]) == ""
+    assert roots.common_prefix(["same", "same"]) == "same"
+    assert roots.common_prefix([t[::-1] for t in ("load_json", "dump_json")])[::-1] == "_json"

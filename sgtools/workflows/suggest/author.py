@@ -21,14 +21,12 @@ from sgtools.workflows.suggest.candidates import (
     INSIDE_TEXT,
     KIND_ONLY,
     LEAF_KIND,
-    PART_KINDS,
-    PART_SUFFIXES,
     Candidate,
-    common_prefix,
     own_context,
     specific,
 )
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
+from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES, common_prefix
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 

@@ -9,7 +9,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import PART_KINDS, Candidate, own_context, specific
+from sgtools.workflows.suggest.candidates import Candidate, own_context, specific
+from sgtools.workflows.suggest.roots import PART_KINDS
 from sgtools.workflows.suggest.tree import Node
 
 _BODIES = ("_body", "statement_list", "declaration_list", "block")

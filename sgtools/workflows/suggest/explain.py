@@ -8,7 +8,8 @@ from typing import Any
 
 from sgtools.rules.draft import snip
 from sgtools.workflows.suggest import contexts, difference
-from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, PART_KINDS, PART_SUFFIXES, Candidate, own_context
+from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate, own_context
+from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
 from sgtools.workflows.suggest.tree import Example
 from sgtools.workflows.suggest.verify import Outcome
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sgtools.workflows.suggest.candidates import common_prefix
+from sgtools.workflows.suggest.roots import common_prefix
 
 
 def name_regex(texts: Sequence[str]) -> str | None:

@@ -39,6 +39,7 @@ from sgtools.workflows.suggest import (
     union,
 )
 from sgtools.workflows.suggest import candidates as cands
+from sgtools.workflows.suggest import roots as found
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, read_examples
 from sgtools.workflows.suggest.verify import Outcome, run_rules
@@ -147,7 +148,7 @@ class _Search:
 
 def _authored(invalid: list[Example], valid: list[Example], language: str) -> list[cands.Candidate]:
     """The forms an author writes from the examples alone: a kind, a comment word, a name regex, a child."""
-    groups = list(cands.roots(invalid))
+    groups = list(found.roots(invalid))
     base = author.AUTHOR_ROOTS
     return (author.kind_only(invalid, valid, base) + comments.comment_forms(invalid, valid, base + 1000)
             + callnames.field_forms(groups + callnames.outermost(invalid), base + 2000, [*invalid, *valid],
@@ -278,7 +279,7 @@ def suggest_rule(
         return result
     trees = read_examples(engine, ws.root, lang, invalid)
     valid_trees = read_examples(engine, ws.root, lang, valid)
-    gens = cands.generalisations(trees, valid_trees)
+    gens = found.generalisations(trees, valid_trees)
     pivot = min(trees, key=lambda e: (len(e.code), e.index))
     search = _Search(engine, lang, file_name, trees, valid)
     _search(search, gens, pivot, count, valid_trees)
@@ -329,7 +330,7 @@ def _union(search: _Search, valid_trees: list[Example]) -> list[cands.Candidate]
     parts: list[cands.Candidate] = []
     for tree in search.invalid:
         alone = _Search(search.engine, search.language, search.file_name, [tree], search.valid)
-        _search(alone, cands.generalisations([tree], valid_trees), tree, 1, valid_trees)
+        _search(alone, found.generalisations([tree], valid_trees), tree, 1, valid_trees)
         best = union.best_part(_inner_first(alone.passing()), valid_trees)
         if best is None:
             return []
