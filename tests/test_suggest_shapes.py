@@ -210,6 +210,17 @@ CASES = {
         ["fun g() = x!!", "call(a!!, b)"],
         ["fun h() { i++ }", "val z = !flag", "fun k() { n-- }"],
     ),
+    "a kind said with the construct every node of it holds in one field": Case(
+        "`not x is None` twice, beside `x is not None`: a `not_operator` whose argument is a `comparison_operator` "
+        "(`has: {field: argument, kind: comparison_operator}`), not every `not` (the bare kind flagged `not ready` "
+        "and `not (a or b)`).",
+        "python",
+        ["if not user is None:\n    go(user)", "ok = not cfg.value is None"],
+        ["if user is not None:\n    go(user)", "ok = cfg.value is not None"],
+        ["while not node is None:\n    node = node.next", "def f(a):\n    return not a.b() is None"],
+        ["if not ready:\n    wait()", "x = not (a or b)", "y = a is not None"],
+        lambda doc: "comparison_operator" in str(doc["rule"]),
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

@@ -148,6 +148,12 @@ def _kind_candidate(k: str, node: Node, invalid: Sequence[Example], index: int) 
         rule["regex"] = op
         note = f"flags every `{k}` written with `{op.strip('^$').replace(chr(92), '')}`; lets through the same " \
                "problem written as another construct"
+    parts = _shared_parts(k, invalid) if op is None else []
+    if parts:  # `not x in y`: a `not_operator` whose argument is a comparison, not every `not`
+        held = [{"has": {"field": role, "kind": kind}} for role, kind in parts]
+        rule.update(held[0] if len(held) == 1 else {"all": held})
+        note = f"flags every `{k}` with a {' and a '.join(f'`{kind}` as its {role}' for role, kind in parts)}; " \
+               "lets through the same problem written as another construct"
     cand = Candidate({"rule": rule}, Generalised.written(node, k), KIND_ONLY, index, note)
     # Every one of them names the same thing (`type` in `type(x) == int`, `malloc` in a cast): that name is
     # the point, and the kind alone flags every other one (a pattern or a telling child keeps the name).
@@ -175,6 +181,21 @@ def _shared_operator(kind: str, invalid: Sequence[Example]) -> str | None:
                 return None
             ends.add(ops[0])
     return ends.pop() if len(ends) == 1 else None
+
+
+def _shared_parts(kind: str, invalid: Sequence[Example]) -> list[tuple[str, str]]:
+    """The fields every node of `kind` fills with a construct of the same kind (`not_operator`'s argument a
+    `comparison_operator`, `unless` with an `else` alternative): what the invalid nodes share beyond their kind.
+    Only constructs of their own: names, literals and building blocks there (a call, a subscript, an argument
+    list) are what the examples happened to write."""
+    shared: set[tuple[str, str]] | None = None
+    for e in invalid:
+        for n in e.nodes():
+            if n.kind == kind and n.named and n.children:
+                held = {(c.role, c.kind) for c in n.children if c.role and c.named and not c.atomic and c.children
+                        and specific(c.kind) and not c.kind.endswith(PART_SUFFIXES) and c.kind not in PART_KINDS}
+                shared = held if shared is None else shared & held
+    return sorted(shared or ())
 
 
 def _shared_names(kind: str, invalid: Sequence[Example]) -> set[str]:
