@@ -15,11 +15,14 @@ The package's bytecode is written once, before the workers start (`compileall`, 
 PYTHONDONTWRITEBYTECODE says): the suite starts hundreds of Python processes (`python -m sgtools`, servers), and
 where the environment sets that variable (this VM, many containers) each compiled every sgtools module it
 imported. Python checks a cached file against its source's mtime and size, so an edited module is compiled again.
+The test modules' own bytecode (pytest's assertion rewriting: ~3 of a worker's ~5 CPU s of collection) is written
+during collection whatever that variable says, so each run after the first reads it instead of rewriting every file.
 """
 
 from __future__ import annotations
 
 import compileall
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +54,18 @@ ONE_WORKER_FILES = ("e2e/test_precommit.py", "e2e/test_fresh_clone.py", "tests/t
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller, before any worker or child process
         compileall.compile_dir(str(Path(__file__).parent / "sgtools"), quiet=2)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Any:
+    """pytest writes its rewritten test modules (`__pycache__/*-pytest-*.pyc`, beside them, git-ignored) only where
+    `sys.dont_write_bytecode` is off; it reads them either way."""
+    saved = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = saved
 
 
 def _rank(item: pytest.Item) -> int:
