@@ -2,7 +2,7 @@
 checked with the language's own tools, and the judged verdicts (community_index/fix_verdicts.tsv) turned into
 a measured confidence per band.
 
-    python -m bin.fix_harness [--cache DIR] [--languages python,rust] [--review N] [--json OUT]
+    python -m bin.fix_harness [--cache DIR] [--languages python,rust] [--review N] [--json OUT] [--fetch-only]
 
 The corpora are fetched at run time into a cache outside the repository (default ~/.cache/sgtools-fix-corpus,
 or $SGTOOLS_FIX_CORPUS): Python wheels (pip download), npm tarballs (npm pack), and Debian source packages of
@@ -477,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=default_cache())
     ap.add_argument("--languages", default=",".join(LANGUAGES))
     ap.add_argument("--no-fetch", action="store_true", help="use only what the cache already holds")
+    ap.add_argument("--fetch-only", action="store_true",
+                    help="fetch what the cache lacks and stop; exit 1 if a corpus could not be had (.ci/run)")
     ap.add_argument("--review", type=int, default=0, metavar="N", help="write N unjudged fixes to review.md")
     ap.add_argument("--json", type=Path, help="write the summary and every fix's key and check as JSON")
     ap.add_argument("--table", action="store_true", help="print docs/fixes.md's per-language compiler table")
@@ -485,10 +487,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     langs = [x for x in args.languages.split(",") if x]
     if not args.no_fetch:
-        if fetch_sdist(args.cache) is None:
+        missing = fetch_sdist(args.cache) is None
+        if missing:
             print(f"fix_harness: {SDIST}: sdist not available", file=sys.stderr)
-        for lang, why in fetch(args.cache, langs).items():
+        problems = fetch(args.cache, langs)
+        for lang, why in problems.items():
             print(f"fix_harness: {lang}: corpus not available ({why})", file=sys.stderr)
+        if args.fetch_only:
+            return 1 if missing or problems else 0
     fixes = run(args.cache, langs)
     verdicts = load_verdicts()
     summary = summarize(fixes, verdicts)
