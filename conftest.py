@@ -22,6 +22,7 @@ during collection whatever that variable says, so each run after the first reads
 from __future__ import annotations
 
 import compileall
+import resource
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,52 @@ def pytest_collection(session: pytest.Session) -> Any:
         return (yield)
     finally:
         sys.dont_write_bytecode = saved
+
+
+# Where the CPU went: --durations (pyproject.toml) gives wall seconds, which on a shared machine stretch with the
+# load; each test's CPU seconds (user + system of its worker and of the children it reaped: ast-grep, servers,
+# installs) do not, so every run also ends with its CPU_TOP costliest tests by CPU. A process that outlives its test
+# (a session fixture's server) is counted where it is reaped.
+CPU_TOP = 25
+_CPU_STARTED = pytest.StashKey[float]()
+
+
+def _cpu_seconds() -> float:
+    own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_CPU_STARTED] = _cpu_seconds()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """The teardown report carries the test's CPU seconds (an attribute xdist sends on to the controller)."""
+    report = yield
+    if call.when == "teardown" and _CPU_STARTED in item.stash:
+        report.cpu_seconds = _cpu_seconds() - item.stash[_CPU_STARTED]
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    cpu = getattr(report, "cpu_seconds", None)
+    if cpu is not None:
+        _CPU_BY_TEST[report.nodeid] = float(cpu)
+
+
+_CPU_BY_TEST: dict[str, float] = {}
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _CPU_BY_TEST:
+        return
+    top = [kv for kv in sorted(_CPU_BY_TEST.items(), key=lambda kv: -kv[1])[:CPU_TOP] if kv[1] >= 0.005]
+    terminalreporter.write_sep("=", f"costliest {len(top)} by CPU (user+sys s, with reaped children; all "
+                                    f"{len(_CPU_BY_TEST)} tests: {sum(_CPU_BY_TEST.values()):.0f} s)")
+    for nodeid, cpu in top:
+        terminalreporter.write_line(f"{cpu:.2f}s cpu   {nodeid}")
 
 
 def _rank(item: pytest.Item) -> int:
