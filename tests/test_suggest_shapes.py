@@ -221,6 +221,18 @@ CASES = {
         ["if not ready:\n    wait()", "x = not (a or b)", "y = a is not None"],
         lambda doc: "comparison_operator" in str(doc["rule"]),
     ),
+    "an operator passed as an argument is part of the call that takes it": Case(
+        "`std::async(&Worker::run, this)` twice, beside a thread pool: the call by its name, not the `&` every "
+        "invalid example happens to pass (`pointer_expression` with `&`, which ranked first as a telling child and "
+        "flagged every address taken), as a kind always passed as an argument already ranks.",
+        "cpp",
+        ["auto f = std::async(&Worker::run, this, std::placeholders::_1);",
+         "void Pool::g(Job* job) {\n  futures_.push_back(std::async(&Job::go, job));\n}"],
+        ["auto f = pool.submit([this](auto n) { run(n); });",
+         "void Pool::g(Job* job) {\n  futures_.push_back(pool.submit([job] { job->go(); }));\n}"],
+        ["auto h = std::async(&Cache::load, cache);", "auto k(A* a) { return std::async(&A::b, a); }"],
+        ["int *p = &x;", "void u() { use(&value); }"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

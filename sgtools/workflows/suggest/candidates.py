@@ -146,6 +146,8 @@ def _child_tier(cand: Candidate) -> float:
         return 3.2  # a call by some name, or a statement holding one: the name is the point (FIELD says it)
     if _an_argument(root):
         return 2.3  # `validate: false` alone: an argument is said with the call that takes it (ARGUMENT)
+    if _in_arguments(root):
+        return 3.7  # `&Session::on_read` passed to `std::bind`: part of the call that takes it, as a kind alone is
     return 2 if "stopBy" in str(cand.body) else 2.2
 
 
@@ -222,10 +224,13 @@ def _bound_here(node: Node) -> set[str]:
     return out
 
 
+def _in_arguments(node: Node) -> bool:
+    return node.parent is not None and node.parent.kind.endswith(("arguments", "argument_list"))
+
+
 def _an_argument(node: Node) -> bool:
     """A building block passed in a call's argument list (a keyword argument, a pair), not a construct of its own."""
-    return node.parent is not None and node.parent.kind.endswith(("arguments", "argument_list")) and not specific(
-        node.kind)
+    return _in_arguments(node) and not specific(node.kind)
 
 
 def _callish(node: Node) -> bool:
