@@ -233,6 +233,31 @@ CASES = {
         ["auto h = std::async(&Cache::load, cache);", "auto k(A* a) { return std::async(&A::b, a); }"],
         ["int *p = &x;", "void u() { use(&value); }"],
     ),
+    "a class's method is also called with its namespace": Case(
+        "`Thread.Sleep(...)` in C#: the call by its name, which admits a namespace in front "
+        "(`^(\\w+\\.)*(?:Thread\\.Sleep)$`), so `System.Threading.Thread.Sleep(5)` is flagged too; the pattern "
+        "`Thread.Sleep($$$ARGS)` let it through. A method of a value (`sleeper.Sleep`) is not that call.",
+        "csharp",
+        ["class A {\n  void F() { Thread.Sleep(100); }\n}",
+         "class B {\n  async Task G(int ms) {\n    Thread.Sleep(ms);\n    await H();\n  }\n}"],
+        ["class A {\n  void F() { Thread.SpinWait(100); }\n}",
+         "class B {\n  async Task G(int ms) {\n    await Task.Delay(ms);\n    await H();\n  }\n}"],
+        ["class C {\n  void K() { System.Threading.Thread.Sleep(5); }\n}",
+         "class D {\n  void L() { Thread.Sleep(TimeSpan.FromSeconds(1)); }\n}"],
+        ["class E {\n  void M() { Thread.SpinWait(1); }\n}", "class F {\n  void N() { sleeper.Sleep(1); }\n}"],
+    ),
+    "a class named as a receiver is also written with its package": Case(
+        "`Thread.sleep(...)` in Java: the receiver `Thread` admits a package in front (`^(\\w+\\.)*Thread$`), so "
+        "`java.lang.Thread.sleep(5)` is flagged too.",
+        "java",
+        ["class A {\n  void f() throws Exception { Thread.sleep(100); }\n}",
+         "class B {\n  void g(long ms) throws Exception {\n    Thread.sleep(ms);\n    h();\n  }\n}"],
+        ["class A {\n  void f() { Thread.yield(); }\n}",
+         "class B {\n  void g(long ms) {\n    clock.advance(ms);\n    h();\n  }\n}"],
+        ["class C {\n  void k() throws Exception { java.lang.Thread.sleep(5); }\n}",
+         "class D {\n  void l() throws Exception { Thread.sleep(1000L); }\n}"],
+        ["class E {\n  void m() { Thread.yield(); }\n}", "class F {\n  void n() { sleeper.sleep(1); }\n}"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

@@ -70,17 +70,19 @@ def _shared_receiver(group: Sequence[Node]) -> Node | None:
 
 
 def _named_rule(kind: str, role: str, regex: str, language: str, group: Sequence[Node],
-                examples: Sequence[Example]) -> tuple[dict[str, Any], str | None]:
+                examples: Sequence[Example]) -> tuple[dict[str, Any], str | None, bool]:
     """The rule for calls by a name regex, with the receiver they all name, or no receiver where that is the
-    point; and that receiver field's name when it must be absent."""
+    point; that receiver field's name when it must be absent; whether the receiver named admits a package."""
     rule = _by_name(kind, role, regex, language)
     shared = _shared_receiver(group) if role in ("method", "name") else None
+    qualifier = ""
     if shared is not None:  # `System.err` . `print`: the name says which method, the receiver whose
-        rule = {"all": [rule, {"has": {"field": shared.role, "regex": f"^{re.escape(shared.text)}$"}}]}
+        qualifier = r"(\w+\.)*" if language in _DOTTED and shared.text[:1].isupper() else ""  # `java.lang.Thread`
+        rule = {"all": [rule, {"has": {"field": shared.role, "regex": f"^{qualifier}{re.escape(shared.text)}$"}}]}
     receiver = _receiver_role(kind, group, examples) if role in ("method", "name") else None
     if receiver is not None:
         rule["not"] = {"has": {"field": receiver, "regex": "."}}
-    return rule, receiver
+    return rule, receiver, bool(qualifier)
 
 
 def _receiver_is_the_point(kind: str, callees: Sequence[str], examples: Sequence[Example]) -> bool:
@@ -132,7 +134,9 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
         if regex is None or f"{kind}{role}{regex}" in seen:
             continue
         seen.add(f"{kind}{role}{regex}")
-        rule, receiver = _named_rule(kind, role, regex, language, group, examples)
+        spaced = _namespaced(regex, texts, role, language)
+        regex = spaced or regex
+        rule, receiver, packaged = _named_rule(kind, role, regex, language, group, examples)
         # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`): the request is about
         # the family, so it ranks before a pattern that keeps the one name.
         family = output_family(texts) == regex
@@ -141,8 +145,28 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
         body = {"rule": rule}
         cand = Candidate(body, Generalised.written(root, f"{kind} {regex}"), FIELD, start + len(out), note)
         cand.family = family
+        cand.namespaced = spaced is not None or (packaged and "|" not in regex)
         out.append(cand)
     return out
+
+
+# Languages whose namespaces, classes and modules qualify a name with `.` (`System.GC.Collect`, `Swift.fatalError`).
+_DOTTED = frozenset({"csharp", "java", "kotlin", "swift", "scala", "dart"})
+
+
+def _namespaced(regex: str, texts: Sequence[str], role: str, language: str) -> str | None:
+    """One API called by its whole name (`GC.Collect`, `fatalError`) is the same API written with its namespace
+    (`System.GC.Collect`, `Swift.fatalError`): the name regex admits one in front. A class's member takes any; a
+    bare function name only a capitalised module or class (not `obj.fatalError`, a method of a value); a name on
+    a lower-case value or module (`os.system`) none, nor a class alone (`Foo(...)`, a constructor, where what is
+    done with the object, thrown or kept, tells more than the name)."""
+    if language not in _DOTTED or role not in ("function", "") or len(set(texts)) != 1:
+        return None
+    text = texts[0]
+    if not re.fullmatch(r"[A-Za-z_]\w*(\.\w+)*", text) or ("." in text) != text[0].isupper():
+        return None
+    qualifier = r"(\w+\.)*" if text[0].isupper() else r"([A-Z]\w*\.)*"
+    return f"^{qualifier}(?:{regex[1:-1]})$"
 
 
 def one_name(cand: Candidate) -> bool:

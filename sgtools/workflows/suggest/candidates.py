@@ -77,6 +77,7 @@ class Candidate:
     qualified: bool = False  # a leaf naming one API with its namespace (`std::endl`)
     holds_fine: bool = False  # a kind alone whose nodes hold a statement a valid example has (`for` around `defer`)
     namesake: bool = False  # valid code writes the same names another way (`os.ReadFile`, `@Disabled("why")`)
+    namespaced: bool = False  # a call by its whole name, also written with its namespace (`System.GC.Collect`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
 
     def keyword_only(self) -> bool:
@@ -163,7 +164,7 @@ def _named_tier(cand: Candidate) -> float:
         return 0.9 if cand.qualified else 2.5 if cand.within else 1.5
     if form == COMMENT and cand.phrase:
         return -0.05  # a directive's opening words: the same words elsewhere in a comment are prose
-    if form == FIELD and cand.family:
+    if form == FIELD and (cand.family or cand.namespaced):
         return 0.8
     return {COMMENT: 0, FIELD: 3, MODIFIER: 2, UNION: 3.9}.get(form, 3)
 
