@@ -258,6 +258,19 @@ CASES = {
          "class D {\n  void l() throws Exception { Thread.sleep(1000L); }\n}"],
         ["class E {\n  void m() { Thread.yield(); }\n}", "class F {\n  void n() { sleeper.sleep(1); }\n}"],
     ),
+    "a telling child said with the construct of its own that holds it": Case(
+        "`catch (x: any)` twice beside `unknown` and an untyped catch: a `catch_clause` with `: any`, not a "
+        "`type_annotation` with `any` anywhere (a building block: it ranked first as the smaller node and flagged "
+        "every `: any` parameter).",
+        "typescript",
+        ["try { a(); } catch (x: any) { b(x); }",
+         "try {\n  await c();\n} catch (problem: any) {\n  report(problem.code);\n}"],
+        ["try { a(); } catch (x: unknown) { b(x); }",
+         "try {\n  await c();\n} catch (problem) {\n  report(problem);\n}"],
+        ["try { q(); } catch (z: any) {}",
+         "function f() {\n  try { return g(); } catch (err: any) { return null; }\n}"],
+        ["const h = (v: any) => v;", "function k(p: any) { return p; }"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

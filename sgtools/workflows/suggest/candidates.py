@@ -149,7 +149,9 @@ def _child_tier(cand: Candidate) -> float:
         return 2.3  # `validate: false` alone: an argument is said with the call that takes it (ARGUMENT)
     if _in_arguments(root):
         return 3.7  # `&Session::on_read` passed to `std::bind`: part of the call that takes it, as a kind alone is
-    return 2 if "stopBy" in str(cand.body) else 2.2
+    # A building block (`type_annotation` with `any`) after a construct of its own with that child (`catch_clause`).
+    block = 0 if specific(root.kind) or own_context(root.kind) else 0.02
+    return (2 if "stopBy" in str(cand.body) else 2.2) + block
 
 
 def _named_tier(cand: Candidate) -> float:
