@@ -271,6 +271,17 @@ CASES = {
          "function f() {\n  try { return g(); } catch (err: any) { return null; }\n}"],
         ["const h = (v: any) => v;", "function k(p: any) { return p; }"],
     ),
+    "log levels on one logger are the logger's calls": Case(
+        "`console.warn` and `console.error` where a logger is wanted: every level on `console` "
+        "(`^console\\.(trace|debug|info|...|log)$`), as print and write families are, not the two names shown.",
+        "javascript",
+        ["function save(doc) {\n  console.warn(\"saving\", doc.id);\n}",
+         "try { run(); } catch (e) { console.error(e); }"],
+        ["function save(doc) {\n  logger.warn(\"saving\", doc.id);\n}",
+         "try { run(); } catch (e) { logger.error(e); }"],
+        ["console.info(\"ready\");", "if (x) console.debug(x);", "console.log(value);"],
+        ["logger.info(\"ready\");", "console.table(rows);", "log.debug(x);"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

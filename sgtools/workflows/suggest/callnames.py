@@ -12,7 +12,7 @@ from typing import Any
 from sgtools.workflows.suggest.author import NAME_ROLES, call_like, named_child
 from sgtools.workflows.suggest.candidates import FIELD, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.names import name_regex, output_family
+from sgtools.workflows.suggest.names import level_family, name_regex, output_family
 from sgtools.workflows.suggest.tree import Example, Node
 
 # Go reads a lone one-argument call at the end of a snippet (`fmt.Println(x)` with no newline after it) as a type
@@ -139,7 +139,7 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
         rule, receiver, packaged = _named_rule(kind, role, regex, language, group, examples)
         # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`): the request is about
         # the family, so it ranks before a pattern that keeps the one name.
-        family = output_family(texts) == regex
+        family = regex in (output_family(texts), level_family(list(dict.fromkeys(texts))))
         note = (f"flags every `{kind}` whose {role or 'callee'} matches `{regex}`, with any arguments"
                 + (f" and no {receiver}" if receiver else "") + "; lets through calls through another name or alias")
         body = {"rule": rule}

@@ -1,7 +1,7 @@
 """Call names as a regex (issue 29): the names shown written as the family an ast-grep author means: a shared
 prefix at a word part (`^mysql_`), a stem with short endings (`^fmt\\.Print`), names one letter apart
-(`^ato\\w{1,2}$` for `atoi` / `atol`), an output family
-(`^Console\\.Write(Line)?$`), a last word part (`^fs\\.\\w+Sync$`), else the names themselves."""
+(`^ato\\w{1,2}$` for `atoi` / `atol`), an output family (`^Console\\.Write(Line)?$`), log levels on one logger
+(`^logging\\.(debug|info|...)$`), a last word part (`^fs\\.\\w+Sync$`), else the names themselves."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def name_regex(texts: Sequence[str]) -> str | None:
     bang = _bang(uniq)
     if bang is not None:
         return bang
-    family = output_family(uniq)
+    family = output_family(uniq) or level_family(uniq)
     if family is not None:
         return family
     if len(uniq) == 1:
@@ -67,6 +67,22 @@ def output_family(names: Sequence[str]) -> str | None:
     word = re.split(r"[.:]", stem)[-1]
     ends = _ENDINGS.get(word, "ln|f")
     return f"^{re.escape(stem)}({ends})?$"
+
+
+# Logging calls come in a family of levels on one logger (`logging.info`, `log.warning`, `logger.error`): two of
+# them shown on one qualifier mean the logger's calls, whatever the level.
+_LEVELS = ("trace", "debug", "info", "notice", "warn", "warning", "error", "exception", "critical", "fatal", "log")
+
+
+def level_family(names: Sequence[str]) -> str | None:
+    """Two or more log levels called on one qualifier (`logging.info`, `logging.exception`): every level on it."""
+    split = [re.fullmatch(r"(.*[.:])?([a-z]+)", t) for t in names]
+    if len(names) < 2 or not all(m is not None and m.group(2) in _LEVELS for m in split):
+        return None
+    qualifiers = {m.group(1) or "" for m in split if m is not None}
+    if len(qualifiers) != 1:
+        return None
+    return f"^{re.escape(qualifiers.pop())}({'|'.join(_LEVELS)})$"
 
 
 def _last_hump(suffix: str, names: Sequence[str]) -> str | None:
