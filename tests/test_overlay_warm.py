@@ -142,8 +142,8 @@ def test_one_round_trip_per_language_for_the_fixes_and_no_file_scanned_twice(pro
     scans: list[list[str]] = []
     fix_calls: list[int] = []
     real_scan, real_fixes = WarmEngine.scan, LspSession.quick_fixes
-    monkeypatch.setattr(WarmEngine, "scan", lambda self, spec, texts, fixes_for=frozenset(), skip="":
-                        scans.append(list(texts)) or real_scan(self, spec, texts, fixes_for, skip))
+    monkeypatch.setattr(WarmEngine, "scan", lambda self, spec, texts, fixes_for=frozenset(), skip="", checks=True:
+                        scans.append(list(texts)) or real_scan(self, spec, texts, fixes_for, skip, checks))
     monkeypatch.setattr(LspSession, "quick_fixes", lambda self, wanted, deadline:
                         fix_calls.append(len(wanted)) or real_fixes(self, wanted, deadline))
     two = [{"path": "src/a.py", "code": "x = eval(a)\nprint(1)\n"}, {"path": "src/b.py", "code": "y = eval(b)\n"}]

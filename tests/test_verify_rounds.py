@@ -152,6 +152,46 @@ def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, mon
     assert v["missingAfter"] == (0 if verified else 1)
 
 
+def test_a_snippet_s_own_document_runs_no_verification_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            warm: Engine) -> None:
+    """The parse-error and MISSING-token rules run only on the documents fix-it verification opens
+    (engine/warm.py `checks`): a snippet's own document gets the one rule that says it parses cleanly
+    (scan/missing.py `clean_rule_doc`), the copy of its fix-it the two others (about half of ast-grep's work on a
+    clean TypeScript snippet was those two rules)."""
+    from sgtools.engine.lsp import LspSession
+    from sgtools.scan import missing
+
+    ws = _project(tmp_path / "p", {"r": GET_NONE})
+    published: list[set[str]] = []
+    real = LspSession.open
+
+    def recording(self: LspSession, *a: Any, **k: Any) -> Any:
+        uris, found = real(self, *a, **k)
+        published.extend({str(d.get("code")) for d in diags} for diags in found)
+        return uris, found
+
+    monkeypatch.setattr(LspSession, "open", recording)
+    [fx] = _fixits(scan_code(ws, warm, "v = d.get(k, None)\n", language="python")).values()
+    assert fx["verified"] and fx["verification"]["missingBefore"] == 0
+    assert published == [{"r", missing.CLEAN_RULE_ID}, {missing.MISSING_RULE_ID}]  # the snippet; its copy
+
+
+# An original that does not parse cleanly (a MISSING `}`; an ERROR node): its document told nothing of its parse
+# errors, so it is scanned again beside its copy, and the verdicts are the spawn path's.
+@pytest.mark.parametrize(("language", "code"), [("javascript", "if (x) { baz(1)\n"),
+                                                ("python", "def f(:\n    baz(1)\n")])
+def test_a_snippet_that_may_not_parse_is_scanned_again_beside_its_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      warm: Engine, language: str, code: str) -> None:
+    ws = _project(tmp_path / "p", {"no-baz": RULES["no-baz"]}, language)
+    spawned = scan_code(ws, Engine(), code, language=language)
+    scan_code(ws, warm, code, language=language)  # starts the warm process
+    calls = _count_warm_scans(monkeypatch)
+    got = scan_code(ws, warm, code, language=language)
+    assert warm.warm is not None and warm.warm.stats.last == "warm", warm.warm.stats.last_reason
+    assert calls == [1, 2]  # the snippet; then the original beside its copy
+    assert got == spawned and _fixits(got)
+
+
 def test_a_pending_change_counts_missing_tokens_in_the_same_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    warm: Engine) -> None:
     """The same for `scan_code` with `files` (a pending change's documents on the warm engine)."""

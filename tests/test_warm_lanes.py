@@ -116,10 +116,10 @@ def test_any_failure_of_a_lane_is_the_call_s_never_a_shorter_answer(lanes: WarmE
     real = WarmEngine._scan_lane
 
     def second_lane_breaks(self: WarmEngine, spec: WarmSpec, lane: int, texts: list[str],
-                           fixes_for: frozenset[str], skip: str = "") -> list[list[dict]]:
+                           fixes_for: frozenset[str], skip: str = "", checks: bool = True) -> list[list[dict]]:
         if lane:
             raise RuntimeError("the second lane broke")
-        return real(self, spec, lane, texts, fixes_for, skip)
+        return real(self, spec, lane, texts, fixes_for, skip, checks)
 
     monkeypatch.setattr(WarmEngine, "_scan_lane", second_lane_breaks)
     with pytest.raises(RuntimeError, match="second lane"):  # raised in the caller's thread, as one process would

@@ -100,10 +100,11 @@ class LspSession:
         return out
 
     def open(self, name: str, language_id: str, texts: Sequence[str],
-             deadline: float) -> tuple[list[str], list[list[Diag]]]:
-        """Each text opened as its own document `<root>/<n>/<name>`: the URIs and the diagnostics per text, in
-        order. The caller closes the URIs (`close`) once done with them, so memory stays bounded."""
-        uris = [(self.root / str(next(self.docs)) / name).as_uri() for _ in texts]
+             deadline: float, folder: str = "") -> tuple[list[str], list[list[Diag]]]:
+        """Each text opened as its own document `<root>/<folder><n>/<name>`: the URIs and the diagnostics per text,
+        in order (a rule's `files` glob can tell documents apart by `folder`). The caller closes the URIs (`close`)
+        once done with them, so memory stays bounded."""
+        uris = [(self.root / f"{folder}{next(self.docs)}" / name).as_uri() for _ in texts]
         self.waiting.update(uris)
         self._send_many([{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
             "uri": uri, "languageId": language_id, "version": 1, "text": text}}}

@@ -45,6 +45,11 @@ if TYPE_CHECKING:
     from sgtools.engine.match import AstGrepMatch, MatchLabel, MatchRange
 
 _SEVERITY = {1: "error", 2: "warning", 3: "info", 4: "hint"}
+# Documents opened with `checks` are `<root>/<CHECKS_FOLDER><n>/<name>`, the others `<root>/<n>/<name>`: a rule
+# with `files: [CHECKS_GLOB]` (ast-grep matches it against the path under the root) runs on the first only, one
+# with `ignores: [CHECKS_GLOB]` on the others.
+CHECKS_FOLDER = "checks-"
+CHECKS_GLOB = f"{CHECKS_FOLDER}*/*"
 
 
 class WarmUnavailable(Exception):
@@ -102,11 +107,12 @@ class WarmEngine:
 
     # ---- the calls --------------------------------------------------------------------------------
 
-    def scan(self, spec: WarmSpec, texts: Sequence[str],
-             fixes_for: frozenset[str] = frozenset(), skip: str = "") -> list[list[AstGrepMatch]]:
+    def scan(self, spec: WarmSpec, texts: Sequence[str], fixes_for: frozenset[str] = frozenset(), skip: str = "",
+             checks: bool = True) -> list[list[AstGrepMatch]]:
         """Each text as a document: its matches in `ast-grep scan --json` shape (byte offsets, 0-based
         code-point columns, `text`; `replacement`/`replacementOffsets` for rules in `fixes_for`), leaving out
-        those of rules whose id starts with `skip` (when given) before they are converted.
+        those of rules whose id starts with `skip` (when given) before they are converted. `checks`: the documents
+        are opened under `CHECKS_GLOB`, where the rules scoped to it run (fix-it verification's), else outside it.
         `WarmUnavailable` when the warm engine cannot answer; the failed process is then gone.
 
         Several texts are split over `warm_engine_lanes` processes of the same rule set, each answering its
@@ -118,7 +124,7 @@ class WarmEngine:
         call = lifecycle.current()
         lanes = max(1, min(self.settings.warm_engine_lanes, self.settings.warm_engine_max, len(texts)))
         if lanes == 1:
-            return self._scan_lane(spec, 0, texts, fixes_for, skip)
+            return self._scan_lane(spec, 0, texts, fixes_for, skip, checks)
         size = -(-len(texts) // lanes)
         shares = [texts[i:i + size] for i in range(0, len(texts), size)]
         results: list[list[list[AstGrepMatch]] | None] = [None] * len(shares)
@@ -128,7 +134,7 @@ class WarmEngine:
             try:
                 # the lane thread serves the same call: its end abandons this lane's request too
                 results[lane] = lifecycle.run_in(call, self._scan_lane, spec, lane, shares[lane], fixes_for,
-                                                skip)
+                                                skip, checks)
             except Exception as exc:  # raised in the caller's thread below, whatever it is
                 failures.append(exc)
 
@@ -147,7 +153,7 @@ class WarmEngine:
         return answered
 
     def _scan_lane(self, spec: WarmSpec, lane: int, texts: Sequence[str],
-                   fixes_for: frozenset[str], skip: str = "") -> list[list[AstGrepMatch]]:
+                   fixes_for: frozenset[str], skip: str = "", checks: bool = True) -> list[list[AstGrepMatch]]:
         call = lifecycle.current()  # the MCP call this lane serves (None outside one)
         slot = self._slot(spec.key() + ((lane,) if lane else ()))
         if not slot.lock.acquire(timeout=self.settings.warm_engine_timeout):
@@ -157,7 +163,7 @@ class WarmEngine:
                 session, fresh = self._session(slot, spec)
                 lifecycle.lend(call, session.proc)  # the call's end (cancel, timeout) kills it mid-request
                 try:
-                    return self._scan(session, spec, texts, fixes_for, skip)
+                    return self._scan(session, spec, texts, fixes_for, skip, checks)
                 except (ProtocolError, KeyError, TypeError, ValueError) as exc:  # an answer of the wrong shape too
                     session.kill()
                     slot.session = None
@@ -179,9 +185,10 @@ class WarmEngine:
         return time.monotonic() + self.settings.warm_engine_timeout
 
     def _scan(self, session: LspSession, spec: WarmSpec, texts: Sequence[str],
-              fixes_for: frozenset[str], skip: str = "") -> list[list[AstGrepMatch]]:
+              fixes_for: frozenset[str], skip: str = "", checks: bool = True) -> list[list[AstGrepMatch]]:
         deadline = self._deadline()
-        uris, published = session.open(spec.file_name, spec.language, texts, deadline)
+        uris, published = session.open(spec.file_name, spec.language, texts, deadline,
+                                       CHECKS_FOLDER if checks else "")
         if skip:
             published = [[d for d in diags if not str(d.get("code", "")).startswith(skip)] for diags in published]
         fixes = self._fixes(session, uris, published, fixes_for, deadline)

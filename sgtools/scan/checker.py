@@ -43,6 +43,7 @@ class TextChecker:
         self.fell_back: list[str] = []  # why a call of this checker left the warm path, first reason first
         self._warm: tuple[WarmSpec, WarmRules] | None = None
         self._counted: dict[str, int | None] | None = None  # MISSING-token counts of the warm scans (`keep_counts`)
+        self._baselines: dict[str, bool] = {}  # whether `scan`'s answer for a text holds its parse errors
         if warm and engine.warm is not None and (project is not None or str(config) == NO_CONFIG):
             self._warm = warm_spec(engine, project, rules, rules_path, file_name, language)
             self._counted = {}
@@ -53,13 +54,17 @@ class TextChecker:
         return self._warm is not None
 
     def scan(self, code: str, rules_by_id: Mapping[str, Rule]) -> list[AstGrepMatch]:
-        """`code`'s matches of the rules in `rules_by_id` (and parse errors), labels included, as
-        `ast-grep scan --stdin` prints them."""
+        """`code`'s matches of the rules in `rules_by_id`, labels included, as `ast-grep scan --stdin` prints
+        them, and its parse errors (a warm scan may leave them out: `baseline`)."""
         if self._warm is None:
             self.fell_back.append("not warm")
         else:
-            many, why = warm_matches(self.engine, self._warm[0], self._warm[1], [code], [rules_by_id], self._counted)
+            scoped = self._warm[1].scoped  # the snippet's document without verification's rules
+            clean: set[str] = set()
+            many, why = warm_matches(self.engine, self._warm[0], self._warm[1], [code], [rules_by_id], self._counted,
+                                     clean if scoped else None)
             if many is not None and many[0] is not None:
+                self._baselines[code] = not scoped or code in clean
                 return many[0]
             self.fell_back.append(why or "the warm engine gave no answer")
         return self._spawned_stdin(code)
@@ -73,6 +78,12 @@ class TextChecker:
             return [None] * len(codes), f"{self.language} is not served by the warm engine in this project"
         found, why = warm_matches(self.engine, self._warm[0], self._warm[1], codes, rules_by_id)
         return (found if found is not None else [None] * len(codes)), why
+
+    def baseline(self, code: str, matches: list[AstGrepMatch]) -> list[AstGrepMatch] | None:
+        """Fix-it verification's baseline of `code` (fixits/verify.py `VerifyJob`): `scan`'s `matches`, unless
+        they came from a warm document without the parse-error rule for a text that may have parse errors; then
+        None, and verification scans the text again beside its copies (only when it has fix-its to check)."""
+        return matches if self._baselines.get(code, True) else None
 
     def keep_counts(self) -> bool:
         """Whether the MISSING-token count the warm scans find in each text is kept (the counting rule is in every

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 MISSING_RULE_ID = "_sgtools-missing-tokens"
+CLEAN_RULE_ID = "_sgtools-clean-parse"
 _PREFIX = "sgtools-missing:"
 _ROOT = "SGTOOLSROOT"
 _OUT = "SGTOOLSMISSING"
@@ -54,6 +55,23 @@ def missing_rule_doc(language: str) -> dict[str, Any] | None:
             {"id": "sgtools-named", "rule": {**empty, "pattern": "$SGTOOLSNAMED"}, "fix": "n"},
         ],
     }
+
+
+def clean_rule_doc(language: str) -> dict[str, Any] | None:
+    """A rule that matches the root (its kind per language, `ROOT_KINDS`) of a tree with no ERROR node and no node
+    with empty text, so no MISSING token: where it matches, the parse-error rule and `missing_rule_doc`'s would
+    find nothing and count 0. It walks the tree once, without converting a match per node (a clean 30-line
+    TypeScript text: 0.36 M instructions of ast-grep's, against 1.9 M for those two rules, callgrind)."""
+    root = ROOT_KINDS.get(language)
+    if root is None:
+        return None
+    return {"id": CLEAN_RULE_ID, "language": language, "severity": "hint",
+            "rule": {"kind": root, "not": {"has": {"stopBy": "end", "any": [{"kind": "ERROR"}, {"regex": "^$"}]}}}}
+
+
+def certified(matches: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether `clean_rule_doc`'s rule matched in one document's matches."""
+    return any(m.get("ruleId") == CLEAN_RULE_ID for m in matches)
 
 
 def countable(language: str, text: str) -> bool:

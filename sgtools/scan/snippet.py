@@ -129,7 +129,8 @@ def snippet_diagnostics(checker: TextChecker, code: str, *, file: str | None = N
         min_severity,
     )
     verify_fixits(
-        [VerifyJob("STDIN", code, checker.language, diags[:verify_max], baseline=raw, counted=checker.counted(code))],
+        [VerifyJob("STDIN", code, checker.language, diags[:verify_max], baseline=checker.baseline(code, raw),
+                   counted=checker.counted(code))],
         checker.rescan,
         checker.count_missing,
         settings=checker.engine.settings,

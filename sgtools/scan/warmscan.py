@@ -31,7 +31,7 @@ from sgtools.core import languages
 from sgtools.core.errors import SgToolsError
 from sgtools.engine import trust
 from sgtools.engine.process import NO_CONFIG, Engine
-from sgtools.engine.warm import LABEL_MARK, WarmSpec, WarmUnavailable
+from sgtools.engine.warm import CHECKS_GLOB, LABEL_MARK, WarmSpec, WarmUnavailable
 from sgtools.fixits.judge import PARSE_RULE_ID
 from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
@@ -58,6 +58,7 @@ class WarmRules:
     twinned: frozenset[str]  # rules whose labels come from their twin
     spawned: frozenset[str]  # rules whose findings need the spawn path (labels the server cannot give)
     own: frozenset[str] = frozenset()  # rules with their own `labels`, each given a marker message (`marked_labels`)
+    scoped: bool = False  # fix-it verification's rules run on `checks` documents only (`_warm_rules`)
 
 
 # (rule file (content-addressed), the utils' stamp) -> its warm twin
@@ -127,11 +128,17 @@ def _warm_rules(rules: Sequence[Rule], rules_path: Path, language: str, cfg: Pro
         elif twin:
             twinned.add(r.id)
             docs.append(twin)
-    docs.append(parse_rule_doc(language))
-    counting = missing_rule_doc(language)
-    if counting is not None:
-        docs.append(counting)  # MISSING tokens for fix-it verification (scan/missing.py)
-    out = WarmRules(docs_file(docs), frozenset(twinned), frozenset(spawned), frozenset(own))
+    # Parse errors and MISSING tokens (scan/missing.py) for fix-it verification run on the documents opened with
+    # `checks` (re-scans); the others get the cheaper rule that says a text has neither (`clean_rule_doc`), all a
+    # snippet that parses cleanly needs: about half of ast-grep's work on a clean TypeScript snippet. A language
+    # without a known root keeps the parse-error rule everywhere.
+    counting, clean = missing_rule_doc(language), missing.clean_rule_doc(language)
+    if counting is None or clean is None:
+        docs.append(parse_rule_doc(language))
+    else:
+        docs += [{**parse_rule_doc(language), "files": [CHECKS_GLOB]}, {**counting, "files": [CHECKS_GLOB]},
+                 {**clean, "ignores": [CHECKS_GLOB]}]
+    out = WarmRules(docs_file(docs), frozenset(twinned), frozenset(spawned), frozenset(own), clean is not None)
     with _lock:
         if len(_warm_files) > 256:
             _warm_files.clear()
@@ -319,18 +326,25 @@ def _has_key(node: object, keys: frozenset[str]) -> bool:
 
 def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequence[str],
                  rules_by_id: Sequence[Mapping[str, Rule]], counts: dict[str, int | None] | None = None,
-                 ) -> tuple[list[list[AstGrepMatch] | None] | None, str | None]:
+                 clean: set[str] | None = None) -> tuple[list[list[AstGrepMatch] | None] | None, str | None]:
     """The matches of each text (one document round for all) from the warm engine, keeping the rules of
     `rules_by_id[i]` (and parse errors) for text i, None for a text the spawn path must scan (a finding whose
     labels the server cannot give); (None, why) when the warm engine failed. `why`: the first reason.
-    `counts`: where to keep each countable text's MISSING-token count (the counting rule is in every document)."""
+    `counts`: where to keep each countable text's MISSING-token count. `clean` given (`rules.scoped` only): the
+    documents are opened without fix-it verification's rules (engine/warm.py `checks`), so their matches hold no
+    parse errors, and `clean` gets each text with none and no MISSING token (scan/missing.py `clean_rule_doc`),
+    whose count is then 0."""
     assert engine.warm is not None
     fixes_for = frozenset(rid for by_id in rules_by_id for rid, r in by_id.items() if r.data.get("fix") is not None)
     try:
-        every = engine.warm.scan(spec, codes, fixes_for)
+        every = engine.warm.scan(spec, codes, fixes_for, checks=clean is None)
     except WarmUnavailable as exc:
         return None, exc.reason
-    if counts is not None:
+    if clean is not None:
+        clean.update(text for text, found in zip(codes, every, strict=True) if missing.certified(found))
+        if counts is not None:
+            counts.update((text, 0) for text in codes if text in clean and missing.countable(spec.language, text))
+    elif counts is not None:
         missing.keep(counts, spec.language, codes, every)
     out: list[list[AstGrepMatch] | None] = []
     first: str | None = None
