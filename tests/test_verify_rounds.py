@@ -129,24 +129,25 @@ def test_a_new_finding_touching_every_edit_still_halves(tmp_path: Path, monkeypa
 
 # A fix that could drop a token (a `,` goes), so its MISSING-token count before and after is checked; and one
 # whose copy does lose one without any ERROR node (tree-sitter inserts the `}` that `{ z()` lacks).
-@pytest.mark.parametrize(("language", "rule", "code", "verified"), [
-    ("python", "rule: {pattern: '$D.get($K, None)'}\nfix: $D.get($K)\n", "v = d.get(k, None)\n", True),
-    ("javascript", "rule: {kind: statement_block, regex: 'y'}\nfix: '{ z()'\n", "if (x) { y() }\n", False),
+@pytest.mark.parametrize(("language", "rule", "code", "verified", "rounds"), [
+    ("python", "rule: {pattern: '$D.get($K, None)'}\nfix: $D.get($K)\n", "v = d.get(k, None)\n", True, [1, 1]),
+    ("javascript", "rule: {kind: statement_block, regex: 'y'}\nfix: '{ z()'\n", "if (x) { y() }\n", False,
+     [1, 1, 1]),  # the copy does not parse cleanly: opened again with the counting rule
 ])
 def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              warm: Engine, language: str, rule: str, code: str,
-                                                             verified: bool) -> None:
-    """On the warm path every scanned document carries its MISSING-token count (the counting rule,
-    scan/missing.py): the snippet's count is kept from its own scan and the copy's read from its round, so the
-    check costs the snippet's scan and one round of one document, not two more warm calls (one per count), nor
-    the original scanned again beside its copy."""
+                                                             verified: bool, rounds: list[int]) -> None:
+    """On the warm path the documents tell the MISSING-token counts (scan/missing.py: 0 where the clean rule
+    matched, else the counting rule's): the snippet's count is kept from its own scan and the copy's read from
+    its round, so the check costs the snippet's scan and one round of one document (and the copy once more when
+    it does not parse cleanly), not a warm call per count, nor the original scanned again beside its copy."""
     ws = _project(tmp_path / "p", {"r": rule}, language)
     assert warm.warm is not None
     scan_code(ws, warm, code, language=language)  # starts the warm process
     calls = _count_warm_scans(monkeypatch)
     [fx] = _fixits(scan_code(ws, warm, code, language=language)).values()
     assert warm.warm.stats.last == "warm", warm.warm.stats.last_reason
-    assert calls == [1, 1]  # the snippet; then its copy (the original was counted by its own scan)
+    assert calls == rounds  # the snippet; then its copy (the original was counted by its own scan)
     v = fx["verification"]
     assert fx["verified"] is verified and v["parseErrorsAfter"] == v["missingBefore"] == 0
     assert v["missingAfter"] == (0 if verified else 1)
@@ -154,10 +155,10 @@ def test_warm_rescans_count_missing_tokens_in_the_same_round(tmp_path: Path, mon
 
 def test_a_snippet_s_own_document_runs_no_verification_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             warm: Engine) -> None:
-    """The parse-error and MISSING-token rules run only on the documents fix-it verification opens
-    (engine/warm.py `checks`): a snippet's own document gets the one rule that says it parses cleanly
-    (scan/missing.py `clean_rule_doc`), the copy of its fix-it the two others (about half of ast-grep's work on a
-    clean TypeScript snippet was those two rules)."""
+    """The parse-error and MISSING-token rules run only on documents opened with `checks` (engine/warm.py): a
+    snippet's own document and the copy of its fix-it get the one rule that says a text parses cleanly
+    (scan/missing.py `clean_rule_doc`), which is all they need when it matches (those two rules were a quarter
+    of ast-grep's CPU per clean TypeScript snippet document)."""
     from sgtools.engine.lsp import LspSession
     from sgtools.scan import missing
 
@@ -173,11 +174,12 @@ def test_a_snippet_s_own_document_runs_no_verification_rule(tmp_path: Path, monk
     monkeypatch.setattr(LspSession, "open", recording)
     [fx] = _fixits(scan_code(ws, warm, "v = d.get(k, None)\n", language="python")).values()
     assert fx["verified"] and fx["verification"]["missingBefore"] == 0
-    assert published == [{"r", missing.CLEAN_RULE_ID}, {missing.MISSING_RULE_ID}]  # the snippet; its copy
+    assert published == [{"r", missing.CLEAN_RULE_ID}, {missing.CLEAN_RULE_ID}]  # the snippet; its copy
 
 
 # An original that does not parse cleanly (a MISSING `}`; an ERROR node): its document told nothing of its parse
-# errors, so it is scanned again beside its copy, and the verdicts are the spawn path's.
+# errors, so it is scanned again beside its copy (each opened again with verification's rules when it does not
+# parse cleanly either), and the verdicts are the spawn path's.
 @pytest.mark.parametrize(("language", "code"), [("javascript", "if (x) { baz(1)\n"),
                                                 ("python", "def f(:\n    baz(1)\n")])
 def test_a_snippet_that_may_not_parse_is_scanned_again_beside_its_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -188,7 +190,7 @@ def test_a_snippet_that_may_not_parse_is_scanned_again_beside_its_copy(tmp_path:
     calls = _count_warm_scans(monkeypatch)
     got = scan_code(ws, warm, code, language=language)
     assert warm.warm is not None and warm.warm.stats.last == "warm", warm.warm.stats.last_reason
-    assert calls == [1, 2]  # the snippet; then the original beside its copy
+    assert calls == [1, 2, 2]  # the snippet; the original beside its copy; both again with verification's rules
     assert got == spawned and _fixits(got)
 
 

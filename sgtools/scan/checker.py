@@ -20,7 +20,7 @@ from sgtools.project.config import ProjectConfig
 from sgtools.rules.ruleset import Rule
 from sgtools.scan import missing
 from sgtools.scan.rulefiles import missing_counter
-from sgtools.scan.warmscan import TWIN, WarmRules, warm_matches, warm_spec
+from sgtools.scan.warmscan import WarmRules, checked_scan, warm_matches, warm_spec
 
 if TYPE_CHECKING:
     from sgtools.engine.match import AstGrepMatch
@@ -102,11 +102,7 @@ class TextChecker:
         The signature of fixits/verify.py's `BatchRunner`."""
         if self._warm is not None and self.engine.warm is not None:
             try:
-                # the label twins' matches are not converted at all: a re-scan reports no labels
-                every = self.engine.warm.scan(self._warm[0], texts, skip=TWIN)
-                if self._counted is not None:
-                    missing.keep(self._counted, self.language, texts, every)
-                return [[m for m in ms if m["ruleId"] != missing.MISSING_RULE_ID] for ms in every]
+                return checked_scan(self.engine, self._warm[0], self._warm[1], texts, self._counted)
             except WarmUnavailable as exc:
                 self.fell_back.append(exc.reason)
         return scan_texts(self.engine, self.config, self.rules_path, self.file_name, texts)

@@ -355,6 +355,31 @@ def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequen
     return out, first
 
 
+def checked_scan(engine: Engine, spec: WarmSpec, rules: WarmRules, texts: Sequence[str],
+                 counts: dict[str, int | None] | None) -> list[list[AstGrepMatch]]:
+    """Every rule's matches in each text, parse errors included, as a document opened with fix-it verification's
+    rules gives them (without label twins, the counting rule or the clean rule); `counts` gets each countable
+    text's MISSING tokens. With `rules.scoped`, a plain document first: a text it shows parsing cleanly has no
+    parse error and 0 MISSING tokens (scan/missing.py `clean_rule_doc`), and only the others are opened again
+    with those rules (a fix-it's copy nearly always parses cleanly). `WarmUnavailable` as engine/warm.py's."""
+    assert engine.warm is not None
+    every = engine.warm.scan(spec, texts, skip=TWIN, checks=not rules.scoped)
+    if rules.scoped:
+        unsure = [i for i, found in enumerate(every) if not missing.certified(found)]
+        if unsure:
+            again = engine.warm.scan(spec, [texts[i] for i in unsure], skip=TWIN)
+            for i, found in zip(unsure, again, strict=True):
+                every[i] = found
+        if counts is not None:
+            counts.update((texts[i], 0) for i in set(range(len(texts))) - set(unsure)
+                          if missing.countable(spec.language, texts[i]))
+            missing.keep(counts, spec.language, [texts[i] for i in unsure], [every[i] for i in unsure])
+    elif counts is not None:
+        missing.keep(counts, spec.language, texts, every)
+    drop = (missing.MISSING_RULE_ID, missing.CLEAN_RULE_ID)
+    return [[m for m in found if m["ruleId"] not in drop] for found in every]
+
+
 def _with_labels(every: list[AstGrepMatch], rules: WarmRules, rules_by_id: Mapping[str, Rule],
                  ) -> tuple[list[AstGrepMatch] | None, str | None]:
     """One text's matches of the rules in `rules_by_id` (and parse errors) as `ast-grep scan` gives them: labels
