@@ -282,6 +282,15 @@ CASES = {
         ["console.info(\"ready\");", "if (x) console.debug(x);", "console.log(value);"],
         ["logger.info(\"ready\");", "console.table(rows);", "log.debug(x);"],
     ),
+    "a marker word in capitals is matched in any case": Case(
+        "`# FIXME` twice: comments holding the marker in any case (`(?i)\\bFIXME\\b`), as people also write "
+        "`fixme` and `Fixme`; the case-sensitive word let those through.",
+        "python",
+        ["x = compute()  # FIXME: wrong for negatives", "# FIXME handle timeouts\nretry()"],
+        ["x = compute()  # works for negatives too", "# handle timeouts\nretry()"],
+        ["# fixme later\ny = 2", "z = 1  # Fixme: rounding"],
+        ["# fix me never\nw = 3", "s = \"FIXME\""],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

@@ -109,6 +109,8 @@ def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: i
     out: list[Candidate] = []
     for word in sorted(words - fine, key=lambda w: (-len(w), w))[:2]:
         regex = (r"\b" if re.match(r"\w", word) else "") + re.escape(word) + (r"\b" if re.search(r"\w$", word) else "")
+        if re.fullmatch(r"[A-Z]{3,}", word):  # a marker in capitals (`TODO`, `NOSONAR`) is also written `todo`
+            regex = "(?i)" + regex
         note = (f"flags every comment containing `{word}`; lets through the same note written differently "
                 "(another word or spelling)")
         out.append(Candidate({"rule": {**kind, "regex": regex}},
