@@ -291,6 +291,16 @@ CASES = {
         ["# fixme later\ny = 2", "z = 1  # Fixme: rounding"],
         ["# fix me never\nw = 3", "s = \"FIXME\""],
     ),
+    "a kind said with the keywords it opens with": Case(
+        "`#nullable disable` twice: a `preproc_nullable` opening with `#nullable disable` (`#nullable\\s+disable\\b`), "
+        "not every `#nullable` directive (`enable`, `restore`); words the kind's name says (`extern crate`) are "
+        "not repeated.",
+        "csharp",
+        ["#nullable disable\nclass A {}", "class B {\n#nullable disable\n  string s;\n#nullable restore\n}"],
+        ["class A {}", "class B {\n  string? s;\n}"],
+        ["#nullable  disable\nclass C {}", "namespace N {\n#nullable disable\n  class D {}\n}"],
+        ["#nullable enable\nclass E {}", "#nullable restore\nclass F {}"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from sgtools.workflows.suggest import contexts
+from sgtools.workflows.suggest import contexts, kinds
 from sgtools.workflows.suggest.candidates import (
     ACCESS_KINDS,
     ARGUMENT,
@@ -143,12 +143,13 @@ def _always_a_part(kind: str, invalid: Sequence[Example]) -> bool:
 def _kind_candidate(k: str, node: Node, invalid: Sequence[Example], index: int) -> Candidate:
     note = f"flags every `{k}`, whatever it contains; lets through the same problem written as another construct"
     rule: dict[str, Any] = {"kind": k}
-    op = _shared_operator(k, invalid)
+    op = kinds.shared_operator(k, invalid) or kinds.shared_words(k, invalid)
     if op is not None:  # Kotlin's `postfix_expression` is `x!!` and `i++`: the one written is the point
         rule["regex"] = op
-        note = f"flags every `{k}` written with `{op.strip('^$').replace(chr(92), '')}`; lets through the same " \
+        shown = re.sub(r"\\[sb]\+?", " ", op).strip("^$ ").replace(chr(92), "")
+        note = f"flags every `{k}` written with `{shown}`; lets through the same " \
                "problem written as another construct"
-    parts = _shared_parts(k, invalid) if op is None else []
+    parts = kinds.shared_parts(k, invalid) if op is None else []
     if parts:  # `not x in y`: a `not_operator` whose argument is a comparison, not every `not`
         held = [{"has": {"field": role, "kind": kind}} for role, kind in parts]
         rule.update(held[0] if len(held) == 1 else {"all": held})
@@ -161,41 +162,6 @@ def _kind_candidate(k: str, node: Node, invalid: Sequence[Example], index: int) 
     # Inside a string every time (Ruby's `#{x}`): part of a literal, not a construct; where it goes is the point.
     cand.in_literal = all(any(a.atomic for a in n.ancestors()) for e in invalid for n in e.nodes() if n.kind == k)
     return cand
-
-
-_OPERATOR = re.compile(r"[!+\-*/%<>=&|^~?]+")
-
-
-def _shared_operator(kind: str, invalid: Sequence[Example]) -> str | None:
-    """The operator token every node of `kind` starts or ends with (`!!` of `user!!`), as a regex on the node,
-    when it is the same in every one: a kind may take several (`!!`, `++`, `--`)."""
-    ends: set[str] = set()
-    for e in invalid:
-        for n in e.nodes():
-            if n.kind != kind:
-                continue
-            first, last = n.children[0] if n.children else None, n.children[-1] if n.children else None
-            ops = [f"^{re.escape(c.text)}" if c is first else f"{re.escape(c.text)}$" for c in (first, last)
-                   if c is not None and not c.named and _OPERATOR.fullmatch(c.text) and len(n.children) > 1]
-            if len(ops) != 1:
-                return None
-            ends.add(ops[0])
-    return ends.pop() if len(ends) == 1 else None
-
-
-def _shared_parts(kind: str, invalid: Sequence[Example]) -> list[tuple[str, str]]:
-    """The fields every node of `kind` fills with a construct of the same kind (`not_operator`'s argument a
-    `comparison_operator`, `unless` with an `else` alternative): what the invalid nodes share beyond their kind.
-    Only constructs of their own: names, literals and building blocks there (a call, a subscript, an argument
-    list) are what the examples happened to write."""
-    shared: set[tuple[str, str]] | None = None
-    for e in invalid:
-        for n in e.nodes():
-            if n.kind == kind and n.named and n.children:
-                held = {(c.role, c.kind) for c in n.children if c.role and c.named and not c.atomic and c.children
-                        and specific(c.kind) and not c.kind.endswith(PART_SUFFIXES) and c.kind not in PART_KINDS}
-                shared = held if shared is None else shared & held
-    return sorted(shared or ())
 
 
 def _shared_names(kind: str, invalid: Sequence[Example]) -> set[str]:
