@@ -301,6 +301,15 @@ CASES = {
         ["#nullable  disable\nclass C {}", "namespace N {\n#nullable disable\n  class D {}\n}"],
         ["#nullable enable\nclass E {}", "#nullable restore\nclass F {}"],
     ),
+    "a child that is one qualified name is said whole where it stands": Case(
+        "`sync.Mutex` as a struct field's type twice: a `field_declaration` whose child is `sync.Mutex`, before "
+        "one holding `sync` and `Mutex` anywhere (which flagged a field of function type taking a mutex).",
+        "go",
+        ["type S struct {\n\tmu sync.Mutex\n\tn  int\n}", "type T struct {\n\tsync.Mutex\n\tm map[string]int\n}"],
+        ["type S struct {\n\tmu sync.RWMutex\n\tn  int\n}", "func lock(t *T, mu sync.Mutex) {\n\tt.n++\n}"],
+        ["type C struct {\n\tguard sync.Mutex // protects c\n}", "var g = struct {\n\ta, b sync.Mutex\n}{}"],
+        ["type U struct {\n\tfn func(m sync.Mutex) error\n}", "type W struct {\n\tmu sync.RWMutex\n}"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

@@ -309,6 +309,8 @@ def child_forms(groups: Sequence[list[Node]], valid: Sequence[Example], start: i
         children = _telling_children(group, fine)
         if children:
             out.append(_child_candidate(root, children[:3], False, start + len(out)))
+            # One child naming one thing with its namespace (`context.Context`): the name whole, where it stands.
+            out[-1].qualified = len(children) == 1 and re.fullmatch(r"\w+((\.|::)\w+)+", children[0][1]) is not None
             out[-1].namesake = _same_members(group, fine, children) and any(
                 a in root.kind for a in ACCESS_KINDS)
         leaves = _shared_leaves(group)

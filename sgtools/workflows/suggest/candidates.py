@@ -74,7 +74,7 @@ class Candidate:
     in_literal: bool = False  # a kind alone whose every node sits inside a string literal (an interpolation)
     open_tail: bool = False  # a trailing argument no constraint needs, written as any number of them (necessary.py)
     by_kind: bool = False  # the kind of a construct whose pattern kept only its keyword (`return $A`), in a context
-    qualified: bool = False  # a leaf naming one API with its namespace (`std::endl`)
+    qualified: bool = False  # a leaf or a telling child naming one API with its namespace (`std::endl`)
     holds_fine: bool = False  # a kind alone whose nodes hold a statement a valid example has (`for` around `defer`)
     namesake: bool = False  # valid code writes the same names another way (`os.ReadFile`, `@Disabled("why")`)
     namespaced: bool = False  # a call by its whole name, also written with its namespace (`System.GC.Collect`)
@@ -151,6 +151,8 @@ def _child_tier(cand: Candidate) -> float:
         return 3.7  # `&Session::on_read` passed to `std::bind`: part of the call that takes it, as a kind alone is
     # A building block (`type_annotation` with `any`) after a construct of its own with that child (`catch_clause`).
     block = 0 if specific(root.kind) or own_context(root.kind) else 0.02
+    if cand.qualified:
+        return 1.99 + block  # a child that is one qualified name (`context.Context`): before its parts at any depth
     return (2 if "stopBy" in str(cand.body) else 2.2) + block
 
 
