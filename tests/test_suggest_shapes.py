@@ -310,6 +310,18 @@ CASES = {
         ["type C struct {\n\tguard sync.Mutex // protects c\n}", "var g = struct {\n\ta, b sync.Mutex\n}{}"],
         ["type U struct {\n\tfn func(m sync.Mutex) error\n}", "type W struct {\n\tmu sync.RWMutex\n}"],
     ),
+    "a value name every invalid example uses is a fact before a whole function": Case(
+        "`arguments` in two functions that otherwise differ: the name (`kind: identifier`, `regex: ^arguments$`), "
+        "ranked after every other fact but before `function $A() {$$$ITEMS}`, which ranked first and flagged "
+        "every function without parameters.",
+        "javascript",
+        ["function total() {\n  let t = 0;\n  for (const v of arguments) t += v;\n  return t;\n}",
+         "function warn() {\n  console.warn.apply(console, arguments);\n}"],
+        ["function total(...vs) {\n  let t = 0;\n  for (const v of vs) t += v;\n  return t;\n}",
+         "function warn(...xs) {\n  console.warn(...xs);\n}"],
+        ["const first = arguments[0];", "const f = function () { return arguments.length; };"],
+        ["function now() {\n  return Date.now();\n}", "const argumentsSeen = 0;"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

@@ -96,6 +96,24 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
     return out
 
 
+def _bare_names(invalid: Sequence[Example], fine: set[tuple[str, str]], start: int) -> list[Candidate]:
+    """A value name every invalid example uses and no valid one does (`arguments`, `byebug`): `kind` + `regex`,
+    ranked after every other fact but a whole function (a name may be what the examples happen to call things)."""
+    if any(n.kind == "ERROR" for e in invalid for n in e.nodes()):
+        return []  # code that does not parse: its names say nothing of a construct
+    texts = [{(n.kind, n.text) for n in e.nodes()} for e in invalid[1:]]
+    found = {(n.kind, n.text): n for n in invalid[0].nodes() if n.named and is_value_leaf(n)
+             and not n.kind.startswith("string") and re.fullmatch(r"[A-Za-z_]\w{2,}", n.text)}
+    out: list[Candidate] = []
+    for (k, text), node in found.items():
+        if all((k, text) in t for t in texts) and not any(t == text for _k, t in fine):
+            note = f"flags the name `{text}` wherever it is written; lets through the same thing under another name"
+            out.append(Candidate({"rule": {"kind": k, "regex": f"^{text}$"}},
+                                 Generalised.written(node, f"{k} {text}"), LEAF_KIND, start + len(out), note,
+                                 bare=True))
+    return out
+
+
 def whole_kind(kind: str) -> bool:
     """A whole function, method, class or file; a call (PHP's `function_call_expression`, Java's
     `method_invocation`) names one but is not one."""
@@ -114,7 +132,7 @@ def _context_kind(kind: str, invalid: Sequence[Example], fine: set[tuple[str, st
 def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
     """A node kind every invalid example has and no valid example has: `kind: K` alone (and a type by name)."""
     fine = {(n.kind, n.text) for e in valid for n in e.nodes()}
-    out = _type_leaves(invalid, fine, start + 500)
+    out = _type_leaves(invalid, fine, start + 500) + _bare_names(invalid, fine, start + 700)
     if len(invalid) < 2:  # one example is no evidence that every node of its kind is wrong
         return out
     found = [{n.kind: n for n in e.nodes() if _construct(n)} for e in invalid]

@@ -77,6 +77,7 @@ class Candidate:
     qualified: bool = False  # a leaf or a telling child naming one API with its namespace (`std::endl`)
     holds_fine: bool = False  # a kind alone whose nodes hold a statement a valid example has (`for` around `defer`)
     namesake: bool = False  # valid code writes the same names another way (`os.ReadFile`, `@Disabled("why")`)
+    bare: bool = False  # a value name alone (`arguments`), by kind and regex: after all but whole functions
     namespaced: bool = False  # a call by its whole name, also written with its namespace (`System.GC.Collect`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
 
@@ -165,6 +166,8 @@ def _named_tier(cand: Candidate) -> float:
             return 3.7
         return 3.5 if _callish(cand.gen.root) or cand.names_a_call else 2.1 if cand.in_literal else 0
     if form == LEAF_KIND:
+        if cand.bare:
+            return 7.5
         return 0.9 if cand.qualified else 2.5 if cand.within else 1.5
     if form == COMMENT and cand.phrase:
         return -0.05  # a directive's opening words: the same words elsewhere in a comment are prose
