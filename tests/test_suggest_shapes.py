@@ -322,6 +322,15 @@ CASES = {
         ["const first = arguments[0];", "const f = function () { return arguments.length; };"],
         ["function now() {\n  return Date.now();\n}", "const argumentsSeen = 0;"],
     ),
+    "names sharing a stem at a word part are the family": Case(
+        "`find_all_by_name` and `find_all_by_tag`: every call whose name starts `find_all_by_` (`^find_all_by_`), "
+        "ranked as a family, before the argument both pass (`params[...]` not inside a `pair`, which ranked first).",
+        "ruby",
+        ["users = User.find_all_by_name(params[:q])", "@posts = Post.find_all_by_tag(params[:t])"],
+        ["users = User.where(name: params[:q])", "@posts = Post.where(tag: params[:t])"],
+        ["Team.find_all_by_owner(me)", "def x\n  find_all_by_state(\"open\")\nend"],
+        ["Team.where(owner: me)", "find_all(x)"],
+    ),
     "a keyword shared by code of different shapes stays": Case(
         "`async (c) => ...` and `async function () {...}` differ in kind but both start with `async`: keywords "
         "stay literal, so the hole keeps it (`regex: ^async`) rather than flagging every `.on(...)`. (The bare "

@@ -137,9 +137,11 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
         spaced = _namespaced(regex, texts, role, language)
         regex = spaced or regex
         rule, receiver, packaged = _named_rule(kind, role, regex, language, group, examples)
-        # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`): the request is about
-        # the family, so it ranks before a pattern that keeps the one name.
-        family = regex in (output_family(texts), level_family(list(dict.fromkeys(texts))))
+        # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`; a stem two names share at
+        # a word part, `^find_by_`, is one too): the request is about the family, so it ranks before a pattern
+        # that keeps the one name.
+        family = regex in (output_family(texts), level_family(list(dict.fromkeys(texts)))) or (
+            len(set(texts)) > 1 and not regex.endswith("$"))
         note = (f"flags every `{kind}` whose {role or 'callee'} matches `{regex}`, with any arguments"
                 + (f" and no {receiver}" if receiver else "") + "; lets through calls through another name or alias")
         body = {"rule": rule}
