@@ -216,9 +216,9 @@ def test_a_hung_engine_is_killed_at_the_deadline(spec: WarmSpec) -> None:
         t = time.monotonic()
         with pytest.raises(WarmUnavailable, match=r"stopped.*deadline"):
             warm.scan(spec, ["eval(1)\n"])
-        # The configured 0.5 s deadline decided (the reason says deadline), not the 5 s default: a 9x margin for a
-        # loaded machine's scheduling, where the old 2 s bound was 4x.
-        assert time.monotonic() - t < 4.5
+        # The configured 0.5 s deadline decided (the reason says deadline), not the 60 s guard: half the guard is
+        # the bound, so only a real hang fails it, not a loaded machine's scheduling.
+        assert time.monotonic() - t < 30
         assert gone(pid)  # SIGKILL reaches a stopped process; it was reaped
         warm.settings = guard
         assert len(warm.scan(spec, ["eval(1)\n"])[0]) == 1

@@ -95,7 +95,7 @@ def test_a_hung_lane_is_killed_at_the_deadline_and_the_call_falls_back(lanes: Wa
     t = time.monotonic()
     with pytest.raises(WarmUnavailable, match="stopped"):
         lanes.scan(spec, TEXTS)
-    assert time.monotonic() - t < 5
+    assert time.monotonic() - t < 15  # the 1 s deadline decided, not the 30 s guard (half of it is the bound)
     assert gone(second) and not gone(first)  # SIGKILL reaches a stopped process; it was reaped
     lanes.settings = guard
     assert shapes(lanes.scan(spec, TEXTS)) == want and lane_pid(lanes, spec, 0) == first
