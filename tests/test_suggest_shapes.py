@@ -595,6 +595,26 @@ CASES = {
             "const s = \"a == b\";",
         ],
     ),
+    "a comparison by what it compares, whatever the operator": Case(
+        "`len(x) == 0` and `len(items) > 0` beside a plain truth test: every invalid comparison holds `len` and `0`, "
+        "so the comparison of the two is the point (`!= 0`, `0 == len(s)` too), not every `len(...)` call and not "
+        "the two operators shown.",
+        "python",
+        ["if len(queue) == 0:\n    return None", "ready = len(items) > 0"],
+        ["if not queue:\n    return None", "ready = bool(items)"],
+        ["while len(pending) != 0:\n    pending.pop()", "assert 0 == len(errors)"],
+        ["n = len(items)", "if len(items) == 1:\n    pass", "if count == 0:\n    pass"],
+    ),
+    "a comparison by its plural operator field and what it compares": Case(
+        "Python's `comparison_operator` names its operators in the plural (`operators`): `== None` and `!= None` "
+        "beside `is None` and `is not None`, said as the operators shown with the `None` every one compares, so "
+        "`x == \"\"` and `is None` go through.",
+        "python",
+        ["if conn == None:\n    connect()", "def live(r):\n    return r.closed_at != None"],
+        ["if conn is None:\n    connect()", "def live(r):\n    return r.closed_at is not None"],
+        ["while item == None:\n    item = q.get()", "flags = [f for f in fs if f.owner != None]"],
+        ["if x is None or x == \"\":\n    pass", "kind = \"None\" == label"],
+    ),
     "a call by its callee in a grammar without fields": Case(
         "Kotlin's calls name no fields: the callee is the call's first child, `Log.i` / `Log.w` beside `Log.e`, and "
         "the call is said by it, whatever its arguments.",

@@ -79,6 +79,7 @@ class Candidate:
     namesake: bool = False  # valid code writes the same names another way (`os.ReadFile`, `@Disabled("why")`)
     bare: bool = False  # a value name alone (`arguments`), by kind and regex: after all but whole functions
     namespaced: bool = False  # a call by its whole name, also written with its namespace (`System.GC.Collect`)
+    compared: bool = False  # a comparison by a constant and what it is compared with (`size()` with `0`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
 
     def keyword_only(self) -> bool:
@@ -140,6 +141,8 @@ def _author_tier(cand: Candidate) -> float:
 def _child_tier(cand: Candidate) -> float:
     root = cand.gen.root
     access = any(a in root.kind for a in ACCESS_KINDS)
+    if cand.compared:
+        return 0.95  # `size()` compared with `0`: the comparison is the point, before the call alone
     if cand.namesake:
         return 2.05  # `ioutil.X` beside `os.X`, `@Disabled` beside `@Disabled("why")`: what differs is the point
     if _WHOLE.search(root.kind) or access:

@@ -13,6 +13,7 @@ from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
 _ROLE = "operator"
+_ROLES = ("operator", "operators")  # Python's `comparison_operator` names its field in the plural
 
 
 def _operators(example: Example) -> dict[str, dict[str, Node]]:
@@ -20,7 +21,7 @@ def _operators(example: Example) -> dict[str, dict[str, Node]]:
     out: dict[str, dict[str, Node]] = {}
     for node in example.nodes():
         for child in node.children:
-            if child.role == _ROLE and not child.named and "\n" not in child.text:
+            if child.role in _ROLES and not child.named and "\n" not in child.text:
                 out.setdefault(node.kind, {}).setdefault(child.text, node)
     return out
 
@@ -40,11 +41,50 @@ def operator_forms(invalid: Sequence[Example], valid: Sequence[Example], start: 
             continue  # an invalid example writes no operator of this kind that the valid ones avoid
         shown = sorted(set().union(*wrong))
         regex = "^(" + "|".join(re.escape(op) for op in shown) + ")$" if len(shown) > 1 else f"^{re.escape(shown[0])}$"
-        rule = {"kind": kind, "has": {"field": _ROLE, "regex": regex}}
+        role = next(c.role for c in per[0][kind][sorted(wrong[0])[0]].children if c.role in _ROLES)
+        has = {"field": role, "regex": regex}
+        rule = {"kind": kind, "has": has}
         first = per[0][kind][sorted(wrong[0])[0]]
         said = " or ".join(f"`{op}`" for op in shown)
         note = (f"flags every `{kind}` written with {said}, whatever its operands; lets through the same test "
                 "written another way (a function call)")
         out.append(Candidate({"rule": rule}, Generalised.written(first, f"{kind} {' '.join(shown)}"), CHILD,
                              start + len(out), note))
+        out.extend(_operand_forms(kind, invalid, has, len(shown) > 1, start + len(out)))
     return out
+
+
+def _leaves(node: Node) -> set[tuple[str, str]]:
+    """The named leaves a construct holds (`size`, `0` of `orders.size() == 0`), by kind and text."""
+    return {(d.kind, d.text) for d in node.walk() if not d.children and d.named and d.text.strip()}
+
+
+def _shared_leaves(nodes: list[list[Node]]) -> list[tuple[str, str]]:
+    """The leaves some node of each example holds, when one node in each holds them all."""
+    per = [set().union(*(_leaves(n) for n in group)) for group in nodes]
+    shared = set.intersection(*per) if per and all(per) else set()
+    if not shared or not all(any(shared <= _leaves(n) for n in group) for group in nodes):
+        return []
+    return sorted(shared)
+
+
+def _operand_forms(kind: str, invalid: Sequence[Example], operator: dict[str, str], several: bool,
+                   start: int) -> list[Candidate]:
+    """A comparison by what every invalid one compares (`size()` with `0`, whatever the operator: `== 0`, `> 0`,
+    `!= 0`), then the same with the operators shown (`== None` / `!= None`, where `is None` is fine): the shared
+    leaves of one node of the kind in each invalid example, at any depth."""
+    nodes = [[n for n in e.nodes() if n.kind == kind and any(c.role in _ROLES for c in n.children)]
+             for e in invalid]
+    shared = _shared_leaves(nodes)
+    if not shared:
+        return []
+    held = [{"has": {"kind": k, "regex": f"^{re.escape(t)}$", "stopBy": "end"}} for k, t in shared]
+    said = " and ".join(f"`{t}`" for _, t in shared)
+    first = next(n for n in nodes[0] if set(shared) <= _leaves(n))
+    forms = [({"kind": kind, "all": held}, f"flags every `{kind}` holding {said}, whatever its operator"),
+             ({"kind": kind, "all": [{"has": operator}, *held]},
+              f"flags every `{kind}` holding {said} with the operator shown")]
+    # Only when the operators differ does no pattern say the comparison (`$A == None` does when all write `==`).
+    constant = several and any(not re.search(r"identifier|name", k) for k, _ in shared)
+    return [Candidate({"rule": r}, Generalised.written(first, f"{kind} {' '.join(t for _, t in shared)}"), CHILD,
+                      start + i, note, compared=constant) for i, (r, note) in enumerate(forms)]
