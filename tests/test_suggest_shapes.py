@@ -802,6 +802,29 @@ CASES = {
             "const f = async (resolve) => resolve(await x());",
         ],
     ),
+    "a construct lacking the method every valid one calls": Case(
+        "Every valid `await` calls `.ConfigureAwait(false)` on what it awaits and no invalid one does; `await $A` "
+        "keeps no name (ast-grep matches its keyword alone), so the kind says it: `await_expression` with no "
+        "`ConfigureAwait` inside.",
+        "csharp",
+        [
+            "var body = await client.SendAsync(request);",
+            "public async Task SaveAsync()\n{\n    await writer.WriteLineAsync(line);\n}",
+        ],
+        [
+            "var body = await client.SendAsync(request).ConfigureAwait(false);",
+            "public async Task SaveAsync()\n{\n    await writer.WriteLineAsync(line).ConfigureAwait(false);\n}",
+        ],
+        [
+            "var rows = await db.QueryAsync(sql);",
+            "if (await cache.HasAsync(key)) { return; }",
+        ],
+        [
+            "var rows = await db.QueryAsync(sql).ConfigureAwait(false);",
+            "Task<int> t = repo.CountAsync();",
+        ],
+        lambda doc: "ConfigureAwait" in str(doc["rule"]),
+    ),
 }
 
 

@@ -18,7 +18,7 @@ from sgtools.workflows.suggest.author import (
     near_misses,
     whole_kind,
 )
-from sgtools.workflows.suggest.candidates import ARGUMENT, INSIDE_TEXT, Candidate, own_context, specific
+from sgtools.workflows.suggest.candidates import ACCESS_KINDS, ARGUMENT, INSIDE_TEXT, Candidate, own_context, specific
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -127,6 +127,15 @@ def any_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
 _FIRST_WORD = re.compile(r"\s*([A-Za-z_]\w*)")
 _NAME_KINDS = ("identifier", "name", "constant")
 _FLAG = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # an upper-case constant of two words or more
+_NAME = re.compile(r"[A-Za-z]\w{3,}")  # a method name, not a one-letter field
+
+
+def _member_name(node: Node) -> bool:
+    """A name reached through an access (`.ConfigureAwait`, `->close`): a method called on the value, not a
+    receiver or a local name that happened to be chosen."""
+    up = node.parent
+    return (up is not None and any(a in up.kind for a in ACCESS_KINDS) and up.named_children()[0] is not node
+            and _NAME.fullmatch(node.text) is not None)
 
 
 def _parts(node: Node) -> set[tuple[str, str]]:
@@ -134,8 +143,10 @@ def _parts(node: Node) -> set[tuple[str, str]]:
     `default`), and the upper-case constants it passes (`name` `JSON_THROW_ON_ERROR`): what a `has` can name."""
     out: set[tuple[str, str]] = set()
     for d in node.walk():
-        if d is not node and d.named and d.atomic and d.kind.endswith(_NAME_KINDS) and _FLAG.fullmatch(d.text):
-            out.add((d.kind, d.text))  # a flag or constant passed (`JSON_THROW_ON_ERROR`), wherever it is passed
+        if d is not node and d.named and d.atomic and d.kind.endswith(_NAME_KINDS) and (
+                _FLAG.fullmatch(d.text) or _member_name(d)):
+            # a flag or constant passed (`JSON_THROW_ON_ERROR`), or a name called on it (`.ConfigureAwait`)
+            out.add((d.kind, d.text))
             continue
         if d is node or not d.named or d.atomic or not construct_kind(d.kind) or not specific(d.kind):
             continue
@@ -157,11 +168,15 @@ def missing_part_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Seq
         missing = set.intersection(*(_parts(g) for g in good)) - set().union(*(_parts(b) for b in bad))
         for kind, word in sorted(missing, key=lambda p: (p[1] != "", p))[:_HELD_KINDS]:
             has: dict[str, Any] = {"kind": kind, **({"regex": rf"^{word}\b"} if word else {}), "stopBy": "end"}
-            rule = {"all": [cand.body["rule"], {"not": {"has": has}}]}
             shown = f"`{kind}` starting `{word}`" if word else f"`{kind}`"
             note = (f"flags it when it holds no {shown} (anywhere inside); lets through one that holds it even "
                     "where it does not help")
-            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
+            # A pattern that keeps no name says no more than its kind, and may match less than the node (C#'s
+            # `await $A` its keyword alone): the kind too.
+            loose = cand.tier() >= _LOOSE_TIER and isinstance(cand.body["rule"].get("pattern"), str)
+            for base in [cand.body["rule"], *([{"kind": cand.gen.root.kind}] if loose else [])]:
+                rule = {"all": [base, {"not": {"has": has}}]}
+                out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
     return out
 
 
