@@ -86,6 +86,12 @@ def keep(counts: dict[str, int | None], language: str, texts: Sequence[str],
     counts.update((text, count(ms)) for text, ms in zip(texts, found, strict=True) if countable(language, text))
 
 
+def keep_clean(counts: dict[str, int | None], language: str, texts: Sequence[str]) -> None:
+    """Record 0 for each countable text that `clean_rule_doc`'s rule certified (no MISSING token), whose document
+    ran no counting rule."""
+    counts.update((text, 0) for text in texts if countable(language, text))
+
+
 def count(matches: Sequence[Mapping[str, Any]]) -> int | None:
     """The MISSING tokens of one document from its matches (those of `MISSING_RULE_ID`), or None when this rule
     cannot tell: no root match (a root of another kind, a suppression comment on the first line), more than one,

@@ -341,9 +341,10 @@ def warm_matches(engine: Engine, spec: WarmSpec, rules: WarmRules, codes: Sequen
     except WarmUnavailable as exc:
         return None, exc.reason
     if clean is not None:
-        clean.update(text for text, found in zip(codes, every, strict=True) if missing.certified(found))
+        certified = [text for text, found in zip(codes, every, strict=True) if missing.certified(found)]
+        clean.update(certified)
         if counts is not None:
-            counts.update((text, 0) for text in codes if text in clean and missing.countable(spec.language, text))
+            missing.keep_clean(counts, spec.language, certified)
     elif counts is not None:
         missing.keep(counts, spec.language, codes, every)
     out: list[list[AstGrepMatch] | None] = []
@@ -371,8 +372,7 @@ def checked_scan(engine: Engine, spec: WarmSpec, rules: WarmRules, texts: Sequen
             for i, found in zip(unsure, again, strict=True):
                 every[i] = found
         if counts is not None:
-            counts.update((texts[i], 0) for i in set(range(len(texts))) - set(unsure)
-                          if missing.countable(spec.language, texts[i]))
+            missing.keep_clean(counts, spec.language, [t for i, t in enumerate(texts) if i not in unsure])
             missing.keep(counts, spec.language, [texts[i] for i in unsure], [every[i] for i in unsure])
     elif counts is not None:
         missing.keep(counts, spec.language, texts, every)
