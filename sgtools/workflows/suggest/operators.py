@@ -12,7 +12,6 @@ from sgtools.workflows.suggest.candidates import CHILD, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
-_ROLE = "operator"
 _ROLES = ("operator", "operators")  # Python's `comparison_operator` names its field in the plural
 
 
@@ -41,10 +40,9 @@ def operator_forms(invalid: Sequence[Example], valid: Sequence[Example], start: 
             continue  # an invalid example writes no operator of this kind that the valid ones avoid
         shown = sorted(set().union(*wrong))
         regex = "^(" + "|".join(re.escape(op) for op in shown) + ")$" if len(shown) > 1 else f"^{re.escape(shown[0])}$"
-        role = next(c.role for c in per[0][kind][sorted(wrong[0])[0]].children if c.role in _ROLES)
-        has = {"field": role, "regex": regex}
-        rule = {"kind": kind, "has": has}
         first = per[0][kind][sorted(wrong[0])[0]]
+        has = {"field": next(c.role for c in first.children if c.role in _ROLES), "regex": regex}
+        rule = {"kind": kind, "has": has}
         said = " or ".join(f"`{op}`" for op in shown)
         note = (f"flags every `{kind}` written with {said}, whatever its operands; lets through the same test "
                 "written another way (a function call)")
