@@ -825,6 +825,18 @@ CASES = {
         ],
         lambda doc: "ConfigureAwait" in str(doc["rule"]),
     ),
+    "how many arguments follow the one that matters is incidental": Case(
+        "jQuery's deep `$.extend(true, {}, a, b)` twice, each with two sources: the sources after the `{}` every "
+        "call passes are any number of them (`$.extend(true, {}, $$$ARGS)`); kept as two holes, a copy of one "
+        "source or of three was let through.",
+        "javascript",
+        ["const cfg = $.extend(true, {}, defaults, opts);",
+         "function merge(state, patch) {\n  return $.extend(true, {}, state, patch);\n}"],
+        ["const cfg = structuredClone({ ...defaults, ...opts });",
+         "function merge(state, patch) {\n  return { ...state, ...patch };\n}"],
+        ["const copy = $.extend(true, {}, original);", "widget.options = $.extend(true, {}, base, theme, user);"],
+        ["$.extend(target, source);", "const shallow = $.extend({}, a, b);"],
+    ),
 }
 
 

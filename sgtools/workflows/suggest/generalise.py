@@ -216,7 +216,34 @@ class _Builder:
             return False
         if any(len(n.children) != len(pivot.children) for n in group):
             return _listlike(pivot) and self.many(group)
-        return all(self._child(child, [n.children[i] for n in group]) for i, child in enumerate(pivot.children))
+        tail = self._open_tail(group)
+        return all(self._child(child, [n.children[i] for n in group]) for i, child in enumerate(pivot.children)
+                   if tail is None or child.end <= tail) and (tail is None or self._tail(group, tail))
+
+    def _open_tail(self, group: list[Node]) -> int | None:
+        """Where the arguments after the last one every example passes alike begin, at a relaxation level: how
+        many follow it is incidental (`Object.assign({}, a, b)` means `Object.assign({}, $$$ARGS)`, any number of
+        sources), so they become one run. None when no argument is kept or none follows the last kept one."""
+        pivot = group[0]
+        if not (self.level and "argument" in pivot.kind and any(c.text == "," for c in pivot.children)
+                and _listlike(pivot)):
+            return None
+        items = [n.named_children() for n in group]
+        kept = [j for j, item in enumerate(items[0]) if all(len(i) == len(items[0]) and i[j].text == item.text
+                                                            for i in items[1:]) and not self._relaxes(item)
+                and not incidental(item, self.level)]
+        if not kept or kept[-1] == len(items[0]) - 1:
+            return None
+        return items[0][kept[-1]].end
+
+    def _tail(self, group: list[Node], after: int) -> bool:
+        """The arguments of each list after byte `after` of the pivot (its last kept one), as one run `$$$`."""
+        pivot = group[0]
+        at = next(j for j, c in enumerate(pivot.named_children()) if c.end == after) + 1
+        runs = [n.named_children()[at:] for n in group]
+        first, last = runs[0][0], runs[0][-1]
+        self.edits.append((first.start, last.end, self._new_hole([n for run in runs for n in run], True, False)))
+        return True
 
     def _whole(self, group: list[Node]) -> bool | None:
         """The group handled as a whole (one hole, a list of holes, or kept as written), or None to recurse."""
