@@ -38,8 +38,11 @@ DEV6_PATH = PATH.with_name("intent_dev6.yml")
 # A seventh, sealed like dev6 (tests/data/intent_dev7.yml): written blind to the generaliser; its first scored run is
 # the held-out estimate, later runs are development signal.
 DEV7_PATH = PATH.with_name("intent_dev7.yml")
+# A ninth, sealed like dev7 (tests/data/intent_dev9.yml): written blind to the generaliser; its first scored run is
+# the held-out estimate, later runs are development signal.
+DEV9_PATH = PATH.with_name("intent_dev9.yml")
 HALVES = ("dev", "test")
-SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "test")
+SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev9", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -99,9 +102,14 @@ def load_dev7() -> list[Request]:
     return load(DEV7_PATH, "dev7", scoped=True)
 
 
+def load_dev9() -> list[Request]:
+    return load(DEV9_PATH, "dev9", scoped=True)
+
+
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves and dev2 to dev7."""
-    return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6(), *load_dev7()]
+    """Every request of every set: the catalogue's two halves, dev2 to dev7 and dev9."""
+    return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6(), *load_dev7(),
+            *load_dev9()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
