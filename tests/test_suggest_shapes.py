@@ -837,6 +837,32 @@ CASES = {
         ["const copy = $.extend(true, {}, original);", "widget.options = $.extend(true, {}, base, theme, user);"],
         ["$.extend(target, source);", "const shallow = $.extend({}, a, b);"],
     ),
+    "a call by its name, told apart by the closure it is in": Case(
+        "`log.Fatal` / `log.Fatalf` inside a goroutine beside `log.Fatal` in `main` and `log.Printf` in a goroutine: "
+        "the call family by name, `inside` the `go_statement` (`stopBy: end`). Go's `func_literal` was read as a "
+        "literal (a token), so no code inside a closure was a root, and a call by its name regex got no context.",
+        "go",
+        [
+            "func worker(jobs <-chan Job) {\n\tgo func() {\n\t\tfor j := range jobs {\n\t\t\tif err := j.Run(); "
+            "err != nil {\n\t\t\t\tlog.Fatal(err)\n\t\t\t}\n\t\t}\n\t}()\n}",
+            "func listen(addr string) {\n\tgo func() {\n\t\tlog.Fatalf(\"listen %s: %v\", addr, "
+            "http.ListenAndServe(addr, nil))\n\t}()\n}",
+        ],
+        [
+            "func main() {\n\tif err := run(); err != nil {\n\t\tlog.Fatal(err)\n\t}\n}",
+            "func listen(addr string) {\n\tgo func() {\n\t\tif err := http.ListenAndServe(addr, nil); err != nil {"
+            "\n\t\t\tlog.Printf(\"listen %s: %v\", addr, err)\n\t\t}\n\t}()\n}",
+        ],
+        [
+            "func poll() {\n\tgo func(d time.Duration) {\n\t\tlog.Fatalln(\"stopped\")\n\t}(time.Second)\n}",
+            "func a() {\n\tgo func() {\n\t\tlog.Fatal(\"x\")\n\t}()\n}",
+        ],
+        [
+            "func main() {\n\tlog.Fatalf(\"bad flag %q\", f)\n}",
+            "func b() {\n\tgo func() {\n\t\tlog.Println(\"x\")\n\t}()\n}",
+        ],
+        lambda doc: "go_statement" in str(doc["rule"]),
+    ),
 }
 
 

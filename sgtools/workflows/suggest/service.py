@@ -192,11 +192,13 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     near = search.near_misses()
     misses = [m for m in near if m[0].form < cands.KIND_ONLY][:_REPAIR_ROOTS]
     named = [m for m in near if m[0].form in (cands.PLAIN, cands.FIELD)][:_REPAIR_ROOTS]
-    search.run(explain.exclusions(misses, search.invalid, valid_trees)
-               + author.argument_forms(misses + [m for m in named if callnames.one_name(m[0])], search.invalid,
-                                       valid_trees, author.AUTHOR_ROOTS + 4000)
+    # A call by one name (or its family) that flags valid calls too is told apart by an argument, or by where it
+    # is (`t.Fatal` inside a goroutine, `t.Fatal` in the test itself).
+    calls = misses + [m for m in named if callnames.one_name(m[0])]
+    search.run(explain.exclusions(calls, search.invalid, valid_trees)
+               + author.argument_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4000)
                + arguments.argument_kind_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4500)
-               + author.context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
+               + author.context_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
                + around.held_kind_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6000)
                + around.bounded_held_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6500)
                + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000,

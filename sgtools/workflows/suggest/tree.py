@@ -18,6 +18,9 @@ _LINE = re.compile(r"^( *)(?:([A-Za-z_][A-Za-z0-9_]*): )?(.+?) \((\d+),(\d+)\)-\
 # Kinds whose inside is a token to the matcher (quotes and content): compared and generalised as a whole.
 _ATOMIC_PARTS = ("string", "char", "comment", "regex", "heredoc")
 _ATOMIC_KINDS = frozenset({"variable_name", "simple_variable"})  # PHP `$x`: a name, though `$` is a token
+# A "literal" whose kind names a function (Go's `func_literal`, Kotlin's and Swift's `lambda_literal`) is code: the
+# matcher looks inside it (`go func() { t.Fatal(err) }()`), so its statements are roots and contexts like any other.
+_CODE_LITERAL = re.compile(r"func|lambda")
 
 
 @dataclass(eq=False)
@@ -41,7 +44,8 @@ class Node:
         """A node compared by its text only: a leaf, or a literal whose parts are not separate nodes to the eye."""
         if not self.children or self.kind in _ATOMIC_KINDS:
             return True
-        return any(part in self.kind for part in _ATOMIC_PARTS) or self.kind.endswith("literal")
+        return any(part in self.kind for part in _ATOMIC_PARTS) or (
+            self.kind.endswith("literal") and not _CODE_LITERAL.search(self.kind))
 
     def walk(self) -> Iterator[Node]:
         yield self
