@@ -111,3 +111,18 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
     assert (right["dev"] >= 29 and right["dev2"] >= 27 and right["dev3"] >= 23 and right["dev4"] >= 23
             and right["dev5"] >= 18 and right["dev6"] >= 17 and right["dev7"] >= 14
             and right["test"] >= 22), right
+
+
+def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    """The test half and the sealed set are scored only when named, and never with their misses printed: a
+    tuner's default run (`--half all`) cannot look at them by accident."""
+    from bin import intent_eval
+
+    assert set(cat.HELD_OUT) <= set(cat.SETS) and "dev9" in cat.HELD_OUT
+    for held in cat.HELD_OUT:
+        with pytest.raises(SystemExit) as refused:
+            intent_eval.main(["--half", held, "--show"])
+        assert refused.value.code == 2 and "held out" in capsys.readouterr().err
+    held_ids = [r.id for r in cat.load_all() if r.half in cat.HELD_OUT]
+    assert held_ids and intent_eval.main([arg for i in held_ids for arg in ("--only", i)]) == 0
+    assert capsys.readouterr().out == "", "the default run scored a held-out request"
