@@ -863,6 +863,30 @@ CASES = {
         ],
         lambda doc: "go_statement" in str(doc["rule"]),
     ),
+    "one metavariable where the same code stands at two places": Case(
+        "A C counting loop over `i` and over `k`: the loop variable stands at three places in each header, so one "
+        "metavariable holds them (`for (int $A = 0; $A < $B; $A++) $C`), ranked before the `++` kind alone, "
+        "which flagged every increment and let no loop stepping by two through.",
+        "c",
+        ["void f(int *a, int n) {\n  for (int i = 0; i < n; i++) {\n    a[i] = 0;\n  }\n}",
+         "int g(char *s, int len) {\n  int c = 0;\n  for (int k = 0; k < len; k++) c += s[k];\n  return c;\n}"],
+        ["void f(int *a, int n) {\n  memset(a, 0, n * sizeof *a);\n}",
+         "int g(char *s, int len) {\n  return sum(s, len);\n}"],
+        ["void h(int m) {\n  for (int j = 0; j < m; j++) { tick(); }\n}"],
+        ["void h(int m) {\n  for (int j = 0; j < m; j += 2) { tick(); }\n}", "void h(void) {\n  x++;\n}",
+         "void h(int m) {\n  for (int j = 0; m > j; j++) { tick(); }\n}"],
+    ),
+    "a relaxed argument list keeps the metavariable bound before it": Case(
+        "`list = list.concat(extra)` and `s.items = s.items.concat([x])`: what is assigned back is what `concat` was "
+        "called on, so the relaxed pattern keeps that one metavariable at both places (`$A = $A.concat($$$ARGS)`), "
+        "not `$A.concat($$$ARGS)` (every concat) nor the one argument shown.",
+        "javascript",
+        ["list = list.concat(extra);", "function add(s, x) {\n  s.items = s.items.concat([x]);\n}"],
+        ["list.push(...extra);", "function add(s, x) {\n  s.items.push(x);\n}"],
+        ["all = all.concat(more, other);", "this.q = this.q.concat(job);"],
+        ["const all = base.concat(more);", "next = prev.concat(x);"],
+        lambda doc: "$A = $A" in str(doc["rule"]),
+    ),
 }
 
 

@@ -208,21 +208,31 @@ def _pattern_tier(cand: Candidate) -> float:
         return 8
     if cand.leaf:
         return 7
-    plain = form in (PLAIN, TYPED, PINNED)
-    kept = _kept_leaves(gen)
     if cand.keyword_only():
         return 4  # only operators and keywords kept (`$A == $B`, `defer $A`, `$A, _`): it flags too much
     if gen.root.kind == "expression_statement" and len(gen.root.named_children()) == 1:
         return 3.4  # `gets($A);` matches only a call standing alone: the call itself says it (in any form)
-    if plain and gen.root.kind.endswith("modifiers"):
+    kept = _kept_leaves(gen)
+    if form in (PLAIN, TYPED, PINNED):
+        return _plain_tier(gen, kept)
+    return 3.6 if gen.name_hole and len(kept) <= 1 else 3
+
+
+def _plain_tier(gen: Generalised, kept: list[Node]) -> float:
+    """A pattern as written (with constraints at most)."""
+    if gen.bound:
+        # One metavariable at two places (`for $A := 0; $A < len($B); $A++`, `$A = realloc($A, ...)`): a relation
+        # every invalid example shows that a kind alone (`i++`) cannot say, so before it.
+        return -0.1
+    if gen.root.kind.endswith("modifiers"):
         return 3  # `@Autowired private`: a modifier list matches as a whole, so the one written beside it must be too
-    if plain and "\n" in gen.pattern:
+    if "\n" in gen.pattern:
         return 2.5  # a pattern spanning statements copies the example's shape around the point
     if gen.name_hole and len(kept) <= 1:
         return 3.6  # `http.$C(...)` for http.Get / http.Post: the names were the point (a name regex says so)
-    if plain and kept and all(n.text in _bound_here(gen.root) for n in kept):
+    if kept and all(n.text in _bound_here(gen.root) for n in kept):
         return 3.6  # `resolve(...)`: every name kept is a parameter of a function around it, a local choice
-    return 1 if plain else 3
+    return 1
 
 
 def _bound_here(node: Node) -> set[str]:

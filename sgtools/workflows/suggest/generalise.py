@@ -67,6 +67,9 @@ class Generalised:
     pinned: str | None = None  # differing literals with a common prefix/suffix: this regex, not a pattern
     name_hole: bool = False  # a metavariable stands where the examples name different calls or members
     typed_only: bool = False  # keeps no name: only with its holes' kinds does it say something (`$A=$B`, B a list)
+    # Metavariables standing at two or more places, over code that differs between the examples but is the same
+    # at each place within one (`$A = realloc($A, ...)`): ast-grep matches them only where the code repeats.
+    bound: frozenset[str] = frozenset()
 
     @property
     def alternatives(self) -> list[str]:
@@ -153,9 +156,10 @@ def _weight(node: Node) -> float:
 
 
 class _Builder:
-    def __init__(self, root: Node, level: int) -> None:
+    def __init__(self, root: Node, level: int, bound: frozenset[tuple[str, ...]] = frozenset()) -> None:
         self.root = root
         self.level = level
+        self.bound = bound  # code repeated at two places in each example (per example): kept as one metavariable
         self.edits: list[tuple[int, int, str]] = []
         self.holes: list[tuple[list[Node], bool, bool]] = []  # generalised nodes, multi, relaxed
         self.leads: dict[int, str] = {}  # a run's keyword at one item position (`async` on two callbacks)
@@ -189,7 +193,8 @@ class _Builder:
             self.edits.append((pivot.start, pivot.end, self._new_hole(group, True, relaxed)))
             return True
         items = [n.named_children() for n in group]
-        anchors = [] if relaxed or not any(c.text == "," for c in kids) else _usable(_anchors(items), items)
+        anchors = [] if not any(c.text == "," for c in kids) else _usable(
+            self._bound_items(items) if relaxed else _anchors(items), items)
         parts: list[str] = []
         previous = [-1] * len(items)
         for anchor in [*anchors, [len(i) for i in items]]:
@@ -200,12 +205,19 @@ class _Builder:
                 lead = _run_lead(runs)
                 if lead is not None:
                     self.leads[len(self.holes) - 1] = lead
-            if anchor[0] < len(items[0]):
+            if anchor[0] < len(items[0]) and relaxed:  # an item bound elsewhere in the root (`realloc($A, $$$ARGS)`)
+                parts.append(self._new_hole([i[anchor[k]] for k, i in enumerate(items)], False, False))
+            elif anchor[0] < len(items[0]):
                 parts.append(items[0][anchor[0]].text)
                 self.kept += _weight(items[0][anchor[0]])
             previous = anchor
         self.edits.append((kids[0].end, kids[-1].start, ", ".join(parts)))
         return True
+
+    def _bound_items(self, items: list[list[Node]]) -> list[list[int]]:
+        """Positions of the items that repeat code bound elsewhere in the root, at one index in every list."""
+        return [[j] * len(items) for j in range(min(len(i) for i in items))
+                if tuple(i[j].text for i in items) in self.bound]
 
     def gen(self, group: list[Node]) -> bool:
         pivot = group[0]
@@ -329,7 +341,15 @@ class _Builder:
         gen.pattern = gen.alternatives[0]
         gen.name_hole = any(not relaxed and len({n.text for n in group}) > 1 and group[0].role in _NAME_ROLES
                             for group, _multi, relaxed in self.holes)
+        gen.bound = frozenset(m[1:] for at, m in enumerate(markers) if markers.count(m) > 1 and not m.startswith(
+            "$$$") and _varies(self.holes[at][0]))
         return gen
+
+
+def _varies(group: list[Node]) -> bool:
+    """Code that differs between the examples and is not a type: a type written twice (a declaration and its cast,
+    `int *p = (int *)...`) is the language asking for it twice, not a relation the examples show."""
+    return len({n.text for n in group}) > 1 and not any("type" in n.kind for n in group)
 
 
 def _lead(group: list[Node]) -> str | None:
@@ -405,9 +425,11 @@ def _apply(root: Node, edits: Sequence[tuple[int, int, str]], *, dedent: bool) -
     return text
 
 
-def generalise(group: list[Node], level: int) -> Generalised | None:
-    """The pattern that matches every node of `group` (one per invalid example); None if they cannot share one."""
-    builder = _Builder(group[0], level)
+def generalise(group: list[Node], level: int, bound: frozenset[tuple[str, ...]] = frozenset()) -> Generalised | None:
+    """The pattern that matches every node of `group` (one per invalid example); None if they cannot share one.
+    `bound`: the texts (one per example) of code repeated within each root, which a relaxed list keeps as the one
+    metavariable standing at both places (`$A = realloc($A, $$$ARGS)`, not `realloc($$$ARGS)`)."""
+    builder = _Builder(group[0], level, bound)
     if any(n.kind != group[0].kind for n in group) or not builder.gen(group):
         return None
     last = group[0].children[-1] if group[0].children else None

@@ -90,8 +90,10 @@ def generalisations(invalid: Sequence[Example], valid: Sequence[Example] = ()) -
         if literal is not None:
             literal.kind_in_valid = in_valid
             seen[literal.pattern] = literal
+        exact = generalise(group, 0)
+        bound = frozenset(h.texts for h in exact.holes if h.name in exact.bound) if exact is not None else frozenset()
         for level in LEVELS:
-            gen = generalise(group, level)
+            gen = exact if level == 0 else generalise(group, level, bound)
             if gen is not None:
                 gen.shadowed, gen.kind_in_valid = shadowed, in_valid
             if gen is None or not gen.pattern.strip():
