@@ -38,6 +38,9 @@ DEV6_PATH = PATH.with_name("intent_dev6.yml")
 # A seventh, sealed like dev6 (tests/data/intent_dev7.yml): written blind to the generaliser; its first scored run is
 # the held-out estimate, later runs are development signal.
 DEV7_PATH = PATH.with_name("intent_dev7.yml")
+# An eighth, sealed like dev7 (tests/data/intent_dev8.yml): written blind to the generaliser; its first scored run is
+# the held-out estimate, later runs are development signal.
+DEV8_PATH = PATH.with_name("intent_dev8.yml")
 # A ninth, sealed like dev7 (tests/data/intent_dev9.yml): written blind to the generaliser; its first scored run is
 # the held-out estimate, later runs are development signal.
 DEV9_PATH = PATH.with_name("intent_dev9.yml")
@@ -45,7 +48,7 @@ HALVES = ("dev", "test")
 # Sets scored only when named, and never with --show: the catalogue's test half (the headline) and a set sealed
 # until its first scored run at a session's end (dev9). `--half all` is every other set: development signal.
 HELD_OUT = ("test", "dev9")
-SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev9", "test")
+SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -105,14 +108,18 @@ def load_dev7() -> list[Request]:
     return load(DEV7_PATH, "dev7", scoped=True)
 
 
+def load_dev8() -> list[Request]:
+    return load(DEV8_PATH, "dev8", scoped=True)
+
+
 def load_dev9() -> list[Request]:
     return load(DEV9_PATH, "dev9", scoped=True)
 
 
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves, dev2 to dev7 and dev9."""
+    """Every request of every set: the catalogue's two halves, dev2 to dev8 and dev9."""
     return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6(), *load_dev7(),
-            *load_dev9()]
+            *load_dev8(), *load_dev9()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:

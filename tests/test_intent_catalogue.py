@@ -18,6 +18,7 @@ DEV4 = cat.load_dev4()
 DEV5 = cat.load_dev5()
 DEV6 = cat.load_dev6()
 DEV7 = cat.load_dev7()
+DEV8 = cat.load_dev8()
 DEV9 = cat.load_dev9()
 
 
@@ -57,10 +58,12 @@ def test_second_development_set_shape() -> None:
                                                           ("dev6", DEV6, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5]),
                                                           ("dev7", DEV7, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
                                                                           *DEV6]),
+                                                          ("dev8", DEV8, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
+                                                                          *DEV6, *DEV7]),
                                                           ("dev9", DEV9, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
-                                                                          *DEV6, *DEV7])])
+                                                                          *DEV6, *DEV7, *DEV8])])
 def test_scoped_development_set_shape(name: str, scoped: list[cat.Request], earlier: list[cat.Request]) -> None:
-    """dev3 to dev7 and dev9: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
+    """dev3 to dev9: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
     request or a snippet of the sets before it; some ask for a path scope of each kind."""
     assert len(scoped) >= 30
     assert len({r.language for r in scoped}) >= 12
@@ -83,7 +86,7 @@ def test_the_judge_reads_the_scope() -> None:
     assert cat.scope_of({"rule": {}}) == ""
 
 
-EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV9]
+EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9]
 
 
 @pytest.mark.parametrize("req", EVERY, ids=[r.id for r in EVERY])
