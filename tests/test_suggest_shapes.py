@@ -887,6 +887,20 @@ CASES = {
         ["const all = base.concat(more);", "next = prev.concat(x);"],
         lambda doc: "$A = $A" in str(doc["rule"]),
     ),
+    "a file lacking the statement every valid file opens with": Case(
+        "Both valid modules add `from __future__ import annotations`, word for word, beside the same code: the "
+        "fact is the file's, `kind: module` + `not: has` that statement by its tokens with any spacing (a "
+        "`__future__` import of another name is not it); there was no rule, the shared code flagging both.",
+        "python",
+        ["import os\n\n\ndef cwd() -> str:\n    return os.getcwd()\n",
+         "import os\nimport sys\n\nprint(os.sep, sys.argv)\n"],
+        ["from __future__ import annotations\n\nimport os\n\n\ndef cwd() -> str:\n    return os.getcwd()\n",
+         "from __future__ import annotations\nimport os\nimport sys\n\nprint(os.sep, sys.argv)\n"],
+        ["import json\n\n\ndef dump(x: dict) -> str:\n    return json.dumps(x)\n",
+         "from __future__ import division\nx = 1 / 2\n"],
+        ["from  __future__  import  annotations\nx: list[int] = []\n",
+         "\"\"\"Docs.\"\"\"\nfrom __future__ import annotations\n"],
+    ),
 }
 
 

@@ -26,6 +26,7 @@ from sgtools.workflows.suggest import (
     around,
     author,
     callnames,
+    carrier,
     comments,
     explain,
     fixes,
@@ -204,6 +205,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000,
                                           search.language)
                + around.missing_part_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8000)
+               + carrier.carrier_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8500)
                + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000)
                + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500))
 
