@@ -901,6 +901,16 @@ CASES = {
         ["from  __future__  import  annotations\nx: list[int] = []\n",
          "\"\"\"Docs.\"\"\"\nfrom __future__ import annotations\n"],
     ),
+    "what a call passes at one place before a kind anywhere inside it": Case(
+        "Log messages built by `+`: the first argument of the logging calls is a concatenation, where every valid "
+        "call passes a string literal; a `binary_operator` anywhere inside the call also flagged a sum passed as a "
+        "later argument.",
+        "python",
+        ["logging.info(\"loaded \" + name)", "logging.warning(\"retry \" + str(n) + \" failed\", exc_info=True)"],
+        ["logging.info(\"loaded %s\", name)", "logging.warning(\"retry %s failed\", n, exc_info=True)"],
+        ["logging.error(\"bad \" + path)", "logging.debug(prefix + \" done\")"],
+        ["logging.info(\"total %s\", a + b)", "x = \"a\" + b"],
+    ),
 }
 
 

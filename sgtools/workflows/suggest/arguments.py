@@ -53,11 +53,12 @@ def _at(position: int, kinds: Sequence[str], wrapped: bool, negate: bool) -> dic
     return {"nthChild": position, "not": kind} if negate else {"nthChild": position, **kind}
 
 
-def _facts(bad: list[list[tuple[str, bool]]], good: list[list[tuple[str, bool]]],
+def _facts(bad: list[list[tuple[str, bool]]], good: list[list[tuple[str, bool]]], built: frozenset[str] = frozenset(),
            ) -> list[tuple[int, list[str], bool, bool]]:
     """(position, kinds, wrapped, negate): kinds every valid call passes at a position and no invalid call does
     (negate: the invalid calls pass something else there) first, then the reverse. Not where an invalid call
-    passes a call: its name is the point, which the pattern keeps."""
+    passes a call: its name is the point, which the pattern keeps. One kind of expression built of parts
+    (`built`: a concatenation) that every invalid call passes there is the point itself, before what it is not."""
     out: list[tuple[int, list[str], bool, bool]] = []
     for i in range(_POSITIONS):
         if not all(len(a) > i for a in bad):
@@ -68,15 +69,22 @@ def _facts(bad: list[list[tuple[str, bool]]], good: list[list[tuple[str, bool]]]
         bad_kinds = {a[i][0] for a in bad}
         if any(call_like(k) for k in bad_kinds):
             continue  # a call passed there is said by its name: the pattern keeps `fmt.Sprintf(...)`
-        if all(len(a) > i for a in good):
-            good_kinds = {a[i][0] for a in good}
-            if not good_kinds & bad_kinds and len(good_kinds) <= 2:
-                out.append((i + 1, sorted(good_kinds), wraps.pop(), True))
-                continue
-        good_kinds = {a[i][0] for a in good if len(a) > i}
-        if not good_kinds & bad_kinds and len(bad_kinds) == 1:
-            out.append((i + 1, sorted(bad_kinds), wraps.pop(), False))
-    return sorted(out, key=lambda f: not f[3])
+        fact = _fact(bad_kinds, {a[i][0] for a in good if len(a) > i}, all(len(a) > i for a in good), built)
+        if fact is not None:
+            out.append((i + 1, fact[0], wraps.pop(), fact[1]))
+    return sorted(out, key=lambda f: not f[3] and not set(f[1]) <= built)
+
+
+def _fact(bad_kinds: set[str], good_kinds: set[str], every: bool,
+          built: frozenset[str]) -> tuple[list[str], bool] | None:
+    """(kinds, negate) at one position; `every`: each valid call passes something there."""
+    if good_kinds & bad_kinds:
+        return None
+    if len(bad_kinds) == 1 and bad_kinds <= built:  # `"id=" + id`: a concatenation, not "no literal"
+        return sorted(bad_kinds), False
+    if every and len(good_kinds) <= 2:
+        return sorted(good_kinds), True
+    return (sorted(bad_kinds), False) if len(bad_kinds) == 1 else None
 
 
 def _lists(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], list[tuple[int, list[str], bool, bool]]] | None:
@@ -91,7 +99,8 @@ def _lists(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], list[tupl
     if any(x.role != role or (role is None and x.kind != lists[0].kind) for x in lists):
         return None
     where: dict[str, Any] = {"field": role} if role else {"kind": lists[0].kind}
-    return where, _facts([a[1] for a in bad_args], [a[1] for a in good_args])
+    built = frozenset(v.kind for a in bad_args for v in map(_value, a[0].named_children()) if v.named_children())
+    return where, _facts([a[1] for a in bad_args], [a[1] for a in good_args], built)
 
 
 _TOKEN = re.compile(r"%[-+ #0-9.]*[A-Za-z]|[A-Za-z_]\w*")

@@ -44,7 +44,8 @@ def held_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequen
             rule = {"all": [cand.body["rule"], {"has": {"kind": kind, "stopBy": "end"}}]}
             note = (f"flags it only when it holds a `{kind}` (anywhere inside); lets through the same thing built "
                     "another way (a variable holding it)")
-            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note,
+                                 anywhere=True))
     return out
 
 

@@ -81,6 +81,7 @@ class Candidate:
     namespaced: bool = False  # a call by its whole name, also written with its namespace (`System.GC.Collect`)
     compared: bool = False  # a comparison by a constant and what it is compared with (`size()` with `0`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
+    anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place
 
     def keyword_only(self) -> bool:
         """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""
@@ -132,7 +133,9 @@ def _author_tier(cand: Candidate) -> float:
     if form in (ARGUMENT, INSIDE_TEXT):
         # Where the code is wrong (`inside`) before where it is fine (`not: inside`, from the valid side).
         negated = form == INSIDE_TEXT and "not" in cand.body["rule"].get("all", [{}])[-1]
-        return 2 + (1 if bare else 0) + (1.5 if cand.gen.name_hole else 0) + (0.1 if negated else 0)
+        # What a call passes at one place (its format is no literal) before a kind held anywhere inside it.
+        return (2 + (1 if bare else 0) + (1.5 if cand.gen.name_hole else 0) + (0.1 if negated else 0)
+                + (0.05 if cand.anywhere else 0))
     if form == CHILD:
         return _child_tier(cand)
     return _named_tier(cand)

@@ -198,7 +198,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     calls = misses + [m for m in named if callnames.one_name(m[0])]
     search.run(explain.exclusions(calls, search.invalid, valid_trees)
                + author.argument_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4000)
-               + arguments.argument_kind_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4500)
+               + arguments.argument_kind_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4500)
                + author.context_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
                + around.held_kind_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6000)
                + around.bounded_held_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6500)
