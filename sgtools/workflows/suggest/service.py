@@ -29,6 +29,7 @@ from sgtools.workflows.suggest import (
     carrier,
     comments,
     explain,
+    facts,
     fixes,
     modifiers,
     namesakes,
@@ -151,7 +152,7 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
     """The forms an author writes from the examples alone: a kind, a comment word, a name regex, a child."""
     groups = list(found.roots(invalid))
     base = author.AUTHOR_ROOTS
-    return (author.kind_only(invalid, valid, base) + comments.comment_forms(invalid, valid, base + 1000)
+    return (facts.kind_only(invalid, valid, base) + comments.comment_forms(invalid, valid, base + 1000)
             + callnames.field_forms(groups + callnames.outermost(invalid), base + 2000, [*invalid, *valid],
                                     language)
             + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000)
