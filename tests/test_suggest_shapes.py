@@ -911,6 +911,23 @@ CASES = {
         ["logging.error(\"bad \" + path)", "logging.debug(prefix + \" done\")"],
         ["logging.info(\"total %s\", a + b)", "x = \"a\" + b"],
     ),
+    "an element lacking an attribute beside the one that calls for it": Case(
+        "`<input type=\"password\">` without `autoComplete`, beside the same inputs with it: the fact is the "
+        "element's, `any` of the opening and self-closing element kinds, `has` the `type` attribute by its parts "
+        "(the value's content, in any quotes) and `not: has` an attribute named `autoComplete`; before, an attribute "
+        "not inside a self-closing element with `autoComplete` let `type='password'` and `<input ...></input>` "
+        "through.",
+        "javascript",
+        ["const Pw = () => <input type=\"password\" name=\"pw\" />;",
+         "function Login({ pw, setPw }) {\n  return (\n    <form>\n      <input className=\"field\" type=\"password\" "
+         "value={pw} onChange={setPw} />\n    </form>\n  );\n}"],
+        ["const Pw = () => <input type=\"password\" name=\"pw\" autoComplete=\"current-password\" />;",
+         "function Login({ pw, setPw }) {\n  return (\n    <form>\n      <input className=\"field\" type=\"password\" "
+         "value={pw} onChange={setPw} autoComplete=\"new-password\" />\n    </form>\n  );\n}"],
+        ["const A = () => <input type='password' />;", "const B = () => <input type={\"password\"} id=\"p\"></input>;"],
+        ["const C = () => <input type=\"text\" name=\"q\" />;",
+         "const D = () => <input autoComplete=\"off\" type=\"password\" />;"],
+    ),
 }
 
 

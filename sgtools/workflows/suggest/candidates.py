@@ -379,7 +379,9 @@ def kind_has_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[
     out: list[Candidate] = []
     for i in indexes:
         gen = gens[i]
-        leaves = _kept_leaves(gen)[:3] if gen.pinned is None else []
+        kept = _kept_leaves(gen) if gen.pinned is None else []
+        # A literal whose content is kept too (`"_blank"` and its `_blank`) is said by the content: any quotes.
+        leaves = [n for n in kept if not any(o is not n and o in n.walk() for o in kept)][:3]
         if not leaves:
             continue
         has = [{"has": {"kind": n.kind, "regex": f"^{re.escape(n.text)}$", "stopBy": "end"}} for n in leaves]

@@ -12,11 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from sgtools.workflows.suggest.author import construct_kind, near_misses
-from sgtools.workflows.suggest.candidates import ARGUMENT, Candidate
+from sgtools.workflows.suggest.candidates import ARGUMENT, KIND_HAS, Candidate
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
 _PARTS = 2  # missing parts tried per near miss
+# Kinds that hold the same parts written two ways: a JSX element with children opens as `<a ...>`, one without
+# closes itself, `<a ... />`; an attribute missing from one is missing from the other.
+_TWINS = {"jsx_opening_element": "jsx_self_closing_element", "jsx_self_closing_element": "jsx_opening_element"}
 _WORD = re.compile(r"\s*([A-Za-z_]\w*)")
 
 
@@ -45,7 +48,9 @@ def _beside(carrier: Node, node: Node) -> dict[tuple[str, str], tuple[dict[str, 
     for c in carrier.children:
         if not c.named or c.atomic or not construct_kind(c.kind) or (c.start <= node.start and node.end <= c.end):
             continue
-        base: dict[str, Any] = {"kind": c.kind, **({"field": c.role} if c.role else {})}
+        # By its field when it is the only child there: ast-grep reads a field as its first child.
+        single = c.role is not None and sum(d.role == c.role for d in carrier.children) == 1
+        base: dict[str, Any] = {"kind": c.kind, **({"field": c.role} if single else {})}
         out[(c.kind, "")] = base, c
         m = _WORD.match(c.text)
         if m is not None:
@@ -64,8 +69,9 @@ def _written_otherwise(part: Node, bad_at: Sequence[tuple[Node, Node]]) -> bool:
     """Every invalid carrier fills the part's field with something else (`key = "AKIA..."` beside `key =
     os.environ[...]`), or one holds a child naming what the part names first (`@Disabled` beside
     `@Disabled("why")`): the part is not missing there but written another way, which other forms say."""
-    if part.role and all(any(c.role == part.role for c in carrier.children) for carrier, _n in bad_at):
-        return True
+    single = part.parent is not None and sum(c.role == part.role for c in part.parent.children) == 1
+    if part.role and single and all(any(c.role == part.role for c in carrier.children) for carrier, _n in bad_at):
+        return True  # one value in a field of one (`right`), not one of a list of them (JSX's `attribute`)
     first = next((d.text for d in part.walk() if d.atomic and d.named and re.fullmatch(r"[A-Za-z_]\w*", d.text)),
                  None)
     return first is not None and any(first in _names(c) for carrier, n in bad_at for c in carrier.children
@@ -100,14 +106,25 @@ def carrier_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
     invalid one: `kind` of the carrier + `has` the near miss + `not: has` the part; by its text with any spacing
     where two or more valid examples write it alike, else by kind and leading name, then by kind."""
     out: list[Candidate] = []
+    anchors: dict[tuple[int, ...], tuple[Candidate, list[Node], list[Node]]] = {}
     for cand, bad, good in near_misses(misses, invalid, valid):
+        # The shared code is what the construct is recognised by: of the near misses matching the same nodes, the
+        # one keeping most of it (`target="_blank"`, not any `target`), said by its parts where it can be (kind +
+        # has: a literal's content in any quotes, `'_blank'`, `{"_blank"}`).
+        key = tuple(id(n) for n in [*bad, *good])
+        rank = (cand.gen.level, cand.form != KIND_HAS)
+        if key not in anchors or rank < (anchors[key][0].gen.level, anchors[key][0].form != KIND_HAS):
+            anchors[key] = cand, bad, good
+    for cand, bad, good in anchors.values():
         bad_at, good_at = _carriers(bad), _carriers(good)
         if bad_at is None or good_at is None or len({c.kind for c, _n in [*bad_at, *good_at]}) != 1:
             continue
         kind, near = good_at[0][0].kind, cand.body["rule"]
         direct = all(n.parent is c for c, n in [*bad_at, *good_at])
         for has, shown in _missing(bad_at, good_at):
-            rule = {"kind": kind, "has": near if direct else {**near, "stopBy": "end"}, "not": {"has": has}}
+            twin = sorted([kind, _TWINS[kind]]) if kind in _TWINS else []
+            rule = {**({"any": [{"kind": k} for k in twin]} if twin else {"kind": kind}),
+                    "has": near if direct else {**near, "stopBy": "end"}, "not": {"has": has}}
             if good_at[0][0].parent is None:
                 del rule["has"]  # a file lacking a statement: what stood beside it in the examples is incidental
             note = (f"flags a `{kind}` holding it beside no `{has['kind']}` like `{shown}`; lets through one "

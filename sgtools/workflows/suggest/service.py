@@ -187,7 +187,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     # Shadowed code gets the context/selector form too: its bare text may be misread (Go's `time.Sleep(d)`).
     matched_self = search.matched_self(pivot)
     misread = [i for i, g in enumerate(gens) if id(g) in wanted and i not in matched_self and not g.root.atomic]
-    search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS])
+    # ... and, misread, kind + has: its text may be no pattern at all (a JSX attribute alone).
+    search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS] + misread)
                + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted]
                + cands.context_forms(gens, pivot, misread)
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid)))
