@@ -928,6 +928,32 @@ CASES = {
         ["const C = () => <input type=\"text\" name=\"q\" />;",
          "const D = () => <input autoComplete=\"off\" type=\"password\" />;"],
     ),
+    "not followed by the statement every valid one adds right after": Case(
+        "`close(fd)` and `close(s->sock)`, each fine when the next statement resets what was closed (`fd = -1;`): "
+        "`close($A);` with `not: precedes: {pattern: $A = -1;}`, the reset written with the metavariable, so a "
+        "reset of another variable does not count and a reset on the same line does.",
+        "c",
+        ["void a(int fd) {\n  close(fd);\n  log_closed();\n}", "void b(struct conn *s) {\n  close(s->sock);\n}"],
+        ["void a(int fd) {\n  close(fd);\n  fd = -1;\n  log_closed();\n}",
+         "void b(struct conn *s) {\n  close(s->sock);\n  s->sock = -1;\n}"],
+        ["void c(struct conn *conn) {\n  close(conn->fd);\n  conn->open = 0;\n}",
+         "void d(int x, int y) {\n  close(x);\n  y = -1;\n}"],
+        ["void e(int x) {\n  close(x); x = -1;\n}", "void f(int x) {\n  shutdown(x);\n}"],
+        lambda doc: "precedes" in str(doc["rule"]),
+    ),
+    "not followed by a statement, said of the statement around a call": Case(
+        "Go's `c.mu.Lock()` is a call inside an `expression_statement` of its own, and only the statement has a "
+        "next one: `$A.Lock()` not `inside` an `expression_statement` that `precedes` `defer $A.Unlock()`; an "
+        "unlock of another mutex does not count.",
+        "go",
+        ["func (c *Counter) Add() {\n\tc.mu.Lock()\n\tc.n++\n\tc.mu.Unlock()\n}",
+         "func (s *Store) Get(k string) string {\n\ts.lock.Lock()\n\treturn s.m[k]\n}"],
+        ["func (c *Counter) Add() {\n\tc.mu.Lock()\n\tdefer c.mu.Unlock()\n\tc.n++\n}",
+         "func (s *Store) Get(k string) string {\n\ts.lock.Lock()\n\tdefer s.lock.Unlock()\n\treturn s.m[k]\n}"],
+        ["func f() {\n\tmu.Lock()\n\tx = 1\n\tmu.Unlock()\n}",
+         "func (q *Q) Pop() int {\n\tq.guard.Lock()\n\tdefer q.other.Unlock()\n\treturn q.items[0]\n}"],
+        ["func f() {\n\tmu.Lock()\n\tdefer mu.Unlock()\n\tx = 1\n}", "func g() {\n\tdefer mu.Unlock()\n}"],
+    ),
 }
 
 

@@ -81,7 +81,7 @@ class Generalised:
         return cls(node, label, [], 0, 1.0)
 
     def variant(self, n: int, *, dedent: bool = True) -> str:
-        text = _apply(self.root, self.edits, dedent=dedent)
+        text = apply_edits(self.root, self.edits, dedent=dedent)
         return re.sub("\x03(\\d+)\x03", lambda m: self.choices[int(m.group(1))][n], text)
 
     def in_place(self, code: str, n: int = 0) -> str:
@@ -409,7 +409,8 @@ def _multi_name(node: Node, index: int) -> str:
     return base if index == 0 else f"{base}{index + 1}"
 
 
-def _apply(root: Node, edits: Sequence[tuple[int, int, str]], *, dedent: bool) -> str:
+def apply_edits(root: Node, edits: Sequence[tuple[int, int, str]], *, dedent: bool) -> str:
+    """`root`'s text with each (start, end, text) edit (example byte offsets) made; `dedent` re-indents it."""
     data = root.text.encode("utf-8")
     out = bytearray()
     pos = 0

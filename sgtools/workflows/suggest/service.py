@@ -38,6 +38,7 @@ from sgtools.workflows.suggest import (
     proof,
     render,
     scope,
+    sequence,
     union,
 )
 from sgtools.workflows.suggest import candidates as cands
@@ -209,7 +210,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + around.missing_part_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8000)
                + carrier.carrier_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8500)
                + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000)
-               + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500))
+               + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500)
+               + sequence.neighbour_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9800))
 
 
 # Kinds that hold a construct where the code happened to be (a declaration, an assignment, a statement).
