@@ -954,6 +954,17 @@ CASES = {
          "func (q *Q) Pop() int {\n\tq.guard.Lock()\n\tdefer q.other.Unlock()\n\treturn q.items[0]\n}"],
         ["func f() {\n\tmu.Lock()\n\tdefer mu.Unlock()\n\tx = 1\n}", "func g() {\n\tdefer mu.Unlock()\n}"],
     ),
+    "a shell command without the option every valid one passes": Case(
+        "`mkdir build` and `mkdir \"$d\"` in a loop beside the same with `-p`: a shell `command` is a call named by "
+        "its `command_name` (`kind: command`, `has: {field: name, regex: ^mkdir$}`) and `-p` is an option it passes, "
+        "also among others (`-vp`): `not: has` it; there was no rule (`mkdir` a value word, the command no call).",
+        "bash",
+        ["mkdir build", "for d in a b; do\n  mkdir \"$d\"\ndone"],
+        ["mkdir -p build", "for d in a b; do\n  mkdir -p \"$d\"\ndone"],
+        ["mkdir -v out", "if true; then\n  mkdir logs && cd logs\nfi"],
+        ["mkdir -vp out", "echo mkdir out", "mkdir -p \"$HOME/x\""],
+        lambda doc: "command" in str(doc["rule"]),
+    ),
 }
 
 

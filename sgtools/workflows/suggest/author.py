@@ -2,8 +2,9 @@
 
 Each looks for one structural fact shared by every invalid example and absent from every valid one: a construct
 with a telling child (`except_clause` whose block is `pass`); a call missing, or carrying, a keyword argument (`not:
-has: timeout=`); an enclosing context told apart by how it starts (`inside` an `async def`, a method annotated
-`@Test`). A kind, a type or a value name alone is facts.py's; every candidate is verified like the others.
+has: timeout=`) or a shell command's option (`read` without `-r`); an enclosing context told apart by how it
+starts (`inside` an `async def`, a method annotated `@Test`). A kind, a type or a value name alone is facts.py's;
+every candidate is verified like the others.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def is_construct(node: Node) -> bool:
 
 
 def call_like(kind: str) -> bool:
-    return any(c in kind for c in ("call", "invocation", "macro", "new_", "creation"))
+    """A call of any grammar; a shell's `command` (`read name`) is one, named by its `command_name`."""
+    return kind == "command" or any(c in kind for c in ("call", "invocation", "macro", "new_", "creation"))
 
 
 def named_child(node: Node, roles: Sequence[str]) -> Node | None:
@@ -221,15 +223,27 @@ def _match_node(example: Example, match: Mapping[str, Any]) -> Node | None:
     return example.covering(int(offsets.get("start", 0)), int(offsets.get("end", 0)))
 
 
-def _arguments(node: Node) -> dict[str, Node]:
-    """Named arguments in a construct: leading name -> node (`timeout=10` -> timeout)."""
-    out: dict[str, Node] = {}
+# A command-line option passed to a shell command: `-rp` (short ones written together), `--raw`, `--depth=1`.
+_OPTION = re.compile(r"(--?)([A-Za-z][\w-]*)")
+
+
+def _arguments(node: Node) -> dict[str, tuple[Node, str]]:
+    """Named arguments in a construct: leading name -> (node, regex for it): `timeout=10` -> timeout; a shell
+    command's options, one per letter of `-rp` (`-r` is said `^-[A-Za-z0-9]*r`, wherever it sits in a group)."""
+    out: dict[str, tuple[Node, str]] = {}
     for d in node.walk():
-        if d is node or not d.named or d.atomic or not any(a in d.kind for a in _ARG_KINDS):
+        if d is node or not d.named:
             continue
-        m = re.match(r"([A-Za-z_]\w*)\s*[=:]", d.text)
-        if m:
-            out.setdefault(m.group(1), d)
+        option = _OPTION.fullmatch(d.text.split("=", 1)[0]) if d.atomic and d.role == "argument" else None
+        if option is not None and option.group(1) == "-":
+            for letter in option.group(2):
+                out.setdefault(f"-{letter}", (d, f"^-[A-Za-z0-9]*{re.escape(letter)}"))
+        elif option is not None:
+            out.setdefault(option.group(0), (d, f"^{re.escape(option.group(0))}($|=)"))
+        elif not d.atomic and any(a in d.kind for a in _ARG_KINDS):
+            m = re.match(r"([A-Za-z_]\w*)\s*[=:]", d.text)
+            if m:
+                out.setdefault(m.group(1), (d, rf"^{re.escape(m.group(1))}\b"))
     return out
 
 
@@ -255,16 +269,16 @@ def near_misses(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[E
 
 def argument_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
                    valid: Sequence[Example], start: int) -> list[Candidate]:
-    """A call that flags valid code too, told apart by a keyword argument the valid calls all pass (`not has`)
-    or the invalid calls all pass (`has`)."""
+    """A call that flags valid code too, told apart by a keyword argument (or a shell command's option, `-r`) the
+    valid calls all pass (`not has`) or the invalid calls all pass (`has`)."""
     out: list[Candidate] = []
     for cand, bad, good in near_misses(misses, invalid, valid):
         bad_args, good_args = [_arguments(b) for b in bad], [_arguments(g) for g in good]
         missing = set.intersection(*(set(a) for a in good_args)) - set().union(*(set(a) for a in bad_args))
         present = set.intersection(*(set(a) for a in bad_args)) - set().union(*(set(a) for a in good_args))
         for name, negate in [*((m, True) for m in sorted(missing)), *((p, False) for p in sorted(present))]:
-            kind = (good_args if negate else bad_args)[0][name].kind
-            has = {"has": {"kind": kind, "regex": rf"^{re.escape(name)}\b", "stopBy": "end"}}
+            node, regex = (good_args if negate else bad_args)[0][name]
+            has = {"has": {"kind": node.kind, "regex": regex, "stopBy": "end"}}
             rule = {"all": [cand.body["rule"], {"not": has} if negate else has]}
             note = (f"flags it when no `{name}` argument is passed (however the rest is written); lets through "
                     f"a `{name}` passed some other way (`**kwargs`, a wrapper)" if negate else
