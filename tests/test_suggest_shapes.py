@@ -965,6 +965,19 @@ CASES = {
         ["mkdir -vp out", "echo mkdir out", "mkdir -p \"$HOME/x\""],
         lambda doc: "command" in str(doc["rule"]),
     ),
+    "the differing part kept inside the construct every example is": Case(
+        "Two `return`s of a comma expression beside the same `return`s of an array and an object: every example "
+        "is a `return`, so the comma expression is wrong as its value (`kind: sequence_expression` + `inside: "
+        "{kind: return_statement, stopBy: end}`), not wherever it is written: the kind alone, which ranked first, "
+        "flagged the two-variable `for` header and a deliberate `x = (a, b)`.",
+        "javascript",
+        ["function pair(x, y) {\n  return (x, y);\n}", "const get = (o) => {\n  return (o.id, o.name);\n};"],
+        ["function pair(x, y) {\n  return [x, y];\n}",
+         "const get = (o) => {\n  return { id: o.id, name: o.name };\n};"],
+        ["function f() { return (a, b, c); }", "if (ok) return (log(x), x);"],
+        ["for (i = 0, j = 1; i < n; i++, j++) { step(i, j); }", "x = (a, b);", "return [a, b];"],
+        lambda doc: "return_statement" in str(doc["rule"]),
+    ),
 }
 
 

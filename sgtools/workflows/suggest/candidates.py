@@ -82,6 +82,7 @@ class Candidate:
     compared: bool = False  # a comparison by a constant and what it is compared with (`size()` with `0`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
     anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place
+    anchored: bool = False  # inside the construct every example is about (`tuple` in an `assert`): just before it
 
     def keyword_only(self) -> bool:
         """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""
@@ -102,7 +103,8 @@ class Candidate:
     def tier(self) -> float:
         """Generality first (issue 29): a node kind or a comment word, then patterns that keep real code, then
         a telling argument, child or context, then a name regex; whole-function patterns, near-bare patterns
-        and bare names after those; `not` of literal valid code last."""
+        and bare names after those; `not` of literal valid code last. A candidate kept inside the construct every
+        example is about goes just before the same candidate alone (`key`, anchor.py)."""
         if self.form == EXCLUDE:
             return 9
         if self.form >= KIND_ONLY or self.form == INSIDE:
@@ -113,7 +115,7 @@ class Candidate:
         if self.form >= KIND_ONLY:
             # Then the most relaxed generalisation of a near miss told apart (`print($$$ARGS)` before `print($A)`).
             return (self.tier(), not self.by_kind, _effective_size(self.gen.root), self.form, -self.gen.level,
-                    len(str(self.body)))
+                    not self.anchored, len(str(self.body)))
         level_rank = LEVELS.index(self.gen.level)
         # A construct whose kind the valid examples also use is what they are near misses of (`eval` beside
         # `ast.literal_eval`, `defer` in a loop beside `defer` alone); one they lack only separates by absence.
@@ -121,7 +123,7 @@ class Candidate:
         return (self.tier(), self.leaf, self.form == EXCLUDE, not self.by_kind, not self.gen.kind_in_valid,
                 _effective_size(self.gen.root), self.form >= CONTEXT, self.loses_keyword(),
                 level_rank, len(self.body.get("constraints", {})), self.form, -self.gen.kept, not self.open_tail,
-                len(str(self.body)))
+                not self.anchored, len(str(self.body)))
 
 
 def _author_tier(cand: Candidate) -> float:

@@ -22,6 +22,7 @@ from sgtools.project.languages import file_name_for
 from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
 from sgtools.workflows.suggest import (
+    anchor,
     arguments,
     around,
     author,
@@ -168,7 +169,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
     search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS])
-               + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid)))
+               + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid))
+               + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_800))
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
@@ -211,7 +213,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + carrier.carrier_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8500)
                + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000)
                + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500)
-               + sequence.neighbour_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9800))
+               + sequence.neighbour_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9800)
+               + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_900))
 
 
 # Kinds that hold a construct where the code happened to be (a declaration, an assignment, a statement).
