@@ -28,6 +28,7 @@ class Case:
     bad: list[str]
     good: list[str]
     check: Callable[[dict[str, Any]], bool] | None = None
+    request: str | None = None  # the developer's words, where the case is about them
 
 
 CASES = {
@@ -978,12 +979,24 @@ CASES = {
         ["for (i = 0, j = 1; i < n; i++, j++) { step(i, j); }", "x = (a, b);", "return [a, b];"],
         lambda doc: "return_statement" in str(doc["rule"]),
     ),
+    "a word of the request every invalid example writes names the construct": Case(
+        "\"no !! to make a boolean\": both invalid examples write `!!`, no valid one does, and the request names it, "
+        "so the pattern that keeps it (`!!$A`) goes before the `!` operator alone, which flagged every single "
+        "negation.",
+        "javascript",
+        ["const ok = !!user;", "function isAdmin(f) {\n  return !!f.admin;\n}"],
+        ["const ok = Boolean(user);", "function isAdmin(f) {\n  return f.admin === true;\n}"],
+        ["if (!!(a && b)) go();", "x = [!!y];"],
+        ["if (!done) wait();", "const z = !(a || b);"],
+        lambda doc: "!!" in str(doc["rule"]),
+        request="no !! to make a boolean, call Boolean() instead",
+    ),
 }
 
 
 def check_case(ws: Workspace, engine: Engine, case: Case) -> None:
     """The top candidate for the case's examples passes its check and gets its unseen snippets right."""
-    result = suggest_rule(ws, engine, case.language, case.invalid, case.valid)
+    result = suggest_rule(ws, engine, case.language, case.invalid, case.valid, request=case.request)
     assert result["success"], result.get("explanation")
     doc = dict(yamlio.load_one(str(result["candidates"][0]["yaml"])))
     assert case.check is None or case.check(doc), (case.why, doc)

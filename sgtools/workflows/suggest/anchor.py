@@ -23,12 +23,12 @@ from sgtools.workflows.suggest.verify import Outcome
 _ANCHORED = 12  # candidates (best first) that flag every invalid example, tried in their construct
 # Where code happens to be (a declaration, an assignment, a statement standing alone, C#'s top-level statement)
 # and what only lists it (a modifier list): not what it is about.
-_HOLDER = re.compile(r"declaration|declarator|assignment|expression_statement|global_statement|modifier")
+HOLDER = re.compile(r"declaration|declarator|assignment|expression_statement|global_statement|modifier")
 
 
 def _subject(kind: str) -> bool:
     return (construct_kind(kind) and (specific(kind) or own_context(kind)) and not whole_kind(kind)
-            and not _HOLDER.search(kind))
+            and not HOLDER.search(kind))
 
 
 def _shared_kinds(examples: Sequence[Example]) -> set[str]:

@@ -25,6 +25,7 @@ from sgtools.workflows.suggest import (
     anchor,
     arguments,
     around,
+    asked,
     author,
     callnames,
     carrier,
@@ -294,7 +295,7 @@ def suggest_rule(
     pivot = min(trees, key=lambda e: (len(e.code), e.index))
     search = _Search(engine, lang, file_name, trees, valid)
     _search(search, gens, pivot, count, valid_trees)
-    picked = _picked(search, count + _SPARE, valid_trees)
+    picked = _picked(search, count + _SPARE, valid_trees, request)
     in_files = _leave_out_in_file_tests(search, picked, paths)
     docs = [render.rule_doc(given_id or render.default_id(c), lang, sev, given_message or render.default_message(c),
                             c.body) for c in picked]
@@ -324,10 +325,10 @@ def suggest_rule(
     return result
 
 
-def _picked(search: _Search, count: int, valid_trees: list[Example]) -> list[cands.Candidate]:
-    """The best candidates, one per root; `any` of each example's own rule first when none separates or the best
-    is a whole function or a literal `not`."""
-    picked = _pick(search.passing(), count)
+def _picked(search: _Search, count: int, valid_trees: list[Example], request: str | None) -> list[cands.Candidate]:
+    """The best candidates, one per root, those keeping the request's telling words first (asked.py); `any` of each
+    example's own rule first when none separates or the best is a whole function or a literal `not`."""
+    picked = _pick(asked.words_first(search.passing(), request, search.invalid, valid_trees), count)
     if not picked or picked[0].tier() >= union.LAST_TIER:
         picked = (_union(search, valid_trees) + picked)[:count]
     return picked

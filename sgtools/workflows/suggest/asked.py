@@ -1,0 +1,112 @@
+"""The request's words that name the construct (issue 29): a word of the request (`assertTrue`, `unwrap_or`) or an
+operator it writes (`!!`) that every invalid example's code also writes is what the developer asks about. A
+candidate that drops it (`$A.equals($$$ARGS)` for "assertTrue(a.equals(b))", `kind: unary` with `!` for "no
+`!!`") flags the part the examples happen to share, not the construct asked for: candidates keeping more of
+those words go first, in their own order otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.anchor import HOLDER
+from sgtools.workflows.suggest.candidates import Candidate
+from sgtools.workflows.suggest.tree import Example, Node
+
+_TOKEN = re.compile(r"[A-Za-z_]\w{2,}|[!=<>&|+\-*/%^~?:]{2,}")
+_WORD = re.compile(r"\w")
+_LOOSEST = 4  # a pattern keeping only keywords and operators (`!!$A`): the loosest still said as a construct
+_OPAQUE = ("string", "comment", "char", "heredoc", "regex")  # their words are text, not code
+
+
+def _leaves(node: Node) -> Iterator[Node]:
+    if any(p in node.kind for p in _OPAQUE):
+        return
+    if not node.children:
+        yield node
+    for child in node.children:
+        yield from _leaves(child)
+
+
+def code_tokens(example: Example) -> set[str]:
+    """The words and operators the example's code writes (adjacent operator tokens as one: `!` `!` is `!!`)."""
+    out: set[str] = set()
+    run, end = "", -1
+    for leaf in _leaves(example.root):
+        text = leaf.text
+        if _WORD.search(text):
+            out.add(text)
+            run = ""
+            continue
+        run = run + text if leaf.start == end else text
+        end = leaf.end
+        out.add(run)
+    return out
+
+
+def telling(request: str | None, invalid: Sequence[Example], valid: Sequence[Example]) -> list[str]:
+    """The request's words and operators that every invalid example's code writes and no valid example's does."""
+    if not request or not invalid:
+        return []
+    shown = set.intersection(*(code_tokens(e) for e in invalid)) - set().union(*(code_tokens(e) for e in valid))
+    return [t for t in dict.fromkeys(_TOKEN.findall(request)) if t in shown]
+
+
+def _kinds(rule: Any) -> Iterator[str]:
+    if isinstance(rule, dict):
+        for key, value in rule.items():
+            if key == "kind" and isinstance(value, str):
+                yield value
+            else:
+                yield from _kinds(value)
+    elif isinstance(rule, list):
+        for item in rule:
+            yield from _kinds(item)
+
+
+def _matched(rule: Any, pattern: str) -> Any:
+    """The rule with a context/selector pattern as the code it selects: the context around it is not matched."""
+    if isinstance(rule, dict):
+        if "context" in rule and "selector" in rule:
+            return pattern
+        return {k: _matched(v, pattern) for k, v in rule.items()}
+    if isinstance(rule, list):
+        return [_matched(v, pattern) for v in rule]
+    return rule
+
+
+def _said(token: str, cand: Candidate, invalid: Sequence[Example]) -> bool:
+    """The candidate's rule writes the token, or names a kind whose every node writes it as its own token (`for`
+    of a `for_statement`, `new` of an array creation)."""
+    text = json.dumps(_matched({k: cand.body[k] for k in ("rule", "constraints") if k in cand.body},
+                               cand.gen.pattern))
+    if re.search(rf"(?<![\w]){re.escape(token)}(?![\w])", text) or (
+            not _WORD.search(token) and token in text):
+        return True
+    for kind in set(_kinds(cand.body.get("rule"))):
+        nodes = [n for e in invalid for n in e.nodes() if n.kind == kind]
+        if nodes and all(any(c.text == token for c in n.children) for n in nodes):
+            return True
+    return False
+
+
+def words_first(passing: list[Candidate], request: str | None, invalid: Sequence[Example],
+                valid: Sequence[Example]) -> list[Candidate]:
+    """When the best candidate drops some of the request's telling words, the best one keeping the most of them
+    goes first, among the constructs said as such (a pattern, a kind, a child: not a whole function, a name alone
+    or where the code happens to be, a declaration or an assignment); the rest keep their order."""
+    tokens = telling(request, invalid, valid)
+    if not tokens or not passing:
+        return passing
+    kept = [sum(_said(t, c, invalid) for t in tokens) for c in passing]
+    best = max(range(len(passing)), key=lambda i: (kept[i] if _construct(passing[i]) else -1, -i))
+    if kept[best] <= kept[0] or not _construct(passing[best]):
+        return passing
+    return [passing[best], *passing[:best], *passing[best + 1:]]
+
+
+def _construct(cand: Candidate) -> bool:
+    return cand.tier() <= _LOOSEST and not HOLDER.search(cand.gen.root.kind)
