@@ -32,6 +32,22 @@ class Case:
 
 
 CASES = {
+    "a type declared and constructed is the type wherever it stands": Case(
+        "`SimpleDateFormat` as the declared type and in the `new` of both invalid examples: the type by name "
+        "(`type_identifier` `^SimpleDateFormat$`) also flags a field and a parameter of that type; `new "
+        "SimpleDateFormat($$$ARGS)` ranked first and let them through.",
+        "java",
+        ["SimpleDateFormat fmt = new SimpleDateFormat(\"yyyy-MM-dd\");",
+         "class Log {\n  String stamp(Date d) {\n    SimpleDateFormat f = new SimpleDateFormat(\"HH:mm\");\n"
+         "    return f.format(d);\n  }\n}"],
+        ["DateTimeFormatter fmt = DateTimeFormatter.ofPattern(\"yyyy-MM-dd\");",
+         "class Log {\n  String stamp(LocalTime t) {\n"
+         "    DateTimeFormatter f = DateTimeFormatter.ofPattern(\"HH:mm\");\n    return f.format(t);\n  }\n}"],
+        ["class A {\n  private static final SimpleDateFormat ISO = build();\n}",
+         "class B {\n  String f(SimpleDateFormat fmt, Date d) {\n    return fmt.format(d);\n  }\n}"],
+        ["class C {\n  private static final DateTimeFormatter ISO = DateTimeFormatter.ISO_DATE;\n}",
+         "String s = \"SimpleDateFormat\";"],
+    ),
     "names the valid examples write as another kind": Case(
         "`@Deprecated` and `@Beta` bare, beside the same names with arguments: the kind is the point, with the "
         "names (`marker_annotation` named `^(\\w+(\\.|::))*(Beta|Deprecated)$`, qualified too), not `@Override` "

@@ -81,6 +81,7 @@ class Candidate:
     namespaced: bool = False  # a call by its whole name, also written with its namespace (`System.GC.Collect`)
     compared: bool = False  # a comparison by a constant and what it is compared with (`size()` with `0`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
+    spread: bool = False  # a type every invalid example writes at two kinds of place (declared and constructed)
     anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place
     anchored: bool = False  # inside the construct every example is about (`tuple` in an `assert`): just before it
 
@@ -176,7 +177,7 @@ def _named_tier(cand: Candidate) -> float:
     if form == LEAF_KIND:
         if cand.bare:
             return 7.5
-        return 0.9 if cand.qualified else 2.5 if cand.within else 1.5
+        return 0.9 if cand.qualified or cand.spread else 2.5 if cand.within else 1.5
     if form == COMMENT and cand.phrase:
         return -0.05  # a directive's opening words: the same words elsewhere in a comment are prose
     if form == FIELD and (cand.family or cand.namespaced):

@@ -42,16 +42,24 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
             note = f"flags the type `{text}` wherever it is written; lets through aliases of it"
             cand = Candidate({"rule": {"kind": k, "regex": f"^{text}$"}}, Generalised.written(node, f"{k} {text}"),
                              LEAF_KIND, start + len(out), note)
-            # Written in the same construct of its own every time (`catch (Throwable t)`), one the valid examples
-            # also use with another type: that construct with the type is the point, not the type anywhere.
-            around = [{a.kind for a in n.ancestors()} for e in invalid for n in e.nodes()
-                      if (n.kind, n.text) == (k, text)]
-            cand.within = any(specific(a) and a in fine_kinds and not whole_kind(a) for a in set.intersection(*around))
+            cand.within, cand.spread = _placed(invalid, (k, text), fine_kinds)
             # A name with its namespace (`std::endl`) is one API wherever it is written: the point, before a pattern
             # that keeps what happened to stand around it (`$A << $B << std::endl`).
             cand.qualified = _qualified_name(node)
             out.append(cand)
     return out
+
+
+def _placed(invalid: Sequence[Example], leaf: tuple[str, str], fine_kinds: set[str]) -> tuple[bool, bool]:
+    """Where a type is written. Within: in the same construct of its own every time (`catch (Throwable t)`), one
+    the valid examples also use with another type: that construct with the type is the point, not the type
+    anywhere. Spread: at two kinds of place in every example (declared and constructed, `StringBuffer b = new
+    StringBuffer()`): the type is the point wherever it stands, not the one construct a pattern keeps."""
+    nodes = [[n for n in e.nodes() if (n.kind, n.text) == leaf] for e in invalid]
+    around = [{a.kind for a in n.ancestors()} for found in nodes for n in found]
+    within = any(specific(a) and a in fine_kinds and not whole_kind(a) for a in set.intersection(*around))
+    spread = all(len({n.parent.kind for n in found if n.parent is not None}) > 1 for found in nodes)
+    return within, spread
 
 
 def _bare_names(invalid: Sequence[Example], fine: set[tuple[str, str]], start: int) -> list[Candidate]:
