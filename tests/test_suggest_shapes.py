@@ -945,6 +945,20 @@ CASES = {
         ["const C = () => <input type=\"text\" name=\"q\" />;",
          "const D = () => <input autoComplete=\"off\" type=\"password\" />;"],
     ),
+    "a comparison of a value with itself": Case(
+        "`count != count` and `user.id == user.id`, beside the same comparisons of two different values: a "
+        "`binary_expression` whose left and right are one metavariable (`has: {field: left, pattern: $A}`, the "
+        "same on the right), with any comparison operator, so `i < i` is flagged and `n - n` is not.",
+        "java",
+        ["class A {\n  void f() {\n    if (count != count) reset();\n  }\n}",
+         "class B {\n  boolean g(User user) {\n    return user.id == user.id;\n  }\n}"],
+        ["class A {\n  void f() {\n    if (count != limit) reset();\n  }\n}",
+         "class B {\n  boolean g(User user, User other) {\n    return user.id == other.id;\n  }\n}"],
+        ["class C {\n  void h(int i) {\n    while (i < i) { i++; }\n  }\n}",
+         "class D {\n  boolean k(P a) { return a.b >= a.b; }\n}"],
+        ["class E {\n  int d(int n) { return n - n; }\n}",
+         "class F {\n  void m(int x, int y) { if (x == y) go(); }\n}"],
+    ),
     "not followed by the statement every valid one adds right after": Case(
         "`close(fd)` and `close(s->sock)`, each fine when the next statement resets what was closed (`fd = -1;`): "
         "`close($A);` with `not: precedes: {pattern: $A = -1;}`, the reset written with the metavariable, so a "

@@ -13,6 +13,8 @@ from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
 _ROLES = ("operator", "operators")  # Python's `comparison_operator` names its field in the plural
+# Comparisons are one family: comparing a value with itself is the same slip whichever of them is written.
+_COMPARISONS = ("==", "!=", "===", "!==", "<", ">", "<=", ">=")
 
 
 def _operators(example: Example) -> dict[str, dict[str, Node]]:
@@ -49,6 +51,43 @@ def operator_forms(invalid: Sequence[Example], valid: Sequence[Example], start: 
         out.append(Candidate({"rule": rule}, Generalised.written(first, f"{kind} {' '.join(shown)}"), CHILD,
                              start + len(out), note))
         out.extend(_operand_forms(kind, invalid, has, len(shown) > 1, start + len(out)))
+    return out + _alike_forms(invalid, valid, start + len(out))
+
+
+def _alike(node: Node) -> Node | None:
+    """The operator token of a binary construct whose two operands are the same code (`x === x`), else None."""
+    sides = {c.role: c.text for c in node.children if c.role in ("left", "right")}
+    if len(sides) != 2 or sides["left"] != sides["right"]:
+        return None
+    return next((c for c in node.children if c.role in _ROLES and not c.named), None)
+
+
+def _alike_kinds(invalid: Sequence[Example], valid: Sequence[Example]) -> dict[str, list[Node]]:
+    """Per binary kind written with alike operands in every invalid example and only with unlike ones in the valid
+    examples (which write it so at least once), the operator token of one such node per invalid example."""
+    per = [{n.kind: op for n in e.nodes() if (op := _alike(n)) is not None} for e in invalid]
+    unlike = {n.kind for e in valid for n in e.nodes() if any(c.role == "right" for c in n.children)}
+    alike = {n.kind for e in valid for n in e.nodes() if _alike(n) is not None}
+    shared = set.intersection(*(set(p) for p in per)) if per else set()
+    return {kind: [p[kind] for p in per] for kind in sorted(shared & unlike - alike)}
+
+
+def _alike_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A binary construct whose operands are the same code in every invalid example, where a valid example writes
+    it with two different ones (`a.id === a.id` beside `a.id === b.id`): one metavariable on both sides, `has:
+    {field: left, pattern: $A}` and `has: {field: right, pattern: $A}`, with the operators shown (any comparison
+    when they all are one)."""
+    out: list[Candidate] = []
+    for kind, tokens in _alike_kinds(invalid, valid).items():
+        shown = {t.text for t in tokens}
+        ops = _COMPARISONS if shown <= set(_COMPARISONS) else sorted(shown)
+        first = tokens[0]
+        has = {"field": first.role, "regex": "^(" + "|".join(re.escape(o) for o in ops) + ")$"}
+        sides = [{"has": {"field": side, "pattern": "$A"}} for side in ("left", "right")]
+        note = f"flags every `{kind}` whose two operands are the same code; lets through a copy made first"
+        holder = first.parent if first.parent is not None else first
+        out.append(Candidate({"rule": {"kind": kind, "all": [{"has": has}, *sides]}},
+                             Generalised.written(holder, f"{kind} alike"), CHILD, start + len(out), note))
     return out
 
 
