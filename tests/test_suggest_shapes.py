@@ -1021,6 +1021,25 @@ CASES = {
         lambda doc: "!!" in str(doc["rule"]),
         request="no !! to make a boolean, call Boolean() instead",
     ),
+    "a clause of its own holding only keywords is a construct": Case(
+        "`catch (...)` that neither rethrows nor throws, beside one that rethrows: the clause without a "
+        "`throw_statement` (`not: has`), not the whole `try` around it, which ranked first because the shorter "
+        "example's `catch (...) {}` holds no name and read as where the code sits; the `try` pattern let a try with "
+        "two statements or two catch clauses through.",
+        "cpp",
+        ["int Reader::next() {\n    try {\n        return fetch();\n    } catch (...) {\n        return -1;\n    }\n}",
+         "void Timer::fire() {\n    try {\n        cb_();\n    } catch (...) {\n    }\n}"],
+        ["int Reader::next() {\n    try {\n        return fetch();\n    } catch (...) {\n        report();\n"
+         "        throw;\n    }\n}",
+         "void Timer::fire() {\n    try {\n        cb_();\n    } catch (const std::runtime_error& e) {\n"
+         "        report(e);\n    }\n}"],
+        ["bool ok(int& v) {\n    try {\n        v = compute();\n        return true;\n    } catch (const Err&) {\n"
+         "        throw;\n    } catch (...) {\n        return false;\n    }\n}",
+         "void f() {\n    try { g(); } catch (...) { ++errors; }\n}"],
+        ["void f() {\n    try { g(); } catch (...) { cleanup(); throw; }\n}",
+         "void h() {\n    try { g(); } catch (const std::exception& e) { note(e); }\n}"],
+        lambda doc: "catch_clause" in str(doc["rule"]),
+    ),
 }
 
 

@@ -130,7 +130,9 @@ class Candidate:
 def _author_tier(cand: Candidate) -> float:
     form, root = cand.form, cand.gen.root
     # A bare name, or a node that holds only keyword tokens (Swift's `let` binding): where the code sits.
-    bare = not root.children or root.atomic or not any(d.named for d in root.walk() if not d.children)
+    # A clause or statement of its own is a construct even when it holds only keywords (`catch (...) {}`).
+    bare = not root.children or root.atomic or (not own_context(root.kind) and not any(
+        d.named for d in root.walk() if not d.children))
     if form == INSIDE:
         return 3 if cand.leaf else _inside_tier(cand)
     if form in (ARGUMENT, INSIDE_TEXT):
