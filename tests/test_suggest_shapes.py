@@ -1040,6 +1040,16 @@ CASES = {
          "void h() {\n    try { g(); } catch (const std::exception& e) { note(e); }\n}"],
         lambda doc: "catch_clause" in str(doc["rule"]),
     ),
+    "an operator the valid examples also write in another spelling": Case(
+        "PHP's `==` and `!=` beside `===` and a `== null`: the operators the invalid examples write (`^(!=|==)$`), "
+        "though a valid example writes `==` too, told apart by the value every valid match compares with (`not: "
+        "has: {kind: null}`); there was no rule (the two comparisons share no code).",
+        "php",
+        ["<?php\nif ($count == 0) { reset_all(); }", "<?php\n$same = $left->id != $right->id;"],
+        ["<?php\nif ($count === 0) { reset_all(); }", "<?php\nif ($v == null) { $v = 1; }"],
+        ["<?php\nwhile ($node->kind != 'root') { $node = $node->up; }", "<?php\nreturn $a == $b;"],
+        ["<?php\nif (null != $x) { go(); }", "<?php\nreturn $a !== $b;", "<?php\n$ok = $n >= 10;"],
+    ),
 }
 
 

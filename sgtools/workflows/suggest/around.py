@@ -141,9 +141,13 @@ def _member_name(node: Node) -> bool:
 
 def _parts(node: Node) -> set[tuple[str, str]]:
     """The constructs inside a node, each by kind alone ('') and by kind and first word (`case_statement`
-    `default`), and the upper-case constants it passes (`name` `JSON_THROW_ON_ERROR`): what a `has` can name."""
+    `default`), the upper-case constants it passes (`name` `JSON_THROW_ON_ERROR`) and the values that read as
+    their own kind (`null`, `None`, `nil`): what a `has` can name."""
     out: set[tuple[str, str]] = set()
     for d in node.walk():
+        if d is not node and d.atomic and (d.named or d.role) and d.text.isalpha() and d.text.lower() == d.kind.lower():
+            out.add((d.kind, ""))  # `x == null` beside `x == y`: the value compared with is the point
+            continue
         if d is not node and d.named and d.atomic and d.kind.endswith(_NAME_KINDS) and (
                 _FLAG.fullmatch(d.text) or _member_name(d)):
             # a flag or constant passed (`JSON_THROW_ON_ERROR`), or a name called on it (`.ConfigureAwait`)

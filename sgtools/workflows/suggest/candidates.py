@@ -80,6 +80,7 @@ class Candidate:
     bare: bool = False  # a value name alone (`arguments`), by kind and regex: after all but whole functions
     namespaced: bool = False  # a call by its whole name, also written with its namespace (`System.GC.Collect`)
     compared: bool = False  # a comparison by a constant and what it is compared with (`size()` with `0`)
+    operators: bool = False  # a construct by operators a valid example also writes (`==`, `!=` beside `== null`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
     spread: bool = False  # a type every invalid example writes at two kinds of place (declared and constructed)
     anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from sgtools.workflows.suggest.candidates import CHILD, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.verify import Outcome
 
 _ROLES = ("operator", "operators")  # Python's `comparison_operator` names its field in the plural
 # Comparisons are one family: comparing a value with itself is the same slip whichever of them is written.
@@ -27,9 +28,17 @@ def _operators(example: Example) -> dict[str, dict[str, Node]]:
     return out
 
 
+def _variant(ops: set[str], others: set[str]) -> bool:
+    """One of `others` is a spelling of one of `ops` (`===` of `==`, `!==` of `!=`): the valid examples write the
+    operator's other form, so the form the invalid ones write is the point."""
+    return any(a != b and (a in b or b in a) for a in ops for b in others)
+
+
 def operator_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
     """`kind: K` + `has: {field: operator, regex: ^(op|op2)$}` for the operators of K that every invalid example
-    writes one of and no valid example writes (each example may show another of them)."""
+    writes one of and no valid example writes (each example may show another of them); where a valid example
+    also writes one, every operator the invalid examples write, when the valid ones also write another spelling of
+    it (`==` / `!=` beside `===`, and `== null`): a near miss (`operators`), told apart by a part (around.py)."""
     per = [_operators(e) for e in invalid]
     fine: dict[str, set[str]] = {}
     for e in valid:
@@ -37,20 +46,24 @@ def operator_forms(invalid: Sequence[Example], valid: Sequence[Example], start: 
             fine.setdefault(kind, set()).update(ops)
     out: list[Candidate] = []
     for kind in sorted(set.intersection(*(set(p) for p in per)) if per else set()):
-        wrong = [set(p[kind]) - fine.get(kind, set()) for p in per]
-        if not all(wrong):
+        written = [set(p[kind]) for p in per]
+        wrong = [w - fine.get(kind, set()) for w in written]
+        family = not all(wrong) and _variant(set().union(*written), fine.get(kind, set()) - set().union(*written))
+        if not all(wrong) and not family:
             continue  # an invalid example writes no operator of this kind that the valid ones avoid
-        shown = sorted(set().union(*wrong))
+        said_ops = written if family else wrong
+        shown = sorted(set().union(*said_ops))
         regex = "^(" + "|".join(re.escape(op) for op in shown) + ")$" if len(shown) > 1 else f"^{re.escape(shown[0])}$"
-        first = per[0][kind][sorted(wrong[0])[0]]
+        first = per[0][kind][sorted(said_ops[0])[0]]
         has = {"field": next(c.role for c in first.children if c.role in _ROLES), "regex": regex}
         rule = {"kind": kind, "has": has}
         said = " or ".join(f"`{op}`" for op in shown)
         note = (f"flags every `{kind}` written with {said}, whatever its operands; lets through the same test "
                 "written another way (a function call)")
         out.append(Candidate({"rule": rule}, Generalised.written(first, f"{kind} {' '.join(shown)}"), CHILD,
-                             start + len(out), note))
-        out.extend(_operand_forms(kind, invalid, has, len(shown) > 1, start + len(out)))
+                             start + len(out), note, operators=family))
+        if not family:
+            out.extend(_operand_forms(kind, invalid, has, len(shown) > 1, start + len(out)))
     return out + _alike_forms(invalid, valid, start + len(out))
 
 
@@ -89,6 +102,11 @@ def _alike_forms(invalid: Sequence[Example], valid: Sequence[Example], start: in
         out.append(Candidate({"rule": {"kind": kind, "all": [{"has": has}, *sides]}},
                              Generalised.written(holder, f"{kind} alike"), CHILD, start + len(out), note))
     return out
+
+
+def spelled(near: Sequence[tuple[Candidate, Outcome]]) -> list[tuple[Candidate, Outcome]]:
+    """The near misses that are constructs by operators a valid example also writes: told apart by a part."""
+    return [m for m in near if m[0].operators]
 
 
 def _leaves(node: Node) -> set[tuple[str, str]]:

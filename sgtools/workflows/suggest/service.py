@@ -210,7 +210,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + around.bounded_held_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6500)
                + around.any_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 7000,
                                           search.language)
-               + around.missing_part_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8000)
+               + around.missing_part_forms(misses + operators.spelled(near), search.invalid, valid_trees,
+                                           author.AUTHOR_ROOTS + 8000)
                + carrier.carrier_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8500)
                + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000)
                + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500)
