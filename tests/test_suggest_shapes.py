@@ -1050,6 +1050,18 @@ CASES = {
         ["<?php\nwhile ($node->kind != 'root') { $node = $node->up; }", "<?php\nreturn $a == $b;"],
         ["<?php\nif (null != $x) { go(); }", "<?php\nreturn $a !== $b;", "<?php\n$ok = $n >= 10;"],
     ),
+    "an operator the request names, written against the one before it": Case(
+        "`ok=!!user` and `f && !!f.admin` write `!!` right after `=` or beside `&&`: the code's operator tokens are "
+        "read from any of them (`=!!` holds `!!`), so the request's `!!` is found and `!!$A` goes first, not the "
+        "`!` operator alone.",
+        "javascript",
+        ["const ok=!!user;", "function isAdmin(f) {\n  return f && !!f.admin;\n}"],
+        ["const ok=Boolean(user);", "function isAdmin(f) {\n  return f && f.admin === true;\n}"],
+        ["if (!!(a && b)) go();", "x = [!!y];"],
+        ["if (!done) wait();", "const z = !(a || b);"],
+        lambda doc: "!!" in str(doc["rule"]),
+        request="no !! to make a boolean, call Boolean() instead",
+    ),
 }
 
 

@@ -18,6 +18,7 @@ from sgtools.workflows.suggest.tree import Example, Node
 
 _TOKEN = re.compile(r"[A-Za-z_]\w{2,}|[!=<>&|+\-*/%^~?:]{2,}")
 _WORD = re.compile(r"\w")
+_OPERATOR = re.compile(r"[!=<>&|+\-*/%^~?:]+")
 _LOOSEST = 4  # a pattern keeping only keywords and operators (`!!$A`): the loosest still said as a construct
 _OPAQUE = ("string", "comment", "char", "heredoc", "regex")  # their words are text, not code
 
@@ -32,18 +33,20 @@ def _leaves(node: Node) -> Iterator[Node]:
 
 
 def code_tokens(example: Example) -> set[str]:
-    """The words and operators the example's code writes (adjacent operator tokens as one: `!` `!` is `!!`)."""
+    """The words and operators the example's code writes; adjacent operator tokens also as one, from any of them
+    (`x=!!y`: `=`, `!`, `!!`, `=!!`)."""
     out: set[str] = set()
-    run, end = "", -1
+    run: list[str] = []
+    end = -1
     for leaf in _leaves(example.root):
         text = leaf.text
-        if _WORD.search(text):
-            out.add(text)
-            run = ""
+        out.add(text)
+        if not _OPERATOR.fullmatch(text):  # a word, a bracket or a separator ends a run of operators
+            run = []
             continue
-        run = run + text if leaf.start == end else text
+        run = [*run, text] if run and leaf.start == end else [text]
         end = leaf.end
-        out.add(run)
+        out.update("".join(run[i:]) for i in range(len(run)))
     return out
 
 
@@ -56,11 +59,12 @@ def telling(request: str | None, invalid: Sequence[Example], valid: Sequence[Exa
 
 
 def _kinds(rule: Any) -> Iterator[str]:
+    """The kinds a rule asks for (not those it rules out under `not`)."""
     if isinstance(rule, dict):
         for key, value in rule.items():
             if key == "kind" and isinstance(value, str):
                 yield value
-            else:
+            elif key != "not":
                 yield from _kinds(value)
     elif isinstance(rule, list):
         for item in rule:
