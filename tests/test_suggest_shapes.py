@@ -32,6 +32,16 @@ class Case:
 
 
 CASES = {
+    "the new of one class name is said by its name, whatever its arguments": Case(
+        "`new Object()` and `new Object(defaults)`: the `new` of that name by kind and name (`new_expression`, "
+        "`constructor` `^Object$`) also flags `new Object` written without parentheses, which the pattern "
+        "`new Object($$$ARGS)`, ranked first, let through.",
+        "javascript",
+        ["const o = new Object();", "function copy(defaults) {\n  return new Object(defaults);\n}"],
+        ["const o = {};", "function copy(defaults) {\n  return { ...defaults };\n}"],
+        ["const bag = new Object;", "items.push(new Object(null));"],
+        ["const o = Object.create(null);", "const m = new Map();"],
+    ),
     "a type declared and constructed is the type wherever it stands": Case(
         "`SimpleDateFormat` as the declared type and in the `new` of both invalid examples: the type by name "
         "(`type_identifier` `^SimpleDateFormat$`) also flags a field and a parameter of that type; `new "

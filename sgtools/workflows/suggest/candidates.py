@@ -185,7 +185,18 @@ def _named_tier(cand: Candidate) -> float:
         return -0.05  # a directive's opening words: the same words elsewhere in a comment are prose
     if form == FIELD and (cand.family or cand.namespaced):
         return 0.8
+    if form == FIELD and _made_by_name(cand):
+        return 0.99
     return {COMMENT: 0, FIELD: 3, MODIFIER: 2, UNION: 3.9}.get(form, 3)
+
+
+def _made_by_name(cand: Candidate) -> bool:
+    """An object made by one bare class name (`new Array`, Kotlin's `Suppress(...)` in an annotation), by kind and
+    name: what `new Array($$$ARGS)` says, and also the `new` written without its argument list (`new Array`) or
+    in another form of its construct (`@file:Suppress(...)`). Not a name the functions around it take."""
+    name = re.fullmatch(r"\^(\w+)\$", str(cand.body["rule"].get("has", {}).get("regex", "")))
+    return (name is not None and re.search(r"new|creation|constructor", str(cand.body["rule"].get("kind"))) is not None
+            and name.group(1) not in _bound_here(cand.gen.root))
 
 
 def _inside_tier(cand: Candidate) -> float:
