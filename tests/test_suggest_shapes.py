@@ -1072,6 +1072,16 @@ CASES = {
         lambda doc: "!!" in str(doc["rule"]),
         request="no !! to make a boolean, call Boolean() instead",
     ),
+    "a member every invalid example writes is said by its write, compound or not": Case(
+        "`document.cookie = ...` in both invalid examples: the assignment to it (`any` of "
+        "`assignment_expression` and `augmented_assignment_expression`, `has: {field: left, pattern: ...}`) "
+        "goes before the member access alone, which also flags reading the cookie, and also flags `+=`.",
+        "javascript",
+        ['document.cookie = "token=" + token;', "function remember(id) {\n  document.cookie = `id=${id}`;\n}"],
+        ['localStorage.setItem("token", token);', "function remember(id) {\n  store.set(\"id\", id);\n}"],
+        ['document.cookie += "; secure";', "if (ok) document.cookie = c;"],
+        ["const all = document.cookie;", "parse(document.cookie);"],
+    ),
 }
 
 

@@ -42,6 +42,7 @@ from sgtools.workflows.suggest import (
     scope,
     sequence,
     union,
+    written,
 )
 from sgtools.workflows.suggest import candidates as cands
 from sgtools.workflows.suggest import roots as found
@@ -171,7 +172,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
     search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS])
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid))
-               + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_800))
+               + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_800)
+               + written.write_forms(search.tried, search.language))
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
@@ -245,7 +247,7 @@ def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
     """The best candidate per root; a bare leaf (one name or literal) only when no construct passed."""
     chosen: list[cands.Candidate] = []
     roots: set[int] = set()
-    constructs = _inner_first([c for c in passing if not c.leaf])
+    constructs = written.writes_first(_inner_first([c for c in passing if not c.leaf]))
     for cand in constructs or passing:
         if cand.root_index in roots:
             continue
