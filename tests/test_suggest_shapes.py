@@ -914,6 +914,20 @@ CASES = {
         ["const all = base.concat(more);", "next = prev.concat(x);"],
         lambda doc: "$A = $A" in str(doc["rule"]),
     ),
+    "an assigned call's result may be cast": Case(
+        "`name = strdup(name)` and `c->host = strdup(c->host)`: C code writes the same assignment with the result "
+        "cast (`label = (char *)strdup(label)`), so the pattern is `any` of `$A = strdup($A)` and `$A = "
+        "($CAST)strdup($A)`; the bare pattern let the cast one through.",
+        "c",
+        ["void f(char *name) {\n  name = strdup(name);\n}",
+         "void g(struct conn *c) {\n  c->host = strdup(c->host);\n}"],
+        ["void f(char *name) {\n  char *copy = strdup(name);\n  use(copy);\n}",
+         "void g(struct conn *c) {\n  char *h = strdup(c->host);\n  free(c->host);\n  c->host = h;\n}"],
+        ["void h(char *label) {\n  label = (char *)strdup(label);\n}",
+         "void k(struct opts *o) {\n  o->path = strdup(o->path);\n}"],
+        ["void h(char *in, char *out) {\n  out = strdup(in);\n}",
+         "void k(char *name) {\n  char *d = (char *)strdup(name);\n  use(d);\n}"],
+    ),
     "a file lacking the statement every valid file opens with": Case(
         "Both valid modules add `from __future__ import annotations`, word for word, beside the same code: the "
         "fact is the file's, `kind: module` + `not: has` that statement by its tokens with any spacing (a "

@@ -29,6 +29,7 @@ FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pa
               ARGUMENT: "pattern + has/not has an argument", INSIDE_TEXT: "pattern + inside (an enclosing context)",
               LEAF_KIND: "kind + regex (a type by name)", MODIFIER: "kind + has (a modifier word)",
               UNION: "any of each invalid example's own rule"}
+_CASTS = frozenset({"c", "cpp"})  # languages whose code casts a call's result in an assignment (`(char *)malloc(n)`)
 _WHOLE = re.compile(r"function|method|class|struct|impl|interface|module|namespace|program|item$")
 ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation", "scoped")
 # Kinds that are building blocks of any code (accesses, assignments, calls, arguments, operators, lambdas, lists):
@@ -327,7 +328,19 @@ def _patterns(rules: list[dict[str, Any]]) -> dict[str, Any]:
     return rules[0] if len(rules) == 1 else {"any": rules}
 
 
-def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False) -> list[Candidate]:
+def _cast(gen: Generalised) -> list[str]:
+    """An assignment of a call's result, with the result cast (`$A = ($CAST)realloc($A, $$$ARGS)`): C-family code
+    writes `p = (char *)realloc(p, n)` as often as without the cast, and a pattern holds only the form it shows."""
+    value = next((c for c in gen.root.children if c.role == "right"), None)
+    if gen.root.kind != "assignment_expression" or value is None or value.kind != "call_expression" \
+            or any(s <= value.start < e or s < value.end <= e for s, e, _ in gen.edits):
+        return []
+    edits = [*gen.edits, (value.start, value.start, "($CAST)")]
+    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
+            for n in range(len(gen.alternatives))]
+
+
+def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False, language: str = "") -> list[Candidate]:
     out: list[Candidate] = []
     for i, gen in enumerate(gens):
         if gen.shadowed != shadowed:
@@ -335,7 +348,8 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False) -> list[
         if gen.pinned is not None:
             out.append(Candidate({"rule": {"kind": gen.root.kind, "regex": gen.pinned}}, gen, PINNED, i))
             continue
-        rule = _patterns([{"pattern": p} for p in gen.alternatives])
+        casts = _cast(gen) if language in _CASTS else []
+        rule = _patterns([{"pattern": p} for p in gen.alternatives + casts])
         typed = kind_constraints(gen.holes)
         if not gen.typed_only:
             out.append(Candidate({"rule": rule}, gen, PLAIN, i))

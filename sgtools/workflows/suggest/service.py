@@ -166,7 +166,8 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
-    search.run(cands.plain_forms(gens) + _authored(search.invalid, valid_trees, search.language))
+    search.run(cands.plain_forms(gens, language=search.language)
+               + _authored(search.invalid, valid_trees, search.language))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
@@ -195,7 +196,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     misread = [i for i, g in enumerate(gens) if id(g) in wanted and i not in matched_self and not g.root.atomic]
     # ... and, misread, kind + has: its text may be no pattern at all (a JSX attribute alone).
     search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS] + misread)
-               + [c for c in cands.plain_forms(gens, shadowed=True) if id(c.gen) in wanted]
+               + [c for c in cands.plain_forms(gens, shadowed=True, language=search.language) if id(c.gen) in wanted]
                + cands.context_forms(gens, pivot, misread)
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid)))
     near = search.near_misses()
