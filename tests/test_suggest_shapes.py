@@ -1096,6 +1096,17 @@ CASES = {
         ['document.cookie += "; secure";', "if (ok) document.cookie = c;"],
         ["const all = document.cookie;", "parse(document.cookie);"],
     ),
+    "constructs that keep no literal in common are said by their shape": Case(
+        "`db.query(`...${id}`)` and `pool.exec(`...${table}`)` share no name or literal, so no pattern says them: "
+        "their shape (`call_expression` whose `function` is a `member_expression`) flags the valid "
+        "`db.query(\"...\", [id])` too, and is told apart by the `template_substitution` it holds.",
+        "javascript",
+        ["db.query(`SELECT * FROM users WHERE id = ${id}`);", "pool.exec(`DELETE FROM ${table}`);"],
+        ["db.query(\"SELECT * FROM users WHERE id = ?\", [id]);", "const sql = `DELETE FROM ${table}`;"],
+        ["api.send(`hello ${name}`);", "this.store.run(`UPDATE t SET n = ${n}`, opts);"],
+        ["send(`hi ${name}`);", "db.query(\"SELECT 1\");", "const s = `a ${b}`;"],
+        lambda doc: "template_substitution" in str(doc["rule"]) and "member_expression" in str(doc["rule"]),
+    ),
 }
 
 

@@ -86,6 +86,7 @@ class Candidate:
     spread: bool = False  # a type every invalid example writes at two kinds of place (declared and constructed)
     anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place
     anchored: bool = False  # inside the construct every example is about (`tuple` in an `assert`): just before it
+    shape: bool = False  # only the kinds of a construct and its field children (shapes.py): a near miss, never kept
 
     def keyword_only(self) -> bool:
         """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""

@@ -41,6 +41,7 @@ from sgtools.workflows.suggest import (
     render,
     scope,
     sequence,
+    shapes,
     union,
     written,
 )
@@ -137,7 +138,7 @@ class _Search:
 
     def passing(self) -> list[cands.Candidate]:
         n = len(self.invalid)
-        return sorted((c for c, o in self.tried if _verified(o, n)), key=lambda c: c.key())
+        return sorted((c for c, o in self.tried if _verified(o, n) and not c.shape), key=lambda c: c.key())
 
     def matched_self(self, pivot: Example) -> set[int]:
         """The roots some form of which matched the example it came from: the others may be misread bare
@@ -179,6 +180,17 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
     _repair(search, gens, by_size, valid_trees, pivot)
+    if not search.passing():
+        _shapes(search, gens, valid_trees)
+
+
+def _shapes(search: _Search, gens: list[Generalised], valid_trees: list[Example]) -> None:
+    """Nothing separated: constructs no pattern said (they keep no literal in common) by their shape, told apart
+    from the valid code by a kind they hold (shapes.py)."""
+    search.run(shapes.shape_forms(search.invalid, gens, author.AUTHOR_ROOTS + 11_000))
+    near = [m for m in search.near_misses() if m[0].shape]
+    search.run(around.held_kind_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 11_500)
+               + around.bounded_held_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 11_700))
 
 
 def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_trees: list[Example],
