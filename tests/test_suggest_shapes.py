@@ -928,6 +928,17 @@ CASES = {
         ["void h(char *in, char *out) {\n  out = strdup(in);\n}",
          "void k(char *name) {\n  char *d = (char *)strdup(name);\n  use(d);\n}"],
     ),
+    "a repeat through a wrapper node is said by has at each place": Case(
+        "`empty($name) ? 'guest' : $name`: the pattern `empty($A) ? $B : $A` never matches (PHP's `argument` wraps "
+        "the first `$A`, and ast-grep compares the wrapper with the bare node), so the repeat is said by `has` down "
+        "to each place, through the wrapper; `empty($$$ARGS)` ranked first and flagged every `empty`.",
+        "php",
+        ["<?php\n$who = empty($name) ? 'guest' : $name;",
+         "<?php\nreturn empty($this->title) ? 'Untitled' : $this->title;"],
+        ["<?php\n$who = $name ?: 'guest';", "<?php\nreturn $this->title ?: 'Untitled';"],
+        ["<?php\n$v = empty($cfg['x']) ? 0 : $cfg['x'];", "<?php\necho empty($a->b) ? '-' : $a->b;"],
+        ["<?php\n$v = empty($a) ? 0 : $b;", "<?php\n$v = empty($a) ? 0 : count($a);"],
+    ),
     "a file lacking the statement every valid file opens with": Case(
         "Both valid modules add `from __future__ import annotations`, word for word, beside the same code: the "
         "fact is the file's, `kind: module` + `not: has` that statement by its tokens with any spacing (a "

@@ -84,6 +84,7 @@ class Candidate:
     operators: bool = False  # a construct by operators a valid example also writes (`==`, `!=` beside `== null`)
     phrase: bool = False  # comments by a phrase of words they all open with (`/// <reference path=`), a directive
     spread: bool = False  # a type every invalid example writes at two kinds of place (declared and constructed)
+    repeated: bool = False  # a repeated metavariable said by `has` at each place (repeats.py): as its pattern
     anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place
     anchored: bool = False  # inside the construct every example is about (`tuple` in an `assert`): just before it
     shape: bool = False  # only the kinds of a construct and its field children (shapes.py): a near miss, never kept
@@ -235,7 +236,7 @@ def _pattern_tier(cand: Candidate) -> float:
     if gen.root.kind == "expression_statement" and len(gen.root.named_children()) == 1:
         return 3.4  # `gets($A);` matches only a call standing alone: the call itself says it (in any form)
     kept = _kept_leaves(gen)
-    if form in (PLAIN, TYPED, PINNED):
+    if form in (PLAIN, TYPED, PINNED) or cand.repeated:
         return _plain_tier(gen, kept)
     return 3.6 if gen.name_hole and len(kept) <= 1 else 3
 

@@ -39,6 +39,7 @@ from sgtools.workflows.suggest import (
     operators,
     proof,
     render,
+    repeats,
     scope,
     sequence,
     shapes,
@@ -172,7 +173,7 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
-    search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS])
+    search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]) + repeats.repeat_forms(gens, misread)
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid))
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_800)
                + written.write_forms(search.tried, search.language))
