@@ -1118,6 +1118,16 @@ CASES = {
         ["send(`hi ${name}`);", "db.query(\"SELECT 1\");", "const s = `a ${b}`;"],
         lambda doc: "template_substitution" in str(doc["rule"]) and "member_expression" in str(doc["rule"]),
     ),
+    "a comparison said across the kinds the grammar parses comparisons in": Case(
+        "Swift parses `== 1.0` as an `equality_expression`, `!= 1.0` as an `infix_expression` (its `op` a "
+        "`custom_operator`) and `< 1.0` as a `comparison_expression`: what both invalid examples compare "
+        "(`progress` with `1.0`) is said in any of the three, not `$A.progress`, which also flags other uses.",
+        "swift",
+        ["if task.progress == 1.0 {\n    finish()\n}", "let pending = job.progress != 1.0"],
+        ["if task.isFinished {\n    finish()\n}", "let pending = !job.isFinished"],
+        ["while download.progress < 1.0 { tick() }", "func done() -> Bool {\n    return 1.0 <= item.progress\n}"],
+        ["if task.progress == 0.5 { half() }", "let p = job.progress"],
+    ),
 }
 
 

@@ -6,14 +6,15 @@ whatever they are: the operator is the point, as an ast-grep author writes it.""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sgtools.workflows.suggest.candidates import CHILD, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
-_ROLES = ("operator", "operators")  # Python's `comparison_operator` names its field in the plural
+# Python's `comparison_operator` names its field in the plural; Swift's is `op`.
+_ROLES = ("operator", "operators", "op")
 # Comparisons are one family: comparing a value with itself is the same slip whichever of them is written.
 _COMPARISONS = ("==", "!=", "===", "!==", "<", ">", "<=", ">=")
 
@@ -23,9 +24,88 @@ def _operators(example: Example) -> dict[str, dict[str, Node]]:
     out: dict[str, dict[str, Node]] = {}
     for node in example.nodes():
         for child in node.children:
-            if child.role in _ROLES and not child.named and "\n" not in child.text:
+            if _token(child):
                 out.setdefault(node.kind, {}).setdefault(child.text, node)
     return out
+
+
+def _token(child: Node) -> bool:
+    """An operator token in its field: anonymous (`==`), or a leaf of an operator kind (Swift's `custom_operator`
+    that `!=` is parsed as)."""
+    return (child.role in _ROLES and "\n" not in child.text
+            and (not child.named or (not child.children and "operator" in child.kind)))
+
+
+def _comparisons(example: Example) -> list[tuple[Node, Node]]:
+    """The nodes comparing two values in the example, each with its operator token."""
+    return [(n, c) for n in example.nodes() for c in n.children if _token(c) and c.text in _COMPARISONS]
+
+
+def comparison_kinds(invalid: Sequence[Example],
+                     reparse: Callable[[list[str]], list[Example]]) -> dict[str, str]:
+    """The kinds (with their operator's field) the grammar parses a comparison in, when the invalid examples
+    compare in more than one of them (Swift: `== 0` is an `equality_expression`, `!= 0` an `infix_expression`):
+    the first one re-parsed with each other comparison operator in its place (`> 0` is a
+    `comparison_expression`). Empty when they compare in one kind: that kind says it."""
+    per = [_comparisons(e) for e in invalid]
+    if not per or not all(per) or len({n.kind for p in per for n, _ in p}) < 2:
+        return {}
+    token = per[0][0][1]
+    data = invalid[0].code.encode("utf-8")
+    ops = [o for o in _COMPARISONS if o != token.text]
+    texts = [(data[:token.start] + o.encode() + data[token.end:]).decode("utf-8") for o in ops]
+    kinds = {n.kind: c.role or "" for p in per for n, c in p}
+    for op, example in zip(ops, reparse(texts), strict=True):
+        kinds.update(_written_at(example, token.start, op))
+    return kinds
+
+
+def _written_at(example: Example, start: int, op: str) -> dict[str, str]:
+    """The kind (and its operator's field) of the comparison written with `op` at `start`; none where the text no
+    longer parses (`===` in Python)."""
+    if any("ERROR" in n.kind or n.kind == "MISSING" for n in example.nodes()):
+        return {}
+    return {n.kind: c.role or "" for n, c in _comparisons(example) if c.start == start and c.text == op}
+
+
+def _operand(holders: list[Node], leaf: tuple[str, str]) -> dict[str, str] | None:
+    """The leaf as what the comparison compares, not anything at any depth: the operand itself (`0`), or an
+    operand of one kind that ends with it in every comparison (`items.count`: `navigation_expression`
+    `(^|\\W)count$`)."""
+    kind, text = leaf
+    found = [next((c for c in n.children if c.role not in _ROLES and leaf in _leaves(c)), None) for n in holders]
+    if any(c is None for c in found):
+        return None
+    operands = [c for c in found if c is not None]
+    if all(c.kind == kind and c.text == text for c in operands):
+        return {"kind": kind, "regex": f"^{re.escape(text)}$"}
+    if len({c.kind for c in operands}) == 1 and all(c.text.endswith(text) for c in operands):
+        return {"kind": operands[0].kind, "regex": rf"(^|\W){re.escape(text)}$"}
+    return None
+
+
+def comparison_forms(invalid: Sequence[Example], kinds: dict[str, str], start: int) -> list[Candidate]:
+    """A comparison by what every invalid one compares (`count` with `0`), in any of the kinds the grammar writes a
+    comparison in (`comparison_kinds`), each with any comparison operator."""
+    if not kinds:
+        return []
+    nodes = [[n for n, _ in _comparisons(e) if n.kind in kinds] for e in invalid]
+    shared = _shared_leaves(nodes)
+    if not shared:
+        return []
+    regex = "^(" + "|".join(re.escape(o) for o in _COMPARISONS) + ")$"
+    branches = [{"kind": k, "has": {"field": role, "regex": regex}} for k, role in sorted(kinds.items())]
+    holders = [next(n for n in group if set(shared) <= _leaves(n)) for group in nodes]
+    operands = [_operand(holders, leaf) for leaf in shared]
+    held = [{"has": o} if o is not None else {"has": {"kind": k, "regex": f"^{re.escape(t)}$", "stopBy": "end"}}
+            for o, (k, t) in zip(operands, shared, strict=True)]
+    said = " and ".join(f"`{t}`" for _, t in shared)
+    first = holders[0]
+    note = f"flags every comparison holding {said}, in any of the kinds {' / '.join(sorted(kinds))}"
+    constant = any(not re.search(r"identifier|name", k) for k, _ in shared)
+    return [Candidate({"rule": {"any": branches, "all": held}},
+                      Generalised.written(first, f"comparison {' '.join(t for _, t in shared)}"), CHILD, start,
+                      note, compared=constant)]
 
 
 def _variant(ops: set[str], others: set[str]) -> bool:

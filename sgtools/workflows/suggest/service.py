@@ -131,6 +131,7 @@ class _Search:
         self.invalid, self.valid = invalid, valid
         self.texts = [e.code for e in invalid] + valid
         self.tried: list[tuple[cands.Candidate, Outcome]] = []
+        self.comparisons: dict[str, str] = {}  # the kinds the grammar compares in, where examples use several
 
     def run(self, batch: Sequence[cands.Candidate]) -> None:
         fresh = [c for c in batch if not any(c.body == t.body for t, _ in self.tried)]
@@ -169,7 +170,8 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
     search.run(cands.plain_forms(gens, language=search.language)
-               + _authored(search.invalid, valid_trees, search.language))
+               + _authored(search.invalid, valid_trees, search.language)
+               + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
@@ -311,6 +313,7 @@ def suggest_rule(
     gens = found.generalisations(trees, valid_trees)
     pivot = min(trees, key=lambda e: (len(e.code), e.index))
     search = _Search(engine, lang, file_name, trees, valid)
+    search.comparisons = operators.comparison_kinds(trees, lambda texts: read_examples(engine, ws.root, lang, texts))
     _search(search, gens, pivot, count, valid_trees)
     picked = _picked(search, count + _SPARE, valid_trees, request)
     in_files = _leave_out_in_file_tests(search, picked, paths)
