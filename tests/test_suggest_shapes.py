@@ -1128,6 +1128,24 @@ CASES = {
         ["while download.progress < 1.0 { tick() }", "func done() -> Bool {\n    return 1.0 <= item.progress\n}"],
         ["if task.progress == 0.5 { half() }", "let p = job.progress"],
     ),
+    "a declaration not preceded by the comment marker every valid one has": Case(
+        "Both valid methods have a Javadoc comment before them, whatever it says, and neither invalid one has (one "
+        "has a `//` note): the `public` method not preceded by a comment opening with `/**`, looking back past "
+        "other comments, also flags a public method after a plain `/* */` comment or in a class whose other "
+        "method is documented, and lets through a documented one with an annotation and a private one.",
+        "java",
+        ["class Account {\n  public int balance() {\n    return total;\n  }\n}",
+         "class Account {\n  // adds to the total\n  public void deposit(int amount) {\n    total += amount;\n  }\n}"],
+        ["class Account {\n  /** The balance in cents. */\n  public int balance() {\n    return total;\n  }\n}",
+         "class Account {\n  /**\n   * Adds to the total.\n   */\n  public void deposit(int amount) {\n"
+         "    total += amount;\n  }\n}"],
+        ["class Queue {\n  /** Makes a queue. */\n  public Queue() {}\n\n  public boolean isEmpty() {\n"
+         "    return size == 0;\n  }\n}",
+         "class Cache {\n  /* not javadoc */\n  @Override\n  public String toString() {\n    return name;\n  }\n}"],
+        ["class Cache {\n  /** The name. */\n  @Override\n  public String toString() {\n    return name;\n  }\n}",
+         "class Cache {\n  private int hash() {\n    return 1;\n  }\n}"],
+        lambda doc: "follows" in str(doc["rule"]),
+    ),
 }
 
 

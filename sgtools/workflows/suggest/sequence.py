@@ -22,7 +22,7 @@ _NEAR = 12  # the best plain patterns among the near misses, looked at
 _SIDES = (("precedes", 1, "right after"), ("follows", -1, "right before"))
 
 
-def _in_sequence(node: Node) -> bool:
+def in_sequence(node: Node) -> bool:
     """A statement among others: a child of a block or a statement list (or of the file itself)."""
     up = node.parent
     return up is not None and (up.parent is None or up.kind in PART_KINDS or up.kind.endswith(PART_SUFFIXES))
@@ -34,9 +34,9 @@ def _sibling(node: Node, step: int) -> tuple[Node, str | None] | None:
     the sequence; None when nothing stands there."""
     wrapper = None
     up = node.parent
-    if up is not None and not _in_sequence(node) and up.named_children() == [node]:
+    if up is not None and not in_sequence(node) and up.named_children() == [node]:
         node, wrapper = up, up.kind
-    if node.parent is None or not _in_sequence(node):
+    if node.parent is None or not in_sequence(node):
         return None
     kin = [c for c in node.parent.children if c.named and "comment" not in c.kind]
     at = next((i for i, c in enumerate(kin) if c is node), None)

@@ -37,6 +37,7 @@ from sgtools.workflows.suggest import (
     namesakes,
     necessary,
     operators,
+    preceding,
     proof,
     render,
     repeats,
@@ -234,6 +235,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000)
                + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500)
                + sequence.neighbour_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9800)
+               + preceding.doc_comment_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9900,
+                                             search.language)
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_900))
 
 
