@@ -939,6 +939,18 @@ CASES = {
         ["<?php\n$v = empty($cfg['x']) ? 0 : $cfg['x'];", "<?php\necho empty($a->b) ? '-' : $a->b;"],
         ["<?php\n$v = empty($a) ? 0 : $b;", "<?php\n$v = empty($a) ? 0 : count($a);"],
     ),
+    "a comparison with a literal is written either way round": Case(
+        "`count == None` in Python: the author's rule also flags `None == total` (the literal first, as C and Yoda "
+        "style write it), `any` of the pattern and the same comparison turned round; the pattern alone let it "
+        "through.",
+        "python",
+        ["def f(count):\n    if count == None:\n        return 0",
+         "def g(self):\n    if self.total == None:\n        pass"],
+        ["def f(count):\n    if count is None:\n        return 0",
+         "def g(self):\n    if self.total is None:\n        pass"],
+        ["def h(total):\n    if None == total:\n        return 1", "def k(a):\n    if a.b == None:\n        return 2"],
+        ["def h(total):\n    if total is None:\n        return 1", "def k(a):\n    if a.b == 0:\n        return 2"],
+    ),
     "a file lacking the statement every valid file opens with": Case(
         "Both valid modules add `from __future__ import annotations`, word for word, beside the same code: the "
         "fact is the file's, `kind: module` + `not: has` that statement by its tokens with any spacing (a "

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sgtools.workflows.suggest.generalise import LEVELS, Generalised, Hole
+from sgtools.workflows.suggest.generalise import LEVELS, Generalised, Hole, apply_edits
 from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES, pin_regex
 from sgtools.workflows.suggest.tree import Example, Node
 
@@ -342,6 +342,53 @@ def _cast(gen: Generalised) -> list[str]:
             for n in range(len(gen.alternatives))]
 
 
+# A comparison an author writes either way round: symmetric operators, with a literal on one side (`x != null`,
+# `null != x`, Yoda style). Ordering operators are not: `0 < n` is `n > 0`, another token.
+_SYMMETRIC = frozenset({"==", "!=", "===", "!=="})
+_LITERAL = re.compile(r"^(?:null|NULL|nil|None|undefined|0|\"\"|'')$")
+
+
+def _within(node: Node, start: int, end: int) -> bool:
+    return node.start <= start and end <= node.end
+
+
+def _literal_comparison(node: Node) -> tuple[Node, Node, Node] | None:
+    """(left, right, the literal) where `node` compares a code and a literal by a symmetric operator."""
+    kids = node.children
+    if len(kids) != 3 or kids[1].named or kids[1].text not in _SYMMETRIC or not (kids[0].named and kids[2].named):
+        return None
+    left, right = kids[0], kids[2]
+    if bool(_LITERAL.match(left.text)) == bool(_LITERAL.match(right.text)):
+        return None
+    return left, right, left if _LITERAL.match(left.text) else right
+
+
+def _swap(edits: list[tuple[int, int, str]], left: Node, right: Node) -> list[tuple[int, int, str]] | None:
+    """`edits` with the two operands' generalised texts exchanged; None when a hole spans the operator."""
+    inside = [(s, e, t) for s, e, t in edits if left.start <= s and e <= right.end]
+    if any(not (_within(left, s, e) or _within(right, s, e)) for s, e, _ in inside):
+        return None
+    texts = [apply_edits(o, [x for x in inside if _within(o, x[0], x[1])], dedent=False) for o in (right, left)]
+    kept = [x for x in edits if x not in inside]
+    return [*kept, (left.start, left.end, texts[0]), (right.start, right.end, texts[1])]
+
+
+def turned(gen: Generalised) -> list[str]:
+    """The pattern with each comparison of a code and a literal written the other way round (`null != $A`)."""
+    edits, turned = list(gen.edits), False
+    for node in gen.root.walk():
+        found = _literal_comparison(node)
+        if found is None or any(s < found[2].end and found[2].start < e for s, e, _ in edits):
+            continue  # no comparison with a literal, or the literal is a hole
+        swapped = _swap(edits, found[0], found[1])
+        if swapped is not None:
+            edits, turned = swapped, True
+    if not turned:
+        return []
+    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
+            for n in range(len(gen.alternatives))]
+
+
 def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False, language: str = "") -> list[Candidate]:
     out: list[Candidate] = []
     for i, gen in enumerate(gens):
@@ -351,7 +398,7 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False, language
             out.append(Candidate({"rule": {"kind": gen.root.kind, "regex": gen.pinned}}, gen, PINNED, i))
             continue
         casts = _cast(gen) if language in _CASTS else []
-        rule = _patterns([{"pattern": p} for p in gen.alternatives + casts])
+        rule = _patterns([{"pattern": p} for p in gen.alternatives + casts + turned(gen)])
         typed = kind_constraints(gen.holes)
         if not gen.typed_only:
             out.append(Candidate({"rule": rule}, gen, PLAIN, i))
