@@ -951,6 +951,18 @@ CASES = {
         ["def h(total):\n    if None == total:\n        return 1", "def k(a):\n    if a.b == None:\n        return 2"],
         ["def h(total):\n    if total is None:\n        return 1", "def k(a):\n    if a.b == 0:\n        return 2"],
     ),
+    "a body written as one bare expression is that expression": Case(
+        "Kotlin's `if (cfg.port == null) 8080 else cfg.port`: the `else` body is one bare expression in a "
+        "`control_structure_body`, not a statement list, so it is the metavariable the condition binds too, said "
+        "by `has` at each place; as `$$$BODY` the repeat was lost and an `if` on `== null` that gives another "
+        "value was flagged. The literal may come first (`null == req.host`).",
+        "kotlin",
+        ["val port = if (cfg.port == null) 8080 else cfg.port",
+         "fun name(u: User): String {\n    return if (u.nick == null) \"anon\" else u.nick\n}"],
+        ["val port = cfg.port ?: 8080", "fun name(u: User): String {\n    return u.nick ?: \"anon\"\n}"],
+        ["val p = if (port == null) 80 else port", "val h = if (null == req.host) \"localhost\" else req.host"],
+        ["val p = if (port == null) 80 else other", "val q = port ?: 80"],
+    ),
     "a file lacking the statement every valid file opens with": Case(
         "Both valid modules add `from __future__ import annotations`, word for word, beside the same code: the "
         "fact is the file's, `kind: module` + `not: has` that statement by its tokens with any spacing (a "

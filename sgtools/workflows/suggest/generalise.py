@@ -316,7 +316,7 @@ class _Builder:
         `f.read()`); a body of statements that all differ, any number of them (`func init() {$$$BODY}`)."""
         if not (child.named and len(self.holes) > state[1] and self.kept == state[2]):
             return
-        if not _listlike(child):
+        if not _listlike(child) or all(_wrapper(n) for n in sub):
             self._restore(state)
             self.single(sub)
         elif _BODY.search(child.kind):
@@ -344,6 +344,12 @@ class _Builder:
         gen.bound = frozenset(m[1:] for at, m in enumerate(markers) if markers.count(m) > 1 and not m.startswith(
             "$$$") and _varies(self.holes[at][0]))
         return gen
+
+
+def _wrapper(node: Node) -> bool:
+    """A body written as one bare expression (Kotlin's `if (x) a else b`): that expression, not a statement list."""
+    named = node.named_children()
+    return len(named) == 1 and named[0].text == node.text
 
 
 def _varies(group: list[Node]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import KIND_HAS, Candidate
+from sgtools.workflows.suggest.candidates import KIND_HAS, Candidate, turned
 from sgtools.workflows.suggest.generalise import Generalised, apply_edits
 from sgtools.workflows.suggest.tree import Node
 
@@ -37,11 +37,23 @@ def _reach(root: Node, node: Node) -> dict[str, Any]:
     rule: dict[str, Any] = {"pattern": _SAME}
     if inner is not node:
         rule = {"has": rule}
+    elif not node.role:  # the place itself, by the code it holds: its kind varies (`hit`, `page.title`)
+        rule = {"has": rule}
+        node = node.parent if node.parent is not None else node
     at: Node | None = node
     while at is not None and at is not root:
         rule = {"has": _step(at, rule)}
         at = at.parent
     return rule
+
+
+def _choices(node: Node) -> int:
+    """How many nodes the last `has` down to `node` may bind: ast-grep binds `$SAME` at the first that fits and
+    does not try the others, so a place among several (`null != $A`: `null` fits first) is said after the places
+    that bind it at one node."""
+    if node.role or _inner(node) is not node or node.parent is None:
+        return 1
+    return len(node.parent.named_children())
 
 
 def repeat_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[Candidate]:
@@ -60,7 +72,9 @@ def repeat_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[Ca
         for s, e, t in gen.edits:
             renamed.append((s, e, f"{t}{n}" if t == marker and n else t))
             n += t == marker
-        pattern = apply_edits(gen.root, renamed, dedent=True)
-        has = [_reach(gen.root, node) for node in nodes if node is not None]
-        out.append(Candidate({"rule": {"all": [{"pattern": pattern}, *has]}}, gen, KIND_HAS, i, repeated=True))
+        apart = Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, renamed, gen.choices)
+        patterns = [{"pattern": p} for p in [apply_edits(gen.root, renamed, dedent=True), *turned(apart)]]
+        shape = patterns[0] if len(patterns) == 1 else {"any": patterns}
+        has = [_reach(gen.root, node) for node in sorted((n for n in nodes if n is not None), key=_choices)]
+        out.append(Candidate({"rule": {"all": [shape, *has]}}, gen, KIND_HAS, i, repeated=True))
     return out
