@@ -5,11 +5,11 @@
 For each request the top candidate suggest_rule returns (from the 2 + 2 given examples) is run by plain ast-grep
 over the 4 held-out instances and 4 held-out fine snippets. Per set it prints: right (all 4 instances flagged
 and no fine snippet flagged), held-out recall, false alarms, requests with no rule, median latency.
-The development half (even indexes) and the development sets dev2 to dev8 (tests/data/intent_dev2.yml ...; dev3
+The development half (even indexes) and the development sets dev2 to dev9 (tests/data/intent_dev2.yml ...; dev3
 on also judge the path scope their requests ask for) are the ones to tune on; `--half all` (the default) runs
 them. The held-out sets (`cat.HELD_OUT`) run only when named and never with --show: the test half (odd indexes)
-is the headline, and dev9 is sealed until its one scored run. A set written blind (dev6 to dev9) is held out
-until its first run, which is reported before anyone looks at its misses.
+is the headline. A set written blind (dev6 to dev9) is held out until its first run, which is reported before
+anyone looks at its misses.
 """
 
 from __future__ import annotations
