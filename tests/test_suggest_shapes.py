@@ -1109,6 +1109,34 @@ CASES = {
         ["<?php\nwhile ($node->kind != 'root') { $node = $node->up; }", "<?php\nreturn $a == $b;"],
         ["<?php\nif (null != $x) { go(); }", "<?php\nreturn $a !== $b;", "<?php\n$ok = $n >= 10;"],
     ),
+    "a type the request names, flagged wherever it stands": Case(
+        "\"not Hashtable\": both invalid examples write `new Hashtable`, the request names the type and nothing "
+        "else they write, so the type by name (`type_identifier` `^Hashtable$`) goes first, not `new "
+        "Hashtable<>($$$ARGS)`, which let through a field or parameter declared `Hashtable` (the valid examples' "
+        "`new HashMap<>()` is the same construct with another type: the request does not say `new`).",
+        "java",
+        ["class Counts {\n    Map<String, Integer> make() {\n        return new Hashtable<>();\n    }\n}",
+         "class Cfg {\n    Map copy(Map m) {\n        return new Hashtable<>(m);\n    }\n}"],
+        ["class Counts {\n    Map<String, Integer> make() {\n        return new HashMap<>();\n    }\n}",
+         "class Cfg {\n    Map copy(Map m) {\n        return new HashMap<>(m);\n    }\n}"],
+        ["class Cache {\n    private Hashtable<String, Object> items;\n}",
+         "class Loader {\n    void load(Hashtable<String, String> into) { into.clear(); }\n}"],
+        ["class Cache {\n    private Map<String, Object> hashtable = new HashMap<>();\n}",
+         "class Notes {\n    String why() { return \"Hashtable was replaced\"; }\n}"],
+        request="use HashMap, not Hashtable (its locking is never needed here)",
+    ),
+    "a type the request names, written as a plain identifier": Case(
+        "C# writes a class name as an `identifier`: \"no Hashtable\" with two `new Hashtable()` flags the name "
+        "(`identifier` `^Hashtable$`) in a field, a parameter and a target-typed `new()` too, not only the "
+        "`new Hashtable()` the examples happen to write.",
+        "csharp",
+        ["var table = new Hashtable();\ntable[\"a\"] = 1;", "object Make()\n{\n    return new Hashtable();\n}"],
+        ["var table = new Dictionary<string, int>();\ntable[\"a\"] = 1;",
+         "object Make()\n{\n    return new Dictionary<string, int>();\n}"],
+        ["class Store\n{\n    private readonly Hashtable _cache = new();\n}", "void Fill(Hashtable into) { }"],
+        ["var hashtable = new Dictionary<string, int>();", "var set = new HashSet<string>();"],
+        request="no Hashtable, use Dictionary<TKey, TValue>",
+    ),
     "an operator the request names, written against the one before it": Case(
         "`ok=!!user` and `f && !!f.admin` write `!!` right after `=` or beside `&&`: the code's operator tokens are "
         "read from any of them (`=!!` holds `!!`), so the request's `!!` is found and `!!$A` goes first, not the "

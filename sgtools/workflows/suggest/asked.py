@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sgtools.workflows.suggest.anchor import HOLDER
-from sgtools.workflows.suggest.candidates import Candidate
+from sgtools.workflows.suggest.candidates import LEAF_KIND, Candidate
 from sgtools.workflows.suggest.tree import Example, Node
 
 _TOKEN = re.compile(r"[A-Za-z_]\w{2,}|[!=<>&|+\-*/%^~?:]{2,}")
@@ -99,12 +99,18 @@ def _said(token: str, cand: Candidate, invalid: Sequence[Example]) -> bool:
 
 def words_first(passing: list[Candidate], request: str | None, invalid: Sequence[Example],
                 valid: Sequence[Example]) -> list[Candidate]:
-    """When the best candidate drops some of the request's telling words, the best one keeping the most of them
+    """A type the request names, flagged by name alone, goes first (`_type_alone`). Else, when the best candidate
+    drops some of the request's telling words, the best one keeping the most of them
     goes first, among the constructs said as such (a pattern, a kind, a child: not a whole function, a name alone
     or where the code happens to be, a declaration or an assignment); the rest keep their order."""
     tokens = telling(request, invalid, valid)
     if not tokens or not passing:
         return passing
+    words = set(_TOKEN.findall(request or ""))
+    named = next((i for i, c in enumerate(passing) if _type_alone(c, invalid, words) in tokens
+                  and all(_said(t, c, invalid) for t in tokens)), None)
+    if named is not None:  # the type the request names (`no BinaryFormatter`), wherever it stands
+        return [passing[named], *passing[:named], *passing[named + 1:]]
     kept = [sum(_said(t, c, invalid) for t in tokens) for c in passing]
     best = max(range(len(passing)), key=lambda i: (kept[i] if _construct(passing[i]) else -1, -i))
     if kept[best] <= kept[0] or not _construct(passing[best]):
@@ -114,3 +120,32 @@ def words_first(passing: list[Candidate], request: str | None, invalid: Sequence
 
 def _construct(cand: Candidate) -> bool:
     return cand.tier() <= _LOOSEST and not HOLDER.search(cand.gen.root.kind)
+
+
+def _type_alone(cand: Candidate, invalid: Sequence[Example], words: set[str]) -> str | None:
+    """The type a candidate flags by kind and regex alone (`identifier` `^BinaryFormatter$`), one the invalid
+    examples write as a type (`new BinaryFormatter()`, `StringBuffer b`): a request that names it, and says nothing
+    else the examples write, asks for it wherever it stands (a field's type, a parameter, a `new`), not only in the
+    construct the examples happen to write it in. Not a type held in one construct the valid examples also use
+    when the request says that construct's keyword too ("don't catch Throwable": `within`), nor a name the
+    examples call (`sleep`, `size()`): that call is the point."""
+    rule = cand.body.get("rule")
+    if cand.form != LEAF_KIND or "constraints" in cand.body or not isinstance(rule, dict) or set(rule) != {
+            "kind", "regex"}:
+        return None
+    found = re.fullmatch(r"\^(\w+)\$", str(rule["regex"]))
+    if found is None:
+        return None
+    at = [n for e in invalid for n in e.nodes() if n.text == found.group(1) and n.named and not n.children]
+    if not any(n.role == "type" or "type" in n.kind for n in at):
+        return None
+    if cand.within and words & _keywords(at):
+        return None
+    return found.group(1)
+
+
+def _keywords(at: list[Node]) -> set[str]:
+    """The keywords (`catch`, `new`) of the constructs that hold every one of these nodes."""
+    shared = set.intersection(*({a.kind for a in n.ancestors()} for n in at)) if at else set()
+    return {c.text for n in at for a in n.ancestors() if a.kind in shared
+            for c in a.children if not c.named and _WORD.search(c.text)}
