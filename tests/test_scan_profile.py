@@ -35,7 +35,7 @@ def _project(ws: Workspace) -> None:
     initialize(ws)
     (ws.root / "rules" / "cheap.yml").write_text(CHEAP)
     (ws.root / "rules" / "quadratic.yml").write_text(QUADRATIC)
-    body = "".join(f"f{i}(x)\n" for i in range(500))
+    body = "".join(f"f{i}(x)\n" for i in range(1500))
     # the import last: the search for it walks the whole module from every call
     (ws.root / "big.py").write_text("print(1)\n" + body + "print(2)\nimport random\n")
 
