@@ -1137,6 +1137,21 @@ CASES = {
         ["var hashtable = new Dictionary<string, int>();", "var set = new HashSet<string>();"],
         request="no Hashtable, use Dictionary<TKey, TValue>",
     ),
+    "a Rust function the request names by its module path": Case(
+        "\"no mem::zeroed\" with `std::mem::zeroed()` and `mem::zeroed()`: the function is `zeroed` whatever path "
+        "names it, so the call by its last path part (`(^|::)zeroed(::<.*>)?$`) goes first, flagging it bare after "
+        "a `use` and with a turbofish, not `$A::zeroed()` with `A` ending in `mem` (the request's `mem` qualifies "
+        "the name: it is not a word of its own).",
+        "rust",
+        ["fn make() -> Pod {\n    unsafe { std::mem::zeroed() }\n}",
+         "fn reset(p: &mut Pod) {\n    *p = unsafe { mem::zeroed() };\n}"],
+        ["fn make() -> Pod {\n    Pod::default()\n}", "fn reset(p: &mut Pod) {\n    *p = Pod::default();\n}"],
+        ["use std::mem::zeroed;\n\nfn blank() -> Pod {\n    unsafe { zeroed() }\n}",
+         "fn raw() -> Pod {\n    unsafe { core::mem::zeroed::<Pod>() }\n}"],
+        ["fn copy(p: &Pod) -> Pod {\n    p.zeroed_copy()\n}",
+         "fn size() -> usize {\n    std::mem::size_of::<Pod>()\n}"],
+        request="no mem::zeroed, use Default or MaybeUninit",
+    ),
     "an operator the request names, written against the one before it": Case(
         "`ok=!!user` and `f && !!f.admin` write `!!` right after `=` or beside `&&`: the code's operator tokens are "
         "read from any of them (`=!!` holds `!!`), so the request's `!!` is found and `!!$A` goes first, not the "

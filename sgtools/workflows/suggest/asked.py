@@ -17,6 +17,7 @@ from sgtools.workflows.suggest.candidates import LEAF_KIND, Candidate
 from sgtools.workflows.suggest.tree import Example, Node
 
 _TOKEN = re.compile(r"[A-Za-z_]\w{2,}|[!=<>&|+\-*/%^~?:]{2,}")
+_QUALIFIER = re.compile(r"\b([A-Za-z_]\w*)(?:\.|::)(?=[A-Za-z_])")
 _WORD = re.compile(r"\w")
 _OPERATOR = re.compile(r"[!=<>&|+\-*/%^~?:]+")
 _LOOSEST = 4  # a pattern keeping only keywords and operators (`!!$A`): the loosest still said as a construct
@@ -55,7 +56,8 @@ def telling(request: str | None, invalid: Sequence[Example], valid: Sequence[Exa
     if not request or not invalid:
         return []
     shown = set.intersection(*(code_tokens(e) for e in invalid)) - set().union(*(code_tokens(e) for e in valid))
-    return [t for t in dict.fromkeys(_TOKEN.findall(request)) if t in shown]
+    qualifiers = set(_QUALIFIER.findall(request))  # `mem` of `mem::transmute`: the name is its last part
+    return [t for t in dict.fromkeys(_TOKEN.findall(request)) if t in shown and t not in qualifiers]
 
 
 def _kinds(rule: Any) -> Iterator[str]:

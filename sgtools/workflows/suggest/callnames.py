@@ -134,7 +134,7 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
         if regex is None or f"{kind}{role}{regex}" in seen:
             continue
         seen.add(f"{kind}{role}{regex}")
-        spaced = _namespaced(regex, texts, role, language)
+        spaced = _namespaced(regex, texts, role, language) or _pathed(texts, role, language)
         regex = spaced or regex
         rule, receiver, packaged = _named_rule(kind, role, regex, language, group, examples)
         # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`; a stem two names share at
@@ -169,6 +169,16 @@ def _namespaced(regex: str, texts: Sequence[str], role: str, language: str) -> s
         return None
     qualifier = r"(\w+\.)*" if text[0].isupper() else r"([A-Z]\w*\.)*"
     return f"^{qualifier}(?:{regex[1:-1]})$"
+
+
+def _pathed(texts: Sequence[str], role: str, language: str) -> str | None:
+    """A Rust function called by a module path (`mem::transmute`, `std::mem::transmute`) is that one function
+    whatever path names it, bare after a `use`, or with type arguments (`transmute::<A, B>`): the regex keeps the
+    path's last part, the function's name. Not a type's function (`Box::new`): there the type is the point."""
+    if language != "rust" or role != "function" or not all(re.fullmatch(r"[a-z_]\w*(::[a-z_]\w*)+", t) for t in texts):
+        return None
+    last = {t.rsplit("::", 1)[1] for t in texts}
+    return rf"(^|::){re.escape(last.pop())}(::<.*>)?$" if len(last) == 1 else None
 
 
 def one_name(cand: Candidate) -> bool:
