@@ -1213,6 +1213,18 @@ CASES = {
          "class Cache {\n  private int hash() {\n    return 1;\n  }\n}"],
         lambda doc: "follows" in str(doc["rule"]),
     ),
+    "the request's list of names is the family, not only the names shown": Case(
+        "\"no strtok, asctime or ctime\" with one example calling `strtok` and one `ctime`: every name the request "
+        "lists with them is as wrong (`asctime`), while the reentrant `_r` variants stay fine.",
+        "c",
+        ["char *tok = strtok(line, \",\");", "void stamp(time_t now) {\n    char *when = ctime(&now);\n}"],
+        ["char *tok = strtok_r(line, \",\", &save);",
+         "void stamp(time_t now, char *buf) {\n    char *when = ctime_r(&now, buf);\n}"],
+        ["void show(struct tm *tm) {\n    fputs(asctime(tm), stdout);\n}", "char *w = strtok(NULL, \" \");"],
+        ["void show(struct tm *tm, char *buf) {\n    fputs(asctime_r(tm, buf), stdout);\n}",
+         "int n = strtol(s, NULL, 10);"],
+        request="no strtok, asctime or ctime (they are not reentrant)",
+    ),
 }
 
 

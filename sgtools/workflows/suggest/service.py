@@ -33,6 +33,7 @@ from sgtools.workflows.suggest import (
     explain,
     facts,
     fixes,
+    listed,
     modifiers,
     namesakes,
     necessary,
@@ -351,10 +352,23 @@ def suggest_rule(
 def _picked(search: _Search, count: int, valid_trees: list[Example], request: str | None) -> list[cands.Candidate]:
     """The best candidates, one per root, those keeping the request's telling words first (asked.py); `any` of each
     example's own rule first when none separates or the best is a whole function or a literal `not`."""
-    picked = _pick(asked.words_first(search.passing(), request, search.invalid, valid_trees), count)
+    picked = _pick(asked.words_first(_listed(search, request, valid_trees), request, search.invalid, valid_trees),
+                   count)
     if not picked or picked[0].tier() >= union.LAST_TIER:
         picked = (_union(search, valid_trees) + picked)[:count]
     return picked
+
+
+def _listed(search: _Search, request: str | None, valid_trees: list[Example]) -> list[cands.Candidate]:
+    """The passing candidates, a call by the names shown said as the request's whole list of them in its place
+    where that list verifies too (listed.py)."""
+    pairs = listed.widened(search.passing(), request, valid_trees)
+    if not pairs:
+        return search.passing()
+    search.run([w for _, w in pairs])
+    passing = search.passing()
+    narrow = [o for o, w in pairs if any(p.body == w.body for p in passing)]
+    return [p for p in passing if not any(p is o for o in narrow)]
 
 
 def _union(search: _Search, valid_trees: list[Example]) -> list[cands.Candidate]:

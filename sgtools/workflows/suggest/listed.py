@@ -1,0 +1,78 @@
+"""A request's list of names as one family (issue 29): "not ArrayList(), HashMap(), HashSet()" with examples that
+each write one of them asks about every name listed, not only those shown. A call by a name regex of the names
+shown (`^(ArrayList|HashMap)$`, callnames.py) is said with the whole list the request writes them in, when every
+name shown is in that list and no valid example writes any name of it."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from sgtools.workflows.suggest.asked import code_tokens
+from sgtools.workflows.suggest.candidates import FIELD, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.tree import Example
+
+_NAME = r"[A-Za-z_]\w*(?:\.\w+)*(?:\(\))?"
+_LIST = re.compile(rf"{_NAME}(?:\s*(?:,\s*(?:or\s+|and\s+)?|\bor\b|/)\s*{_NAME})+")
+_LITERAL = re.compile(r"\^(?:\((?P<many>[^()]+)\)|(?P<one>[^()|]+))\$")
+
+
+def request_lists(request: str | None) -> list[list[str]]:
+    """The lists of two or more names the request writes (`a, b or c`, `x / y`), each name without its `()`; a
+    plain word that opens a phrase (`, use strtol`, `, not the`) is prose, not a name of the list."""
+    text = request or ""
+    out = []
+    for m in _LIST.finditer(text):
+        names = [re.sub(r"\(\)$", "", n.group(0)) for n in re.finditer(_NAME, m.group(0))
+                 if n.group(0) not in ("or", "and") and _a_name(n.group(0), text[m.start() + n.end():])]
+        if len(set(names)) > 1:
+            out.append(list(dict.fromkeys(names)))
+    return out
+
+
+def _a_name(word: str, after: str) -> bool:
+    """Written as code (`f()`, `a.b`, `a_b`, a capital), or a plain word not followed by more words."""
+    return bool(re.search(r"\(\)|[._A-Z]", word)) or not re.match(r"\s+(?!(or|and)\b)\w", after)
+
+
+def _shown(regex: str) -> list[str] | None:
+    """The names a literal name regex lists (`^(A|B)$`, `^A$`), None for a regex that says more (a prefix)."""
+    m = _LITERAL.fullmatch(regex)
+    if m is None:
+        return None
+    names = [re.sub(r"\\(.)", r"\1", n) for n in (m.group("many") or m.group("one")).split("|")]
+    return names if all(re.fullmatch(r"\w+(\.\w+)*", n) for n in names) else None
+
+
+def _regexes(rule: Any) -> list[str]:
+    if isinstance(rule, dict):
+        return [v for k, v in rule.items() if k == "regex" and isinstance(v, str)] + [
+            r for k, v in rule.items() if k != "regex" for r in _regexes(v)]
+    return [r for v in rule for r in _regexes(v)] if isinstance(rule, list) else []
+
+
+def widened(passing: Sequence[Candidate], request: str | None,
+            valid: Sequence[Example]) -> list[tuple[Candidate, Candidate]]:
+    """Each call by a literal name regex whose names the request lists with others no valid example writes, said
+    with the whole list (`^(ArrayList|HashMap|HashSet)$`): each with its widened copy, to be verified."""
+    lists = request_lists(request)
+    if not lists:
+        return []
+    written = set().union(*(code_tokens(e) for e in valid)) if valid else set()
+    out: list[tuple[Candidate, Candidate]] = []
+    for cand in passing:
+        found = _regexes(cand.body.get("rule")) if cand.form == FIELD else []
+        shown = _shown(found[0]) if len(found) == 1 else None
+        family = next((ls for ls in lists if shown and set(shown) <= set(ls) and len(ls) > len(shown)), None)
+        if shown is None or family is None or any(n.split(".")[-1] in written for n in family):
+            continue
+        regex = "^(" + "|".join(re.escape(n) for n in family) + ")$"
+        body = json.loads(json.dumps(cand.body).replace(json.dumps(found[0]), json.dumps(regex)))
+        gen = Generalised.written(cand.gen.root, cand.gen.pattern.replace(found[0], regex))
+        out.append((cand, replace(cand, body=body, gen=gen, family=True,
+                           note=cand.note.replace(found[0], regex) + "; the whole list of names the request writes")))
+    return out
