@@ -21,9 +21,8 @@ from sgtools.workflows.suggest.candidates import (
     PLAIN,
     TYPED,
     Candidate,
-    kind_constraints,
-    regex_constraints,
 )
+from sgtools.workflows.suggest.forms import kind_constraints, regex_constraints
 from sgtools.workflows.suggest.generalise import Hole
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import KIND_HAS, Candidate, turned
+from sgtools.workflows.suggest.candidates import KIND_HAS, Candidate
+from sgtools.workflows.suggest.forms import turned
 from sgtools.workflows.suggest.generalise import Generalised, apply_edits
 from sgtools.workflows.suggest.tree import Node
 

@@ -33,6 +33,7 @@ from sgtools.workflows.suggest import (
     explain,
     facts,
     fixes,
+    forms,
     listed,
     modifiers,
     namesakes,
@@ -171,13 +172,13 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
-    search.run(cands.plain_forms(gens, language=search.language)
+    search.run(forms.plain_forms(gens, language=search.language)
                + _authored(search.invalid, valid_trees, search.language)
                + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
-    search.run(cands.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]) + repeats.repeat_forms(gens, misread)
+    search.run(forms.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]) + repeats.repeat_forms(gens, misread)
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid))
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_800)
                + written.write_forms(search.tried, search.language))
@@ -212,9 +213,9 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
     matched_self = search.matched_self(pivot)
     misread = [i for i, g in enumerate(gens) if id(g) in wanted and i not in matched_self and not g.root.atomic]
     # ... and, misread, kind + has: its text may be no pattern at all (a JSX attribute alone).
-    search.run(cands.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS] + misread)
-               + [c for c in cands.plain_forms(gens, shadowed=True, language=search.language) if id(c.gen) in wanted]
-               + cands.context_forms(gens, pivot, misread)
+    search.run(forms.kind_has_forms(gens, unsolved[:_REPAIR_ROOTS] + misread)
+               + [c for c in forms.plain_forms(gens, shadowed=True, language=search.language) if id(c.gen) in wanted]
+               + forms.context_forms(gens, pivot, misread)
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid)))
     near = search.near_misses()
     misses = [m for m in near if m[0].form < cands.KIND_ONLY][:_REPAIR_ROOTS]
