@@ -25,6 +25,7 @@ from sgtools.edit.text import (
     read_source,
     write_previewed,
 )
+from sgtools.engine.captures import captures
 from sgtools.engine.process import Engine
 from sgtools.project.confine import confined_matches, dropped_note, engine_paths, within
 from sgtools.project.workspace import Workspace
@@ -116,11 +117,11 @@ def check_rewrite(pattern: str, rewrite: object, settings: Settings) -> str:
 
 def meta_variables(raw: PatternMatch) -> dict[str, str | list[str]]:
     """`{NAME: text}` for $NAME, `{NAME: [texts]}` for $$$NAME, without separators and `secondary`."""
-    mv = raw.get("metaVariables")  # left out when the match captured nothing
+    single, multi = captures(raw)
     out: dict[str, str | list[str]] = {}
-    for name, node in sorted(((mv.get("single") or {}) if mv else {}).items()):
+    for name, node in sorted(single.items()):
         out[name] = node["text"]
-    for name, nodes in sorted(((mv.get("multi") or {}) if mv else {}).items()):
+    for name, nodes in sorted(multi.items()):
         if name == "secondary":
             continue
         out[name] = [n["text"] for n in nodes if not _SEPARATOR.match(n["text"])]

@@ -14,6 +14,7 @@ from typing import Any
 from sgtools.contracts.suggest import FixPair
 from sgtools.core.errors import SgToolsError
 from sgtools.edit.text import apply_edits
+from sgtools.engine.captures import captures
 from sgtools.engine.process import Engine
 from sgtools.workflows.suggest.candidates import Candidate
 from sgtools.workflows.suggest.verify import run_rules
@@ -21,12 +22,12 @@ from sgtools.workflows.suggest.verify import run_rules
 
 def _captures(match: Mapping[str, Any], before: bytes) -> list[tuple[str, str]]:
     """(text, `$NAME` or `$$$NAME`) for each captured metavariable, longest text first."""
-    meta = match.get("metaVariables") or {}
+    single, multi = captures(match)
     found: list[tuple[str, str]] = []
-    for name, node in (meta.get("single") or {}).items():
+    for name, node in single.items():
         if re.fullmatch(r"[A-Z][A-Z0-9_]*", name) and node.get("text"):
             found.append((str(node["text"]), f"${name}"))
-    for name, nodes in (meta.get("multi") or {}).items():
+    for name, nodes in multi.items():
         if re.fullmatch(r"[A-Z][A-Z0-9_]*", name) and nodes:
             start = int(nodes[0]["range"]["byteOffset"]["start"])
             end = int(nodes[-1]["range"]["byteOffset"]["end"])

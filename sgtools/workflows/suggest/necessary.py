@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sgtools.engine.captures import captures
 from sgtools.workflows.suggest.candidates import (
     CONTEXT,
     CONTEXT_TYPED,
@@ -48,11 +49,11 @@ def _admits(rule: Mapping[str, Any], nodes: Sequence[Node]) -> bool:
 
 def _excluders(match: Mapping[str, Any], example: Example, constraints: Mapping[str, Any]) -> set[str]:
     """The metavariables whose constraint rejects this match."""
-    single = (match.get("metaVariables") or {}).get("single") or {}
+    single = captures(match)[0]
     out: set[str] = set()
     for name, rule in constraints.items():
         captured = single.get(name)
-        if not isinstance(captured, Mapping):
+        if captured is None:
             continue
         offsets = captured.get("range", {}).get("byteOffset", {})
         nodes = _spans(example, int(offsets.get("start", -1)), int(offsets.get("end", -1)))

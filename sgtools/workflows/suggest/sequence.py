@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sgtools.engine.captures import captures
 from sgtools.workflows.suggest.author import matched
 from sgtools.workflows.suggest.candidates import ARGUMENT, PINNED, PLAIN, TYPED, Candidate
 from sgtools.workflows.suggest.generalise import apply_edits
@@ -59,8 +60,7 @@ def _written(node: Node, captured: Mapping[str, str]) -> tuple[str, bool]:
 
 
 def _captures(match: Mapping[str, Any]) -> dict[str, str]:
-    single = (match.get("metaVariables") or {}).get("single") or {}
-    return {name: str(v.get("text", "")) for name, v in single.items() if isinstance(v, Mapping)}
+    return {name: str(v.get("text", "")) for name, v in captures(match)[0].items()}
 
 
 def _neighbour(outcome: Outcome, examples: Sequence[Example], offset: int,
