@@ -20,6 +20,7 @@ DEV6 = cat.load_dev6()
 DEV7 = cat.load_dev7()
 DEV8 = cat.load_dev8()
 DEV9 = cat.load_dev9()
+DEV10 = cat.load_dev10()
 
 
 def test_shape_and_fixed_split() -> None:
@@ -61,9 +62,11 @@ def test_second_development_set_shape() -> None:
                                                           ("dev8", DEV8, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
                                                                           *DEV6, *DEV7]),
                                                           ("dev9", DEV9, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
-                                                                          *DEV6, *DEV7, *DEV8])])
+                                                                          *DEV6, *DEV7, *DEV8]),
+                                                          ("dev10", DEV10, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
+                                                                            *DEV6, *DEV7, *DEV8, *DEV9])])
 def test_scoped_development_set_shape(name: str, scoped: list[cat.Request], earlier: list[cat.Request]) -> None:
-    """dev3 to dev9: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
+    """dev3 to dev10: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
     request or a snippet of the sets before it; some ask for a path scope of each kind."""
     assert len(scoped) >= 30
     assert len({r.language for r in scoped}) >= 12
@@ -86,7 +89,7 @@ def test_the_judge_reads_the_scope() -> None:
     assert cat.scope_of({"rule": {}}) == ""
 
 
-EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9]
+EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10]
 
 
 @pytest.mark.parametrize("req", EVERY, ids=[r.id for r in EVERY])
