@@ -1225,6 +1225,34 @@ CASES = {
          "int n = strtol(s, NULL, 10);"],
         request="no strtok, asctime or ctime (they are not reentrant)",
     ),
+    "a method by the start its names share, on the declaration": Case(
+        "`GetName` and `GetTimeout` beside `Name` and `Timeout`: the methods whose name starts with the word `Get` "
+        "(`method_declaration` with `name` `^Get[A-Z0-9_]`), whatever they do; not `Get` or `Getter` alone, not "
+        "a function, nor a method that only calls a getter.",
+        "go",
+        ["func (u *User) GetName() string {\n\treturn u.name\n}",
+         "func (c *Config) GetTimeout() time.Duration {\n\treturn c.timeout\n}"],
+        ["func (u *User) Name() string {\n\treturn u.name\n}",
+         "func (c *Config) Timeout() time.Duration {\n\treturn c.timeout\n}"],
+        ["func (s *Server) GetAddr() string { return s.addr }",
+         "func (q *Queue) GetLen() (n int) {\n\tq.mu.Lock()\n\tn = len(q.items)\n\tq.mu.Unlock()\n\treturn\n}"],
+        ["func (c *Cache) Get(key string) []byte { return c.m[key] }", "func GetEnv(k string) string { return k }",
+         "func (t *Tree) Getter() int { return t.n }", "func (s *Server) Addr() string { return s.GetAddr() }"],
+    ),
+    "a receiver by the names the request writes, in the receiver's slot": Case(
+        "\"receivers are never named self or this\" with one of each: the `parameter_declaration` named "
+        "`^(self|this)$` in a method's `receiver` (`inside` the `parameter_list` that is that field), not a "
+        "parameter named `self`, nor a method named `this`.",
+        "go",
+        ["func (self *Buffer) Len() int {\n\treturn len(self.buf)\n}",
+         "func (this Matrix) Rows() int {\n\treturn this.rows\n}"],
+        ["func (b *Buffer) Len() int {\n\treturn len(b.buf)\n}", "func (m Matrix) Rows() int {\n\treturn m.rows\n}"],
+        ["func (this *Pool) Put(c *Conn) {\n\tthis.free = append(this.free, c)\n}",
+         "func (self Vec) Dot(o Vec) float64 { return self.X*o.X + self.Y*o.Y }"],
+        ["func lookup(self string) int { return len(self) }", "func (p Path) this() string { return string(p) }",
+         "func (w *Writer) Flush() error { return w.err }"],
+        request="receivers are never named self or this",
+    ),
 }
 
 

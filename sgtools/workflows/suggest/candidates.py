@@ -20,6 +20,7 @@ PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, INSIDE, EXCLUDE = range(
 # Forms an ast-grep author writes from the kind of fact the examples share (author.py).
 KIND_ONLY, COMMENT, FIELD, CHILD, ARGUMENT, INSIDE_TEXT, LEAF_KIND, MODIFIER = range(8, 16)
 UNION = 16  # `any` of each invalid example's own rule, when they share nothing that separates them (union.py)
+DECLARED = 17  # a declaration by its name (declnames.py)
 FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
               CONTEXT: "pattern with context/selector", CONTEXT_TYPED: "context/selector + kind constraints",
               KIND_HAS: "kind + has", EXCLUDE: "pattern + not (literal text of the valid examples)",
@@ -27,7 +28,7 @@ FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pa
               FIELD: "kind + name regex", CHILD: "kind + has (a telling child)",
               ARGUMENT: "pattern + has/not has an argument", INSIDE_TEXT: "pattern + inside (an enclosing context)",
               LEAF_KIND: "kind + regex (a type by name)", MODIFIER: "kind + has (a modifier word)",
-              UNION: "any of each invalid example's own rule"}
+              UNION: "any of each invalid example's own rule", DECLARED: "kind + has (a declaration's name)"}
 _WHOLE = re.compile(r"function|method|class|struct|impl|interface|module|namespace|program|item$")
 ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation", "scoped")
 # Kinds that are building blocks of any code (accesses, assignments, calls, arguments, operators, lambdas, lists):
@@ -188,7 +189,7 @@ def _named_tier(cand: Candidate) -> float:
         return 0.8
     if form == FIELD and _made_by_name(cand):
         return 0.99
-    return {COMMENT: 0, FIELD: 3, MODIFIER: 2, UNION: 3.9}.get(form, 3)
+    return {COMMENT: 0, FIELD: 3, MODIFIER: 2, DECLARED: 2, UNION: 3.9}.get(form, 3)
 
 
 def _made_by_name(cand: Candidate) -> bool:

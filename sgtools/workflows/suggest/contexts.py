@@ -121,7 +121,7 @@ def _own_name(node: Node) -> Node | None:
     return next((c for c in node.children if c.named and c.atomic and c.role in _NAME_ROLES), None)
 
 
-def _word_start(texts: Sequence[str]) -> str:
+def word_start(texts: Sequence[str]) -> str:
     """The longest start every name shares that ends where a word part ends in each (`test_` for `test_login`
     and `test_logout`, not `test_log`; `Test` for `TestLogin` and `TestSave`)."""
     first, n = texts[0], 0
@@ -134,7 +134,7 @@ def _word_start(texts: Sequence[str]) -> str:
     return ""
 
 
-def _word_end(texts: Sequence[str]) -> str:
+def word_end(texts: Sequence[str]) -> str:
     """The longest end every name shares that starts where a word part starts in each (`Test` for `LoginTest`
     and `ApiTest`; `_test` for `login_test`)."""
     first, n = texts[0], 0
@@ -169,10 +169,10 @@ def name_marker(near: Sequence[Node], fine: Sequence[Node | None]) -> dict[str, 
     fine_names = {m.text for f in fine if f is not None and (m := _own_name(f)) is not None}
     if len(texts) == 1 and texts[0] not in fine_names:
         return {"field": role, "regex": f"^{re.escape(texts[0])}$"}  # one name (`finalize`): that name, whole
-    start = _word_start(texts)
+    start = word_start(texts)
     if len(start) >= _MIN_PREFIX and not any(t.startswith(start) for t in fine_names):
         return {"field": role, "regex": f"^{re.escape(start)}"}
-    end = _word_end(texts)
+    end = word_end(texts)
     if len(end) >= _MIN_PREFIX and not any(t.endswith(end) for t in fine_names):
         return {"field": role, "regex": f"{re.escape(end)}$"}
     if role != "name" and len(texts) <= 3 and not set(texts) & fine_names:

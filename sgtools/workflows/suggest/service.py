@@ -30,6 +30,7 @@ from sgtools.workflows.suggest import (
     callnames,
     carrier,
     comments,
+    declnames,
     explain,
     facts,
     fixes,
@@ -135,6 +136,7 @@ class _Search:
         self.texts = [e.code for e in invalid] + valid
         self.tried: list[tuple[cands.Candidate, Outcome]] = []
         self.comparisons: dict[str, str] = {}  # the kinds the grammar compares in, where examples use several
+        self.request: str | None = None  # the developer's words, where they name things (declnames.py)
 
     def run(self, batch: Sequence[cands.Candidate]) -> None:
         fresh = [c for c in batch if not any(c.body == t.body for t, _ in self.tried)]
@@ -158,8 +160,9 @@ class _Search:
         return sorted(found, key=lambda co: co[0].key())
 
 
-def _authored(invalid: list[Example], valid: list[Example], language: str) -> list[cands.Candidate]:
-    """The forms an author writes from the examples alone: a kind, a comment word, a name regex, a child."""
+def _authored(invalid: list[Example], valid: list[Example], language: str,
+              request: str | None = None) -> list[cands.Candidate]:
+    """The forms an author writes from the examples: a kind, a comment word, a name regex, a child."""
     groups = list(found.roots(invalid))
     base = author.AUTHOR_ROOTS
     return (facts.kind_only(invalid, valid, base) + comments.comment_forms(invalid, valid, base + 1000)
@@ -167,13 +170,14 @@ def _authored(invalid: list[Example], valid: list[Example], language: str) -> li
                                     language)
             + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000)
             + operators.operator_forms(invalid, valid, base + 9500)
-            + namesakes.namesake_forms(invalid, valid, base + 9700))
+            + namesakes.namesake_forms(invalid, valid, base + 9700)
+            + declnames.name_forms(invalid, valid, base + 12_000, request))
 
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
     search.run(forms.plain_forms(gens, language=search.language)
-               + _authored(search.invalid, valid_trees, search.language)
+               + _authored(search.invalid, valid_trees, search.language, search.request)
                + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
@@ -318,6 +322,7 @@ def suggest_rule(
     gens = found.generalisations(trees, valid_trees)
     pivot = min(trees, key=lambda e: (len(e.code), e.index))
     search = _Search(engine, lang, file_name, trees, valid)
+    search.request = request
     search.comparisons = operators.comparison_kinds(trees, lambda texts: read_examples(engine, ws.root, lang, texts))
     _search(search, gens, pivot, count, valid_trees)
     picked = _picked(search, count + _SPARE, valid_trees, request)

@@ -1,0 +1,125 @@
+"""Declarations by their name (issue 29): a method, function, property, parameter or receiver whose name every
+invalid example writes alike and no valid one does, said on the declaration, `kind: D` + `has: {field: name,
+regex: ...}`, as an ast-grep author writes it, not the whole declaration shown as a pattern's context. The names
+as the convention they follow: a start or an end they share up to a word part (`^get_`, `Async$`), one name
+whole, or, where the request writes each of them as a word, the names shown (`^(this|self)$`). A declaration
+in a slot of its own (a method's `receiver`), not a body or a parameter list, is said in that slot: a receiver
+named `self` is not a parameter named `self`."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.author import call_like
+from sgtools.workflows.suggest.candidates import ACCESS_KINDS, DECLARED, Candidate
+from sgtools.workflows.suggest.contexts import word_end, word_start
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.tree import Example, Node
+
+_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+# Kinds that declare what they name (a function, a method, a property, a parameter); not an argument, an
+# annotation or an access whose grammar also calls a part `name` (`timeout=5`, `@Override`, `a::b`).
+_DECLARES = re.compile(r"declaration|definition|declarator|_item$|signature|parameter|_spec$|^method$|function|"
+                       r"property|field|variable|constant|binding")
+_NOT_DECLARING = re.compile(r"argument|annotation|attribute|decorator|call|qualified|" + "|".join(ACCESS_KINDS))
+_MIN_PART = 3  # a shared start or end shorter than this (`is`, `Id`) may be a coincidence, not a convention
+_MAX_CHOICES = 32  # combinations of one declaration per invalid example tried
+# A declaration's ordinary place: a body, a parameter list. Any other slot (a `receiver`) is part of what it is.
+_ORDINARY = re.compile(r"body|parameters|members|declarations")
+
+
+def _declared(node: Node) -> Node | None:
+    """The name a node declares, None when it declares none."""
+    if not node.named or node.atomic or call_like(node.kind) or not _DECLARES.search(node.kind) \
+            or _NOT_DECLARING.search(node.kind):
+        return None
+    name = next((c for c in node.children if c.role == "name"), None)
+    return name if name is not None and _NAME.fullmatch(name.text) else None
+
+
+def _by_kind(examples: Sequence[Example]) -> list[dict[str, list[Node]]]:
+    """Per example, its declarations by kind."""
+    out: list[dict[str, list[Node]]] = []
+    for e in examples:
+        found: dict[str, list[Node]] = {}
+        for n in e.nodes():
+            if _declared(n) is not None:
+                found.setdefault(n.kind, []).append(n)
+        out.append(found)
+    return out
+
+
+def _name(node: Node) -> str:
+    named = _declared(node)
+    return "" if named is None else named.text
+
+
+def _regexes(names: Sequence[str], listed: set[str]) -> list[str]:
+    """The conventions one name per invalid example follows: a start or an end by word parts, one name whole, or
+    the names the request writes."""
+    uniq = list(dict.fromkeys(names))
+    if len(uniq) == 1:
+        return [f"^{re.escape(uniq[0])}$"]
+    out = []
+    start, end = word_start(uniq), word_end(uniq)
+    if len(start.rstrip("_")) >= _MIN_PART:
+        # Ending at a capital (`Get` of `GetName`): the next word part starts there (not `Getter`).
+        tail = "" if start.endswith("_") else "($|[A-Z0-9_])" if start in uniq else "[A-Z0-9_]"
+        out.append(f"^{re.escape(start)}{tail}")
+    if len(end.lstrip("_")) >= _MIN_PART:
+        out.append(f"{re.escape(end)}$")
+    if not out and all(n in listed for n in uniq):
+        out.append("^(" + "|".join(re.escape(n) for n in uniq) + ")$")
+    return out
+
+
+def _slot(nodes: Sequence[Node]) -> dict[str, Any] | None:
+    """`inside` the slot every declaration stands in, when it is one of its own (a method's `receiver`): the
+    list holding it, as that field of the construct around it. None for a body or a parameter list."""
+    parents = [n.parent for n in nodes]
+    lists = [p for p in parents if p is not None and p.parent is not None and p.role is not None]
+    if len(lists) != len(nodes) or len({(p.kind, p.role) for p in lists}) != 1 or _ORDINARY.search(
+            str(lists[0].role)):
+        return None
+    holders = {p.parent.kind for p in lists if p.parent is not None}
+    if len(holders) != 1:
+        return None
+    return {"kind": lists[0].kind, "inside": {"kind": holders.pop(), "field": lists[0].role}}
+
+
+def name_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int,
+               request: str | None = None) -> list[Candidate]:
+    """`kind: D` + `has: {field: name, regex}` for each declaration kind every invalid example has, by the names
+    one of its declarations in each writes, where no valid declaration of the kind has such a name."""
+    per, fine = _by_kind(invalid), _by_kind(valid)
+    listed = set(re.findall(r"\w+", request or ""))
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for kind in per[0] if per else {}:
+        groups = [found.get(kind, []) for found in per]
+        fine_names = {_name(n) for found in fine for n in found.get(kind, [])}
+        choices = list(itertools.islice(itertools.product(*groups), _MAX_CHOICES))
+        for chosen in choices:
+            for regex in _regexes([_name(n) for n in chosen], listed):
+                if regex in seen or any(re.search(regex, f) for f in fine_names):
+                    continue
+                seen.add(regex)
+                out.append(_candidate(kind, regex, chosen, start + len(out)))
+    return out
+
+
+def _candidate(kind: str, regex: str, chosen: Sequence[Node], index: int) -> Candidate:
+    role = _declared(chosen[0])
+    rule: dict[str, Any] = {"kind": kind, "has": {"field": role.role if role is not None else "name",
+                                                  "regex": regex}}
+    slot = _slot(chosen)
+    where = ""
+    if slot is not None:
+        rule["inside"] = slot
+        where = f" in a `{slot['inside']['kind']}`'s `{slot['inside']['field']}`"
+    note = (f"flags every `{kind}`{where} whose name matches `{regex}`; lets through the same declaration under "
+            "another name")
+    return Candidate({"rule": rule}, Generalised.written(chosen[0], f"{kind} {regex}"), DECLARED, index, note)
