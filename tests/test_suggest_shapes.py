@@ -1253,6 +1253,17 @@ CASES = {
          "func (w *Writer) Flush() error { return w.err }"],
         request="receivers are never named self or this",
     ),
+    "a boolean flag every valid call passes is said as missing, not as a count of arguments": Case(
+        "Both valid calls add `true` and neither invalid one does: the call with any arguments and no `true` among "
+        "them (`not: has`) also flags one passing `false` or `null`, and lets through `true` passed by name; "
+        "`json_decode($A)`, ranked first, only counted the arguments.",
+        "php",
+        ["<?php\n$data = json_decode($body);", "<?php\nreturn json_decode(file_get_contents($path));"],
+        ["<?php\n$data = json_decode($body, true);", "<?php\nreturn json_decode(file_get_contents($path), true);"],
+        ["<?php\n$cfg = json_decode($raw, false);", "<?php\nforeach (json_decode($s, null, 512) as $k) {}"],
+        ["<?php\n$cfg = json_decode($raw, associative: true);", "<?php\n$x = json_decode($s, true, 512);",
+         "<?php\n$x = json_encode($s);"],
+    ),
 }
 
 

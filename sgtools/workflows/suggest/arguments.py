@@ -159,3 +159,53 @@ def argument_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Se
                     "another way (a variable holding it)")
             out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
     return out
+
+
+# A flag passed as an argument: a boolean, whatever the grammar calls it. Not a number or a string: any value
+# would do there (`parseInt`'s radix: `parseInt(s)` counts the arguments), or it is data (a URL, a message).
+_FLAG_KIND = re.compile(r"^(?:true|false|bool\w*)$")
+
+
+def _literals(call: Node) -> dict[tuple[str, str], Node] | None:
+    """The flags the call passes, each an item of its own argument list or held directly by one (wrapped, or
+    named: PHP's `strict: true`), by (kind, text); None when the node is no call with a list of its own."""
+    args = _argument_list(call) if call_like(call.kind) else None
+    if args is None:
+        return None
+    out: dict[tuple[str, str], Node] = {}
+    for item in args.named_children():
+        for v in (item, *item.named_children()):
+            if v.named and v.atomic and _FLAG_KIND.search(v.kind):
+                out.setdefault((v.kind, v.text), v)
+    return out
+
+
+def literal_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                  valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A call that flags every valid example too, where every valid call passes one flag (`true` as `in_array`'s
+    third argument) and no invalid one does: the argument that must be present, said with `not: has` in the
+    call's argument list, whatever its position or name (`strict: true`)."""
+    out: list[Candidate] = []
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        if not all(any(e.root in (n, *n.ancestors()) for n in good) for e in valid):
+            continue  # a flag one valid example passes is no evidence of what the others need
+        lists = [_literals(n) for n in [*bad, *good]]
+        known = [x for x in lists if x is not None]
+        if len(known) != len(lists):
+            continue
+        found = _lists(bad, good)
+        if found is None:
+            continue
+        where = found[0]
+        missing = set.intersection(*(set(x) for x in known[len(bad):])) - set().union(*known[:len(bad)])
+        for kind, text in sorted(missing)[:_FORMS]:
+            value = {"kind": kind, "regex": f"^{re.escape(text)}$"}
+            item = {"any": [value, {"has": value}]}
+            rule = {"all": [cand.body["rule"], {"not": {"has": {**where, "has": item}}}]}
+            if any(o.body["rule"] == rule for o in out):
+                continue  # the same call from another near miss (a more relaxed level)
+            note = (f"flags it when no `{text}` is passed (at any position, or named); lets through a `{text}` "
+                    "passed another way (a variable, a constant)")
+            out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note,
+                                 flag=True))
+    return out

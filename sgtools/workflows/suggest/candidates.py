@@ -87,6 +87,7 @@ class Candidate:
     anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place
     anchored: bool = False  # inside the construct every example is about (`tuple` in an `assert`): just before it
     shape: bool = False  # only the kinds of a construct and its field children (shapes.py): a near miss, never kept
+    flag: bool = False  # a call without the flag every valid call passes (`true`): before a pattern of its arity
 
     def keyword_only(self) -> bool:
         """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""
@@ -138,6 +139,8 @@ def _author_tier(cand: Candidate) -> float:
         d.named for d in root.walk() if not d.children))
     if form == INSIDE:
         return 3 if cand.leaf else _inside_tier(cand)
+    if cand.flag:
+        return 0.9  # `f($$$ARGS)` without the `true` every valid call adds: `f($A)` only counts the arguments
     if form in (ARGUMENT, INSIDE_TEXT):
         # Where the code is wrong (`inside`) before where it is fine (`not: inside`, from the valid side).
         negated = form == INSIDE_TEXT and "not" in cand.body["rule"].get("all", [{}])[-1]
