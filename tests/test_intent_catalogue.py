@@ -21,6 +21,7 @@ DEV7 = cat.load_dev7()
 DEV8 = cat.load_dev8()
 DEV9 = cat.load_dev9()
 DEV10 = cat.load_dev10()
+DEV11 = cat.load_dev11()
 
 
 def test_shape_and_fixed_split() -> None:
@@ -64,9 +65,11 @@ def test_second_development_set_shape() -> None:
                                                           ("dev9", DEV9, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
                                                                           *DEV6, *DEV7, *DEV8]),
                                                           ("dev10", DEV10, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
-                                                                            *DEV6, *DEV7, *DEV8, *DEV9])])
+                                                                            *DEV6, *DEV7, *DEV8, *DEV9]),
+                                                          ("dev11", DEV11, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
+                                                                            *DEV6, *DEV7, *DEV8, *DEV9, *DEV10])])
 def test_scoped_development_set_shape(name: str, scoped: list[cat.Request], earlier: list[cat.Request]) -> None:
-    """dev3 to dev10: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
+    """dev3 to dev11: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
     request or a snippet of the sets before it; some ask for a path scope of each kind."""
     assert len(scoped) >= 30
     assert len({r.language for r in scoped}) >= 12
@@ -89,7 +92,7 @@ def test_the_judge_reads_the_scope() -> None:
     assert cat.scope_of({"rule": {}}) == ""
 
 
-EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10]
+EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11]
 
 
 @pytest.mark.parametrize("req", EVERY, ids=[r.id for r in EVERY])
@@ -125,6 +128,7 @@ def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.Capture
     from bin import intent_eval
 
     assert set(cat.HELD_OUT) <= set(cat.SETS) and "test" in cat.HELD_OUT
+    assert "dev11" in cat.HELD_OUT, "dev11 is sealed until the lead's single scored run"
     for held in cat.HELD_OUT:
         with pytest.raises(SystemExit) as refused:
             intent_eval.main(["--half", held, "--show"])
