@@ -1264,6 +1264,35 @@ CASES = {
         ["<?php\n$cfg = json_decode($raw, associative: true);", "<?php\n$x = json_decode($s, true, 512);",
          "<?php\n$x = json_encode($s);"],
     ),
+    "a string with interpolation inside the calls the request names": Case(
+        "Both invalid examples pass an f-string to `execute` / `executemany`, the valid ones a plain string with "
+        "placeholders: the string holding an interpolation (`string` has `interpolation`) inside a call of the "
+        "names the request writes (`(^|\\W)(execute|executemany)$`), not every f-string, which also flagged a "
+        "log message.",
+        "python",
+        ["cur.execute(f\"SELECT * FROM users WHERE id = {uid}\")",
+         "def purge(conn, table):\n    conn.executemany(f\"DELETE FROM {table} WHERE id = ?\", rows)"],
+        ["cur.execute(\"SELECT * FROM users WHERE id = %s\", (uid,))",
+         "def purge(conn, table):\n    conn.executemany(\"DELETE FROM logs WHERE id = ?\", rows)"],
+        ["self.db.execute(f\"UPDATE t SET n = {n}\")",
+         "cursor.executemany(\n    f\"INSERT INTO {name} VALUES (?)\", items)"],
+        ["log.info(f\"ran {query}\")", "cur.execute(\"SELECT 1\")", "msg = f\"SELECT failed for {uid}\""],
+        lambda doc: "inside" in str(doc["rule"]),
+        request="no f-strings in SQL passed to execute() or executemany(), pass the values as parameters",
+    ),
+    "an interpolation shown in one form is any form of it": Case(
+        "Kotlin writes `$name` and `${expr}` as two kinds (`interpolated_identifier`, `interpolated_expression`): "
+        "both examples show the first, and a `${x.a}` inside the named call is as wrong.",
+        "kotlin",
+        ["val s = db.compileStatement(\"DELETE FROM t WHERE id = $id\")",
+         "fun q(name: String) = conn.prepareStatement(\"SELECT * FROM u WHERE n = '$name'\")"],
+        ["val s = db.compileStatement(\"DELETE FROM t WHERE id = ?\")",
+         "fun q(name: String) = conn.prepareStatement(\"SELECT * FROM u WHERE n = ?\")"],
+        ["conn.prepareStatement(\"UPDATE t SET a = ${x.a}\")",
+         "db.compileStatement(\n    \"INSERT INTO log VALUES ('$msg')\"\n)"],
+        ["println(\"deleted $id\")", "db.compileStatement(SQL)", "val t = \"id ${x.a}\""],
+        request="no string templates in SQL passed to compileStatement() or prepareStatement()",
+    ),
 }
 
 

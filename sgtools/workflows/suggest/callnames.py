@@ -29,7 +29,7 @@ def _family(node: Node) -> str | None:
     return node.kind if call_like(node.kind) else None
 
 
-def _name_of(node: Node) -> Node | None:
+def name_of(node: Node) -> Node | None:
     named = named_child(node, (*NAME_ROLES, "type") if node.kind == "type_conversion_expression" else NAME_ROLES)
     if named is not None or any(c.role for c in node.children):
         return named
@@ -38,7 +38,7 @@ def _name_of(node: Node) -> Node | None:
     return first if first is not None and re.fullmatch(r"[\w.]+", first.text) else None
 
 
-def _by_name(kind: str, role: str, regex: str, language: str) -> dict[str, Any]:
+def by_name(kind: str, role: str, regex: str, language: str) -> dict[str, Any]:
     # No field (a grammar that names none): the callee by its place, the first child.
     rule: dict[str, Any] = {"kind": kind, "has": {"field": role, "regex": regex} if role else {"nthChild": 1,
                                                                                              "regex": regex}}
@@ -73,7 +73,7 @@ def _named_rule(kind: str, role: str, regex: str, language: str, group: Sequence
                 examples: Sequence[Example]) -> tuple[dict[str, Any], str | None, bool]:
     """The rule for calls by a name regex, with the receiver they all name, or no receiver where that is the
     point; that receiver field's name when it must be absent; whether the receiver named admits a package."""
-    rule = _by_name(kind, role, regex, language)
+    rule = by_name(kind, role, regex, language)
     shared = _shared_receiver(group) if role in ("method", "name") else None
     qualifier = ""
     if shared is not None:  # `System.err` . `print`: the name says which method, the receiver whose
@@ -92,10 +92,10 @@ def _receiver_is_the_point(kind: str, callees: Sequence[str], examples: Sequence
     if any(len(p) != 2 for p in split) or len({p[0] for p in split}) != 1:
         return False
     receiver, methods = split[0][0], {p[1] for p in split}
-    others = [n for e in examples for n in e.nodes() if _family(n) == kind and (c := _name_of(n)) is not None
+    others = [n for e in examples for n in e.nodes() if _family(n) == kind and (c := name_of(n)) is not None
               and c.text not in callees and "." in c.text]
     return any(o_method in methods and o_receiver != receiver
-               for o in others if (callee := _name_of(o)) is not None
+               for o in others if (callee := name_of(o)) is not None
                for o_receiver, o_method in [callee.text.rsplit(".", 1)])
 
 
@@ -106,7 +106,7 @@ def _callees(group: Sequence[Node], examples: Sequence[Example]) -> tuple[str, s
     kind = _family(root)
     if kind is None or any(_family(n) != kind for n in group):
         return None
-    names = [c for n in group if (c := _name_of(n)) is not None]
+    names = [c for n in group if (c := name_of(n)) is not None]
     if len(names) != len(group):
         return None
     role = "function" if kind != root.kind else names[0].role or ""

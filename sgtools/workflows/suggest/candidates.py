@@ -61,6 +61,9 @@ def own_context(kind: str) -> bool:
     return specific(kind) and ("statement" in kind or bool(_CONTROL.search(kind)))
 
 
+PLACED_TIER = 1.9  # a construct inside a context of its own (`_context_tier`)
+
+
 @dataclass
 class Candidate:
     body: dict[str, Any]  # `rule` and maybe `constraints`
@@ -86,6 +89,7 @@ class Candidate:
     repeated: bool = False  # a repeated metavariable said by `has` at each place (repeats.py): as its pattern
     anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place
     anchored: bool = False  # inside the construct every example is about (`tuple` in an `assert`): just before it
+    placed: bool = False  # a kind alone inside the call the request names (placed.py): as a context of its own
     shape: bool = False  # only the kinds of a construct and its field children (shapes.py): a near miss, never kept
     flag: bool = False  # a call without the flag every valid call passes (`true`): before a pattern of its arity
 
@@ -109,12 +113,12 @@ class Candidate:
         """Generality first (issue 29): a node kind or a comment word, then patterns that keep real code, then
         a telling argument, child or context, then a name regex; whole-function patterns, near-bare patterns
         and bare names after those; `not` of literal valid code last. A candidate kept inside the construct every
-        example is about goes just before the same candidate alone (`key`, anchor.py)."""
+        example is about goes just before the same candidate alone (`key`, anchor.py); one kept inside the call the
+        request names ranks as a context of its own at worst (placed.py)."""
         if self.form == EXCLUDE:
             return 9
-        if self.form >= KIND_ONLY or self.form == INSIDE:
-            return _author_tier(self)
-        return _pattern_tier(self)
+        tier = _author_tier(self) if self.form >= KIND_ONLY or self.form == INSIDE else _pattern_tier(self)
+        return min(tier, PLACED_TIER) if self.placed else tier
 
     def key(self) -> tuple[Any, ...]:
         if self.form >= KIND_ONLY:

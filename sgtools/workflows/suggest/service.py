@@ -35,11 +35,13 @@ from sgtools.workflows.suggest import (
     facts,
     fixes,
     forms,
+    interpolated,
     listed,
     modifiers,
     namesakes,
     necessary,
     operators,
+    placed,
     preceding,
     proof,
     render,
@@ -136,7 +138,7 @@ class _Search:
         self.texts = [e.code for e in invalid] + valid
         self.tried: list[tuple[cands.Candidate, Outcome]] = []
         self.comparisons: dict[str, str] = {}  # the kinds the grammar compares in, where examples use several
-        self.request: str | None = None  # the developer's words, where they name things (declnames.py)
+        self.request: str | None = None  # the developer's words, where they name things (declnames.py, placed.py)
 
     def run(self, batch: Sequence[cands.Candidate]) -> None:
         fresh = [c for c in batch if not any(c.body == t.body for t, _ in self.tried)]
@@ -171,7 +173,8 @@ def _authored(invalid: list[Example], valid: list[Example], language: str,
             + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000)
             + operators.operator_forms(invalid, valid, base + 9500)
             + namesakes.namesake_forms(invalid, valid, base + 9700)
-            + declnames.name_forms(invalid, valid, base + 12_000, request))
+            + declnames.name_forms(invalid, valid, base + 12_000, request)
+            + interpolated.string_forms(invalid, valid, language, base + 9800))
 
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
@@ -185,7 +188,9 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     search.run(forms.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]) + repeats.repeat_forms(gens, misread)
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid))
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_800)
-               + written.write_forms(search.tried, search.language))
+               + written.write_forms(search.tried, search.language)
+               + placed.request_context_forms(search.tried, search.invalid, search.request, search.language,
+                                              author.AUTHOR_ROOTS + 10_700))
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
