@@ -1293,6 +1293,21 @@ CASES = {
         ["println(\"deleted $id\")", "db.compileStatement(SQL)", "val t = \"id ${x.a}\""],
         request="no string templates in SQL passed to compileStatement() or prepareStatement()",
     ),
+    "a keyed element of a struct literal is the fact, the other fields free": Case(
+        "`&http.Transport{DisableKeepAlives: true}` in both invalid examples: the element `DisableKeepAlives: "
+        "true` in any literal (`keyed_element` with that key and value) also flags a literal that sets other "
+        "fields beside it; the pattern of the whole literal, ranked first, flagged only that one field alone.",
+        "go",
+        ["func newTransport() *http.Transport {\n\treturn &http.Transport{DisableKeepAlives: true}\n}",
+         "var tr = &http.Transport{DisableKeepAlives: true}"],
+        ["func newTransport() *http.Transport {\n\treturn &http.Transport{MaxIdleConns: 10}\n}",
+         "var tr = &http.Transport{DisableKeepAlives: false}"],
+        ["var t = &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}",
+         "func f() http.Transport {\n\treturn http.Transport{\n\t\tDisableKeepAlives: true,\n"
+         "\t\tIdleConnTimeout:   time.Second,\n\t}\n}"],
+        ["var t = &http.Transport{DisableKeepAlives: false, Proxy: p}", "var t = &http.Transport{}",
+         "func f(tr *http.Transport) bool { return tr.DisableKeepAlives }"],
+    ),
 }
 
 

@@ -36,6 +36,7 @@ from sgtools.workflows.suggest import (
     fixes,
     forms,
     interpolated,
+    keyed,
     listed,
     modifiers,
     namesakes,
@@ -278,7 +279,7 @@ def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
     """The best candidate per root; a bare leaf (one name or literal) only when no construct passed."""
     chosen: list[cands.Candidate] = []
     roots: set[int] = set()
-    constructs = written.writes_first(_inner_first([c for c in passing if not c.leaf]))
+    constructs = written.writes_first(keyed.elements_first(_inner_first([c for c in passing if not c.leaf])))
     for cand in constructs or passing:
         if cand.root_index in roots:
             continue

@@ -20,7 +20,7 @@ _ATOMIC_PARTS = ("string", "char", "comment", "regex", "heredoc")
 _ATOMIC_KINDS = frozenset({"variable_name", "simple_variable"})  # PHP `$x`: a name, though `$` is a token
 # A "literal" whose kind names a function (Go's `func_literal`, Kotlin's and Swift's `lambda_literal`) is code: the
 # matcher looks inside it (`go func() { t.Fatal(err) }()`), so its statements are roots and contexts like any other.
-_CODE_LITERAL = re.compile(r"func|lambda")
+_CODE_LITERAL = re.compile(r"func|lambda|composite")
 
 
 @dataclass(eq=False)
