@@ -32,6 +32,17 @@ class Case:
 
 
 CASES = {
+    "a kind both sides write, told apart by the token it opens with": Case(
+        "PHP's `array(...)` and `[...]` are both an `array_creation_expression`: the one opening with `array` "
+        "(`regex: ^array\\b`) is flagged wherever it stands, a nested one or one in a `return`, which no "
+        "pattern of the assignments or calls shown says; a short array and a function named `array_keys` stay fine.",
+        "php",
+        ["<?php\n$ids = array(1, 2, 3);", "<?php\nconfigure(array('debug' => true));"],
+        ["<?php\n$ids = [1, 2, 3];", "<?php\nconfigure(['debug' => true]);"],
+        ["<?php\nfunction none() {\n    return array();\n}", "<?php\n$m = [array('a'), 2];"],
+        ["<?php\nfunction none() {\n    return [];\n}", "<?php\n$k = array_keys($m);", "<?php\n$array = 1;"],
+        lambda doc: doc["rule"].get("kind") == "array_creation_expression",
+    ),
     "the new of one class name is said by its name, whatever its arguments": Case(
         "`new Object()` and `new Object(defaults)`: the `new` of that name by kind and name (`new_expression`, "
         "`constructor` `^Object$`) also flags `new Object` written without parentheses, which the pattern "

@@ -96,7 +96,10 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
     found = [{n.kind: n for n in e.nodes() if is_construct(n)} for e in invalid]
     in_valid = {kind for kind, _text in fine}
     for k, node in found[0].items():
-        if not all(k in f for f in found[1:]) or k in in_valid or not specific(k):
+        if not all(k in f for f in found[1:]) or not specific(k):
+            continue
+        if k in in_valid:
+            out.extend(_spelled(k, node, invalid, valid, start + len(out)))
             continue
         # A kind whose every node reads the same in every example (`pass`) is a token, not a construct.
         if all(n.text == node.text for e in invalid for n in e.nodes() if n.kind == k):
@@ -108,6 +111,19 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
         cand.holds_fine = _context_kind(k, invalid, fine) or _always_a_part(k, invalid)
         out.append(cand)
     return out
+
+
+def _spelled(k: str, node: Node, invalid: Sequence[Example], valid: Sequence[Example], index: int) -> list[Candidate]:
+    """A kind the valid examples write too, by the token its invalid nodes open (or close) with: `kind:
+    command_substitution`, `regex: ^``, beside `$(...)` (kinds.spelled_token). Not a list of modifiers, whose
+    first or last word is one of many in any order (modifiers.py says them by word), nor a whole function or
+    class, whose first word is whichever modifier it has (`function` beside `async function`)."""
+    told = not _QUALIFIER.search(k) and not whole_kind(k)
+    spelled = kinds.spelled_token(k, invalid, valid) if told else None
+    if spelled is None:
+        return []
+    note = f"flags every `{k}` written with `{spelled[0]}`; lets through the same problem written as another construct"
+    return [Candidate({"rule": {"kind": k, "regex": spelled[1]}}, Generalised.written(node, k), KIND_ONLY, index, note)]
 
 
 def _always_a_part(kind: str, invalid: Sequence[Example]) -> bool:

@@ -69,3 +69,36 @@ def shared_parts(kind: str, invalid: Sequence[Example]) -> list[tuple[str, str]]
                         and specific(c.kind) and not c.kind.endswith(PART_SUFFIXES) and c.kind not in PART_KINDS}
                 shared = held if shared is None else shared & held
     return sorted(shared or ())
+
+
+def _edge_tokens(kind: str, examples: Sequence[Example], at: int) -> set[str | None]:
+    """The token each node of `kind` opens (`at` 0) or closes (`at` -1) with; None for a node that opens or
+    closes with a named child (a name, an expression) instead."""
+    out: set[str | None] = set()
+    for e in examples:
+        for n in e.nodes():
+            if n.kind == kind and n.named and len(n.children) > 1:
+                edge = n.children[at]
+                out.add(None if edge.named or not edge.text.strip() else edge.text)
+    return out
+
+
+def spelled_token(kind: str, invalid: Sequence[Example], valid: Sequence[Example]) -> tuple[str, str] | None:
+    """A kind the valid examples write too, told apart by the token every invalid node of it opens with (else
+    closes with) and no valid one does: a backtick command substitution beside `$(...)`, `[ ... ]` beside `[[ ...
+    ]]`, `array(...)` beside `[...]`. A regex on the node; one that stops the token where a valid one goes on
+    (`^\\[([^\\[]|$)`: not `[[`). The token and the regex."""
+    for at in (0, -1):
+        mine, theirs = _edge_tokens(kind, invalid, at), _edge_tokens(kind, valid, at)
+        token = next(iter(mine)) if len(mine) == 1 else None
+        if token is None or not theirs or token in theirs:
+            continue
+        # The character after (before) the token in a valid one that goes on from it (`[[` from `[`).
+        longer = sorted({(t[len(token)] if at == 0 else t[-len(token) - 1]) for t in theirs if t is not None
+                         and len(t) > len(token) and (t.startswith(token) if at == 0 else t.endswith(token))})
+        word = r"\b" if re.fullmatch(r"\w+", token) else ""
+        if at == 0:
+            rest = f"([^{re.escape(''.join(longer))}]|$)" if longer else word
+            return token, f"^{re.escape(token)}{rest}"
+        return token, (f"(^|[^{re.escape(''.join(longer))}])" if longer else word) + f"{re.escape(token)}$"
+    return None
