@@ -1319,6 +1319,33 @@ CASES = {
         ["var t = &http.Transport{DisableKeepAlives: false, Proxy: p}", "var t = &http.Transport{}",
          "func f(tr *http.Transport) bool { return tr.DisableKeepAlives }"],
     ),
+    "a declaration of the name shown, without the modifier every valid one writes": Case(
+        "`ToString` declared without `override` beside the same method declared `override`: the "
+        "`method_declaration` named `^ToString$` with no `override` among its modifiers, whatever its body or "
+        "other modifiers, not the method shown as a pattern (which keeps its `public` and its body's shape).",
+        "csharp",
+        ["class User {\n    public string ToString() => Name;\n}",
+         "class Order {\n    public string ToString() {\n        return Id.ToString();\n    }\n}"],
+        ["class User {\n    public override string ToString() => Name;\n}",
+         "class Order {\n    public override string ToString() {\n        return Id.ToString();\n    }\n}"],
+        ["class P {\n    public new string ToString() => \"p\";\n}",
+         "class Q {\n    string ToString() { return Q; }\n}"],
+        ["class R {\n    public override string ToString() => base.ToString();\n}",
+         "class S {\n    public string Format() => \"s\";\n}", "var t = x.ToString();"],
+    ),
+    "declarations without the modifier every valid one writes, whatever their names": Case(
+        "Two utility methods declared without `static` beside the same ones declared `static`: every "
+        "`method_declaration` without `static` among its modifiers, with a plain name, not a pattern of the "
+        "methods shown (their bodies, their `public`).",
+        "java",
+        ["class StrUtil {\n  public String trim(String s) {\n    return s.strip();\n  }\n}",
+         "class MathUtil {\n  public int sq(int x) {\n    return x * x;\n  }\n}"],
+        ["class StrUtil {\n  public static String trim(String s) {\n    return s.strip();\n  }\n}",
+         "class MathUtil {\n  public static int sq(int x) {\n    return x * x;\n  }\n}"],
+        ["class IoUtil {\n  public void close(Closeable c) {\n    try { c.close(); } catch (IOException e) {}\n  }\n}",
+         "class X {\n  int f() { return 1; }\n}"],
+        ["class Y {\n  static int g() { return 2; }\n}", "class Z {\n  private static final int N = 1;\n}"],
+    ),
 }
 
 

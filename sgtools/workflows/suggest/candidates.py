@@ -90,6 +90,7 @@ class Candidate:
     anywhere: bool = False  # a kind held anywhere inside a call: after what the call passes at one place
     anchored: bool = False  # inside the construct every example is about (`tuple` in an `assert`): just before it
     placed: bool = False  # a kind alone inside the call the request names (placed.py): as a context of its own
+    unnamed: bool = False  # a declaration by a modifier it lacks, whatever its name: after one by its name too
     shape: bool = False  # only the kinds of a construct and its field children (shapes.py): a near miss, never kept
     flag: bool = False  # a call without the flag every valid call passes (`true`): before a pattern of its arity
 
@@ -196,7 +197,21 @@ def _named_tier(cand: Candidate) -> float:
         return 0.8
     if form == FIELD and _made_by_name(cand):
         return 0.99
-    return {COMMENT: 0, FIELD: 3, MODIFIER: 2, DECLARED: 2, UNION: 3.9}.get(form, 3)
+    if form == DECLARED:
+        return _declared_tier(cand)
+    return {COMMENT: 0, FIELD: 3, MODIFIER: 2, UNION: 3.9}.get(form, 3)
+
+
+def _declared_tier(cand: Candidate) -> float:
+    """A declaration by a name convention (`^get_`, the names the request lists) or by a modifier it lacks beside
+    the same name: before the patterns that copy the declaration shown. One name whole, which the valid examples
+    may have just named otherwise, as a modifier word; one lacking a modifier whatever its name, before the code
+    inside a context (a `return` in a function not `local`) but after patterns of real code."""
+    rule = cand.body["rule"]
+    if cand.unnamed:
+        return 1.9
+    whole = re.fullmatch(r"\^[\w$]+\$", str(rule.get("has", {}).get("regex", ""))) is not None
+    return 2 if whole and "not" not in rule else 0.9
 
 
 def _made_by_name(cand: Candidate) -> bool:

@@ -17,6 +17,7 @@ from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import ACCESS_KINDS, DECLARED, Candidate
 from sgtools.workflows.suggest.contexts import word_end, word_start
 from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.modifiers import words
 from sgtools.workflows.suggest.tree import Example, Node
 
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -90,36 +91,101 @@ def _slot(nodes: Sequence[Node]) -> dict[str, Any] | None:
     return {"kind": lists[0].kind, "inside": {"kind": holders.pop(), "field": lists[0].role}}
 
 
+def _lacks(node: Node) -> dict[str, dict[str, Any]]:
+    """The modifier words a declaration writes, each with the clause that finds it: one of its modifier children
+    (Swift's `weak` in `modifiers`: `has: {kind: modifiers, regex: \\bweak\\b}`), or a keyword it opens with
+    (Lua's `local function`: `regex: ^local\\b`); annotations are not modifier words."""
+    out: dict[str, dict[str, Any]] = {}
+    for c in node.children:
+        if c.named and "modifier" in c.kind:
+            out.update({w: {"has": {"kind": c.kind, "regex": rf"\b{w}\b"}} for w in sorted(words(c))})
+    for c in node.children:
+        if c.named:
+            break
+        if re.fullmatch(r"[a-z]\w*", c.text):
+            out.setdefault(c.text, {"regex": rf"^{c.text}\b"})
+    return out
+
+
+def _missing(told: Sequence[Node], groups: Sequence[Sequence[Node]]) -> list[tuple[str, dict[str, Any]]]:
+    """The modifier words every `told` declaration writes and none of `groups` does, with their clauses, where
+    each group holds a declaration that a `told` one is with the word added and nothing else changed: the word is
+    the point, not one that comes with other changes (an `async` function that also awaits)."""
+    held = [_lacks(n) for n in told]
+    if not held:
+        return []
+    shared = set.intersection(*(set(h) for h in held)) - set().union(*(set(_lacks(n)) for g in groups for n in g))
+    return [(w, held[0][w]) for w in sorted(shared)
+            if all(any(_only(w, n, told) for n in g) for g in groups)]
+
+
+def _only(word: str, node: Node, told: Sequence[Node]) -> bool:
+    """A `told` declaration is `node` with `word` added, all else written alike."""
+    flat = " ".join(node.text.split())
+    return any(" ".join(re.sub(rf"\b{word}\b", "", t.text, count=1).split()) == flat for t in told)
+
+
 def name_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int,
                request: str | None = None) -> list[Candidate]:
     """`kind: D` + `has: {field: name, regex}` for each declaration kind every invalid example has, by the names
-    one of its declarations in each writes, where no valid declaration of the kind has such a name."""
+    one of its declarations in each writes: where no valid declaration of the kind has such a name, or where
+    those that do all write a modifier word the invalid ones lack (`weak`), with `not` it. And, whatever their
+    names, the declarations of the kind without the modifier word every valid one writes (Lua's `local`)."""
     per, fine = _by_kind(invalid), _by_kind(valid)
     listed = set(re.findall(r"\w+", request or ""))
     out: list[Candidate] = []
     seen: set[str] = set()
     for kind in per[0] if per else {}:
         groups = [found.get(kind, []) for found in per]
-        fine_names = {_name(n) for found in fine for n in found.get(kind, [])}
-        choices = list(itertools.islice(itertools.product(*groups), _MAX_CHOICES))
-        for chosen in choices:
+        fine_nodes = [n for found in fine for n in found.get(kind, [])]
+        for chosen in itertools.islice(itertools.product(*groups), _MAX_CHOICES):
             for regex in _regexes([_name(n) for n in chosen], listed):
-                if regex in seen or any(re.search(regex, f) for f in fine_names):
-                    continue
-                seen.add(regex)
-                out.append(_candidate(kind, regex, chosen, start + len(out)))
+                told = [n for n in fine_nodes if re.search(regex, _name(n))]
+                lacking = _missing(told, [[n] for n in chosen]) if told else [("", {})]
+                for word, clause in lacking:
+                    if f"{kind} {regex} {word}" not in seen:
+                        seen.add(f"{kind} {regex} {word}")
+                        out.append(_candidate(kind, regex, chosen, start + len(out), (word, clause)))
+        out.extend(_unnamed(kind, groups, fine_nodes, start + len(out)))
     return out
 
 
-def _candidate(kind: str, regex: str, chosen: Sequence[Node], index: int) -> Candidate:
+def _unnamed(kind: str, groups: Sequence[Sequence[Node]], fine_nodes: Sequence[Node],
+             start: int) -> list[Candidate]:
+    """The declarations of `kind` without a modifier word every valid one writes, whatever their names, with the
+    kind of name the invalid ones declare (a plain `identifier`: Lua's `function M.f` can take no `local`)."""
+    out: list[Candidate] = []
+    if len({id(_root(n)) for n in fine_nodes}) < 2:
+        return out  # one valid example is no evidence of what every fine declaration writes
+    for word, clause in _missing(fine_nodes, groups):
+        named = {d.kind for g in groups for n in g if (d := _declared(n)) is not None}
+        cand = _candidate(kind, None, [g[0] for g in groups], start + len(out), (word, clause))
+        if len(named) == 1:
+            cand.body["rule"]["has"] = {**cand.body["rule"]["has"], "kind": named.pop()}
+        out.append(cand)
+    return out
+
+
+def _root(node: Node) -> Node:
+    return ([node, *node.ancestors()])[-1]
+
+
+def _candidate(kind: str, regex: str | None, chosen: Sequence[Node], index: int,
+               lacking: tuple[str, dict[str, Any]]) -> Candidate:
     role = _declared(chosen[0])
-    rule: dict[str, Any] = {"kind": kind, "has": {"field": role.role if role is not None else "name",
-                                                  "regex": regex}}
+    has: dict[str, Any] = {"field": role.role if role is not None else "name"}
+    rule: dict[str, Any] = {"kind": kind, "has": {**has, "regex": regex} if regex else has}
     slot = _slot(chosen)
     where = ""
     if slot is not None:
         rule["inside"] = slot
         where = f" in a `{slot['inside']['kind']}`'s `{slot['inside']['field']}`"
-    note = (f"flags every `{kind}`{where} whose name matches `{regex}`; lets through the same declaration under "
-            "another name")
-    return Candidate({"rule": rule}, Generalised.written(chosen[0], f"{kind} {regex}"), DECLARED, index, note)
+    word, clause = lacking
+    if word:
+        rule["not"] = clause
+        where += f" not declared `{word}`"
+    named = f" whose name matches `{regex}`" if regex else ""
+    note = f"flags every `{kind}`{where}{named}; lets through the same declaration under another name"
+    shown = " ".join(p for p in (kind, regex, f"not {word}" if word else "") if p)
+    return Candidate({"rule": rule}, Generalised.written(chosen[0], shown), DECLARED, index, note,
+                     unnamed=regex is None)

@@ -22,7 +22,8 @@ def _outer_modifiers(example: Example) -> list[Node]:
             and "modifier" not in n.parent.kind]
 
 
-def _words(node: Node) -> set[str]:
+def words(node: Node) -> set[str]:
+    """The modifier words a modifier node writes, not its annotations."""
     return set(re.findall(r"[A-Za-z_]\w*", _ANNOTATION.sub(" ", node.text)))
 
 
@@ -41,11 +42,11 @@ def modifier_forms(invalid: Sequence[Example], valid: Sequence[Example], start: 
     per = [_outer_modifiers(e) for e in invalid]
     if not all(per):
         return []
-    shared = set.intersection(*(set().union(*(_words(n) for n in ns)) for ns in per))
-    fine = set().union(*(_words(n) for e in valid for n in _outer_modifiers(e)))
+    shared = set.intersection(*(set().union(*(words(n) for n in ns)) for ns in per))
+    fine = set().union(*(words(n) for e in valid for n in _outer_modifiers(e)))
     out: list[Candidate] = []
     for word in sorted(shared - fine):
-        holders = [[n for n in ns if word in _words(n)] for ns in per]
+        holders = [[n for n in ns if word in words(n)] for ns in per]
         alone = _alone(word, holders)
         if alone is not None:
             out.append(Candidate({"rule": {"kind": alone.kind, "regex": rf"^{word}$"}},
