@@ -32,6 +32,18 @@ class Case:
 
 
 CASES = {
+    "types of one kind, a different one in each example, by their names and the request's list": Case(
+        "`Integer` in one invalid example and `Long` in the other, beside `int` and `long`: the types by name "
+        "(`type_identifier` `^(Integer|Long|Double)$`, the request's whole list), wherever they are written, a "
+        "parameter too; not `Integer.parseInt`, nor a primitive.",
+        "java",
+        ["class A {\n  Integer total = 0;\n}", "class B {\n  Long size() {\n    return 1L;\n  }\n}"],
+        ["class A {\n  int total = 0;\n}", "class B {\n  long size() {\n    return 1L;\n  }\n}"],
+        ["class C {\n  void f(Double d) {}\n}", "class D {\n  void g() {\n    Integer x = y;\n  }\n}"],
+        ["class C {\n  void f(double d) {}\n}", "class D {\n  int n = Integer.parseInt(s);\n}",
+         "class E {\n  String s = \"\";\n}"],
+        request="use int, long and double, not Integer, Long or Double",
+    ),
     "a kind both sides write, told apart by the token it opens with": Case(
         "PHP's `array(...)` and `[...]` are both an `array_creation_expression`: the one opening with `array` "
         "(`regex: ^array\\b`) is flagged wherever it stands, a nested one or one in a `return`, which no "

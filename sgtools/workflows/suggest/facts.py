@@ -50,6 +50,26 @@ def _type_leaves(invalid: Sequence[Example], fine: set[tuple[str, str]], start: 
     return out
 
 
+def _type_family(invalid: Sequence[Example], fine: set[tuple[str, str]], start: int) -> list[Candidate]:
+    """Types of one kind each invalid example names, a different one in each, that no valid example writes
+    (`String` in one, `Number` in the other, beside `string` and `number`): the types by name, `kind` + `regex`
+    `^(String|Number)$`, wherever they are written. Not where some type is named in every invalid example (a type
+    by name says that one)."""
+    written = {text for _kind, text in fine}
+    per = [{(n.kind, n.text): n for n in e.nodes() if _type_name(n) and n.text not in written} for e in invalid]
+    kinds = {k for found in per for k, _text in found}
+    if len(invalid) < 2 or not all(per) or len(kinds) != 1 or set.intersection(*(set(f) for f in per)):
+        return []
+    names = list(dict.fromkeys(text for found in per for _kind, text in found))
+    if len(names) > len(invalid) + 1:
+        return []  # more new types than examples: what the examples happened to declare, not the point
+    kind, node = next(iter(per[0])), next(iter(per[0].values()))
+    regex = "^(" + "|".join(map(re.escape, names)) + ")$"
+    note = f"flags the types {', '.join(f'`{n}`' for n in names)} wherever they are written; lets through others"
+    return [Candidate({"rule": {"kind": kind[0], "regex": regex}}, Generalised.written(node, f"{kind[0]} {regex}"),
+                      LEAF_KIND, start, note)]
+
+
 def _placed(invalid: Sequence[Example], leaf: tuple[str, str], fine_kinds: set[str]) -> tuple[bool, bool]:
     """Where a type is written. Within: in the same construct of its own every time (`catch (Throwable t)`), one
     the valid examples also use with another type: that construct with the type is the point, not the type
@@ -90,7 +110,8 @@ def _context_kind(kind: str, invalid: Sequence[Example], fine: set[tuple[str, st
 def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
     """A node kind every invalid example has and no valid example has: `kind: K` alone (and a type by name)."""
     fine = {(n.kind, n.text) for e in valid for n in e.nodes()}
-    out = _type_leaves(invalid, fine, start + 500) + _bare_names(invalid, fine, start + 700)
+    out = (_type_leaves(invalid, fine, start + 500) + _type_family(invalid, fine, start + 600)
+           + _bare_names(invalid, fine, start + 700))
     if len(invalid) < 2:  # one example is no evidence that every node of its kind is wrong
         return out
     found = [{n.kind: n for n in e.nodes() if is_construct(n)} for e in invalid]

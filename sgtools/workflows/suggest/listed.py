@@ -1,7 +1,8 @@
 """A request's list of names as one family (issue 29): "not ArrayList(), HashMap(), HashSet()" with examples that
 each write one of them asks about every name listed, not only those shown. A call by a name regex of the names
-shown (`^(ArrayList|HashMap)$`, callnames.py) is said with the whole list the request writes them in, when every
-name shown is in that list and no valid example writes any name of it."""
+shown (`^(ArrayList|HashMap)$`, callnames.py), or a type by the names shown (`^(String|Number)$`, facts.py), is
+said with the whole list the request writes them in, when every name shown is in that list and no valid example
+writes any name of it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from sgtools.workflows.suggest.asked import code_tokens
-from sgtools.workflows.suggest.candidates import FIELD, Candidate
+from sgtools.workflows.suggest.candidates import FIELD, LEAF_KIND, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example
 
@@ -57,7 +58,7 @@ def _regexes(rule: Any) -> list[str]:
 
 def widened(passing: Sequence[Candidate], request: str | None,
             valid: Sequence[Example]) -> list[tuple[Candidate, Candidate]]:
-    """Each call by a literal name regex whose names the request lists with others no valid example writes, said
+    """Each call or type by a literal name regex whose names the request lists with others no valid example writes, said
     with the whole list (`^(ArrayList|HashMap|HashSet)$`): each with its widened copy, to be verified."""
     lists = request_lists(request)
     if not lists:
@@ -65,7 +66,7 @@ def widened(passing: Sequence[Candidate], request: str | None,
     written = set().union(*(code_tokens(e) for e in valid)) if valid else set()
     out: list[tuple[Candidate, Candidate]] = []
     for cand in passing:
-        found = _regexes(cand.body.get("rule")) if cand.form == FIELD else []
+        found = _regexes(cand.body.get("rule")) if cand.form in (FIELD, LEAF_KIND) else []
         shown = _shown(found[0]) if len(found) == 1 else None
         family = next((ls for ls in lists if shown and set(shown) <= set(ls) and len(ls) > len(shown)), None)
         if shown is None or family is None or any(n.split(".")[-1] in written for n in family):
