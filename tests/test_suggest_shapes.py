@@ -1358,6 +1358,25 @@ CASES = {
          "class X {\n  int f() { return 1; }\n}"],
         ["class Y {\n  static int g() { return 2; }\n}", "class Z {\n  private static final int N = 1;\n}"],
     ),
+    "a field set to a literal in a struct literal is also that field set by an assignment": Case(
+        "`HttpOnly: false` in a bigger `http.Cookie` literal in both invalid examples, `HttpOnly: true` in the valid "
+        "ones: the element by its key and value in any literal, whatever fields stand beside it, and the same field "
+        "set by an assignment (`c.HttpOnly = false`); not reading it, and not setting it to `true`.",
+        "go",
+        ["func login(w http.ResponseWriter) {\n\tc := &http.Cookie{Name: \"sid\", HttpOnly: false}\n"
+         "\thttp.SetCookie(w, c)\n}",
+         "func remember(w http.ResponseWriter, v string) {\n"
+         "\thttp.SetCookie(w, &http.Cookie{Name: \"me\", Value: v, HttpOnly: false})\n}"],
+        ["func login(w http.ResponseWriter) {\n\tc := &http.Cookie{Name: \"sid\", HttpOnly: true}\n"
+         "\thttp.SetCookie(w, c)\n}",
+         "func remember(w http.ResponseWriter, v string) {\n"
+         "\thttp.SetCookie(w, &http.Cookie{Name: \"me\", Value: v, HttpOnly: true})\n}"],
+        ["func relax(c *http.Cookie) {\n\tc.HttpOnly = false\n}",
+         "var c = http.Cookie{HttpOnly: false, Secure: true}"],
+        ["func harden(c *http.Cookie) {\n\tc.HttpOnly = true\n}",
+         "func check(c *http.Cookie) {\n\tif !c.HttpOnly {\n\t\twarn()\n\t}\n}",
+         "var c = &http.Cookie{Name: \"x\", HttpOnly: true}"],
+    ),
 }
 
 

@@ -1,15 +1,19 @@
 """A keyed element of a bigger literal is the fact (issue 29): `&tls.Config{InsecureSkipVerify: true}` in every
 invalid example means the element `InsecureSkipVerify: true` in any such literal, whatever other fields stand
 beside it; the pattern of the whole literal flags only a literal holding that one element and nothing else. An
-author writes the element with everything around it free."""
+author writes the element with everything around it free, and, where the key is a field set to a literal, the same
+field set by an assignment (`cfg.InsecureSkipVerify = true`): both are the field set to that value."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from sgtools.workflows.suggest.author import call_like
-from sgtools.workflows.suggest.candidates import KIND_ONLY, Candidate
-from sgtools.workflows.suggest.tree import Node
+from sgtools.workflows.suggest.candidates import CHILD, KIND_ONLY, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.tree import Example, Node
 
 # A key with its value inside a literal, whatever the grammar calls it: Go's `keyed_element`, a JavaScript,
 # Python or Ruby `pair`, Rust's `field_initializer`, C's `initializer_pair`, PHP's `array_element_initializer`.
@@ -40,14 +44,81 @@ def _within_literal(element: Node, root: Node) -> bool:
 
 def elements_first(passing: list[Candidate]) -> list[Candidate]:
     """When the best candidate is a pattern of a whole literal and a candidate of one keyed element inside it
-    separates as well, the element goes first: the other fields of such a literal are free."""
-    if not passing or passing[0].form >= KIND_ONLY or _keyed(passing[0].gen.root):
+    separates as well, the element goes first: the other fields of such a literal are free. Of an element's
+    candidates, the one keeping its key and value as written, with the field's assignment where that verified."""
+    if not passing:
         return passing
     root = passing[0].gen.root
-    elements = [c for c in passing[1:] if _keyed(c.gen.root) and _within_literal(c.gen.root, root)]
+    if _keyed(root):
+        elements = [c for c in passing if c.gen.root is root]
+    elif passing[0].form < KIND_ONLY:
+        elements = [c for c in passing[1:] if _keyed(c.gen.root) and _within_literal(c.gen.root, root)]
+    else:
+        return passing
     if not elements:
         return passing
-    # The one that keeps the key and the value as written (`InsecureSkipVerify` and `true`): the value is the fact.
-    element = next((c for c in elements if all(re.escape(leaf.text) in str(c.body) for leaf in _leaves(c.gen.root))),
-                   elements[0])
+    # The one that keeps the key and the value as written (`InsecureSkipVerify` and `true`): the value is the fact;
+    # with the field's assignment too, when that verified.
+    whole = [c for c in elements if all(re.escape(leaf.text) in str(c.body) for leaf in _leaves(c.gen.root))]
+    element = next((c for c in whole if _TARGET in str(c.body)), whole[0] if whole else elements[0])
     return [element, *(c for c in passing if c is not element)]
+
+
+_TARGET = "$TARGET"
+# A value a field is set to that reads the same in an assignment: a boolean, null, number or string.
+_LITERAL = re.compile(r"true|false|bool|null|nil|none|int|float|number|string")
+
+
+def _field_set(element: Node) -> tuple[str, str] | None:
+    """(field, value) of an element that sets a field by its bare name to a literal (`InsecureSkipVerify: true`);
+    None for a quoted or computed key, or a value that is code."""
+    parts = element.named_children()
+    if len(parts) < 2 or not re.fullmatch(r"[A-Za-z_]\w*", parts[0].text):
+        return None
+    value = parts[-1]
+    while len(value.children) == 1 and not value.atomic:  # Go's `literal_element` around the value
+        value = value.children[0]
+    if not value.atomic or not _LITERAL.search(value.kind) or "\n" in value.text:
+        return None
+    return parts[0].text, value.text
+
+
+def _said(part: Node) -> dict[str, Any]:
+    """One part of an element as its field (else its kind) and its text."""
+    where: dict[str, Any] = {"field": part.role} if part.role else {"kind": part.kind}
+    return {**where, "regex": f"^{re.escape(part.text)}$"}
+
+
+def _key_value(element: Node) -> tuple[Node, Node] | None:
+    parts = element.named_children()
+    if len(parts) < 2 or "\n" in element.text:
+        return None
+    return parts[0], parts[-1]
+
+
+def element_forms(pivot: Example, invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
+    """Each keyed element of the pivot that every invalid example writes as it is (key and value) and no valid one
+    does: the element by its kind, key and value (`keyed_element` with `InsecureSkipVerify` and `true`), and, where
+    the key is a field set to a literal, with that field set by an assignment (`any` of both), a copy of its own."""
+    out: list[Candidate] = []
+    for node in pivot.nodes():
+        found = _key_value(node) if _keyed(node) else None
+        if found is None:
+            continue
+        texts = (node.kind, found[0].text, found[1].text)
+
+        def writes(e: Example, texts: tuple[str, str, str] = texts) -> bool:
+            return any(_keyed(n) and (kv := _key_value(n)) is not None and (n.kind, kv[0].text, kv[1].text) == texts
+                       for n in e.nodes())
+        if not all(writes(e) for e in invalid) or any(writes(e) for e in valid):
+            continue
+        rule: dict[str, Any] = {"kind": node.kind, "all": [{"has": _said(p)} for p in found]}
+        gen = Generalised.written(node, f"{node.kind} {found[0].text}: {found[1].text}")
+        note = f"flags `{found[0].text}: {found[1].text}` in any literal, whatever else it holds"
+        out.append(Candidate({"rule": rule}, gen, CHILD, start + len(out), note))
+        field = _field_set(node)
+        if field is not None:
+            both = {"any": [rule, {"pattern": f"{_TARGET}.{field[0]} = {field[1]}"}]}
+            out.append(Candidate({"rule": both}, gen, CHILD, out[-1].root_index,
+                                 f"{note}; also `{field[0]}` set to `{field[1]}` by an assignment"))
+    return out

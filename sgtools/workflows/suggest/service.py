@@ -182,7 +182,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
     search.run(forms.plain_forms(gens, language=search.language)
                + _authored(search.invalid, valid_trees, search.language, search.request)
-               + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600))
+               + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600)
+               + keyed.element_forms(pivot, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9650))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
