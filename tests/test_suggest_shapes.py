@@ -1377,6 +1377,23 @@ CASES = {
          "func check(c *http.Cookie) {\n\tif !c.HttpOnly {\n\t\twarn()\n\t}\n}",
          "var c = &http.Cookie{Name: \"x\", HttpOnly: true}"],
     ),
+    "a name of the request's list, in the context the valid examples use it outside": Case(
+        "\"no strlen() or wcslen() in a for loop's condition\" with `strlen` in both conditions and the valid "
+        "examples calling it before the loop: the call by the request's whole list of names (`^(strlen|wcslen)$`) "
+        "inside the condition, though the valid examples write `strlen` too (outside it).",
+        "c",
+        ["void up(char *s) {\n    for (size_t i = 0; i < strlen(s); i++) s[i] = toupper(s[i]);\n}",
+         "int count(const char *t) {\n    int c = 0;\n    for (size_t j = 0; strlen(t) > j; j++) c += t[j] == ' ';\n"
+         "    return c;\n}"],
+        ["void up(char *s) {\n    size_t n = strlen(s);\n    for (size_t i = 0; i < n; i++) s[i] = toupper(s[i]);\n}",
+         "int count(const char *t) {\n    int c = 0;\n"
+         "    for (size_t j = 0, m = strlen(t); m > j; j++) c += t[j] == ' ';\n    return c;\n}"],
+        ["void w(wchar_t *w) {\n    for (int k = 0; k < wcslen(w); k++) put(w[k]);\n}",
+         "void f(char *s) {\n    for (int i = 0; i + 1 < strlen(s); i++) g(s[i]);\n}"],
+        ["void w(wchar_t *w) {\n    size_t n = wcslen(w);\n    for (size_t k = 0; k < n; k++) put(w[k]);\n}",
+         "void t(char *b) {\n    while (strlen(b) > 0) b[strlen(b) - 1] = 0;\n}"],
+        request="no strlen() or wcslen() in a for loop's condition, compute the length once before the loop",
+    ),
 }
 
 

@@ -2,7 +2,8 @@
 each write one of them asks about every name listed, not only those shown. A call by a name regex of the names
 shown (`^(ArrayList|HashMap)$`, callnames.py), or a type by the names shown (`^(String|Number)$`, facts.py), is
 said with the whole list the request writes them in, when every name shown is in that list and no valid example
-writes any name of it."""
+writes a name of it the invalid examples do not show: one they show, the valid examples may write where the rule
+does not flag it (`count()` before a loop, where the rule flags it in the loop's condition)."""
 
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ def widened(passing: Sequence[Candidate], request: str | None,
         found = _regexes(cand.body.get("rule")) if cand.form in (FIELD, LEAF_KIND) else []
         shown = _shown(found[0]) if len(found) == 1 else None
         family = next((ls for ls in lists if shown and set(shown) <= set(ls) and len(ls) > len(shown)), None)
-        if shown is None or family is None or any(n.split(".")[-1] in written for n in family):
+        if shown is None or family is None or any(n.split(".")[-1] in written for n in family if n not in shown):
             continue
         regex = "^(" + "|".join(re.escape(n) for n in family) + ")$"
         body = json.loads(json.dumps(cand.body).replace(json.dumps(found[0]), json.dumps(regex)))
