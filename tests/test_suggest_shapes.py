@@ -1394,6 +1394,22 @@ CASES = {
          "void t(char *b) {\n    while (strlen(b) > 0) b[strlen(b) - 1] = 0;\n}"],
         request="no strlen() or wcslen() in a for loop's condition, compute the length once before the loop",
     ),
+    "a call written with no arguments where every valid one passes some, by its name": Case(
+        "`preconditionFailure()` beside `preconditionFailure(\"why\")`: the call by its name with an empty list "
+        "(`has` the `value_arguments`, `regex: ^\\(\\s*\\)$`) also flags it qualified by its module and spaced; "
+        "the pattern `preconditionFailure()`, ranked first, let `Swift.preconditionFailure()` through.",
+        "swift",
+        ["func load(_ name: String) -> Data {\n    guard let d = cache[name] else { preconditionFailure() }\n"
+         "    return d\n}",
+         "override func viewDidLoad() {\n    super.viewDidLoad()\n    if table == nil {\n"
+         "        preconditionFailure()\n    }\n}"],
+        ["func load(_ name: String) -> Data {\n"
+         "    guard let d = cache[name] else { preconditionFailure(\"no \\(name) in cache\") }\n    return d\n}",
+         "override func viewDidLoad() {\n    super.viewDidLoad()\n    if table == nil {\n"
+         "        preconditionFailure(\"table outlet not connected\")\n    }\n}"],
+        ["let x = items.first ?? Swift.preconditionFailure()", "func f() -> Int {\n    preconditionFailure( )\n}"],
+        ["preconditionFailure(reason)", "func myPreconditionFailure() {}", "checkPreconditionFailure()"],
+    ),
 }
 
 

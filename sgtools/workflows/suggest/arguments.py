@@ -209,3 +209,55 @@ def literal_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
             out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note,
                                  flag=True))
     return out
+
+
+def _list_path(call: Node) -> tuple[list[Node], Node] | None:
+    """The call's own argument list and the nodes from the call down to it: a direct child, or the child of a
+    suffix (Swift's and Kotlin's `call_suffix` around `value_arguments`); None when it has none of its own."""
+    if not call_like(call.kind):
+        return None
+    direct = _argument_list(call)
+    if direct is not None:
+        return [direct], direct
+    for child in call.named_children():
+        inner = _argument_list(child) if "suffix" in child.kind else None
+        if inner is not None:
+            return [child, inner], inner
+    return None
+
+
+def _items(args: Node) -> list[Node]:
+    return [a for a in args.named_children() if "comment" not in a.kind]
+
+
+def _down(path: list[Node], rule: dict[str, Any]) -> dict[str, Any]:
+    """`rule` on the last node of `path`, said from the call: each step by its field, else its kind."""
+    for node in reversed(path):
+        rule = {"has": {**({"field": node.role} if node.role else {"kind": node.kind}), **rule}}
+    return rule
+
+
+def empty_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                valid: Sequence[Example], start: int) -> list[Candidate]:
+    r"""A call (a pattern, or a name regex of one name) that flags valid code too, written with no arguments in every
+    invalid example and with some in every valid one (`fatalError()` beside `fatalError("why")`): the empty list
+    is the fact, said on the call by its name (`has` the list, `regex: ^\(\s*\)$`), so a namespaced or spaced
+    `Swift.fatalError( )` is flagged too. Not on a list of names: two calls paired by their empty lists (`rand()`
+    with `play()`) are no one call."""
+    out: list[Candidate] = []
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        paths = [_list_path(n) for n in [*bad, *good]]
+        known = [p for p in paths if p is not None]
+        if len(known) != len(paths) or any(_items(p[1]) for p in known[:len(bad)]) or not all(
+                _items(p[1]) for p in known[len(bad):]):
+            continue
+        kinds = {tuple((n.role, n.kind) for n in p[0]) for p in known}
+        if len(kinds) != 1:
+            continue  # the lists are not at one place
+        rule = {"all": [cand.body["rule"], _down(known[0][0], {"regex": r"^\(\s*\)$"})]}
+        if any(o.body["rule"] == rule for o in out):
+            continue
+        note = "flags it only when called with no arguments; lets through the same call given any"
+        out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note, flag=True,
+                             namespaced=cand.namespaced))
+    return out

@@ -145,7 +145,9 @@ def _author_tier(cand: Candidate) -> float:
     if form == INSIDE:
         return 3 if cand.leaf else _inside_tier(cand)
     if cand.flag:
-        return 0.9  # `f($$$ARGS)` without the `true` every valid call adds: `f($A)` only counts the arguments
+        # `f($$$ARGS)` without the `true` every valid call adds: `f($A)` only counts the arguments; a name also
+        # written with its namespace before the name as shown (`Swift.fatalError()`).
+        return 0.85 if cand.namespaced else 0.9
     if form in (ARGUMENT, INSIDE_TEXT):
         # Where the code is wrong (`inside`) before where it is fine (`not: inside`, from the valid side).
         negated = form == INSIDE_TEXT and "not" in cand.body["rule"].get("all", [{}])[-1]

@@ -238,6 +238,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + author.argument_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4000)
                + arguments.argument_kind_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4500)
                + arguments.literal_forms(misses + named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4700)
+               + arguments.empty_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 4800)
                + author.context_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 5000)
                + around.held_kind_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6000)
                + around.bounded_held_forms(named, search.invalid, valid_trees, author.AUTHOR_ROOTS + 6500)
