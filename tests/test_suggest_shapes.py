@@ -32,6 +32,22 @@ class Case:
 
 
 CASES = {
+    "a format verb passed at whatever position, in calls one letter apart": Case(
+        "`printf` and `fprintf` passing `%n` in their format, the first argument of one and the second of the "
+        "other, beside the same calls with `%p`: the calls of the family one letter in front tells apart "
+        "(`^\\w?printf$`, so `sprintf` too) with a string holding `%n` at any position; not `snprintf`, nor a "
+        "format without `%n`.",
+        "c",
+        ["void f(const char *s) {\n    int n;\n    printf(\"%s%n\", s, &n);\n}",
+         "void g(FILE *out) {\n    int k;\n    fprintf(out, \"%n\", &k);\n}"],
+        ["void f(const char *s) {\n    int n;\n    printf(\"%s%p\", s, &n);\n}",
+         "void g(FILE *out) {\n    int k;\n    fprintf(out, \"%p\", &k);\n}"],
+        ["void h(char *buf, int x, int *n) {\n    sprintf(buf, \"%d%n\", x, n);\n}",
+         "int main(void) {\n    int n;\n    printf(\"a%nb\", &n);\n    return n;\n}"],
+        ["void h(char *buf, int x) {\n    snprintf(buf, 8, \"%d\", x);\n}",
+         "int main(void) {\n    printf(\"%d\\n\", 1);\n    return 0;\n}",
+         "void p(FILE *f) {\n    fputs(\"%n\", f);\n}"],
+    ),
     "types of one kind, a different one in each example, by their names and the request's list": Case(
         "`Integer` in one invalid example and `Long` in the other, beside `int` and `long`: the types by name "
         "(`type_identifier` `^(Integer|Long|Double)$`, the request's whole list), wherever they are written, a "

@@ -111,9 +111,11 @@ def _value(arg: Node) -> Node:
     return inner[0] if "argument" in arg.kind and len(inner) == 1 else arg
 
 
-def _token_fact(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], int, str] | None:
-    """(position, token): a string passed at one position by every call, holding a token (a format verb `%v`,
-    a word) in every invalid call and in no valid one: `fmt.Errorf("load: %v", err)` beside `"%w"`."""
+def _token_fact(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """(where, the argument, token): a string passed at one position by every call, holding a token (a format
+    verb `%v`, a word) in every invalid call and in no valid one: `fmt.Errorf("load: %v", err)` beside `"%w"`;
+    else a string of one kind passed anywhere in the list (`scanf("%s", x)` and `sscanf(line, "%s = %d", ...)`
+    beside `%31s`: the format is the first argument of one and the second of the other)."""
     lists = [_argument_list(n) for n in [*bad, *good]]
     if any(x is None for x in lists):
         return None
@@ -129,8 +131,22 @@ def _token_fact(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], int,
         tokens = [set(_TOKEN.findall(v[i].text)) for v in values]
         shared = set.intersection(*tokens[:len(bad)]) - set().union(*tokens[len(bad):])
         if shared:
-            return where, i + 1, max(shared, key=lambda t: (t.startswith("%"), len(t)))
-    return None
+            return where, {"nthChild": i + 1}, max(shared, key=lambda t: (t.startswith("%"), len(t)))
+    return _anywhere(where, values, len(bad))
+
+
+def _anywhere(where: dict[str, Any], values: list[list[Node]], n_bad: int) -> tuple[dict[str, Any], dict[str, Any],
+                                                                                  str] | None:
+    """A format verb every invalid call passes in a string of one kind, at whatever position, and no valid call
+    passes in any string: the string by its kind and the verb."""
+    strings = [[v for v in vs if "string" in v.kind] for vs in values]
+    tokens = [{t for v in vs for t in _TOKEN.findall(v.text) if t.startswith("%")} for vs in strings]
+    shared = set.intersection(*tokens[:n_bad]) - set().union(*tokens[n_bad:])
+    if not shared:
+        return None
+    word = max(shared, key=len)
+    kinds = {v.kind for vs in strings[:n_bad] for v in vs if word in _TOKEN.findall(v.text)}
+    return (where, {"kind": kinds.pop()}, word) if len(kinds) == 1 else None
 
 
 def argument_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
@@ -140,10 +156,11 @@ def argument_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Se
     for cand, bad, good in near_misses(misses, invalid, valid):
         token = _token_fact(bad, good)
         if token is not None:
-            where, position, word = token
+            where, argument, word = token
             regex = re.escape(word) if word.startswith("%") else rf"\b{word}\b"
-            rule = {"all": [cand.body["rule"], {"has": {**where, "has": {"nthChild": position, "regex": regex}}}]}
-            note = (f"flags it when the string passed as argument {position} holds `{word}`; lets through the same "
+            rule = {"all": [cand.body["rule"], {"has": {**where, "has": {**argument, "regex": regex}}}]}
+            place = f"argument {argument['nthChild']}" if "nthChild" in argument else "an argument"
+            note = (f"flags it when the string passed as {place} holds `{word}`; lets through the same "
                     "text built another way (a variable, a constant)")
             out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
         found = _lists(bad, good)

@@ -1,7 +1,8 @@
 """Call names as a regex (issue 29): the names shown written as the family an ast-grep author means: a shared
 prefix at a word part (`^mysql_`), a stem with short endings (`^fmt\\.Print`), names one letter apart
-(`^ato\\w{1,2}$` for `atoi` / `atol`), an output family (`^Console\\.Write(Line)?$`), log levels on one logger
-(`^logging\\.(debug|info|...)$`), a last word part (`^fs\\.\\w+Sync$`), else the names themselves."""
+(`^ato\\w{1,2}$` for `atoi` / `atol`; `^\\w?scanf$` for `scanf` / `sscanf`), an output family
+(`^Console\\.Write(Line)?$`), log levels on one logger (`^logging\\.(debug|info|...)$`), a last word part
+(`^fs\\.\\w+Sync$`), else the names themselves."""
 
 from __future__ import annotations
 
@@ -27,9 +28,10 @@ def name_regex(texts: Sequence[str]) -> str | None:
     prefix = common_prefix(uniq)
     if _stem(prefix, uniq):
         return f"^{re.escape(prefix)}"
-    if len(re.split(r"\.|::", prefix)[-1]) >= 3 and all(len(t) == len(prefix) + 1 for t in uniq):
-        return f"^{re.escape(prefix)}\\w{{1,2}}$"  # `atoi` / `atol`: one letter apart, a family (`atof`, `atoll`)
     suffix = common_prefix([t[::-1] for t in uniq])[::-1]
+    letter = _one_letter(prefix, suffix, uniq)
+    if letter is not None:
+        return letter
     if len(suffix) >= 3 and all(len(t) == len(suffix) or t[-len(suffix) - 1] in "_.:" for t in uniq):
         return f"(^|[_.:]){re.escape(suffix)}$"
     qualifiers = {re.sub(r"[^.:]*$", "", t) for t in uniq}
@@ -39,6 +41,17 @@ def name_regex(texts: Sequence[str]) -> str | None:
     if hump is not None:
         return f"^{re.escape(qualifiers.pop())}\\w+{hump}$"
     return "^(" + "|".join(re.escape(t) for t in uniq) + ")$"
+
+
+def _one_letter(prefix: str, suffix: str, names: Sequence[str]) -> str | None:
+    """Names one letter apart: at the end on a stem of three or more letters, a family with short endings
+    (`^ato\\w{1,2}$` for `atoi` / `atol`: `atof`, `atoll`); a name and the same with a letter in front, a family
+    with a letter in front or none (`^\\w?printf$` for `printf` / `fprintf`: `sprintf`, not `snprintf`)."""
+    if len(re.split(r"\.|::", prefix)[-1]) >= 3 and all(len(t) == len(prefix) + 1 for t in names):
+        return f"^{re.escape(prefix)}\\w{{1,2}}$"
+    if len(suffix) >= 4 and suffix in names and all(re.fullmatch(r"\w?", t[:-len(suffix)]) for t in names):
+        return f"^\\w?{re.escape(suffix)}$"
+    return None
 
 
 def _bang(names: Sequence[str]) -> str | None:
