@@ -1361,6 +1361,36 @@ CASES = {
         ["class R {\n    public override string ToString() => base.ToString();\n}",
          "class S {\n    public string Format() => \"s\";\n}", "var t = x.ToString();"],
     ),
+    "fields and parameters by their declared type, the type also written with its package": Case(
+        "A `HashMap` field and a `HashMap` parameter beside `Map` ones, the valid examples still making a "
+        "`HashMap`: `any` of `field_declaration` and `formal_parameter` whose `type` is `HashMap` with any package "
+        "and type arguments (`java.util.HashMap<K, V>`, a record's component), not a `HashMap` made, returned or "
+        "held in a local variable.",
+        "java",
+        ["class A {\n  private HashMap<String, Integer> counts;\n}",
+         "class B {\n  void put(HashMap<String, String> m) {\n    store(m);\n  }\n}"],
+        ["class A {\n  private Map<String, Integer> counts = new HashMap<>();\n}",
+         "class B {\n  void put(Map<String, String> m) {\n    store(m);\n  }\n}"],
+        ["class C {\n  final java.util.HashMap<String, Long> cache = null;\n}",
+         "record R(String id, HashMap<String, Integer> m) {}"],
+        ["class E {\n  HashMap<String, Integer> build() {\n    return new HashMap<>();\n  }\n}",
+         "class F {\n  void f() {\n    HashMap<String, Integer> tmp = new HashMap<>();\n  }\n}",
+         "class G {\n  private HashMapper mapper;\n}"],
+    ),
+    "parameters by the declared types the request names, as references": Case(
+        "\"parameters take &T, not &Box<T> or &Rc<T>\" with one of each, the valid examples taking them by value: a "
+        "`parameter` whose `type` is a shared reference to `Box` or `Rc` (with any lifetime), not a `Box` taken by "
+        "value, a `&mut Box`, nor a local.",
+        "rust",
+        ["fn draw(s: &Box<Shape>) {\n    s.paint();\n}",
+         "fn count(r: &Rc<Node>) -> usize {\n    r.children.len()\n}"],
+        ["fn draw(s: &Shape, keep: Box<Shape>) {\n    s.paint();\n}",
+         "fn count(r: &Node, shared: Rc<Node>) -> usize {\n    r.children.len()\n}"],
+        ["fn walk<'a>(n: &'a Rc<Node>) {}", "impl V {\n    fn visit(&self, b: &Box<Expr>) {}\n}"],
+        ["fn own(b: Box<Shape>) {}", "fn grow(b: &mut Box<Shape>) {}",
+         "fn f(x: &Shape) {\n    let b: &Box<Shape> = &boxed;\n}"],
+        request="parameters take &T, not &Box<T> or &Rc<T>",
+    ),
     "declarations without the modifier every valid one writes, whatever their names": Case(
         "Two utility methods declared without `static` beside the same ones declared `static`: every "
         "`method_declaration` without `static` among its modifiers, with a plain name, not a pattern of the "

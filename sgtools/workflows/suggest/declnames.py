@@ -32,10 +32,15 @@ _MAX_CHOICES = 32  # combinations of one declaration per invalid example tried
 _ORDINARY = re.compile(r"body|parameters|members|declarations")
 
 
+def declaration(node: Node) -> bool:
+    """A node of a kind that declares something (not a call, an argument, an annotation or an access)."""
+    return (node.named and not node.atomic and not call_like(node.kind) and _DECLARES.search(node.kind) is not None
+            and _NOT_DECLARING.search(node.kind) is None)
+
+
 def _declared(node: Node) -> Node | None:
     """The name a node declares, None when it declares none."""
-    if not node.named or node.atomic or call_like(node.kind) or not _DECLARES.search(node.kind) \
-            or _NOT_DECLARING.search(node.kind):
+    if not declaration(node):
         return None
     name = next((c for c in node.children if c.role == "name"), None)
     return name if name is not None and _NAME.fullmatch(name.text) else None

@@ -31,6 +31,7 @@ from sgtools.workflows.suggest import (
     carrier,
     comments,
     declnames,
+    decltypes,
     explain,
     facts,
     fixes,
@@ -175,6 +176,7 @@ def _authored(invalid: list[Example], valid: list[Example], language: str,
             + operators.operator_forms(invalid, valid, base + 9500)
             + namesakes.namesake_forms(invalid, valid, base + 9700)
             + declnames.name_forms(invalid, valid, base + 12_000, request)
+            + decltypes.type_forms(invalid, valid, base + 12_500, request, language)
             + interpolated.string_forms(invalid, valid, language, base + 9800))
 
 
@@ -281,7 +283,8 @@ def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
     """The best candidate per root; a bare leaf (one name or literal) only when no construct passed."""
     chosen: list[cands.Candidate] = []
     roots: set[int] = set()
-    constructs = written.writes_first(keyed.elements_first(_inner_first([c for c in passing if not c.leaf])))
+    constructs = decltypes.types_first(
+        written.writes_first(keyed.elements_first(_inner_first([c for c in passing if not c.leaf]))))
     for cand in constructs or passing:
         if cand.root_index in roots:
             continue
