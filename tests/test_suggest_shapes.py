@@ -1456,6 +1456,20 @@ CASES = {
         ["let x = items.first ?? Swift.preconditionFailure()", "func f() -> Int {\n    preconditionFailure( )\n}"],
         ["preconditionFailure(reason)", "func myPreconditionFailure() {}", "checkPreconditionFailure()"],
     ),
+    "a marker annotation is also the same name with an empty argument list": Case(
+        "`@Deprecated` and `@Beta` bare beside the same names given a reason: the marker annotations by name, and "
+        "the same names written with empty parentheses (`@Deprecated()`, an `annotation` whose arguments are "
+        "`()`), which say as little; not those given an argument.",
+        "java",
+        ["class Api {\n  @Deprecated\n  public void send(String s) {}\n}",
+         "public class Store {\n  @Beta\n  @Override\n  public int size() { return 0; }\n}"],
+        ["class Api {\n  @Deprecated(since = \"2.1\")\n  public void send(String s) {}\n}",
+         "public class Store {\n  @Beta(\"until 3.0\")\n  @Override\n  public int size() { return 0; }\n}"],
+        ["class A {\n  @Deprecated()\n  void a() {}\n}", "@com.google.common.annotations.Beta\nclass B {}"],
+        ["class C {\n  @Deprecated(since = \"1.0\")\n  void c() {}\n}",
+         "class D {\n  @Override\n  public String toString() { return \"d\"; }\n}",
+         "class E {\n  @Beta(value = \"x\")\n  void e() {}\n}"],
+    ),
 }
 
 

@@ -2,12 +2,14 @@
 of kind K named N and the valid examples write the same names only as another kind (`@Disabled` a
 `marker_annotation` beside `@Disabled("why")` an `annotation`), the kind is the point, said with the names:
 `kind: marker_annotation`, `has: {field: name, regex: ^(Disabled|Ignore)$}`. Other nodes of K in the valid
-examples (`@Test`) are let through by the names."""
+examples (`@Test`) are let through by the names. Where that other kind takes arguments, the same name written
+with an empty list (`@Disabled()`) says as little as the marker, so it is flagged too."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from sgtools.workflows.suggest.candidates import CHILD, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
@@ -50,7 +52,21 @@ def namesake_forms(invalid: Sequence[Example], valid: Sequence[Example], start: 
         shown = " or ".join(f"`{n}`" for n in names)
         note = (f"flags every `{kind}` named {shown}, which the valid examples write as another kind; lets "
                 "through the same names written that other way")
-        out.append(Candidate({"rule": {"kind": kind, "has": {"field": "name", "regex": regex}}},
+        rule = {"kind": kind, "has": {"field": "name", "regex": regex}}
+        bare = _empty_call(kind, names, valid, regex)
+        out.append(Candidate({"rule": {"any": [rule, bare]} if bare else rule},
                              Generalised.written(first, f"{kind} {' '.join(names)}"), CHILD, start + len(out), note,
                              namesake=True))
     return out
+
+
+def _empty_call(kind: str, names: list[str], valid: Sequence[Example], regex: str) -> dict[str, Any] | None:
+    """The other kind the valid examples write the names as, with an empty argument list (`@Disabled()`, an
+    `annotation` whose `arguments` are `()`); None when it has no `arguments` field."""
+    others = {n.kind for e in valid for n in e.nodes() if n.kind != kind
+              and any(c.role == "name" and c.text in names for c in n.children)
+              and any(c.role == "arguments" for c in n.children)}
+    if len(others) != 1:
+        return None
+    return {"kind": others.pop(), "all": [{"has": {"field": "name", "regex": regex}},
+                                          {"has": {"field": "arguments", "regex": r"^\(\s*\)$"}}]}
