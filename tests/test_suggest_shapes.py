@@ -32,6 +32,16 @@ class Case:
 
 
 CASES = {
+    "a statement its keyword opens is said by its kind in an any of each example's rule": Case(
+        "`die(...)` in one invalid example and `exit(1);` in the other share no construct: `any` of `die($A)` and "
+        "`kind: exit_statement`, the statement the `exit` keyword opens, so `exit;` and `exit();` too; the "
+        "literal `exit(1)` was no general part, and there was no rule.",
+        "php",
+        ["<?php\nif (!$ok) {\n    die('bad input');\n}", "<?php\nrun();\nexit(2);"],
+        ["<?php\nif (!$ok) {\n    throw new InvalidArgumentException('bad input');\n}", "<?php\nrun();\nreturn 2;"],
+        ["<?php\nfunction quit() {\n    exit;\n}", "<?php\nexit();", "<?php\n$f or die($msg);"],
+        ["<?php\n$this->exit(0);", "<?php\n$exitCode = 2;", "<?php\nreturn 0;"],
+    ),
     "a format verb passed at whatever position, in calls one letter apart": Case(
         "`printf` and `fprintf` passing `%n` in their format, the first argument of one and the second of the "
         "other, beside the same calls with `%p`: the calls of the family one letter in front tells apart "

@@ -147,6 +147,23 @@ def _spelled(k: str, node: Node, invalid: Sequence[Example], valid: Sequence[Exa
     return [Candidate({"rule": {"kind": k, "regex": spelled[1]}}, Generalised.written(node, k), KIND_ONLY, index, note)]
 
 
+def keyword_statements(example: Example, valid: Sequence[Example], start: int) -> list[Candidate]:
+    """One invalid example searched alone (a part of `any`, union.py): a statement its own keyword opens (`exit`,
+    `debugger`) of a kind no valid example has, by its kind: `kind: exit_statement` says `exit;`, `exit(1);` and
+    `exit();`. A kind alone otherwise needs two examples (kind_only); a keyword statement is one construct."""
+    in_valid = {n.kind for e in valid for n in e.nodes()}
+    out: list[Candidate] = []
+    for n in example.nodes():
+        opener = n.children[0] if n.children else None
+        if (is_construct(n) and "statement" in n.kind and specific(n.kind) and n.kind not in in_valid
+                and opener is not None and not opener.named and re.fullmatch(r"[a-z_]+", opener.text)):
+            in_valid.add(n.kind)  # one candidate per kind
+            note = f"flags every `{n.kind}`, whatever it holds"
+            out.append(Candidate({"rule": {"kind": n.kind}}, Generalised.written(n, n.kind), KIND_ONLY,
+                                 start + len(out), note))
+    return out
+
+
 def _always_a_part(kind: str, invalid: Sequence[Example]) -> bool:
     """Every node of `kind` is an item of an argument or parameter list."""
     return all(n.parent is not None and n.parent.kind.endswith(PART_SUFFIXES[:4])

@@ -398,6 +398,7 @@ def _union(search: _Search, valid_trees: list[Example]) -> list[cands.Candidate]
     for tree in search.invalid:
         alone = _Search(search.engine, search.language, search.file_name, [tree], search.valid)
         _search(alone, found.generalisations([tree], valid_trees), tree, 1, valid_trees)
+        alone.run(facts.keyword_statements(tree, valid_trees, author.AUTHOR_ROOTS + 12_500))
         best = union.best_part(_inner_first(alone.passing()), valid_trees)
         if best is None:
             return []
