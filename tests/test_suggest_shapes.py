@@ -1480,6 +1480,21 @@ CASES = {
          "class D {\n  @Override\n  public String toString() { return \"d\"; }\n}",
          "class E {\n  @Beta(value = \"x\")\n  void e() {}\n}"],
     ),
+    "code inside the construct the request names, not anywhere": Case(
+        "\"in an except block, never return None\" with the valid examples re-raising: the `return None` inside an "
+        "`except_clause` (its body), as the request says, not every `return None`, which a function may well end "
+        "with.",
+        "python",
+        ["def port(raw):\n    try:\n        return int(raw)\n    except ValueError:\n        return None",
+         "def user(db, uid):\n    try:\n        return db[uid]\n    except KeyError:\n        log(uid)\n"
+         "        return None"],
+        ["def port(raw):\n    try:\n        return int(raw)\n    except ValueError:\n        raise",
+         "def user(db, uid):\n    try:\n        return db[uid]\n    except KeyError:\n        log(uid)\n        raise"],
+        ["def read(p):\n    try:\n        return open(p).read()\n    except (OSError, UnicodeError) as e:\n"
+         "        warn(e)\n        return None"],
+        ["def first(xs):\n    if not xs:\n        return None\n    return xs[0]", "def nothing():\n    return None"],
+        request="in an except block, never return None, let the error propagate",
+    ),
 }
 
 

@@ -7,7 +7,9 @@ request writes (`inside: {kind: call_expression, has: {nthChild: 1, regex: (^|\\
 stopBy: end}`), ranked just before the same candidate alone, which stays an alternative; a construct said by its
 kind alone (an interpolated string) so placed ranks as one in a context of its own at worst (`Candidate.tier`):
 the request gives its context, the examples its kind. Not a call by a name regex of names the request does not
-write (`^(find|passes)$`): what the examples happen to call inside the named call.
+write (`^(find|passes)$`): what the examples happen to call inside the named call. Likewise a construct the
+request names ("in an except block", "inside a loop", `if (...)`) around a match in each invalid example, by its
+kind (any loop for "loop").
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest import callnames, listed
+from sgtools.workflows.suggest import callnames, contexts, listed
 from sgtools.workflows.suggest.author import call_like, matched, named_child, whole_kind
-from sgtools.workflows.suggest.candidates import FIELD, KIND_ONLY, Candidate
+from sgtools.workflows.suggest.candidates import FIELD, KIND_ONLY, Candidate, own_context
+from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -118,4 +121,66 @@ def request_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: S
         out.append(dataclasses.replace(cand, body={**cand.body, "rule": rule}, root_index=start + len(out),
                                        note=note, anchored=True,
                                        placed=cand.form == KIND_ONLY))
+    return out
+
+
+_CONSTRUCT_WORD = re.compile(r"\b([A-Za-z]{2,})(?=\s*[({`]|'?s?\s+(?:loop|block|body|clause|statement|branch)s?\b)")
+
+
+def _kind_words(request: str | None) -> set[str]:
+    """The words the request names a construct by: "loop", a word before one of loop, block, body, clause,
+    statement or branch ("except block", "for loop's"), or written as code (`if (...)`, `` `finally` ``), lower
+    case; not prose ("compare with ==")."""
+    text = request or ""
+    found = {m.group(1).lower() for m in _CONSTRUCT_WORD.finditer(text)}
+    found |= {w.lower() for w in re.findall(r"`([A-Za-z]{2,})[^`]*`", text)}
+    return found | ({"loop"} if re.search(r"\bloops?\b", text) else set())
+
+
+def _named_construct(node: Node, words: set[str], loops: Sequence[str]) -> str | None:
+    """The nearest construct of its own whose body holds `node`, up to the function it is in, whose kind the request
+    names by its first word (`except` for `except_clause`, `for` for `for_statement`), or any loop for "loop"; not
+    one whose header holds it (a `catch` clause's parameter is always in one)."""
+    child = node
+    for a in node.ancestors():
+        if whole_kind(a.kind):
+            return None
+        in_body = child.role == "body" or child.kind in PART_KINDS or child.kind.endswith(PART_SUFFIXES)
+        if in_body and own_context(a.kind) and (a.kind.split("_")[0] in words or ("loop" in words and a.kind in loops)):
+            return a.kind
+        child = a
+    return None
+
+
+def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                            request: str | None, language: str, start: int) -> list[Candidate]:
+    """Each of the best candidates that flag every invalid example, inside the construct the request names ("inside
+    a loop", "in an except block") that every invalid example has one of its matches in: ranked just before it; one
+    said without names (a kind, or a pattern of operators and keywords: `$A = $A .. $B`) ranks as code in a context
+    of its own, which the request's context makes specific."""
+    words = _kind_words(request)
+    loops = contexts.LOOPS.get(language, ())
+    if not words:
+        return []
+    n = len(invalid)
+    flagging = sorted(((c, o) for c, o in tried if not o.refused and all(o.hits[i] for i in range(n))
+                       and "inside" not in str(c.body["rule"]) and c.tier() < _LOOSE_TIER),
+                      key=lambda co: co[0].key())
+    out: list[Candidate] = []
+    for cand, outcome in flagging[:_PLACED]:
+        found = [{k for node in nodes if (k := _named_construct(node, words, loops)) is not None}
+                 for nodes in matched(outcome, invalid, 0)]
+        if not all(found):
+            continue
+        kinds = sorted(set().union(*found))
+        if "loop" in words and all(k in loops for k in kinds):
+            kinds = list(loops)
+        inside: dict[str, Any] = ({"kind": kinds[0], "stopBy": "end"} if len(kinds) == 1 else
+                                  {"any": [{"kind": k} for k in kinds], "stopBy": "end"})
+        rule = {"all": [cand.body["rule"], {"inside": inside}]}
+        note = f"flags it only inside a {' or '.join(kinds)}, as the request says; lets through the same code " \
+               "anywhere else"
+        out.append(dataclasses.replace(cand, body={**cand.body, "rule": rule}, root_index=start + len(out),
+                                       note=note, anchored=True,
+                                       placed=cand.form == KIND_ONLY or cand.keyword_only()))
     return out

@@ -194,7 +194,9 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_800)
                + written.write_forms(search.tried, search.language)
                + placed.request_context_forms(search.tried, search.invalid, search.request, search.language,
-                                              author.AUTHOR_ROOTS + 10_700))
+                                              author.AUTHOR_ROOTS + 10_700)
+               + placed.construct_context_forms(search.tried, search.invalid, search.request, search.language,
+                                                author.AUTHOR_ROOTS + 10_750))
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
