@@ -1288,6 +1288,20 @@ CASES = {
         ["func (c *Cache) Get(key string) []byte { return c.m[key] }", "func GetEnv(k string) string { return k }",
          "func (t *Tree) Getter() int { return t.n }", "func (s *Server) Addr() string { return s.GetAddr() }"],
     ),
+    "a method by its name, wherever a method is declared, not a free function": Case(
+        "Two Rust methods named `set_...` taking `self` beside ones named otherwise: the functions named `^set_` that "
+        "take a `self_parameter`, in an `impl` or as a trait's signature (`function_signature_item`), not a free "
+        "function of that name nor a method named otherwise.",
+        "rust",
+        ["impl Config {\n    pub fn set_timeout(&mut self, t: Duration) {\n        self.timeout = t;\n    }\n}",
+         "impl User {\n    fn set_name(&mut self, n: String) {\n        self.name = n;\n    }\n}"],
+        ["impl Config {\n    pub fn update_timeout(&mut self, t: Duration) {\n        self.timeout = t;\n    }\n}",
+         "impl User {\n    fn rename(&mut self, n: String) {\n        self.name = n;\n    }\n}"],
+        ["trait Store {\n    fn set_limit(&mut self, n: usize);\n}",
+         "impl<T> Slot<T> {\n    pub fn set_value(&self, v: T) {\n        self.v.replace(v);\n    }\n}"],
+        ["fn set_global_level(l: Level) {\n    LEVEL.store(l);\n}", "impl A {\n    fn reset(&mut self) {}\n}",
+         "impl B {\n    fn settings(&self) -> &S {\n        &self.s\n    }\n}"],
+    ),
     "a receiver by the names the request writes, in the receiver's slot": Case(
         "\"receivers are never named self or this\" with one of each: the `parameter_declaration` named "
         "`^(self|this)$` in a method's `receiver` (`inside` the `parameter_list` that is that field), not a "

@@ -32,6 +32,18 @@ _MAX_CHOICES = 32  # combinations of one declaration per invalid example tried
 _ORDINARY = re.compile(r"body|parameters|members|declarations")
 
 
+# A function kind's body-less twin, where an interface, a protocol or a trait declares one (Rust's `fn f(&self);`
+# in a trait): a naming convention holds for both.
+_SIGNATURES = {("rust", "function_item"): ("function_signature_item",),
+               ("typescript", "method_definition"): ("method_signature", "abstract_method_signature"),
+               ("tsx", "method_definition"): ("method_signature", "abstract_method_signature"),
+               ("swift", "function_declaration"): ("protocol_function_declaration",),
+               ("go", "method_declaration"): ("method_elem",)}
+# The parameter kind of a method's receiver where the grammar gives it one (Rust's `&self`): a function that takes
+# one is a method, one without it a free function (`fn get_config()`).
+_RECEIVERS = {"rust": "self_parameter"}
+
+
 def declaration(node: Node) -> bool:
     """A node of a kind that declares something (not a call, an argument, an annotation or an access)."""
     return (node.named and not node.atomic and not call_like(node.kind) and _DECLARES.search(node.kind) is not None
@@ -131,7 +143,7 @@ def _only(word: str, node: Node, told: Sequence[Node]) -> bool:
 
 
 def name_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int,
-               request: str | None = None) -> list[Candidate]:
+               request: str | None = None, language: str = "") -> list[Candidate]:
     """`kind: D` + `has: {field: name, regex}` for each declaration kind every invalid example has, by the names
     one of its declarations in each writes: where no valid declaration of the kind has such a name, or where
     those that do all write a modifier word the invalid ones lack (`weak`), with `not` it. And, whatever their
@@ -150,7 +162,8 @@ def name_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int,
                 for word, clause in lacking:
                     if f"{kind} {regex} {word}" not in seen:
                         seen.add(f"{kind} {regex} {word}")
-                        out.append(_candidate(kind, regex, chosen, start + len(out), (word, clause)))
+                        cand = _candidate(kind, regex, chosen, start + len(out), (word, clause))
+                        out.append(_as_method(cand, chosen, language) if not word else cand)
         out.extend(_unnamed(kind, groups, fine_nodes, start + len(out)))
     return out
 
@@ -169,6 +182,22 @@ def _unnamed(kind: str, groups: Sequence[Sequence[Node]], fine_nodes: Sequence[N
             cand.body["rule"]["has"] = {**cand.body["rule"]["has"], "kind": named.pop()}
         out.append(cand)
     return out
+
+
+def _as_method(cand: Candidate, chosen: Sequence[Node], language: str) -> Candidate:
+    """A function by its name said as the method it is: where every one takes a receiver the grammar names
+    (`self_parameter`), with it (a free `fn get_config()` is no method); with its body-less twin (a trait's
+    `fn get_area(&self);`)."""
+    rule = cand.body["rule"]
+    receiver = _RECEIVERS.get(language)
+    if receiver is not None and all(any(c.role == "parameters" and any(p.kind == receiver for p in c.children)
+                                        for c in n.children) for n in chosen):
+        rule["all"] = [{"has": {"field": "parameters", "has": {"kind": receiver}}}]
+        cand.note = cand.note.replace("; lets", f", taking a `{receiver}`; lets")
+    twins = _SIGNATURES.get((language, rule["kind"]))
+    if twins:
+        rule["any"] = [{"kind": k} for k in (rule.pop("kind"), *twins)]
+    return cand
 
 
 def _root(node: Node) -> Node:

@@ -175,7 +175,7 @@ def _authored(invalid: list[Example], valid: list[Example], language: str,
             + author.child_forms(groups, valid, base + 3000) + modifiers.modifier_forms(invalid, valid, base + 9000)
             + operators.operator_forms(invalid, valid, base + 9500)
             + namesakes.namesake_forms(invalid, valid, base + 9700)
-            + declnames.name_forms(invalid, valid, base + 12_000, request)
+            + declnames.name_forms(invalid, valid, base + 12_000, request, language)
             + decltypes.type_forms(invalid, valid, base + 12_500, request, language)
             + interpolated.string_forms(invalid, valid, language, base + 9800))
 
