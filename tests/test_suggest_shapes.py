@@ -1401,6 +1401,20 @@ CASES = {
          "class F {\n  void f() {\n    HashMap<String, Integer> tmp = new HashMap<>();\n  }\n}",
          "class G {\n  private HashMapper mapper;\n}"],
     ),
+    "functions by their declared return type, the valid ones writing the type elsewhere": Case(
+        "Two functions declared `-> dict` beside ones returning a class, the valid ones still holding a `dict` "
+        "in a variable or a parameter: the `function_definition` whose `return_type` is `dict` (with any type "
+        "arguments), not a `dict` parameter or variable.",
+        "python",
+        ["def load(path) -> dict:\n    return json.load(open(path))",
+         "def parse(s: str) -> dict:\n    return dict(pairs(s))"],
+        ["def load(path) -> Config:\n    data: dict = json.load(open(path))\n    return Config(**data)",
+         "def parse(s: str, extra: dict) -> Pairs:\n    return Pairs(s, extra)"],
+        ["def counts(xs) -> dict[str, int]:\n    return Counter(xs)",
+         "class Api:\n    async def fetch(self, u) -> dict:\n        return await get(u)"],
+        ["def f(d: dict) -> Config:\n    return Config(**d)", "cache: dict = {}",
+         "def g() -> dictionary:\n    return dictionary()"],
+    ),
     "parameters by the declared types the request names, as references": Case(
         "\"parameters take &T, not &Box<T> or &Rc<T>\" with one of each, the valid examples taking them by value: a "
         "`parameter` whose `type` is a shared reference to `Box` or `Rc` (with any lifetime), not a `Box` taken by "

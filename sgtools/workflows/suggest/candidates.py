@@ -20,7 +20,8 @@ PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, INSIDE, EXCLUDE = range(
 # Forms an ast-grep author writes from the kind of fact the examples share (author.py).
 KIND_ONLY, COMMENT, FIELD, CHILD, ARGUMENT, INSIDE_TEXT, LEAF_KIND, MODIFIER = range(8, 16)
 UNION = 16  # `any` of each invalid example's own rule, when they share nothing that separates them (union.py)
-DECLARED = 17  # a declaration by its name (declnames.py)
+DECLARED = 17  # a declaration by its name (declnames.py) or its declared type (decltypes.py)
+TYPE_ROLES = ("type", "returns", "return_type", "result")  # the fields a declaration's type or return type is in
 FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
               CONTEXT: "pattern with context/selector", CONTEXT_TYPED: "context/selector + kind constraints",
               KIND_HAS: "kind + has", EXCLUDE: "pattern + not (literal text of the valid examples)",
@@ -212,7 +213,7 @@ def _declared_tier(cand: Candidate) -> float:
     rule = cand.body["rule"]
     if cand.unnamed:
         return 1.9
-    if rule.get("has", {}).get("field") == "type":
+    if rule.get("has", {}).get("field") in TYPE_ROLES:
         return 1.6  # by its declared type: after a type by name wherever it stands, before a context
     whole = re.fullmatch(r"\^[\w$]+\$", str(rule.get("has", {}).get("regex", ""))) is not None
     return 2 if whole and "not" not in rule else 0.9

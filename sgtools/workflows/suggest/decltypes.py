@@ -1,5 +1,6 @@
 """Declarations by their declared type (issue 29): a field, a parameter or a variable every invalid example
-declares with one type and no valid one does, said on the declaration by its `type` field, `any` of the kinds
+declares with one type (or a function it declares returning one: `return_type`, `returns`, `result`) and no valid
+one does, said on the declaration by that field, `any` of the kinds
 the invalid examples declare it as (`field_declaration`, `formal_parameter`), the type by its name with any
 namespace before it (`^(\\w+(\\.|::))*Optional\\b`: also `java.util.Optional<T>`) and whatever type arguments after
 it; a reference or a pointer as written (`&String`; in Rust with any lifetime, `&'a String`, not `&mut`). Two
@@ -12,7 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import DECLARED, KIND_ONLY, Candidate
+from sgtools.workflows.suggest.candidates import DECLARED, KIND_ONLY, TYPE_ROLES, Candidate
 from sgtools.workflows.suggest.declnames import declaration
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
@@ -23,17 +24,18 @@ _TYPE = re.compile(r"(?P<colon>:\s*)?(?P<marks>[&*]*)(?:'\w+\s+)?(?:\w+(?:\.|::)
 _MAX_CHOICES = 32
 
 
-def _typed(example: Example) -> Iterator[tuple[Node, tuple[bool, str], str]]:
-    """Each declaration with a `type` field: the node, how its type opens (colon, marks) and the type's name."""
+def _typed(example: Example) -> Iterator[tuple[Node, tuple[str, bool, str], str]]:
+    """Each declaration with a declared or return type: the node, the type's field and how it opens (colon,
+    marks), and the type's name."""
     for node in example.nodes():
-        held = next((c for c in node.children if c.role == "type"), None)
-        found = _TYPE.match(held.text) if held is not None and declaration(node) else None
-        if found is not None:
-            yield node, (bool(found.group("colon")), found.group("marks")), found.group("name")
+        for held in (c for c in node.children if c.role in TYPE_ROLES):
+            found = _TYPE.match(held.text) if declaration(node) else None
+            if found is not None:
+                yield node, (str(held.role), bool(found.group("colon")), found.group("marks")), found.group("name")
 
 
-def _regex(opening: tuple[bool, str], names: Sequence[str], language: str) -> str:
-    colon, marks = opening
+def _regex(opening: tuple[str, bool, str], names: Sequence[str], language: str) -> str:
+    _role, colon, marks = opening
     lifetime = r"('\w+\s+)?" if language == "rust" and marks.startswith("&") else ""
     name = names[0] if len(names) == 1 else "(" + "|".join(names) + ")"
     return "^" + (r":\s*" if colon else "") + re.escape(marks) + lifetime + r"(\w+(\.|::))*" + name + r"\b"
@@ -54,12 +56,13 @@ def type_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int,
         if len(openings) != 1 or (len(names) > 1 and not set(names) <= listed):
             continue
         kinds = sorted({n.kind for n, _o, _name in chosen})
-        regex = _regex(openings.pop(), names, language)
+        opening = openings.pop()
+        regex = _regex(opening, names, language)
         if f"{kinds}{regex}" in seen:
             continue
         seen.add(f"{kinds}{regex}")
         rule: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
-        rule["has"] = {"field": "type", "regex": regex}
+        rule["has"] = {"field": opening[0], "regex": regex}
         shown = " or ".join(f"`{k}`" for k in kinds)
         note = (f"flags every {shown} declared with a type matching `{regex}`; lets through the same type "
                 "under an alias")
@@ -82,8 +85,8 @@ def types_first(passing: list[Candidate]) -> list[Candidate]:
     if not passing or passing[0].form >= KIND_ONLY:
         return passing
     root = passing[0].gen.root
-    if root.role != "type" or root.parent is None:
+    if root.role not in TYPE_ROLES or root.parent is None:
         return passing
-    typed = next((c for c in passing if c.form == DECLARED and c.body["rule"].get("has", {}).get("field") == "type"
+    typed = next((c for c in passing if c.form == DECLARED and c.body["rule"].get("has", {}).get("field") == root.role
                   and c.namesake and root.parent.kind in _kinds(c)), None)
     return passing if typed is None else [typed, *(c for c in passing if c is not typed)]
