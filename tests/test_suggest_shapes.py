@@ -32,6 +32,16 @@ class Case:
 
 
 CASES = {
+    "a call by its name in an any of each example's rule, whatever its receiver holds": Case(
+        "`\"Admin::#{params.kind}\".constantize` and `eval(input.code)`: `any` of the calls by name, `constantize` "
+        "on any receiver (a string receiver is a value, not which API; and the `params.kind` it holds, which a "
+        "valid example also has, is no part of a call said by its name) and a bare `eval`; there was no rule.",
+        "ruby",
+        ["def klass\n  \"Admin::#{params.kind}\".constantize\nend", "store(eval(input.code))"],
+        ["def klass\n  HANDLERS.fetch(params.kind)\nend", "store(JSON.parse(input.code))"],
+        ["job = \"#{name.camelize}Job\".constantize", "model = kind.constantize", "eval code"],
+        ["Foo.eval(s)", "name.camelize", "evaluated = 1"],
+    ),
     "a statement its keyword opens is said by its kind in an any of each example's rule": Case(
         "`die(...)` in one invalid example and `exit(1);` in the other share no construct: `any` of `die($A)` and "
         "`kind: exit_statement`, the statement the `exit` keyword opens, so `exit;` and `exit();` too; the "

@@ -65,7 +65,10 @@ def _shared_receiver(group: Sequence[Node]) -> Node | None:
     first = found[0]
     if first is None or "\n" in first.text or any(f is None or f.text != first.text for f in found):
         return None
-    # A class or a qualified name (`System.err`, `Console`) is which API; a lower-case name (`stmt`) is a variable.
+    # A class or a qualified name (`System.err`, `Console`) is which API; a lower-case name (`stmt`) is a variable,
+    # and a literal or an expression (`"<b>#{x.y}</b>"`, `a.b(c)`) is a value, whatever it holds.
+    if re.fullmatch(r"[A-Za-z_]\w*(?:(?:\.|::)\w+)*", first.text) is None:
+        return None
     return first if "." in first.text or first.text[:1].isupper() else None
 
 

@@ -67,10 +67,17 @@ def _general(cand: Candidate, fine: set[tuple[str, str]]) -> bool:
         return False  # `catch (std::exception $A)`: a pattern of a construct keeps the example's own types
     if cand.form in _PATTERNS and cand.gen.level != LEVELS[0] and not cand.leaf:
         return False  # a pattern that keeps the example's values (`logger.info(f"user {uid}")`) is that example
-    if any(d is not cand.gen.root and d.named and not d.atomic and _STATEMENT.search(d.kind)
-           and (d.kind, d.text) in fine for d in cand.gen.root.walk()):
-        return False  # `def show byebug render :show end`: holds code a valid example has
+    if _holds_fine(cand, fine):
+        return False
     return cand.leaf or cand.tier() < _WEAK_TIER
+
+
+def _holds_fine(cand: Candidate, fine: set[tuple[str, str]]) -> bool:
+    """`def show byebug render :show end`: holds code a valid example has. A call by its name keeps none of what it
+    holds (`"<b>#{@page.title}</b>".html_safe` beside `tag(@page.title)`): its name is the point."""
+    return cand.form != FIELD and any(d is not cand.gen.root and d.named and not d.atomic
+                                      and _STATEMENT.search(d.kind) and (d.kind, d.text) in fine
+                                      for d in cand.gen.root.walk())
 
 
 def _named_call(node: Node) -> bool:
