@@ -1533,6 +1533,21 @@ CASES = {
         ["def first(xs):\n    if not xs:\n        return None\n    return xs[0]", "def nothing():\n    return None"],
         request="in an except block, never return None, let the error propagate",
     ),
+    "a JSX attribute by its name when the values the examples pass differ": Case(
+        "`style={{ color: ... }}` in both invalid examples with different values: the attribute named `style`, "
+        "whatever its value (`jsx_attribute` with `^style$`), not the element holding `style` and the `color` "
+        "both values happen to set, nor the object pattern `{ color: $A }`.",
+        "tsx",
+        ["const Dot = () => <div style={{ color: \"red\" }} />;",
+         "export function Tag({ c }: Props) {\n  return <hr className=\"rule\" style={{ color: c }} />;\n}"],
+        ["const Dot = () => <div className=\"dot-red\" />;",
+         "export function Tag({ c }: Props) {\n  return <hr className=\"rule\" />;\n}"],
+        ["const Box = () => <span style={styles.box} />;",
+         "const L = () => <a href=\"/\" style={{ margin: 0 }}>home</a>;"],
+        ["const Box = () => <span className=\"box\" />;", "const style = { color: \"red\" };",
+         "const B = () => <Button styleName=\"x\" />;"],
+        request="no inline style props in components, use class names",
+    ),
 }
 
 

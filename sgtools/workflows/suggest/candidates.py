@@ -162,7 +162,8 @@ def _author_tier(cand: Candidate) -> float:
 
 def _child_tier(cand: Candidate) -> float:
     root = cand.gen.root
-    access = any(a in root.kind for a in ACCESS_KINDS)
+    # A JSX attribute is a name with its value (`dangerouslySetInnerHTML={...}`), not a member access.
+    access = any(a in root.kind for a in ACCESS_KINDS) and not root.kind.startswith("jsx_")
     if cand.compared:
         return 0.95  # `size()` compared with `0`: the comparison is the point, before the call alone
     if cand.namesake:

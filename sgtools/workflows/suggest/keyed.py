@@ -16,11 +16,14 @@ from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
 # A key with its value inside a literal, whatever the grammar calls it: Go's `keyed_element`, a JavaScript,
-# Python or Ruby `pair`, Rust's `field_initializer`, C's `initializer_pair`, PHP's `array_element_initializer`.
-_KEYED = re.compile(r"keyed_element|^pair$|field_initializer|initializer_pair|element_initializer")
+# Python or Ruby `pair`, Rust's `field_initializer`, C's `initializer_pair`, PHP's `array_element_initializer`, a
+# JSX attribute (`dangerouslySetInnerHTML={...}`).
+_KEYED = re.compile(r"keyed_element|^pair$|field_initializer|initializer_pair|element_initializer|^jsx_attribute$")
 # What may stand between the element and the literal's outside: the literal and its parts, an `&` taking its
-# address, a `new` of it. Not a call, a statement or a declaration: there the literal is an argument or a value.
-_AROUND = re.compile(r"literal|object|dictionary|hash|array|initializer|struct_expression|unary|pointer")
+# address, a `new` of it; a JSX element around its attributes. Not a call, a statement or a declaration: there the
+# literal is an argument or a value.
+_AROUND = re.compile(r"literal|object|dictionary|hash|array|initializer|struct_expression|unary|pointer|"
+                     r"^jsx_(?:self_closing|opening)_element$")
 
 
 def _keyed(node: Node) -> bool:
@@ -30,6 +33,13 @@ def _keyed(node: Node) -> bool:
 def _leaves(node: Node) -> list[Node]:
     """Its tokens that are words or values (`true` is a token of its own kind), not punctuation."""
     return [d for d in node.walk() if not d.children and re.search(r"\w", d.text)]
+
+
+def _says(cand: Candidate, text: str) -> bool:
+    """The candidate's rule writes `text` as a whole word (`html` is not said by `^__html$`); a context pattern
+    writes the whole example around the node, so it says nothing of the node's own words."""
+    rule = str(cand.body["rule"])
+    return "'context'" not in rule and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", rule) is not None
 
 
 def _within_literal(element: Node, root: Node) -> bool:
@@ -51,7 +61,7 @@ def elements_first(passing: list[Candidate]) -> list[Candidate]:
     root = passing[0].gen.root
     if _keyed(root):
         elements = [c for c in passing if c.gen.root is root]
-    elif passing[0].form < KIND_ONLY:
+    elif passing[0].form < KIND_ONLY or passing[0].form == CHILD:
         elements = [c for c in passing[1:] if _keyed(c.gen.root) and _within_literal(c.gen.root, root)]
     else:
         return passing
@@ -59,9 +69,24 @@ def elements_first(passing: list[Candidate]) -> list[Candidate]:
         return passing
     # The one that keeps the key and the value as written (`InsecureSkipVerify` and `true`): the value is the fact;
     # with the field's assignment too, when that verified.
-    whole = [c for c in elements if all(re.escape(leaf.text) in str(c.body) for leaf in _leaves(c.gen.root))]
-    element = next((c for c in whole if _TARGET in str(c.body)), whole[0] if whole else elements[0])
+    whole = [c for c in elements if all(_says(c, leaf.text) for leaf in _leaves(c.gen.root))]
+    element = next((c for c in whole if _TARGET in str(c.body)), whole[0] if whole else _by_key(elements))
     return [element, *(c for c in passing if c is not element)]
+
+
+def _by_key(elements: list[Candidate]) -> Candidate:
+    """Where no candidate keeps the value as written (the examples' values differ: code, not a literal), the one
+    that says the key and nothing of the value (`jsx_attribute` named `dangerouslySetInnerHTML`, not also holding
+    the `__html` both values happen to write): an author keys on the name."""
+    for cand in elements:
+        parts = cand.gen.root.named_children()
+        if len(parts) < 2:
+            continue
+        key = {leaf.text for leaf in _leaves(parts[0])}
+        said = set(re.findall(r"\^\(?([\w|.]+)\)?\$", str(cand.body["rule"])))
+        if said and said <= key:
+            return cand
+    return elements[0]
 
 
 _TARGET = "$TARGET"
