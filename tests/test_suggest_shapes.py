@@ -32,6 +32,16 @@ class Case:
 
 
 CASES = {
+    "a bare name by kind and regex is a part of an any of each example's rule": Case(
+        "`binding.irb` in one invalid example and a bare `breakpoint` call inside a method in the other: `any` of "
+        "`binding.irb` and the name `breakpoint` (`identifier` `^breakpoint$`, no plain pattern of it verified), "
+        "wherever either stands; there was no rule.",
+        "ruby",
+        ["binding.irb", "def create\n  breakpoint\n  save!\nend"],
+        ["logger.info(params)", "def create\n  save!\nend"],
+        ["binding.irb if debug?", "items.each do |i|\n  breakpoint if i.nil?\nend"],
+        ["binding.local_variable_get(:x)", "def breakpoints\n  @bps\nend", "breakpoint_count = 1"],
+    ),
     "a call by its name in an any of each example's rule, whatever its receiver holds": Case(
         "`\"Admin::#{params.kind}\".constantize` and `eval(input.code)`: `any` of the calls by name, `constantize` "
         "on any receiver (a string receiver is a value, not which API; and the `params.kind` it holds, which a "

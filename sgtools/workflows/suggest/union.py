@@ -25,6 +25,7 @@ from sgtools.workflows.suggest.candidates import (
     CONTEXT_TYPED,
     FIELD,
     KIND_ONLY,
+    LEAF_KIND,
     MODIFIER,
     PINNED,
     PLAIN,
@@ -59,6 +60,10 @@ def _rename(value: Any, suffix: str) -> Any:
 
 def _general(cand: Candidate, fine: set[tuple[str, str]]) -> bool:
     """The example's own construct in general terms (see the module's doc)."""
+    if cand.form == LEAF_KIND and cand.bare:
+        # A bare name by kind and regex (`identifier` `^byebug$`), as its plain pattern would be; not the name a
+        # declaration gives (a method's own name, `Save`), which is what the example happened to call it.
+        return not cand.gen.shadowed and cand.gen.root.role != "name"
     if cand.form not in _FORMS or cand.gen.shadowed or cand.keyword_only():
         return False
     if cand.leaf and (cand.form != PLAIN or not cand.gen.root.kind.endswith("identifier")):
