@@ -1543,6 +1543,20 @@ CASES = {
         ["def first(xs):\n    if not xs:\n        return None\n    return xs[0]", "def nothing():\n    return None"],
         request="in an except block, never return None, let the error propagate",
     ),
+    "code placed in the loop the request names goes before code outside it": Case(
+        "\"no s = s .. x inside a loop\" with each invalid example declaring `local p = \"\"` before its loop and the "
+        "valid ones a table: `$A = $A .. $B` inside any loop, as the request says, not the empty-string declaration "
+        "outside the loop, which separates the examples too but is where the code happened to start.",
+        "lua",
+        ["local path = \"\"\nfor _, seg in ipairs(segs) do\n  path = path .. \"/\" .. seg\nend",
+         "local msg = \"\"\nwhile #queue > 0 do\n  msg = msg .. table.remove(queue)\nend"],
+        ["local t = {}\nfor _, seg in ipairs(segs) do\n  t[#t + 1] = seg\nend\n"
+         "local path = \"/\" .. table.concat(t, \"/\")",
+         "local msg = {}\nwhile #queue > 0 do\n  msg[#msg + 1] = table.remove(queue)\nend"],
+        ["for i = 1, n do\n  acc = acc .. tostring(i)\nend", "repeat\n  line = line .. read()\nuntil done()"],
+        ["local s = \"\"", "name = name .. \"!\"", "for i = 1, 3 do\n  local x = a .. b\nend"],
+        request="no string concatenation s = s .. x inside a loop, put the pieces in a table and table.concat it",
+    ),
     "a JSX attribute by its name when the values the examples pass differ": Case(
         "`style={{ color: ... }}` in both invalid examples with different values: the attribute named `style`, "
         "whatever its value (`jsx_attribute` with `^style$`), not the element holding `style` and the `color` "

@@ -9,7 +9,9 @@ kind alone (an interpolated string) so placed ranks as one in a context of its o
 the request gives its context, the examples its kind. Not a call by a name regex of names the request does not
 write (`^(find|passes)$`): what the examples happen to call inside the named call. Likewise a construct the
 request names ("in an except block", "inside a loop", `if (...)`) around a match in each invalid example, by its
-kind (any loop for "loop").
+kind (any loop for "loop"); and where the request places the code in such a construct in words ("inside a loop")
+and a candidate so placed separates, those before it that flag some invalid example only outside it (`local s = ""`
+before the loop) go after it (`constructs_first`).
 """
 
 from __future__ import annotations
@@ -184,3 +186,49 @@ def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid:
                                        note=note, anchored=True,
                                        placed=cand.form == KIND_ONLY or cand.keyword_only()))
     return out
+
+
+def _construct_kinds(cand: Candidate) -> set[str]:
+    """The construct kinds a candidate placed by `construct_context_forms` is inside; empty for any other."""
+    rule = cand.body["rule"]
+    parts = rule.get("all", []) if isinstance(rule, dict) else []
+    inside = parts[-1].get("inside", {}) if len(parts) == 2 and isinstance(parts[-1], dict) else {}
+    return {c.get("kind", "") for c in inside.get("any", [inside])} - {""}
+
+
+_IN_CONSTRUCT = re.compile(r"\b(?:in|inside|within)\s+(?:an?\s+|the\s+|any\s+)?(?:([A-Za-z]{2,})\s+)?"
+                           r"(loop|block|body|clause|branch)s?\b", re.IGNORECASE)
+
+
+def _prose_construct(request: str | None) -> set[str]:
+    """The construct the request places the code in, in words ("inside a loop", "in an except block"), as
+    `_kind_words` names it: a name called or quoted says what, not where."""
+    found: set[str] = set()
+    for m in _IN_CONSTRUCT.finditer(request or ""):
+        found |= {m.group(2).lower()} if m.group(2).lower() == "loop" else set()
+        found |= {m.group(1).lower()} if m.group(1) else set()
+    return found
+
+
+def constructs_first(passing: list[Candidate], tried: Sequence[tuple[Candidate, Outcome]],
+                     invalid: Sequence[Example], request: str | None, language: str) -> list[Candidate]:
+    """When the request names a construct ("inside a loop") and a candidate placed inside it separates, the
+    candidates before it that flag some invalid example only outside that construct go after it: they say where
+    the code happened to be (`local s = ""` before the loop), not what the request is about."""
+    words = _prose_construct(request)
+    loops = contexts.LOOPS.get(language, ())
+    at = next((i for i, c in enumerate(passing) if words and _construct_kinds(c) and all(
+        k.split("_")[0] in words or ("loop" in words and k in loops) for k in _construct_kinds(c))), None)
+    if at is None:
+        return passing
+    outcomes = {id(c): o for c, o in tried}
+
+    def outside(cand: Candidate) -> bool:
+        outcome = outcomes.get(id(cand))
+        return outcome is not None and not all(
+            any(_named_construct(n, words, loops) is not None for n in nodes)
+            for nodes in matched(outcome, invalid, 0))
+
+    late = {id(c) for c in passing[:at] if outside(c)}
+    return [*(c for c in passing[:at] if id(c) not in late), passing[at],
+            *(c for c in passing[:at] if id(c) in late), *passing[at + 1:]]

@@ -370,10 +370,12 @@ def suggest_rule(
 
 
 def _picked(search: _Search, count: int, valid_trees: list[Example], request: str | None) -> list[cands.Candidate]:
-    """The best candidates, one per root, those keeping the request's telling words first (asked.py); `any` of each
+    """The best candidates, one per root, code placed in the construct the request names before code outside it
+    (placed.py), those keeping the request's telling words first (asked.py); `any` of each
     example's own rule first when none separates or the best is a whole function or a literal `not`."""
-    picked = _pick(asked.words_first(_listed(search, request, valid_trees), request, search.invalid, valid_trees),
-                   count)
+    listed_ = placed.constructs_first(_listed(search, request, valid_trees), search.tried, search.invalid, request,
+                                      search.language)
+    picked = _pick(asked.words_first(listed_, request, search.invalid, valid_trees), count)
     if not picked or picked[0].tier() >= union.LAST_TIER:
         picked = (_union(search, valid_trees) + picked)[:count]
     return picked
