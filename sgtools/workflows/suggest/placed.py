@@ -97,6 +97,14 @@ def _inside(contexts: dict[tuple[str, str], set[str]], request: str | None, lang
     return {**clauses[0], "stopBy": "end"} if len(clauses) == 1 else {"any": clauses, "stopBy": "end"}
 
 
+def _flagging(tried: Sequence[tuple[Candidate, Outcome]], n: int) -> list[tuple[Candidate, Outcome]]:
+    """The candidates tried that flag every invalid example (separating or not), not placed yet and not loose, best
+    first: the ones worth placing in a context."""
+    return sorted(((c, o) for c, o in tried if not o.refused and all(o.hits[i] for i in range(n))
+                   and "inside" not in str(c.body["rule"]) and c.tier() < _LOOSE_TIER),
+                  key=lambda co: co[0].key())
+
+
 def request_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], request: str | None,
                           language: str, start: int) -> list[Candidate]:
     """Each of the best candidates that flag every invalid example (separating or not), inside the call the
@@ -104,10 +112,7 @@ def request_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: S
     names = code_names(request)
     if not names:
         return []
-    n = len(invalid)
-    flagging = sorted(((c, o) for c, o in tried if not o.refused and all(o.hits[i] for i in range(n))
-                       and "inside" not in str(c.body["rule"]) and c.tier() < _LOOSE_TIER),
-                      key=lambda co: co[0].key())
+    flagging = _flagging(tried, len(invalid))
     out: list[Candidate] = []
     for cand, outcome in flagging[:_PLACED]:
         if cand.form == FIELD and not names & set(re.findall(r"\w+", str(cand.body["rule"]))):
@@ -164,10 +169,7 @@ def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid:
     loops = contexts.LOOPS.get(language, ())
     if not words:
         return []
-    n = len(invalid)
-    flagging = sorted(((c, o) for c, o in tried if not o.refused and all(o.hits[i] for i in range(n))
-                       and "inside" not in str(c.body["rule"]) and c.tier() < _LOOSE_TIER),
-                      key=lambda co: co[0].key())
+    flagging = _flagging(tried, len(invalid))
     out: list[Candidate] = []
     for cand, outcome in flagging[:_PLACED]:
         found = [{k for node in nodes if (k := _named_construct(node, words, loops)) is not None}
