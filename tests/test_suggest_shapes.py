@@ -1008,6 +1008,17 @@ CASES = {
         ["<?php\n$v = empty($cfg['x']) ? 0 : $cfg['x'];", "<?php\necho empty($a->b) ? '-' : $a->b;"],
         ["<?php\n$v = empty($a) ? 0 : $b;", "<?php\n$v = empty($a) ? 0 : count($a);"],
     ),
+    "a repeat alone in an assignment's target list is compared through the list": Case(
+        "Go's `count = count + 1` where `count++` says it: `$A = $A + 1` matches only a target that is one name "
+        "(the first `$A` binds Go's `expression_list`, the second the bare operand, and ast-grep compares the two "
+        "nodes), so the repeat is said by `has` at each place, through the list: `s.hits = s.hits + 1` and "
+        "`m[k] = m[k] + 1` are flagged too.",
+        "go",
+        ["func tick() {\n\tcount = count + 1\n}", "func f(xs []int) {\n\tfor range xs {\n\t\tn = n + 1\n\t}\n}"],
+        ["func tick() {\n\tcount++\n}", "func f(xs []int) {\n\tfor range xs {\n\t\tn++\n\t}\n}"],
+        ["func (s *S) hit() {\n\ts.hits = s.hits + 1\n}", "func g(m map[string]int, k string) {\n\tm[k] = m[k] + 1\n}"],
+        ["func (s *S) hit() {\n\ts.hits++\n}", "func g(m map[string]int, k string) {\n\tm[k] = n + 1\n}"],
+    ),
     "a comparison with a literal is written either way round": Case(
         "`count == None` in Python: the author's rule also flags `None == total` (the literal first, as C and Yoda "
         "style write it), `any` of the pattern and the same comparison turned round; the pattern alone let it "

@@ -3,6 +3,8 @@
 `isset($A) ? $A : $B` never matches: at one place `$A` binds PHP's `argument` wrapper, at the other the bare
 expression, and ast-grep compares the two nodes, not their code. An author keeps the pattern with each place its
 own metavariable and says the repeat by `has` down to each place, through a wrapper to the node inside it.
+Where the bare pattern matches only a one-leaf repeat (`$A = $A .. $B` has `s = s .. k`, not
+`self.text = self.text .. k`: the target list wraps the first `$A`), the pattern itself is written that way.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import KIND_HAS, Candidate
+from sgtools.workflows.suggest.candidates import KIND_HAS, PINNED, PLAIN, TYPED, Candidate
 from sgtools.workflows.suggest.forms import turned
 from sgtools.workflows.suggest.generalise import Generalised, apply_edits
 from sgtools.workflows.suggest.tree import Node
@@ -57,25 +59,46 @@ def _choices(node: Node) -> int:
     return len(node.parent.named_children())
 
 
+def _apart(gen: Generalised) -> tuple[dict[str, Any], bool] | None:
+    """The root's pattern with the places of its one repeated metavariable apart and `has` at each, and whether
+    some place stands alone in a wrapper (Lua's `variable_list`, Go's `expression_list`); None without a repeat."""
+    if len(gen.bound) != 1 or gen.choices:
+        return None
+    marker = "$" + next(iter(gen.bound))
+    nodes = [_at(gen.root, s, e) for s, e, t in gen.edits if t == marker]
+    if len(nodes) < 2 or any(n is None or n is gen.root for n in nodes):
+        return None
+    renamed, n = [], 0
+    for s, e, t in gen.edits:
+        renamed.append((s, e, f"{t}{n}" if t == marker and n else t))
+        n += t == marker
+    apart = Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, renamed, gen.choices)
+    patterns = [{"pattern": p} for p in [apply_edits(gen.root, renamed, dedent=True), *turned(apart)]]
+    shape = patterns[0] if len(patterns) == 1 else {"any": patterns}
+    places = sorted((n for n in nodes if n is not None), key=_choices)
+    wrapped = any(_inner(n) is not n for n in places)
+    return {"all": [shape, *(_reach(gen.root, n) for n in places)]}, wrapped
+
+
 def repeat_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[Candidate]:
     """For each root with one repeated metavariable: its pattern with the places apart, and `has` at each."""
     out: list[Candidate] = []
     for i in indexes:
-        gen = gens[i]
-        if len(gen.bound) != 1 or gen.choices:
-            continue
-        marker = "$" + next(iter(gen.bound))
-        places = [(s, e) for s, e, t in gen.edits if t == marker]
-        nodes = [_at(gen.root, s, e) for s, e in places]
-        if len(nodes) < 2 or any(n is None or n is gen.root for n in nodes):
-            continue
-        renamed, n = [], 0
-        for s, e, t in gen.edits:
-            renamed.append((s, e, f"{t}{n}" if t == marker and n else t))
-            n += t == marker
-        apart = Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, renamed, gen.choices)
-        patterns = [{"pattern": p} for p in [apply_edits(gen.root, renamed, dedent=True), *turned(apart)]]
-        shape = patterns[0] if len(patterns) == 1 else {"any": patterns}
-        has = [_reach(gen.root, node) for node in sorted((n for n in nodes if n is not None), key=_choices)]
-        out.append(Candidate({"rule": {"all": [shape, *has]}}, gen, KIND_HAS, i, repeated=True))
+        found = _apart(gens[i])
+        if found is not None:
+            out.append(Candidate({"rule": found[0]}, gens[i], KIND_HAS, i, repeated=True))
     return out
+
+
+def compared(cands: list[Candidate]) -> list[Candidate]:
+    """A pattern whose repeated metavariable stands alone in a wrapper at one place (`$A = $A .. $B`: the target
+    list `variable_list`) is written with the places apart and `has` at each: as written, ast-grep compares the
+    wrapper with the bare expression and matches only where the code is one leaf (`s = s .. k`, not
+    `self.text = self.text .. k`)."""
+    for cand in cands:
+        if cand.form in (PLAIN, TYPED, PINNED) and cand.gen.pinned is None:
+            found = _apart(cand.gen)
+            if found is not None and found[1]:
+                cand.body = {**cand.body, "rule": found[0]}
+                cand.repeated = True
+    return cands

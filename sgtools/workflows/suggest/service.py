@@ -182,7 +182,7 @@ def _authored(invalid: list[Example], valid: list[Example], language: str,
 
 def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             valid_trees: list[Example]) -> None:
-    search.run(forms.plain_forms(gens, language=search.language)
+    search.run(repeats.compared(forms.plain_forms(gens, language=search.language))
                + _authored(search.invalid, valid_trees, search.language, search.request)
                + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600)
                + keyed.element_forms(pivot, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9650))
