@@ -133,33 +133,73 @@ _NAME = re.compile(r"[A-Za-z]\w{3,}")  # a method name, not a one-letter field
 
 def _member_name(node: Node) -> bool:
     """A name reached through an access (`.ConfigureAwait`, `->close`): a method called on the value, not a
-    receiver or a local name that happened to be chosen."""
+    receiver or a local name that happened to be chosen. Java writes no access node: the call's `name` field."""
     up = node.parent
-    return (up is not None and any(a in up.kind for a in ACCESS_KINDS) and up.named_children()[0] is not node
+    called = up is not None and call_like(up.kind) and node.role == "name"
+    return (up is not None and (called or any(a in up.kind for a in ACCESS_KINDS))
+            and up.named_children()[0] is not node
             and _NAME.fullmatch(node.text) is not None)
+
+
+def _own(d: Node, node: Node) -> list[tuple[int, tuple[str, str]]]:
+    """What a `has` can name of one node inside `node`, each with its rank: 0 its kind alone, 1 a name it is
+    (a flag, a method called), 2 its kind and first word."""
+    if d is not node and d.atomic and (d.named or d.role) and d.text.isalpha() and d.text.lower() == d.kind.lower():
+        return [(0, (d.kind, ""))]  # `x == null` beside `x == y`: the value compared with is the point
+    if d is not node and d.named and d.atomic and d.kind.endswith(_NAME_KINDS) and (
+            _FLAG.fullmatch(d.text) or _member_name(d)):
+        # a flag or constant passed (`JSON_THROW_ON_ERROR`), or a name called on it (`.ConfigureAwait`)
+        return [(1, (d.kind, d.text))]
+    if d is node or not d.named or d.atomic or not construct_kind(d.kind) or not specific(d.kind):
+        return []
+    m = _FIRST_WORD.match(d.text)
+    return [(0, (d.kind, "")), *([(2, (d.kind, m.group(1)))] if m is not None else [])]
 
 
 def _parts(node: Node) -> set[tuple[str, str]]:
     """The constructs inside a node, each by kind alone ('') and by kind and first word (`case_statement`
     `default`), the upper-case constants it passes (`name` `JSON_THROW_ON_ERROR`) and the values that read as
     their own kind (`null`, `None`, `nil`): what a `has` can name."""
-    out: set[tuple[str, str]] = set()
-    for d in node.walk():
-        if d is not node and d.atomic and (d.named or d.role) and d.text.isalpha() and d.text.lower() == d.kind.lower():
-            out.add((d.kind, ""))  # `x == null` beside `x == y`: the value compared with is the point
-            continue
-        if d is not node and d.named and d.atomic and d.kind.endswith(_NAME_KINDS) and (
-                _FLAG.fullmatch(d.text) or _member_name(d)):
-            # a flag or constant passed (`JSON_THROW_ON_ERROR`), or a name called on it (`.ConfigureAwait`)
-            out.add((d.kind, d.text))
-            continue
-        if d is node or not d.named or d.atomic or not construct_kind(d.kind) or not specific(d.kind):
-            continue
-        out.add((d.kind, ""))
-        m = _FIRST_WORD.match(d.text)
-        if m is not None:
-            out.add((d.kind, m.group(1)))
-    return out
+    return {part for d in node.walk() for _rank, part in _own(d, node)}
+
+
+def _added(node: Node, taken: set[tuple[str, str]]) -> tuple[str, str] | None:
+    """The part a valid match adds that no invalid match holds, as an author names it: a kind alone before a
+    name called before a kind and first word, and of each the outermost (the statement added, `throw ...`;
+    `.interrupt()`, not the `currentThread()` it is called on)."""
+    nodes = sorted((d for d in node.walk() if _item(d, node)), key=lambda d: sum(1 for _a in d.ancestors()))
+    own = [(rank, depth, part) for depth, d in enumerate(nodes) for rank, part in _own(d, node) if part not in taken]
+    return min(own)[2] if own else None
+
+
+def _item(d: Node, node: Node) -> bool:
+    """`d` is, or is inside, an item added to a list in `node` (a statement in a body), not a value written in a
+    field where the invalid code writes another (`=None` for `=[]`: what is written, not what is added)."""
+    for a in [d, *d.ancestors()]:
+        if a is node:
+            return False
+        if a.role is None:
+            return True
+    return False
+
+
+def _has(kind: str, word: str) -> dict[str, Any]:
+    return {"kind": kind, **({"regex": rf"^{word}\b"} if word else {})}
+
+
+def _added_parts(good: Sequence[Node], bad: Sequence[Node], valid: Sequence[Example]) -> list[tuple[str, str]]:
+    """Where the valid matches share no missing part, what each adds instead (a catch body restoring the
+    interrupt in one, rethrowing in the other): one part per valid example, all told apart from every invalid
+    match; none where one valid example adds nothing so named."""
+    taken = set().union(*(_parts(b) for b in bad))
+    by_example: dict[int, tuple[str, str]] = {}
+    for g in good:
+        part, index = _added(g, taken), min(_examples_of([g], valid), default=-1)
+        if part is None:
+            return []
+        by_example.setdefault(index, part)
+    parts = list(dict.fromkeys(by_example.values()))
+    return parts if len(by_example) >= 2 and len(parts) >= 2 else []
 
 
 def missing_part_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
@@ -171,9 +211,14 @@ def missing_part_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Seq
         if whole_kind(cand.gen.root.kind) or cand.tier() >= _WHOLE_TIER:
             continue  # what a whole function lacks is anything in its body
         missing = set.intersection(*(_parts(g) for g in good)) - set().union(*(_parts(b) for b in bad))
-        for kind, word in sorted(missing, key=lambda p: (p[1] != "", p))[:_HELD_KINDS]:
-            has: dict[str, Any] = {"kind": kind, **({"regex": rf"^{word}\b"} if word else {}), "stopBy": "end"}
-            shown = f"`{kind}` starting `{word}`" if word else f"`{kind}`"
+        ranked = sorted(missing, key=lambda p: (p[1] != "", p))[:_HELD_KINDS]
+        added = [] if ranked else _added_parts(good, bad, valid)
+        shapes = [({**_has(*p), "stopBy": "end"}, f"`{p[0]}` starting `{p[1]}`" if p[1] else f"`{p[0]}`")
+                  for p in ranked]
+        if added:
+            shapes.append(({"any": [_has(*p) for p in added], "stopBy": "end"},
+                           " or ".join(f"`{k}` `{w}`" if w else f"`{k}`" for k, w in added)))
+        for has, shown in shapes:
             note = (f"flags it when it holds no {shown} (anywhere inside); lets through one that holds it even "
                     "where it does not help")
             # A pattern that keeps no name says no more than its kind, and may match less than the node (C#'s
