@@ -1586,7 +1586,7 @@ CASES = {
     "a construct lacking what each valid example adds, whatever it adds": Case(
         "Each valid example adds a different statement to the same `catch (SQLException e)` (one rolls back, one "
         "rethrows): the catch with `not: has: {any: [the call by its name, a throw_statement], stopBy: end}`, "
-        "not a rule that needs both, nor none at all.",
+        "not a rule that needs both, nor none at all; the parameter's name `e` is the examples' choice, not the point.",
         "java",
         ["class Repo {\n    void save(Row r) {\n        try {\n            conn.insert(r);\n"
          "        } catch (SQLException e) {\n        }\n    }\n}",
@@ -1599,11 +1599,11 @@ CASES = {
          "        } catch (SQLException e) {\n            throw new DataError(e);\n        }\n    }\n}"],
         ["class A {\n    int n() {\n        try { return db.count(); } catch (SQLException e) { return -1; }\n"
          "    }\n}",
-         "class B {\n    void m() {\n        try { db.run(); } catch (SQLException e) { conn.close(); }\n"
+         "class B {\n    void m() {\n        try { db.run(); } catch (SQLException ex) { conn.close(); }\n"
          "    }\n}"],
         ["class C {\n    void m() {\n        try { db.run(); } catch (SQLException e) {\n"
          "            conn.rollback();\n            audit(e);\n        }\n    }\n}",
-         "class D {\n    void m() {\n        try { db.run(); } catch (SQLException e) { throw new Oops(e); }\n"
+         "class D {\n    void m() {\n        try { db.run(); } catch (SQLException ex) { throw new Oops(ex); }\n"
          "    }\n}",
          "class E {\n    void m() {\n        try { read(); } catch (IOException e) { }\n    }\n}"],
         request="a catch of SQLException must roll back the transaction or rethrow",

@@ -186,6 +186,10 @@ def context_forms(gens: Sequence[Generalised], pivot: Example, indexes: Sequence
     return out
 
 
+def _parameter_name(node: Node) -> bool:
+    return node.role == "name" and node.parent is not None and "parameter" in node.parent.kind
+
+
 def kind_has_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[Candidate]:
     """`kind` of the root plus `has` for its literal names: order-free, for what no pattern form could say."""
     out: list[Candidate] = []
@@ -193,7 +197,8 @@ def kind_has_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[
         gen = gens[i]
         kept = kept_leaves(gen) if gen.pinned is None else []
         # A literal whose content is kept too (`"_blank"` and its `_blank`) is said by the content: any quotes.
-        leaves = [n for n in kept if not any(o is not n and o in n.walk() for o in kept)][:3]
+        # A parameter's own name (`catch (E e)`) is what the example called it, not what the code is.
+        leaves = [n for n in kept if not any(o is not n and o in n.walk() for o in kept) and not _parameter_name(n)][:3]
         if not leaves:
             continue
         has = [{"has": {"kind": n.kind, "regex": f"^{re.escape(n.text)}$", "stopBy": "end"}} for n in leaves]
