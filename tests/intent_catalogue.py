@@ -52,10 +52,9 @@ DEV10_PATH = PATH.with_name("intent_dev10.yml")
 DEV11_PATH = PATH.with_name("intent_dev11.yml")
 HALVES = ("dev", "test")
 # Sets scored only when named, and never with --show: the catalogue's test half (the headline), and a set sealed
-# until its first scored run (dev9 was, until 26de922's run; docs/suggest-rule.md; dev10 and dev11 are, until the
-# lead's run).
-# `--half all` is every other set.
-HELD_OUT = ("test", "dev10", "dev11")
+# until its first scored run (dev9 was, until 26de922's run; dev10 and dev11 were, until 7ab605a's run:
+# docs/suggest-rule.md). `--half all` is every other set.
+HELD_OUT = ("test",)
 SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
