@@ -1608,6 +1608,17 @@ CASES = {
          "class E {\n    void m() {\n        try { read(); } catch (IOException e) { }\n    }\n}"],
         request="a catch of SQLException must roll back the transaction or rethrow",
     ),
+    "a call by the names the request writes, not the argument both examples happen to pass": Case(
+        "the request names os.popen and os.system; both examples pass the same command, which code elsewhere "
+        "does not: `os.$A(\"ls -l \" + path)` keeps it, an author says the calls",
+        "python",
+        ["out = os.popen(\"ls -l \" + path).read()", "os.system(\"ls -l \" + path)"],
+        ["out = subprocess.run([\"ls\", \"-l\", path], capture_output=True).stdout",
+         "subprocess.run([\"ls\", \"-l\", path], check=True)"],
+        ["os.system(cmd)", "usage = os.popen(f\"df {mount}\").read()"],
+        ["subprocess.run([\"df\", mount])", "home = os.getenv(\"HOME\")", "p = os.path.join(root, name)"],
+        request="os.popen and os.system run a shell, use subprocess.run with a list",
+    ),
 }
 
 

@@ -151,3 +151,31 @@ def _keywords(at: list[Node]) -> set[str]:
     shared = set.intersection(*({a.kind for a in n.ancestors()} for n in at)) if at else set()
     return {c.text for n in at for a in n.ancestors() if a.kind in shared
             for c in a.children if not c.named and _WORD.search(c.text)}
+
+
+def _literals(invalid: Sequence[Example], request: str | None) -> set[str]:
+    """The names and literals (named leaves) every invalid example writes and the request does not."""
+    written = set(re.findall(r"\w+", request or ""))
+    shared = set.intersection(*({n.text for n in _leaves(e.root) if n.named} for e in invalid)) if invalid else set()
+    return {t for t in shared if _WORD.search(t) and t not in written}
+
+
+def named_first(passing: list[Candidate], request: str | None, invalid: Sequence[Example]) -> list[Candidate]:
+    """An author keeps what the request names and drops what the examples merely share: when the best candidate
+    keeps names or literals the request does not write (`wg.Add(1)`'s `1`), the construct keeping every word of
+    the request the best one keeps and the fewest of those goes first; the rest keep their order. A name alone
+    (`self`) is no construct."""
+    if not request or not passing:
+        return passing
+    unnamed = _literals(invalid, request)
+    words = set(re.findall(r"\w+", request)) - unnamed
+    said = [({t for t in words if _said(t, c, invalid)}, sum(_said(t, c, invalid) for t in unnamed))
+            for c in passing]
+    if not said[0][0] or not said[0][1]:
+        return passing
+    fits = [i for i, c in enumerate(passing) if _construct(c) and c.gen.root.named_children()
+            and said[i][0] >= said[0][0] and said[i][1] < said[0][1]]
+    if not fits:
+        return passing
+    best = min(fits, key=lambda i: (said[i][1], i))
+    return [passing[best], *passing[:best], *passing[best + 1:]]

@@ -375,7 +375,8 @@ def _picked(search: _Search, count: int, valid_trees: list[Example], request: st
     example's own rule first when none separates or the best is a whole function or a literal `not`."""
     listed_ = placed.constructs_first(_listed(search, request, valid_trees), search.tried, search.invalid, request,
                                       search.language)
-    picked = _pick(asked.words_first(listed_, request, search.invalid, valid_trees), count)
+    picked = _pick(asked.named_first(asked.words_first(listed_, request, search.invalid, valid_trees), request,
+                                     search.invalid), count)
     if not picked or picked[0].tier() >= union.LAST_TIER:
         picked = (_union(search, valid_trees) + picked)[:count]
     return picked
