@@ -32,6 +32,15 @@ class Case:
 
 
 CASES = {
+    "a Python function called through its module is that function under a longer package path": Case(
+        "`etree.parse(path)` and `etree.fromstring(data)`: the calls by their names with any dotted qualifier "
+        "before the module (`lxml.etree.parse`, how other files import it), not only as the examples write it.",
+        "python",
+        ["tree = etree.parse(path)", "root = etree.fromstring(data)"],
+        ["tree = defusedxml.lxml.parse(path)", "root = defusedxml.lxml.fromstring(data)"],
+        ["doc = lxml.etree.parse(io.BytesIO(body))", "def load(s):\n    return etree.fromstring(s).getroot()"],
+        ["doc = parser.parse(f)", "root = defusedxml.lxml.fromstring(s)", "data = json.loads(body)"],
+    ),
     "a bare name by kind and regex is a part of an any of each example's rule": Case(
         "`binding.irb` in one invalid example and a bare `breakpoint` call inside a method in the other: `any` of "
         "`binding.irb` and the name `breakpoint` (`identifier` `^breakpoint$`, no plain pattern of it verified), "

@@ -139,12 +139,15 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
         seen.add(f"{kind}{role}{regex}")
         spaced = _namespaced(regex, texts, role, language) or _pathed(texts, role, language)
         regex = spaced or regex
-        rule, receiver, packaged = _named_rule(kind, role, regex, language, group, examples)
         # A family regex says more than the names shown (`Write(Line)?` for `WriteLine`; a stem two names share at
         # a word part, `^find_by_`, is one too): the request is about the family, so it ranks before a pattern
         # that keeps the one name.
         family = regex in (output_family(texts), level_family(list(dict.fromkeys(texts)))) or (
             len(set(texts)) > 1 and not regex.endswith("$"))
+        # A longer package path before a Python module's function widens the regex but is no namespaced name: it
+        # ranks as the names shown would.
+        regex = regex if spaced else _packaged(regex, texts, role, language) or regex
+        rule, receiver, packaged = _named_rule(kind, role, regex, language, group, examples)
         note = (f"flags every `{kind}` whose {role or 'callee'} matches `{regex}`, with any arguments"
                 + (f" and no {receiver}" if receiver else "") + "; lets through calls through another name or alias")
         body = {"rule": rule}
@@ -182,6 +185,16 @@ def _pathed(texts: Sequence[str], role: str, language: str) -> str | None:
         return None
     last = {t.rsplit("::", 1)[1] for t in texts}
     return rf"(^|::){re.escape(last.pop())}(::<.*>)?$" if len(last) == 1 else None
+
+
+def _packaged(regex: str, texts: Sequence[str], role: str, language: str) -> str | None:
+    """A Python function called through its module (`datetime.utcnow`, `os.path.join`) is the same function
+    written with a longer package path in front (`datetime.datetime.utcnow`): the regex admits any dotted
+    qualifier before the names shown. Not a method of `self` or `cls`, a receiver that is a value."""
+    if language != "python" or role != "function" or not all(
+            re.fullmatch(r"[a-z_]\w*(\.\w+)+", t) and t.split(".", 1)[0] not in ("self", "cls") for t in texts):
+        return None
+    return rf"^(\w+\.)*(?:{regex[1:-1]})$" if regex.startswith("^") and regex.endswith("$") else None
 
 
 def one_name(cand: Candidate) -> bool:
