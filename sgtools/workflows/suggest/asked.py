@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from sgtools.rules.analysis.walk import rule_objects
 from sgtools.workflows.suggest.anchor import HOLDER
 from sgtools.workflows.suggest.candidates import LEAF_KIND, Candidate
 from sgtools.workflows.suggest.tree import Example, Node
@@ -60,17 +61,10 @@ def telling(request: str | None, invalid: Sequence[Example], valid: Sequence[Exa
     return [t for t in dict.fromkeys(_TOKEN.findall(request)) if t in shown and t not in qualifiers]
 
 
-def _kinds(rule: Any) -> Iterator[str]:
+def _kinds(rule: Any) -> set[str]:
     """The kinds a rule asks for (not those it rules out under `not`)."""
-    if isinstance(rule, dict):
-        for key, value in rule.items():
-            if key == "kind" and isinstance(value, str):
-                yield value
-            elif key != "not":
-                yield from _kinds(value)
-    elif isinstance(rule, list):
-        for item in rule:
-            yield from _kinds(item)
+    return {str(node["kind"]) for path, node in rule_objects({"rule": rule})
+            if "not" not in path and isinstance(node.get("kind"), str)}
 
 
 def _matched(rule: Any, pattern: str) -> Any:
@@ -92,7 +86,7 @@ def _said(token: str, cand: Candidate, invalid: Sequence[Example]) -> bool:
     if re.search(rf"(?<![\w]){re.escape(token)}(?![\w])", text) or (
             not _WORD.search(token) and token in text):
         return True
-    for kind in set(_kinds(cand.body.get("rule"))):
+    for kind in _kinds(cand.body.get("rule")):
         nodes = [n for e in invalid for n in e.nodes() if n.kind == kind]
         if nodes and all(any(c.text == token for c in n.children) for n in nodes):
             return True

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from sgtools.rules.analysis.walk import rule_objects
 from sgtools.workflows.suggest.asked import code_tokens
 from sgtools.workflows.suggest.candidates import FIELD, LEAF_KIND, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
@@ -51,10 +52,7 @@ def _shown(regex: str) -> list[str] | None:
 
 
 def _regexes(rule: Any) -> list[str]:
-    if isinstance(rule, dict):
-        return [v for k, v in rule.items() if k == "regex" and isinstance(v, str)] + [
-            r for k, v in rule.items() if k != "regex" for r in _regexes(v)]
-    return [r for v in rule for r in _regexes(v)] if isinstance(rule, list) else []
+    return [str(node["regex"]) for _, node in rule_objects({"rule": rule}) if isinstance(node.get("regex"), str)]
 
 
 def widened(passing: Sequence[Candidate], request: str | None,
