@@ -25,13 +25,14 @@ _LOOSEST = 4  # a pattern keeping only keywords and operators (`!!$A`): the loos
 _OPAQUE = ("string", "comment", "char", "heredoc", "regex")  # their words are text, not code
 
 
-def _leaves(node: Node) -> Iterator[Node]:
+def code_leaves(node: Node) -> Iterator[Node]:
+    """The leaves of a node that are code, not the text of a string or a comment."""
     if any(p in node.kind for p in _OPAQUE):
         return
     if not node.children:
         yield node
     for child in node.children:
-        yield from _leaves(child)
+        yield from code_leaves(child)
 
 
 def code_tokens(example: Example) -> set[str]:
@@ -40,7 +41,7 @@ def code_tokens(example: Example) -> set[str]:
     out: set[str] = set()
     run: list[str] = []
     end = -1
-    for leaf in _leaves(example.root):
+    for leaf in code_leaves(example.root):
         text = leaf.text
         out.add(text)
         if not _OPERATOR.fullmatch(text):  # a word, a bracket or a separator ends a run of operators
@@ -150,7 +151,8 @@ def _keywords(at: list[Node]) -> set[str]:
 def _literals(invalid: Sequence[Example], request: str | None) -> set[str]:
     """The names and literals (named leaves) every invalid example writes and the request does not."""
     written = set(re.findall(r"\w+", request or ""))
-    shared = set.intersection(*({n.text for n in _leaves(e.root) if n.named} for e in invalid)) if invalid else set()
+    shared = set.intersection(*({n.text for n in code_leaves(e.root) if n.named} for e in invalid)) if invalid \
+        else set()
     return {t for t in shared if _WORD.search(t) and t not in written}
 
 

@@ -21,6 +21,7 @@ PLAIN, TYPED, PINNED, CONTEXT, CONTEXT_TYPED, KIND_HAS, INSIDE, EXCLUDE = range(
 KIND_ONLY, COMMENT, FIELD, CHILD, ARGUMENT, INSIDE_TEXT, LEAF_KIND, MODIFIER = range(8, 16)
 UNION = 16  # `any` of each invalid example's own rule, when they share nothing that separates them (union.py)
 DECLARED = 17  # a declaration by its name (declnames.py) or its declared type (decltypes.py)
+REQUESTED = 18  # the code the request names, every use of it (requested.py)
 TYPE_ROLES = ("type", "returns", "return_type", "result")  # the fields a declaration's type or return type is in
 FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pattern + regex constraints",
               CONTEXT: "pattern with context/selector", CONTEXT_TYPED: "context/selector + kind constraints",
@@ -29,7 +30,8 @@ FORM_NAMES = {PLAIN: "pattern", TYPED: "pattern + kind constraints", PINNED: "pa
               FIELD: "kind + name regex", CHILD: "kind + has (a telling child)",
               ARGUMENT: "pattern + has/not has an argument", INSIDE_TEXT: "pattern + inside (an enclosing context)",
               LEAF_KIND: "kind + regex (a type by name)", MODIFIER: "kind + has (a modifier word)",
-              UNION: "any of each invalid example's own rule", DECLARED: "kind + has (a declaration's name)"}
+              UNION: "any of each invalid example's own rule", DECLARED: "kind + has (a declaration's name)",
+              REQUESTED: "kind + regex (the code the request names)"}
 _WHOLE = re.compile(r"function|method|class|struct|impl|interface|module|namespace|program|item$")
 ACCESS_KINDS = ("member", "selector", "field_access", "attribute", "navigation", "scoped")
 # Kinds that are building blocks of any code (accesses, assignments, calls, arguments, operators, lambdas, lists):

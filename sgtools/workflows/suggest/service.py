@@ -48,6 +48,7 @@ from sgtools.workflows.suggest import (
     proof,
     render,
     repeats,
+    requested,
     scope,
     sequence,
     shapes,
@@ -185,7 +186,9 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     search.run(repeats.compared(forms.plain_forms(gens, language=search.language))
                + _authored(search.invalid, valid_trees, search.language, search.request)
                + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600)
-               + keyed.element_forms(pivot, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9650))
+               + keyed.element_forms(pivot, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9650)
+               + requested.request_forms(search.request, search.invalid, valid_trees, search.language,
+                                          author.AUTHOR_ROOTS + 13_000))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
@@ -379,7 +382,7 @@ def _picked(search: _Search, count: int, valid_trees: list[Example], request: st
                                      search.invalid), count)
     if not picked or picked[0].tier() >= union.LAST_TIER:
         picked = (_union(search, valid_trees) + picked)[:count]
-    return picked
+    return requested.request_first(picked, search.passing())
 
 
 def _listed(search: _Search, request: str | None, valid_trees: list[Example]) -> list[cands.Candidate]:

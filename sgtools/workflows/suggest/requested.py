@@ -1,0 +1,256 @@
+"""The rule written from the request's own code words (issue 29): "table.getn and table.setn are gone",
+"toUpperCase() and toLowerCase() are deprecated", "replace lazy_static! with LazyLock", "new URL(String) is
+deprecated". When the request names code that the invalid examples write and the valid ones do not, that code is the
+rule: every mention of it, however it is qualified, called or aliased. The examples confirm it and add the names they
+show beside the request's (`after_filter` for "before_filter and friends"); the request's list adds the names they do
+not show (`table.setn`). Four snippets are a sample of the code; the request says what is meant, so this rule goes
+first when it separates them (service.py).
+
+Not for a request whose named code the valid examples also write ("requests.get needs a timeout": the call is fine,
+its arguments are the point), nor one that names two things every invalid example writes together ("isPresent() and
+then get()": a combination, said by a context).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sgtools.workflows.suggest import callnames
+from sgtools.workflows.suggest.asked import code_leaves, code_tokens
+from sgtools.workflows.suggest.author import call_like
+from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.tree import Example, Node
+
+_MENTION = re.compile(r"(?<![\w.:$\\])(?P<new>\bnew\s+)?(?P<name>\.?[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)"
+                      r"(?P<tail>\(\)|\([\w\s,.]*\)|!)?")
+_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|nor|/)\s*")  # between the names of one list
+_QUALIFIED = re.compile(r"(?:\?\.|\.|::|->|\\)?[A-Za-z_$\\][\w$]*(?:(?:\?\.|\.|::|->|\\)[A-Za-z_$][\w$]*)*")
+_CREATION = re.compile(r"creation|new_expression|instance_expression|constructor_invocation")
+# Words before a name that make it the place of the point, not the point: "assigning to innerHTML", "async
+# callbacks in forEach", "set InsecureSkipVerify to true", "comparing size() with 0", "finders like find_by_email".
+_PLACE_WORDS = frozenset({"to", "in", "into", "inside", "within", "on", "onto", "with", "from", "like", "as", "than",
+                          "set", "setting", "assign", "assigning", "compare", "comparing", "pass", "passing", "passed",
+                          "wrap", "wrapping", "around", "after", "before", "through", "via", "over"})
+
+
+# A call written with a literal argument (`.equals(null)`, `sleep(0)`) is about that argument, not the name.
+_LITERAL = re.compile(r"\b(null|nil|None|true|false|True|False|undefined|\d+)\b")
+# A name after a keyword or an operator is part of code the request writes (`if (...) throw X(...)`, `x == foo`).
+_CODE_WORDS = "throw|raise|return|await|yield|defer|go|if|for|while|catch|except|typeof|instanceof|sizeof|delete"
+
+
+@dataclass(frozen=True)
+class _Mention:
+    qualifier: str  # `table.` of `table.getn`, `std::` of `std::random_shuffle`
+    name: str
+    new: bool  # written `new URL(...)`: the object made, not every use of the type
+    start: int
+    end: int
+    placed: bool  # said as part of more code (`isset($x) ? ...`, `Object.assign({}, a)`) or after a place word
+
+
+def _mentions(request: str) -> list[_Mention]:
+    """The request's words written as code: in backticks, qualified, called (`f()`), a macro (`m!`), made with
+    `new`, or a name no prose word has (`snake_case`, `camelCase`, `PascalCase`)."""
+    quoted = [(m.start(1), m.end(1)) for m in re.finditer(r"`([^`]+)`", request)]
+    out = []
+    for m in _MENTION.finditer(request):
+        whole = m.group("name").lstrip(".")
+        parts = re.split(r"(\.|::)", whole)
+        last = parts[-1]
+        span = next(((s, e) for s, e in quoted if s <= m.start("name") and m.end("name") <= e), None)
+        code = (bool(m.group("tail") or m.group("new")) or len(parts) > 1 or "_" in last.strip("_")
+                or re.search(r"[a-z][A-Z]|[A-Z]\w*[A-Z]", last) is not None or span is not None)
+        if not code or len(last) < 2:
+            continue
+        whole_text = request[span[0]:span[1]].strip() if span is not None else None
+        placed = _placed(request, m, whole_text)
+        out.append(_Mention("".join(parts[:-1]), last, bool(m.group("new")), m.start(), m.end(), placed))
+    return out
+
+
+def _placed(request: str, m: re.Match[str], quoted: str | None) -> bool:
+    """The name is said as part of more code (`isset($x) ? ...` in backticks, `Object.assign({}, a)`,
+    `.equals(null)`, `throw X(...)`) or as the place of the point ("assigning to innerHTML")."""
+    before = re.findall(r"[\w.]+", request[:m.start()])
+    return (request[m.end():m.end() + 1] == "(" or _LITERAL.search(m.group("tail") or "") is not None
+            or (quoted is not None and quoted not in (m.group(0).strip(), m.group("name")))
+            or (bool(before) and before[-1].lower() in _PLACE_WORDS)
+            or re.search(r"(\b(" + _CODE_WORDS + r")|[)=<>+*&|])\s*$", request[:m.start()]) is not None)
+
+
+def _lists(request: str, mentions: list[_Mention]) -> list[list[_Mention]]:
+    """Mentions written one after another as a list (`a, b and c`, `x / y`): one family of names."""
+    groups: list[list[_Mention]] = []
+    for m in mentions:
+        if groups and _SEPARATOR.fullmatch(request[groups[-1][-1].end:m.start]):
+            groups[-1].append(m)
+        else:
+            groups.append([m])
+    return groups
+
+
+def _reference(leaf: Node) -> Node:
+    """The name as written where it is used: the leaf with the qualifier before it (`datetime.datetime.utcnow`,
+    `table.getn`, `\\error_log`), not the call or the subscript around it."""
+    node = leaf
+    while node.parent is not None and node.parent.end == leaf.end and _QUALIFIED.fullmatch(node.parent.text):
+        node = node.parent
+    return node
+
+
+def _qualifier(ref: Node, leaf: Node) -> str:
+    """What is written before the name (`datetime.`), "" for none or a separator alone (`.toUpperCase` after a
+    call)."""
+    before = ref.text[:len(ref.text) - len(leaf.text)]
+    return "" if re.fullmatch(r"\W*", before) else before
+
+
+def _separator(qualifier: str) -> str:
+    return qualifier[-2:] if qualifier.endswith(("::", "->")) else qualifier[-1:]
+
+
+def _path(mentions: list[_Mention]) -> str:
+    """The namespace path the request writes before the names (`std::process::`), each part optional from the
+    left (`process::exit`, `exit` after a `use`); a leading `::` only before the path (`::std::x`, not `::x`, a
+    global function of that name); any path when the request writes none."""
+    qualifier = next((m.qualifier for m in mentions if "::" in m.qualifier), "")
+    if not qualifier:
+        return r"(::|\\)?(\w+(::|\\))*"
+    out = "(::)?"
+    for part in qualifier.split("::")[:-1]:
+        out = f"({out}{re.escape(part)}::)?"
+    return out
+
+
+_Built = tuple[dict[str, Any], str]  # a rule and what it names, for the candidate's label
+
+
+def _either(kinds: set[str], regex: str) -> dict[str, Any]:
+    parts = [{"kind": k, "regex": regex} for k in sorted(kinds)]
+    return parts[0] if len(parts) == 1 else {"any": parts}
+
+
+def _made(alternatives: str, refs: list[Node], names: list[str]) -> _Built | None:
+    """`new` of the type by any package path (`new java.util.Date(ms)`), not every use of the type."""
+    made = [(r.parent, r) for r in refs if r.role and r.parent is not None and _CREATION.search(r.parent.kind)]
+    if len({(a.kind, r.role) for a, r in made}) != 1:  # the verification checks that every example makes one
+        return None
+    kind, role = made[0][0].kind, str(made[0][1].role)
+    regex = rf"^(\w+(\.|::))*({alternatives})(<.*>)?$"
+    return {"kind": kind, "has": {"field": role, "regex": regex}}, f"new {' / '.join(names)}"
+
+
+def _called(names: list[str], refs: list[Node], leaves: list[Node], mentions: list[_Mention],
+            language: str) -> _Built | None:
+    """Calls by the name when every use shown is one, bare or by a namespace path (the request's path optional
+    from the left): not a method of that name on some object (`printer.print`)."""
+    calls = [r for r, leaf in zip(refs, leaves, strict=True) if r.parent is not None and call_like(r.parent.kind)
+             and not re.search(r"\.|->", _qualifier(r, leaf)) and callnames.name_of(r.parent) is r]
+    call = refs[0].parent
+    if call is None or len(calls) != len(refs) or len({(str(r.parent.kind if r.parent else ""), r.role)
+                                                      for r in refs}) != 1:
+        return None
+    alternatives = "|".join(re.escape(n) for n in names)
+    rule = callnames.by_name(call.kind, refs[0].role or "", f"^{_path(mentions)}({alternatives})$", language)
+    return rule, " / ".join(f"{n}(...)" for n in names)
+
+
+def _names_rule(names: list[str], leaves: list[Node], mentions: list[_Mention], language: str) -> _Built | None:
+    """The rule flagging every use of the names: `new` of the type when the request writes `new`; the qualified
+    name when every invalid example writes the same object before it (`datetime.`, `table.`, `ReactDOM.`); a call
+    by its name when every one is a call by that name; else the name itself, wherever it stands."""
+    alternatives = "|".join(re.escape(n) for n in names)
+    refs = [_reference(leaf) for leaf in leaves]
+    if any(m.new for m in mentions):
+        return _made(alternatives, refs, names)
+    qualifiers = {_qualifier(r, leaf) for r, leaf in zip(refs, leaves, strict=True)}
+    qualifier = qualifiers.pop() if len(qualifiers) == 1 else ""
+    if qualifier and _separator(qualifier) in (".", "->"):
+        regex = rf"^(\w+{re.escape(_separator(qualifier))})*{re.escape(qualifier)}({alternatives})$"
+        return _either({r.kind for r in refs}, regex), " / ".join(qualifier + n for n in names)
+    if any("." in m.qualifier and not re.fullmatch(r"([a-z_]\w*\.)+", m.qualifier) for m in mentions):
+        return None  # `Model.all.each`: an object the request names, which no one rule on the name says
+    return _called(names, refs, leaves, mentions, language) or (
+        _either({leaf.kind for leaf in leaves}, rf"^({alternatives})$"), " / ".join(names))
+
+
+def _hits(name: str, example: Example) -> list[Node]:
+    return [n for n in code_leaves(example.root) if n.named and n.text == name]
+
+
+def _analogue(example: Example, like: list[Node], unwanted: set[str]) -> str | None:
+    """The one name an invalid example writes where the others write a named one (`after_filter` beside
+    `before_filter`): a leaf of the same kind, in the same field of the same construct."""
+    places = {(n.kind, n.role, n.parent.kind if n.parent else None) for n in like}
+    found = {n.text for n in code_leaves(example.root) if n.named and n.text not in unwanted
+             and (n.kind, n.role, n.parent.kind if n.parent else None) in places}
+    return found.pop() if len(found) == 1 else None
+
+
+def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -> tuple[
+        list[str] | None, list[Node], list[_Mention]] | None:
+    """The names the rule is for (the request's, its list's, and one per example that shows another in their
+    place), the invalid examples' leaves that write them and the request's mentions of them; None when the request
+    names no code only the invalid examples write, names two such things one example writes together, says one as
+    the place of the point, or an example writes none of them and no one name in their place."""
+    fine = set().union(*(code_tokens(e) for e in valid)) if valid else set()
+    mentions = [m for m in _mentions(request) if m.name not in fine]
+    per_example = [{m.name for m in mentions if _hits(m.name, e)} for e in invalid]
+    named = set().union(*per_example)
+    if not named or any(len(found) > 1 for found in per_example):
+        return None  # two named things written together: a combination, said by a context
+    listed = _listed(request, mentions, named)
+    if listed is None:
+        return None
+    leaves = [n for e in invalid for name in named for n in _hits(name, e)]
+    unnamed = [e for e, found in zip(invalid, per_example, strict=True) if not found]
+    return _with_analogues(unnamed, list(dict.fromkeys(m.name for m in listed)), leaves, fine), leaves, listed
+
+
+def _listed(request: str, mentions: list[_Mention], named: set[str]) -> list[_Mention] | None:
+    """The mentions of the names shown with those the request lists beside them; None when one is said as the
+    place of the point or as part of more code: then the rest of the request is the rule."""
+    listed = [m for group in _lists(request, mentions) if any(m.name in named for m in group) for m in group]
+    return None if any(m.placed for m in listed) else listed
+
+
+def _with_analogues(unnamed: list[Example], names: list[str], leaves: list[Node], fine: set[str]) -> list[str] | None:
+    """The names with the one each example naming none of them writes in their place (its leaves added to
+    `leaves`); None when such an example has no one name there."""
+    for example in unnamed:
+        other = _analogue(example, leaves, fine)
+        if other is None:
+            return None
+        names.append(other)
+        leaves += _hits(other, example)
+    return names
+
+
+def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
+                  start: int) -> list[Candidate]:
+    """The rule for the code the request names, with the names its list adds and the examples show; to be verified
+    on the examples like any other candidate."""
+    asked = _asked(request, invalid, valid) if request and invalid else None
+    if asked is None or asked[0] is None:
+        return []
+    built = _names_rule(asked[0], asked[1], asked[2], language)
+    if built is None:
+        return []
+    rule, label = built
+    note = (f"flags every use of {label} (the code the request names), however it is qualified or called; lets "
+            "through the same thing reached by another name (an alias, a wrapper)")
+    return [Candidate({"rule": rule}, Generalised.written(asked[1][0], label), REQUESTED, start, note)]
+
+
+def request_first(picked: list[Candidate], passing: Sequence[Candidate]) -> list[Candidate]:
+    """The rule for the code the request names, when it separates the examples, goes first; the rest keep their
+    order."""
+    said = next((c for c in passing if c.form == REQUESTED), None)
+    if said is None:
+        return picked
+    return [said, *(c for c in picked if c is not said and c.body != said.body)][:max(1, len(picked))]

@@ -1,0 +1,81 @@
+"""suggest_rule writes the rule from the code the request names (requested.py, issue 29): every use of it, however it
+is qualified, called or aliased, with the names the request lists beside it; and leaves a request alone whose named
+code is only where the point is. Real ast-grep, real files in a temp workspace; each top candidate judged by plain
+ast-grep on code the examples do not show."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.workflows.suggest import requested
+from tests.test_suggest_shapes import Case, check_case
+
+CASES = {
+    "a module's functions the request lists, wherever they are named": Case(
+        "the examples show `asyncio.get_event_loop()`; the request lists `asyncio.ensure_future()` beside it: both, "
+        "called or not (`get = asyncio.get_event_loop`), under a longer qualifier, not a bare function of that name",
+        "python",
+        ["loop = asyncio.get_event_loop()", "asyncio.get_event_loop().run_until_complete(main())"],
+        ["loop = asyncio.get_running_loop()", "asyncio.run(main())"],
+        ["fut = asyncio.ensure_future(fetch(url))", "get = asyncio.get_event_loop",
+         "loop = aio.asyncio.get_event_loop()"],
+        ["loop = get_event_loop()", "policy = asyncio.get_event_loop_policy()", "task = asyncio.create_task(job())"],
+        request="asyncio.get_event_loop() and asyncio.ensure_future() are discouraged, use asyncio.get_running_loop() "
+                "and asyncio.create_task()",
+    ),
+    "a method the request names, on any receiver": Case(
+        "`name.substr(1)` and `s.trim().substr(0, 3)`: `substr` on whatever receiver, not the receivers shown",
+        "javascript",
+        ["const rest = name.substr(1);", "const head = s.trim().substr(0, 3);"],
+        ["const rest = name.slice(1);", "const head = s.trim().slice(0, 3);"],
+        ["return items[0].substr(2);", "label = str.substr(i, n).toUpperCase();"],
+        ["const part = s.substring(1);", "const substr = s.slice(1);", "const t = text.subscribe(cb);"],
+        request="String.prototype.substr() is deprecated, use slice()",
+    ),
+    "a function the request names by its path, also by a shorter path or bare after a use": Case(
+        "`std::mem::forget` and `mem::forget`: the call with any tail of that path (`forget(x)` after a `use`, "
+        "`::std::mem::forget`), not a method or another module's function of that name",
+        "rust",
+        ["std::mem::forget(guard);", "mem::forget(buf);"],
+        ["let _guard = ManuallyDrop::new(guard);", "drop(buf);"],
+        ["forget(handle);", "::std::mem::forget(x);",
+         "fn leak(v: Vec<u8>) {\n    core_mem(v);\n    mem::forget(v);\n}"],
+        ["self.forget(key);", "cache::forget(key);", "let n = forget_all();"],
+        request="no std::mem::forget, wrap the value in ManuallyDrop if it must not be dropped",
+    ),
+    "a type the request says is made with new, by any package path": Case(
+        "`new Date()` twice: the object made by that class, also `new java.util.Date(ms)`, not every use of the type",
+        "java",
+        ["Date now = new Date();", "long t = new Date().getTime();"],
+        ["Instant now = Instant.now();", "long t = System.currentTimeMillis();"],
+        ["return new java.util.Date(millis);", "events.add(new Date(ts));"],
+        ["Date parsed = format.parse(text);", "var s = new DateFormatSymbols();", "Dates d = new Dates();"],
+        request="new Date() is legacy, use Instant.now()",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_code_the_request_names(ws: Workspace, engine: Engine, name: str) -> None:
+    check_case(ws, engine, CASES[name])
+
+
+@pytest.mark.parametrize(("request_text", "placed"), [
+    ("table.getn is gone, use #t", False),
+    ("no error_log() calls in library code", False),
+    ("new URL(String) is deprecated", False),
+    ("no assigning to innerHTML, set textContent", True),  # where the point is: the assignment
+    ("no async callbacks in forEach", True),
+    ("use isEmpty() instead of comparing size() with 0", True),
+    ("never .equals(null), compare with ==", True),  # the argument is the point
+    ("use spread instead of Object.assign({}, a, b)", True),  # the call as written, with its literal argument
+    ("use require(...) instead of if (...) throw IllegalArgumentException(...)", True),  # code around it
+    ("use `x ?? d`, not `isset($x) ? $x : d`", True),  # part of a code span
+])
+def test_a_name_said_as_the_place_of_the_point_is_no_rule_of_its_own(request_text: str, placed: bool) -> None:
+    found = {m.name: m.placed for m in requested._mentions(request_text)}
+    name = next(n for n in ("getn", "error_log", "URL", "innerHTML", "forEach", "size", "equals", "assign",
+                            "IllegalArgumentException", "isset") if n in found)
+    assert found[name] is placed, (request_text, found)
