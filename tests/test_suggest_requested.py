@@ -54,6 +54,25 @@ CASES = {
         ["Date parsed = format.parse(text);", "var s = new DateFormatSymbols();", "Dates d = new Dates();"],
         request="new Date() is legacy, use Instant.now()",
     ),
+    "a type the request says is made with new, though the valid examples name the type": Case(
+        "`new Integer(5)`: the valid examples write `Integer` too (`Integer.valueOf`), never `new Integer`",
+        "java",
+        ["Integer n = new Integer(5);", "list.add(new Integer(x));"],
+        ["Integer n = Integer.valueOf(5);", "list.add(Integer.valueOf(x));"],
+        ["return new java.lang.Integer(v);", "Object o = new Integer(s.length());"],
+        ["Integer m = Integer.parseInt(s);", "int[] a = new int[3];", "var f = new IntegerField();"],
+        request="new Integer(int) is deprecated, use Integer.valueOf",
+    ),
+    "a name after the object the request writes, though the valid examples call it on others": Case(
+        "`document.write(...)`: the valid examples call `write` on a stream, which is fine; `document.write` by "
+        "any longer path, called or not",
+        "javascript",
+        ['document.write("<p>hi</p>");', "document.write(html);"],
+        ["stream.write(chunk);", "out.write(html);"],
+        ["window.document.write(banner);", "const w = document.write;"],
+        ["res.write(body);", "fs.write(fd, buf, cb);", "document.writeln(line);"],
+        request="no document.write, build nodes with the DOM",
+    ),
 }
 
 

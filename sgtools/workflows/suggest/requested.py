@@ -179,6 +179,19 @@ def _names_rule(names: list[str], leaves: list[Node], mentions: list[_Mention], 
         _either({leaf.kind for leaf in leaves}, rf"^({alternatives})$"), " / ".join(names))
 
 
+def _written(m: _Mention, valid: Sequence[Example], tokens: set[str]) -> bool:
+    """A valid example writes the mention as the request does: the type made with `new` (`URL url = ...` is no
+    `new URL`), the name after the object the request writes (`scene.keyWindow` is no
+    `UIApplication.shared.keyWindow`), else the name anywhere in its code."""
+    if m.new:
+        said = rf"\bnew\s+([\w.]+\.)?{re.escape(m.name)}\b"
+    elif m.qualifier.endswith("."):
+        said = rf"(?<![\w.]){re.escape(m.qualifier + m.name)}\b"
+    else:
+        return m.name in tokens
+    return any(re.search(said, e.code) for e in valid)
+
+
 def _hits(name: str, example: Example) -> list[Node]:
     return [n for n in code_leaves(example.root) if n.named and n.text == name]
 
@@ -199,7 +212,7 @@ def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -
     names no code only the invalid examples write, names two such things one example writes together, says one as
     the place of the point, or an example writes none of them and no one name in their place."""
     fine = set().union(*(code_tokens(e) for e in valid)) if valid else set()
-    mentions = [m for m in _mentions(request) if m.name not in fine]
+    mentions = [m for m in _mentions(request) if not _written(m, valid, fine)]
     per_example = [{m.name for m in mentions if _hits(m.name, e)} for e in invalid]
     named = set().union(*per_example)
     if not named or any(len(found) > 1 for found in per_example):
