@@ -73,6 +73,17 @@ CASES = {
         ["res.write(body);", "fs.write(fd, buf, cb);", "document.writeln(line);"],
         request="no document.write, build nodes with the DOM",
     ),
+    "a call the request says needs an argument, whatever else it passes": Case(
+        "`subprocess.run(cmd)` and `subprocess.run(args, cwd=root)`: the call without `check`, not a pattern of the "
+        "arguments shown (`subprocess.run($A)` misses a call with three), by any longer module path",
+        "python",
+        ["subprocess.run(cmd)", "subprocess.run(args, cwd=root)"],
+        ["subprocess.run(cmd, check=True)", "subprocess.run(args, cwd=root, check=True)"],
+        ['subprocess.run(["git", "fetch"], cwd=repo, capture_output=True, text=True)',
+         "out = sh.subprocess.run(argv, env=env)"],
+        ["subprocess.run(cmd, check=False, cwd=root)", "subprocess.call(cmd)", "runner.run(cmd)"],
+        request="subprocess.run must pass check so a failing command raises",
+    ),
 }
 
 

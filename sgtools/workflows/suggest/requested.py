@@ -114,11 +114,10 @@ def _separator(qualifier: str) -> str:
     return qualifier[-2:] if qualifier.endswith(("::", "->")) else qualifier[-1:]
 
 
-def _path(mentions: list[_Mention]) -> str:
-    """The namespace path the request writes before the names (`std::process::`), each part optional from the
-    left (`process::exit`, `exit` after a `use`); a leading `::` only before the path (`::std::x`, not `::x`, a
-    global function of that name); any path when the request writes none."""
-    qualifier = next((m.qualifier for m in mentions if "::" in m.qualifier), "")
+def namespace_path(qualifier: str) -> str:
+    """The namespace path a name is written with (`std::process::`), each part optional from the left
+    (`process::exit`, `exit` after a `use`); a leading `::` only before the path (`::std::x`, not `::x`, a global
+    function of that name); any path when there is none."""
     if not qualifier:
         return r"(::|\\)?(\w+(::|\\))*"
     out = "(::)?"
@@ -156,7 +155,8 @@ def _called(names: list[str], refs: list[Node], leaves: list[Node], mentions: li
                                                       for r in refs}) != 1:
         return None
     alternatives = "|".join(re.escape(n) for n in names)
-    rule = callnames.by_name(call.kind, refs[0].role or "", f"^{_path(mentions)}({alternatives})$", language)
+    path = namespace_path(next((m.qualifier for m in mentions if "::" in m.qualifier), ""))
+    rule = callnames.by_name(call.kind, refs[0].role or "", f"^{path}({alternatives})$", language)
     return rule, " / ".join(f"{n}(...)" for n in names)
 
 

@@ -49,6 +49,7 @@ from sgtools.workflows.suggest import (
     render,
     repeats,
     requested,
+    required,
     scope,
     sequence,
     shapes,
@@ -188,7 +189,9 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600)
                + keyed.element_forms(pivot, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9650)
                + requested.request_forms(search.request, search.invalid, valid_trees, search.language,
-                                          author.AUTHOR_ROOTS + 13_000))
+                                          author.AUTHOR_ROOTS + 13_000)
+               + required.required_forms(search.request, search.invalid, valid_trees, search.language,
+                                         author.AUTHOR_ROOTS + 13_001))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]

@@ -1,0 +1,92 @@
+"""The argument the request says a call needs (issue 29): "std::async must be given std::launch::async",
+"warnings.warn must pass stacklevel". When the request names a call that the invalid examples and the valid ones
+both make, and a word of the request is in every valid call's text and in no invalid one's, the rule is that call
+without that word: `all: [call by name, not: {regex: \\bword\\b}]`. The request says which call and which argument;
+the examples confirm them, and the arguments or receivers they happen to write are no part of the rule (a pattern of
+the calls shown, `warnings.warn($A, $B)`, misses `warnings.warn(msg)`). First when it separates them (service.py),
+like the rule for the code the request names (requested.py): the two never both apply, that one wants code the
+valid examples do not write.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from sgtools.workflows.suggest import callnames
+from sgtools.workflows.suggest.author import call_like
+from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.requested import namespace_path
+from sgtools.workflows.suggest.tree import Example, Node
+
+_NAME = re.compile(r"(?<![\w.:$\\])[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*")
+_LITERAL = re.compile(r"null|nil|None|true|false|True|False|undefined")
+
+
+def _calls(example: Example) -> list[tuple[Node, Node]]:
+    """Each call in the example with its callee."""
+    return [(n, c) for n in example.nodes() if call_like(n.kind) and (c := callnames.name_of(n)) is not None]
+
+
+def _names(word: str, callee: str) -> bool:
+    """The request's word names the callee (`warnings.warn` names `warnings.warn`; `async` names `std::async`)."""
+    return callee == word or callee.endswith(("." + word, "::" + word, "->" + word))
+
+
+def _regex(word: str, bare: bool) -> str:
+    """The callee regex for one name: a namespace path optional from the left (`std::async`, bare `async` after a
+    `using`); an object path before a dotted name (`warnings.warn`); a bare name as the examples call it, bare, or
+    on any object when they call it on one."""
+    if "::" in word:
+        qualifier, name = word.rsplit("::", 1)
+        return namespace_path(qualifier + "::") + re.escape(name)
+    return re.escape(word) if bare and "." not in word else rf"(\w+(\.|::|->))*{re.escape(word)}"
+
+
+def _named_calls(calls: list[tuple[Node, Node]], words: list[str]) -> list[tuple[Node, Node]]:
+    return [(n, c) for n, c in calls if any(_names(w, c.text) for w in words)]
+
+
+def _named_words(request: str, shown: list[list[tuple[Node, Node]]], fine: list[list[tuple[Node, Node]]]) -> list[str]:
+    """The request's names of a call that some invalid example and some valid example make."""
+    def makes(word: str, calls: list[list[tuple[Node, Node]]]) -> bool:
+        return any(_names(word, c.text) for cs in calls for _, c in cs)
+    return [w for w in dict.fromkeys(_NAME.findall(request)) if makes(w, shown) and makes(w, fine)]
+
+
+def _needed(request: str, words: list[str], made: list[tuple[Node, Node]], made_fine: list[str]) -> list[str]:
+    """The request's words every valid call writes and no invalid one does (not a part of the call's name, not a
+    literal)."""
+    parts = {p for w in words for p in re.split(r"\.|::", w)}
+    def written(word: str, text: str) -> bool:
+        return re.search(rf"\b{word}\b", text) is not None
+    return [t for t in dict.fromkeys(re.findall(r"[A-Za-z_]\w+", request)) if t not in parts
+            and not _LITERAL.fullmatch(t) and all(written(t, text) for text in made_fine)
+            and not any(written(t, n.text) for n, _ in made)]
+
+
+def required_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
+                   start: int) -> list[Candidate]:
+    """The call the request names without the word it says the call needs; to be verified on the examples."""
+    if not request or not invalid or not valid:
+        return []
+    shown = [_calls(e) for e in invalid]
+    fine = [_calls(e) for e in valid]
+    words = _named_words(request, shown, fine)
+    made = [_named_calls(cs, words) for cs in shown]
+    if not words or not all(made):
+        return []
+    calls = [pair for cs in made for pair in cs]
+    needed = _needed(request, words, calls, [n.text for cs in fine for n, _ in _named_calls(cs, words)])
+    if not needed or len({(n.kind, c.role) for n, c in calls}) != 1:
+        return []
+    call, callee = calls[0]
+    bare = all(c.text in words for _, c in calls)
+    regex = "^(" + "|".join(_regex(w, bare) for w in words) + ")$"
+    rule = {"all": [callnames.by_name(call.kind, callee.role or "", regex, language),
+                    {"not": {"regex": r"\b(" + "|".join(needed) + r")\b"}}]}
+    label = f"{' / '.join(words)} without {' / '.join(needed)}"
+    note = (f"flags every call of {' / '.join(words)} that does not write {' or '.join(needed)} (what the request "
+            "says it needs), whatever else it passes; lets through one that writes the word elsewhere in the call")
+    return [Candidate({"rule": rule}, Generalised.written(call, label), REQUESTED, start, note)]
