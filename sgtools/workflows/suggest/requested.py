@@ -114,12 +114,17 @@ def _separator(qualifier: str) -> str:
     return qualifier[-2:] if qualifier.endswith(("::", "->")) else qualifier[-1:]
 
 
-def namespace_path(qualifier: str) -> str:
+# The namespace separator of the languages that call a function by a path (`std::mem::forget`, `\\Foo\\bar()`).
+_PATHS = {"cpp": "::", "rust": "::", "php": "\\"}
+
+
+def namespace_path(qualifier: str, language: str) -> str:
     """The namespace path a name is written with (`std::process::`), each part optional from the left
     (`process::exit`, `exit` after a `use`); a leading `::` only before the path (`::std::x`, not `::x`, a global
-    function of that name); any path when there is none."""
+    function of that name); any path of the language's when there is none, and none where it has no paths."""
+    separator = _PATHS.get(language)
     if not qualifier:
-        return r"(::|\\)?(\w+(::|\\))*"
+        return rf"({re.escape(separator)})?(\w+{re.escape(separator)})*" if separator else ""
     out = "(::)?"
     for part in qualifier.split("::")[:-1]:
         out = f"({out}{re.escape(part)}::)?"
@@ -155,7 +160,7 @@ def _called(names: list[str], refs: list[Node], leaves: list[Node], mentions: li
                                                       for r in refs}) != 1:
         return None
     alternatives = "|".join(re.escape(n) for n in names)
-    path = namespace_path(next((m.qualifier for m in mentions if "::" in m.qualifier), ""))
+    path = namespace_path(next((m.qualifier for m in mentions if "::" in m.qualifier), ""), language)
     rule = callnames.by_name(call.kind, refs[0].role or "", f"^{path}({alternatives})$", language)
     return rule, " / ".join(f"{n}(...)" for n in names)
 

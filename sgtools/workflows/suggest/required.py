@@ -40,7 +40,7 @@ def _regex(word: str, bare: bool) -> str:
     on any object when they call it on one."""
     if "::" in word:
         qualifier, name = word.rsplit("::", 1)
-        return namespace_path(qualifier + "::") + re.escape(name)
+        return namespace_path(qualifier + "::", "cpp") + re.escape(name)
     return re.escape(word) if bare and "." not in word else rf"(\w+(\.|::|->))*{re.escape(word)}"
 
 
