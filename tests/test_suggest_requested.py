@@ -105,7 +105,7 @@ def test_the_code_the_request_names(ws: Workspace, engine: Engine, name: str) ->
     ("use `x ?? d`, not `isset($x) ? $x : d`", True),  # part of a code span
 ])
 def test_a_name_said_as_the_place_of_the_point_is_no_rule_of_its_own(request_text: str, placed: bool) -> None:
-    found = {m.name: m.placed for m in requested._mentions(request_text)}
+    found = {m.name: m.placed for m in requested.mentions(request_text)}
     name = next(n for n in ("getn", "error_log", "URL", "innerHTML", "forEach", "size", "equals", "assign",
                             "IllegalArgumentException", "isset") if n in found)
     assert found[name] is placed, (request_text, found)

@@ -53,7 +53,7 @@ class _Mention:
     placed: bool  # said as part of more code (`isset($x) ? ...`, `Object.assign({}, a)`) or after a place word
 
 
-def _mentions(request: str) -> list[_Mention]:
+def mentions(request: str) -> list[_Mention]:
     """The request's words written as code: in backticks, qualified, called (`f()`), a macro (`m!`), made with
     `new`, or a name no prose word has (`snake_case`, `camelCase`, `PascalCase`)."""
     quoted = [(m.start(1), m.end(1)) for m in re.finditer(r"`([^`]+)`", request)]
@@ -217,12 +217,12 @@ def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -
     names no code only the invalid examples write, names two such things one example writes together, says one as
     the place of the point, or an example writes none of them and no one name in their place."""
     fine = set().union(*(code_tokens(e) for e in valid)) if valid else set()
-    mentions = [m for m in _mentions(request) if not _written(m, valid, fine)]
-    per_example = [{m.name for m in mentions if _hits(m.name, e)} for e in invalid]
+    said = [m for m in mentions(request) if not _written(m, valid, fine)]
+    per_example = [{m.name for m in said if _hits(m.name, e)} for e in invalid]
     named = set().union(*per_example)
     if not named or any(len(found) > 1 for found in per_example):
         return None  # two named things written together: a combination, said by a context
-    listed = _listed(request, mentions, named)
+    listed = _listed(request, said, named)
     if listed is None:
         return None
     leaves = [n for e in invalid for name in named for n in _hits(name, e)]

@@ -26,6 +26,7 @@ from sgtools.workflows.suggest import (
     arguments,
     around,
     asked,
+    assigned,
     author,
     callnames,
     carrier,
@@ -191,7 +192,9 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                + requested.request_forms(search.request, search.invalid, valid_trees, search.language,
                                           author.AUTHOR_ROOTS + 13_000)
                + required.required_forms(search.request, search.invalid, valid_trees, search.language,
-                                         author.AUTHOR_ROOTS + 13_001))
+                                         author.AUTHOR_ROOTS + 13_001)
+               + assigned.assign_forms(search.request, search.invalid, valid_trees, search.language,
+                                       author.AUTHOR_ROOTS + 13_002))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]

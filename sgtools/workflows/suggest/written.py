@@ -15,7 +15,7 @@ from sgtools.workflows.suggest.verify import Outcome
 
 # The kinds each grammar writes an assignment to a target in, where a compound one (`+=`) is a kind of its own;
 # in the others (Java, Go, C, C#, Kotlin) the compound assignment is the same kind with another operator.
-_ASSIGNMENTS: dict[str, tuple[str, ...]] = {
+ASSIGNMENTS: dict[str, tuple[str, ...]] = {
     "javascript": ("assignment_expression", "augmented_assignment_expression"),
     "typescript": ("assignment_expression", "augmented_assignment_expression"),
     "tsx": ("assignment_expression", "augmented_assignment_expression"),
@@ -46,7 +46,7 @@ def write_forms(tried: Sequence[tuple[Candidate, Outcome]], language: str) -> li
         if cand.form >= KIND_ONLY or not isinstance(pattern, str) or target is None or pattern in seen:
             continue
         seen.add(pattern)
-        kinds = _ASSIGNMENTS.get(language, (target.kind,))
+        kinds = ASSIGNMENTS.get(language, (target.kind,))
         if target.kind not in kinds:
             kinds = (target.kind,)
         rule = {"any": [{"kind": k} for k in kinds], "has": {"field": "left", "pattern": pattern}}
