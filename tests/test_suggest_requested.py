@@ -84,6 +84,15 @@ CASES = {
         ["subprocess.run(cmd, check=False, cwd=root)", "subprocess.call(cmd)", "runner.run(cmd)"],
         request="subprocess.run must pass check so a failing command raises",
     ),
+    "a Python module's function also by its bare name where the file imports it": Case(
+        "`pickle.loads(...)`: also `loads(...)` after `from pickle import loads`, not a bare `loads` of another module",
+        "python",
+        ["obj = pickle.loads(data)", "return pickle.loads(blob)"],
+        ["obj = json.loads(data)", "return json.loads(blob)"],
+        ["from pickle import loads\nobj = loads(data)", "state = pickle.loads(zlib.decompress(raw))"],
+        ["from json import loads\nobj = loads(data)", "obj = marshal.loads(data)", "loads = count_loads(log)"],
+        request="no pickle.loads(), use json.loads()",
+    ),
 }
 
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sgtools.workflows.suggest import callnames
+from sgtools.workflows.suggest import callnames, imported
 from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
@@ -177,7 +177,8 @@ def _names_rule(names: list[str], leaves: list[Node], mentions: list[_Mention], 
     qualifier = qualifiers.pop() if len(qualifiers) == 1 else ""
     if qualifier and _separator(qualifier) in (".", "->"):
         regex = rf"^(\w+{re.escape(_separator(qualifier))})*{re.escape(qualifier)}({alternatives})$"
-        return _either({r.kind for r in refs}, regex), " / ".join(qualifier + n for n in names)
+        rule = imported.with_imported(_either({r.kind for r in refs}, regex), alternatives, qualifier, language)
+        return rule, " / ".join(qualifier + n for n in names)
     if any("." in m.qualifier and not re.fullmatch(r"([a-z_]\w*\.)+", m.qualifier) for m in mentions):
         return None  # `Model.all.each`: an object the request names, which no one rule on the name says
     return _called(names, refs, leaves, mentions, language) or (

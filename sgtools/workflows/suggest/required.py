@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
-from sgtools.workflows.suggest import callnames
+from sgtools.workflows.suggest import callnames, imported
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
@@ -66,6 +67,18 @@ def _needed(request: str, words: list[str], made: list[tuple[Node, Node]], made_
             and not any(written(t, n.text) for n, _ in made)]
 
 
+def _imported(called: dict[str, Any], words: list[str], call: Node, callee: Node, language: str) -> dict[str, Any]:
+    """The call by name, also by its bare name where the file imports it from the module the request writes
+    (`from warnings import warn` then `warn(...)`)."""
+    for word in words:
+        qualifier, _, name = word.rpartition(".")
+        module = imported.module_of(qualifier + ".", language) if qualifier else None
+        if module is not None and callee.role:
+            alone = imported.bare_where_imported(re.escape(name), module)
+            called = imported.either(called, {"kind": call.kind, "has": {"field": callee.role, **alone}})
+    return called
+
+
 def required_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
                    start: int) -> list[Candidate]:
     """The call the request names without the word it says the call needs; to be verified on the examples."""
@@ -84,8 +97,9 @@ def required_forms(request: str | None, invalid: Sequence[Example], valid: Seque
     call, callee = calls[0]
     bare = all(c.text in words for _, c in calls)
     regex = "^(" + "|".join(_regex(w, bare) for w in words) + ")$"
-    rule = {"all": [callnames.by_name(call.kind, callee.role or "", regex, language),
-                    {"not": {"regex": r"\b(" + "|".join(needed) + r")\b"}}]}
+    called = _imported(callnames.by_name(call.kind, callee.role or "", regex, language), words, call, callee,
+                       language)
+    rule = {"all": [called, {"not": {"regex": r"\b(" + "|".join(needed) + r")\b"}}]}
     label = f"{' / '.join(words)} without {' / '.join(needed)}"
     note = (f"flags every call of {' / '.join(words)} that does not write {' or '.join(needed)} (what the request "
             "says it needs), whatever else it passes; lets through one that writes the word elsewhere in the call")
