@@ -18,6 +18,11 @@ _LEAD = re.compile(r"^\W*")  # the comment's opener and spaces: `#`, `//`, `/*`,
 _MIN_MARKER = 3  # word characters a bare marker needs
 
 
+def any_case(word: str) -> bool:
+    """A marker in capitals (`TODO`, `NOSONAR`) is also written `todo`."""
+    return re.fullmatch(r"[A-Z]{3,}", word) is not None
+
+
 def _comment_words(node: Node) -> set[str]:
     return set(_WORD_TOKEN.findall(node.text))
 
@@ -109,7 +114,7 @@ def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: i
     out: list[Candidate] = []
     for word in sorted(words - fine, key=lambda w: (-len(w), w))[:2]:
         regex = (r"\b" if re.match(r"\w", word) else "") + re.escape(word) + (r"\b" if re.search(r"\w$", word) else "")
-        if re.fullmatch(r"[A-Z]{3,}", word):  # a marker in capitals (`TODO`, `NOSONAR`) is also written `todo`
+        if any_case(word):
             regex = "(?i)" + regex
         note = (f"flags every comment containing `{word}`; lets through the same note written differently "
                 "(another word or spelling)")

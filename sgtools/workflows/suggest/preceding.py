@@ -30,7 +30,7 @@ def _declaration(node: Node) -> Node | None:
     return up if up is not None and in_sequence(up) else None
 
 
-def _before(decl: Node) -> list[Node]:
+def before(decl: Node) -> list[Node]:
     """The comments and attributes right before `decl`, nearest first."""
     kin = [c for c in decl.parent.children if c.named] if decl.parent is not None else []
     at = next((i for i, c in enumerate(kin) if c is decl), 0)
@@ -89,12 +89,12 @@ def doc_comment_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
         good, bad = _decls(outcome, valid, n), _decls(outcome, invalid, 0)
         if not good or not bad or len({d.kind for _, d in good + bad}) != 1:
             continue
-        marker = _marker_regex([_before(d) for _, d in good])
-        if marker is None or any(re.search(marker[1], c.text) for _, d in bad for c in _before(d)
+        marker = _marker_regex([before(d) for _, d in good])
+        if marker is None or any(re.search(marker[1], c.text) for _, d in bad for c in before(d)
                                  if c.kind == marker[0]):
             continue
         said = _said(cand, *bad[0])
-        skipped = sorted({c.kind for _, d in good + bad for c in _before(d)} | {marker[0]}
+        skipped = sorted({c.kind for _, d in good + bad for c in before(d)} | {marker[0]}
                          | set(_ATTRIBUTES.get(language, ())))
         follows = {"kind": marker[0], "regex": marker[1], "stopBy": {"not": {"any": [{"kind": k} for k in skipped]}}}
         rule = {"all": [said, {"not": {"follows": follows}}]}

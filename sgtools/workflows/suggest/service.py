@@ -33,6 +33,7 @@ from sgtools.workflows.suggest import (
     comments,
     declnames,
     decltypes,
+    directives,
     explain,
     facts,
     fixes,
@@ -194,7 +195,9 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                + required.required_forms(search.request, search.invalid, valid_trees, search.language,
                                          author.AUTHOR_ROOTS + 13_001)
                + assigned.assign_forms(search.request, search.invalid, valid_trees, search.language,
-                                       author.AUTHOR_ROOTS + 13_002))
+                                       author.AUTHOR_ROOTS + 13_002)
+               + directives.directive_forms(search.request, search.invalid, valid_trees, search.language,
+                                            author.AUTHOR_ROOTS + 13_003))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
@@ -265,6 +268,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + sequence.neighbour_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9800)
                + preceding.doc_comment_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9900,
                                              search.language)
+               + directives.commented_forms(search.request, near, search.invalid, valid_trees, search.language,
+                                            author.AUTHOR_ROOTS + 13_004)
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_900))
 
 
