@@ -36,7 +36,7 @@ def _token(child: Node) -> bool:
             and (not child.named or (not child.children and "operator" in child.kind)))
 
 
-def _comparisons(example: Example) -> list[tuple[Node, Node]]:
+def comparisons(example: Example) -> list[tuple[Node, Node]]:
     """The nodes comparing two values in the example, each with its operator token."""
     return [(n, c) for n in example.nodes() for c in n.children if _token(c) and c.text in _COMPARISONS]
 
@@ -47,7 +47,7 @@ def comparison_kinds(invalid: Sequence[Example],
     compare in more than one of them (Swift: `== 0` is an `equality_expression`, `!= 0` an `infix_expression`):
     the first one re-parsed with each other comparison operator in its place (`> 0` is a
     `comparison_expression`). Empty when they compare in one kind: that kind says it."""
-    per = [_comparisons(e) for e in invalid]
+    per = [comparisons(e) for e in invalid]
     if not per or not all(per) or len({n.kind for p in per for n, _ in p}) < 2:
         return {}
     token = per[0][0][1]
@@ -65,7 +65,7 @@ def _written_at(example: Example, start: int, op: str) -> dict[str, str]:
     longer parses (`===` in Python)."""
     if any("ERROR" in n.kind or n.kind == "MISSING" for n in example.nodes()):
         return {}
-    return {n.kind: c.role or "" for n, c in _comparisons(example) if c.start == start and c.text == op}
+    return {n.kind: c.role or "" for n, c in comparisons(example) if c.start == start and c.text == op}
 
 
 def _operand(holders: list[Node], leaf: tuple[str, str]) -> dict[str, str] | None:
@@ -89,7 +89,7 @@ def comparison_forms(invalid: Sequence[Example], kinds: dict[str, str], start: i
     comparison in (`comparison_kinds`), each with any comparison operator."""
     if not kinds:
         return []
-    nodes = [[n for n, _ in _comparisons(e) if n.kind in kinds] for e in invalid]
+    nodes = [[n for n, _ in comparisons(e) if n.kind in kinds] for e in invalid]
     shared = _shared_leaves(nodes)
     if not shared:
         return []

@@ -31,6 +31,7 @@ from sgtools.workflows.suggest import (
     callnames,
     carrier,
     comments,
+    compared,
     declnames,
     decltypes,
     directives,
@@ -197,7 +198,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                + assigned.assign_forms(search.request, search.invalid, valid_trees, search.language,
                                        author.AUTHOR_ROOTS + 13_002)
                + directives.directive_forms(search.request, search.invalid, valid_trees, search.language,
-                                            author.AUTHOR_ROOTS + 13_003))
+                                            author.AUTHOR_ROOTS + 13_003)
+               + compared.compare_forms(search.request, search.invalid, author.AUTHOR_ROOTS + 13_004))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]

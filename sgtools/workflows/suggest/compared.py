@@ -1,0 +1,151 @@
+"""The comparison the request names by what it compares (issue 29): "don't compare objects with JSON.stringify(a)
+=== JSON.stringify(b)", "instead of comparing indexOf() with -1", "never with == on a float literal". The names
+are where the point is (requested.py leaves them alone): an author writes the comparison whose operands are the
+code the request writes (each argument list any arguments, reached through any object), a literal as written, or
+a literal of the kind it names, with the operator it writes and that operator's other spellings (`==` is also
+`===`, `!=`, `!==`: equality asked either way); the operands the examples happen to show beside them are free.
+Verified on the examples like any candidate; first when it separates them, like the code the request names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.operators import comparisons
+from sgtools.workflows.suggest.tree import Example, Node
+
+_OP = r"===|!==|==|!=|<=|>=|<|>"
+_EQUALITY = ("==", "!=", "===", "!==")
+_LIT = r"-?\d+(?:\.\d+)?[lLfFdDmMuU]?|null|nil|None|true|false|True|False|undefined|\"\"|''"
+_CALL = r"\((?:[^()]|\([^()]*\))*\)"  # an argument list, one level of nested calls in it
+_CODE = rf"[A-Za-z_$][\w$]*(?:{_CALL})?(?:\s*(?:\.|->|::)\s*[A-Za-z_$][\w$]*(?:{_CALL})?)*"
+_SIDE = rf"(?:{_LIT}|{_CODE})"
+# Code the request writes comparing two things (`JSON.stringify(a) === JSON.stringify(b)`, `count() > 0`).
+_WRITTEN = re.compile(rf"(?<![\w$.])(?P<a>{_SIDE})\s+(?P<op>{_OP})\s+(?P<b>{_SIDE})(?![\w$(])")
+# In words: "comparing indexOf() with -1", "compare size() to 0".
+_WORDS = re.compile(rf"\bcompar(?:e|es|ing)\s+(?P<a>{_SIDE})\s+(?:with|to|against)\s+(?P<b>{_SIDE})(?![\w$(])",
+                    re.IGNORECASE)
+# An operator on a kind of literal: "with == on a float literal", "!= against a string literal".
+_ON_KIND = re.compile(rf"(?P<op>{_OP})\s+(?:on|against|with|to)\s+(?:an?\s+)?(?P<kind>[a-z]+)\s+literals?\b")
+
+
+@dataclass(frozen=True)
+class _Asked:
+    ops: tuple[str, ...]  # empty: any comparison
+    sides: tuple[str, ...]  # an operand regex each, from the request's words
+
+
+def _operand(side: str) -> str | None:
+    """The regex of an operand the request writes: a literal as written (a number by its value, whatever its
+    suffix), code (called, qualified, snake or camel case) with any arguments (`size()` is the method, not its
+    arity) and any object before it; None for a
+    placeholder (`a`, `x`: any operand), "" for a prose word (no code comparison)."""
+    if re.fullmatch(_LIT, side):
+        if re.fullmatch(r"-?\d+(?:\.\d+)?\w?", side):
+            return "^" + re.escape(side.rstrip("lLfFdDmMuU")).replace("-", r"-\s*") + "[lLfFdDmMuU]?$"
+        return f"^{re.escape(side)}$"
+    if not re.search(r"[(.:>_$]|[a-z][A-Z]", side):
+        return None if re.fullmatch(r"[A-Za-z]\d?", side) else ""
+    parts = re.split(rf"({_CALL})", side)
+    text = "".join(r"\([\s\S]*\)" if p.startswith("(") else r"\s*(\.|->|::)\s*".join(
+        re.escape(w) for w in re.split(r"\s*(?:\.|->|::)\s*", p)) for p in parts if p)
+    return rf"^([\s\S]*(\.|->|::|\?\.)\s*)?{text}$"
+
+
+def _ops(op: str) -> tuple[str, ...]:
+    return _EQUALITY if op in _EQUALITY else (op,)
+
+
+def _part(request: str, m: re.Match[str]) -> bool:
+    """The comparison is part of more code the request writes: a code span holding more than it (`for i := 0; i <
+    len(s); i++`), the condition of an `if (...)` or a loop, or one of two joined by `||` / `&&` (`s == null ||
+    s == ""`); that code is the point, not the comparison."""
+    spans = [(c.start(1), c.end(1)) for c in re.finditer(r"`([^`]+)`", request)]
+    inside = any(a <= m.start() and m.end() <= b and (a, b) != (m.start(), m.end()) for a, b in spans)
+    joined = not _WORDS.match(m.group(0)) and re.match(r"\s*(\|\||&&|\band\b|\bor\b)\s*\S",
+                                                       request[m.end():]) is not None
+    return inside or joined or re.search(r"(\b(if|while|for|when|unless)\s*\(|\|\||&&)\s*$",
+                                         request[:m.start()]) is not None
+
+
+def _asked(request: str) -> list[_Asked]:
+    """The comparisons the request names: written as code, in words, or as an operator on a kind of literal; not one
+    written as part of more code."""
+    out = []
+    for m in [*_WRITTEN.finditer(request), *_WORDS.finditer(request)]:
+        if _part(request, m):
+            continue
+        said = (_operand(m.group("a")), _operand(m.group("b")))
+        sides = tuple(s for s in said if s)
+        ops = _ops(m.group("op")) if "op" in m.groupdict() else ()
+        if "" not in said and sides and (ops or len(sides) == 2):
+            out.append(_Asked(ops, sides))
+    out += [_Asked(_ops(m.group("op")), ("kind:" + m.group("kind").lower(),)) for m in _ON_KIND.finditer(request)]
+    return out
+
+
+def _fits(operand: Node, side: str) -> bool:
+    if side.startswith("kind:"):
+        return side[5:] in operand.kind
+    return re.search(side, operand.text) is not None
+
+
+def _holds(node: Node, op: Node, asked: _Asked) -> bool:
+    """The comparison writes one of the operators asked (any when none is) and an operand for each side asked,
+    two sides asked alike by two operands."""
+    operands = [c for c in node.children if c.named and c is not op]
+    if asked.ops and op.text not in asked.ops:
+        return False
+    free = list(operands)
+    for side in asked.sides:
+        found = next((o for o in free if _fits(o, side)), None)
+        if found is None:
+            return False
+        free.remove(found)
+    return True
+
+
+def _side_rule(side: str, operands: list[Node]) -> dict[str, Any]:
+    if side.startswith("kind:"):
+        kinds = sorted({o.kind for o in operands if side[5:] in o.kind})
+        return {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+    return {"regex": side}
+
+
+def _rule(asked: _Asked, shown: list[tuple[Node, Node]]) -> dict[str, Any]:
+    """Any of the kinds the comparisons shown are, with the operators asked and an operand for each side (by
+    field when two sides are asked alike and the grammar names them)."""
+    kinds = sorted({(n.kind, str(op.role)) for n, op in shown})
+    operands = [c for n, op in shown for c in n.children if c.named and c is not op]
+    branches: list[dict[str, Any]] = [{"kind": k, "has": {"field": role, "regex": "^(" + "|".join(
+        re.escape(o) for o in asked.ops) + ")$"}} if asked.ops else {"kind": k} for k, role in kinds]
+    sides = [_side_rule(s, operands) for s in asked.sides]
+    held = [{"has": s} for s in sides]
+    if len(sides) == 2 and sides[0] == sides[1]:  # both operands, by field where the grammar names them
+        fields = all(o.role in ("left", "right") for o in operands)
+        places: list[dict[str, Any]] = [{"field": "left"}, {"field": "right"}] if fields else [
+            {"nthChild": 1}, {"nthChild": {"position": 1, "reverse": True}}]
+        held = [{"has": {**s, **p}} for s, p in zip(sides, places, strict=True)]
+    return {"any": branches, "all": held} if len(branches) > 1 else {**branches[0], "all": held}
+
+
+def compare_forms(request: str | None, invalid: Sequence[Example], start: int) -> list[Candidate]:
+    """The comparison the request names, when every invalid example writes one; to be verified on the examples
+    like any other candidate."""
+    out: list[Candidate] = []
+    for asked in _asked(request or "") if invalid else []:
+        shown = [[(n, op) for n, op in comparisons(e) if _holds(n, op, asked)] for e in invalid]
+        if not all(shown):
+            continue
+        flat = [pair for group in shown for pair in group]
+        ops = " / ".join(asked.ops) or "any operator"
+        note = (f"flags every comparison ({ops}) of the operands the request names, whatever else it compares; lets "
+                "through the same test written another way (a helper)")
+        out.append(Candidate({"rule": _rule(asked, flat)}, Generalised.written(flat[0][0], f"comparison {ops}"),
+                             REQUESTED, start + len(out), note))
+    return out

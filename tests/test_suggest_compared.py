@@ -1,0 +1,64 @@
+"""suggest_rule writes the comparison the request names by what it compares (compared.py, issue 29): the code it
+writes on either side with any arguments, a literal as written or a literal of the kind it names, with the
+operator it writes and that operator's other spellings. Real ast-grep, real files in a temp workspace; each top
+candidate judged by plain ast-grep on code the examples do not show."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.workflows.suggest import compared
+from tests.test_suggest_shapes import Case, check_case
+
+CASES = {
+    "a comparison the request writes as code, each side a call with any arguments": Case(
+        "`sorted(a) == sorted(b)` and `!=`: any equality of two `sorted(...)` calls, whatever they sort, not a "
+        "`sorted(...)` compared with something else",
+        "python",
+        ["if sorted(xs) == sorted(ys):\n    ok()", "same = sorted(a) != sorted(b)"],
+        ["if Counter(xs) == Counter(ys):\n    ok()", "ordered = sorted(a)"],
+        ["return sorted(left.items) == sorted(right.items, key=str)", "assert sorted(got) == sorted(want), got"],
+        ["if sorted(a) == expected:\n    pass", "x = sorted(a) + sorted(b)", "if len(a) == len(b):\n    pass"],
+        request="don't compare lists with sorted(a) == sorted(b), use collections.Counter",
+    ),
+    "a comparison the request says in words, with any operator, either way round": Case(
+        "`a.compareTo(b) == 0`: a comparison of a `compareTo(...)` call with `0`, whichever operator and side, "
+        "not one with another number",
+        "java",
+        ["class A { void f() { if (a.compareTo(b) == 0) { same(); } } }",
+         "class B { boolean g() { boolean same = x.compareTo(y) == 0; return same; } }"],
+        ["class A { void f() { if (a.equals(b)) { same(); } } }",
+         "class B { int g() { int order = x.compareTo(y); return order; } }"],
+        ["class C { boolean h() { return 0 == left.compareTo(right); } }",
+         "class D { void k() { if (v.compareTo(BigDecimal.ZERO) != 0) { warn(); } } }"],
+        ["class E { void m() { if (a.compareTo(b) < 1) { x(); } } }",
+         "class F { void n() { int c = a.compareTo(b); } }", "class G { void p() { if (size == 0) { x(); } } }"],
+        request="use equals() instead of comparing compareTo() with 0",
+    ),
+    "an operator on the kind of literal the request names": Case(
+        "`ratio != 0.5` and `1.0 == x`: `==` or `!=` with a float literal operand, not an int, not an ordering",
+        "python",
+        ["if ratio != 0.5:\n    warn()", "while 1.0 == x:\n    step()"],
+        ["if not math.isclose(ratio, 0.5):\n    warn()", "while x < 1.0:\n    step()"],
+        ["assert mean(xs) == 2.25", "ok = 0.1 != score"],
+        ["if x == 1:\n    pass", "if ratio > 0.5:\n    pass", "close = math.isclose(r, 0.5)"],
+        request="use math.isclose, never == or != on a float literal",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_comparison_the_request_names(ws: Workspace, engine: Engine, name: str) -> None:
+    check_case(ws, engine, CASES[name])
+
+
+@pytest.mark.parametrize("request_text", [
+    "range over a slice instead of `for i := 0; i < len(s); i++`",  # part of a loop header
+    "use string.IsNullOrEmpty(s) instead of s == null || s == \"\"",  # two joined: a combination
+    "use the elvis operator instead of if (x != null) x else y",  # an if's condition
+    "write array types as T[], not Array<T>",  # a generic, no comparison
+])
+def test_a_comparison_written_as_part_of_more_code_is_no_rule_of_its_own(request_text: str) -> None:
+    assert compared._asked(request_text) == [], request_text
