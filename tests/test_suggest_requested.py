@@ -9,6 +9,7 @@ import pytest
 
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
+from sgtools.workflows.suggest import names as names_module
 from sgtools.workflows.suggest import requested
 from tests.test_suggest_shapes import Case, check_case
 
@@ -93,6 +94,26 @@ CASES = {
         ["from json import loads\nobj = loads(data)", "obj = marshal.loads(data)", "loads = count_loads(log)"],
         request="no pickle.loads(), use json.loads()",
     ),
+    "a family the request says by one of its names, by the stem the names shown share": Case(
+        "\"like assertEquals\" with `assertNotEquals` shown: the deprecated aliases by what they share at both ends "
+        "(`assertAlmostEquals` too), not the two names, nor every assert",
+        "python",
+        ["self.assertEquals(total, 3)", "self.assertNotEquals(code, 0)"],
+        ["self.assertEqual(total, 3)", "self.assertNotEqual(code, 0)"],
+        ["self.assertAlmostEquals(ratio, 0.5)", "def test_ok(self):\n    self.assertEquals(r.status, 200)"],
+        ["self.assertAlmostEqual(ratio, 0.5)", "self.assertIn(key, seen)", "self.assertTrue(done)"],
+        request="no deprecated unittest aliases like assertEquals, use the current names",
+    ),
+    "a name and friends, by the stem it shares with the one an example shows": Case(
+        "`imp.load_source` \"and friends\", an example shows `imp.load_module`: every `imp.load_*`, not other "
+        "modules' or loaders' `load_module`",
+        "python",
+        ['mod = imp.load_source("cfg", path)', "m = imp.load_module(name, f, path, desc)"],
+        ['mod = importlib.import_module("cfg")', "spec = importlib.util.spec_from_file_location(name, path)"],
+        ['ext = imp.load_dynamic("ext", so_path)', "pkg = imp.load_package(name, path)"],
+        ["mod = loader.load_module(name)", "data = load_source(path)", "x = importlib.reload(mod)"],
+        request="imp.load_source and friends are gone in Python 3.12, use importlib",
+    ),
 }
 
 
@@ -118,3 +139,29 @@ def test_a_name_said_as_the_place_of_the_point_is_no_rule_of_its_own(request_tex
     name = next(n for n in ("getn", "error_log", "URL", "innerHTML", "forEach", "size", "equals", "assign",
                             "IllegalArgumentException", "isset") if n in found)
     assert found[name] is placed, (request_text, found)
+
+
+@pytest.mark.parametrize(("names", "stem"), [
+    (["find_by_email", "find_by_slug!"], r"find_by_\w*[!?]?"),  # a start at a word part
+    (["before_filter", "after_filter"], r"\w*_filter[!?]?"),  # an end from a word part
+    (["assertEquals", "assertNotEquals"], r"assert\w*Equals[!?]?"),  # both: not every assert
+    (["iteritems", "iterkeys"], None),  # `iter` ends at no word part
+    (["fit", "fdescribe"], None),  # one letter is no stem
+    (["new_user", "new_user"], None),  # one name is no family
+])
+def test_a_family_is_said_by_the_stem_its_names_share(names: list[str], stem: str | None) -> None:
+    found = names_module.family_stem(names)
+    assert (found and found[0]) == stem, found
+
+
+@pytest.mark.parametrize(("request_text", "family"), [
+    ("no dynamic finders like find_by_email, use find_by", True),
+    ("before_filter and friends are gone", True),
+    ("no mysql_query() and the like, use PDO", True),
+    ("no error_log() calls in library code", False),
+    ("table.getn and table.setn are gone", False),
+])
+def test_a_name_said_as_one_of_a_family(request_text: str, family: bool) -> None:
+    mentions = requested.mentions(request_text)
+    assert any(m.family for m in mentions) is family, mentions
+    assert not any(m.placed for m in mentions if m.family and "like" in request_text), mentions

@@ -115,3 +115,21 @@ def _stem(prefix: str, names: Sequence[str]) -> bool:
     if len(last) >= 3 and (prefix[-1] in "_" or all(r[0].isupper() for r in longer)):
         return True
     return len(last) >= 5 and all(len(r) <= 2 for r in longer)
+
+
+def family_stem(names: Sequence[str]) -> tuple[str, str] | None:
+    """The word-part stem two or more names of one family share, as a regex for a whole name and a label: a start
+    (`find_by_\\w*` for `find_by_email` / `find_by_slug!`, `componentWill\\w*`), an end from a word part
+    (`\\w*_filter` for `before_filter` / `after_filter`), or both (`assert\\w*Equals` for `assertEquals` /
+    `assertNotEquals`, not every assert); None when they share neither. A family said by its stem takes the
+    members nobody showed (`around_filter`, `find_by_role`)."""
+    uniq = list(dict.fromkeys(t.rstrip("!?") for t in names))
+    if len(uniq) < 2 or not all(re.fullmatch(r"\w+", t) for t in uniq):
+        return None
+    prefix = common_prefix(uniq)
+    prefix = prefix if prefix and _stem(prefix, uniq) else ""
+    suffix = common_prefix([t[len(prefix):][::-1] for t in uniq])[::-1]
+    suffix = suffix if len(suffix.lstrip("_")) >= 3 and (suffix[0] == "_" or suffix[0].isupper()) else ""
+    if not prefix and not suffix:
+        return None
+    return rf"{re.escape(prefix)}\w*{re.escape(suffix)}[!?]?", f"{prefix}*{suffix}"

@@ -3,8 +3,9 @@
 deprecated". When the request names code that the invalid examples write and the valid ones do not, that code is the
 rule: every mention of it, however it is qualified, called or aliased. The examples confirm it and add the names they
 show beside the request's (`after_filter` for "before_filter and friends"); the request's list adds the names they do
-not show (`table.setn`). Four snippets are a sample of the code; the request says what is meant, so this rule goes
-first when it separates them (service.py).
+not show (`table.setn`). A family ("and friends", "like X", or a name shown the request does not write) is said by
+the stem its names share (`*_filter`), as an author writes it. Four snippets are a sample of the code; the request
+says what is meant, so this rule goes first when it separates them (service.py).
 
 Not for a request whose named code the valid examples also write ("requests.get needs a timeout": the call is fine,
 its arguments are the point), nor one that names two things every invalid example writes together ("isPresent() and
@@ -23,6 +24,7 @@ from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.names import family_stem
 from sgtools.workflows.suggest.tree import Example, Node
 
 _MENTION = re.compile(r"(?<![\w.:$\\])(?P<new>\bnew\s+)?(?P<name>\.?[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)"
@@ -41,6 +43,11 @@ _PLACE_WORDS = frozenset({"to", "in", "into", "inside", "within", "on", "onto", 
 _LITERAL = re.compile(r"\b(null|nil|None|true|false|True|False|undefined|\d+)\b")
 # A name after a keyword or an operator is part of code the request writes (`if (...) throw X(...)`, `x == foo`).
 _CODE_WORDS = "throw|raise|return|await|yield|defer|go|if|for|while|catch|except|typeof|instanceof|sizeof|delete"
+# Words that say the names written are some of a family, not all of it: "finders like find_by_email", "such as",
+# "before_filter and friends", "unwrap_or(...) and the like", "X-style", `mysql_*`.
+_FAMILY_BEFORE = re.compile(r"\b(like|such\s+as|e\.g\.,?|including)\s*$", re.IGNORECASE)
+_FAMILY_AFTER = re.compile(r"\s*(and\s+(friends|the\s+like|similar|others|co\b)|-style\b|\*|,?\s*etc\b)",
+                           re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,7 @@ class _Mention:
     start: int
     end: int
     placed: bool  # said as part of more code (`isset($x) ? ...`, `Object.assign({}, a)`) or after a place word
+    family: bool  # said as one of a family: "finders like find_by_email", "before_filter and friends"
 
 
 def mentions(request: str) -> list[_Mention]:
@@ -68,18 +76,21 @@ def mentions(request: str) -> list[_Mention]:
         if not code or len(last) < 2:
             continue
         whole_text = request[span[0]:span[1]].strip() if span is not None else None
+        family = _FAMILY_BEFORE.search(request[:m.start()]) is not None or _FAMILY_AFTER.match(request, m.end())
         placed = _placed(request, m, whole_text)
-        out.append(_Mention("".join(parts[:-1]), last, bool(m.group("new")), m.start(), m.end(), placed))
+        out.append(_Mention("".join(parts[:-1]), last, bool(m.group("new")), m.start(), m.end(), placed,
+                            bool(family)))
     return out
 
 
 def _placed(request: str, m: re.Match[str], quoted: str | None) -> bool:
     """The name is said as part of more code (`isset($x) ? ...` in backticks, `Object.assign({}, a)`,
-    `.equals(null)`, `throw X(...)`) or as the place of the point ("assigning to innerHTML")."""
+    `.equals(null)`, `throw X(...)`) or as the place of the point ("assigning to innerHTML"); "like" and "such as"
+    say one of a family instead ("finders like find_by_email")."""
     before = re.findall(r"[\w.]+", request[:m.start()])
     return (request[m.end():m.end() + 1] == "(" or _LITERAL.search(m.group("tail") or "") is not None
             or (quoted is not None and quoted not in (m.group(0).strip(), m.group("name")))
-            or (bool(before) and before[-1].lower() in _PLACE_WORDS)
+            or (bool(before) and before[-1].lower() in _PLACE_WORDS and not _FAMILY_BEFORE.search(request[:m.start()]))
             or re.search(r"(\b(" + _CODE_WORDS + r")|[)=<>+*&|])\s*$", request[:m.start()]) is not None)
 
 
@@ -149,7 +160,7 @@ def _made(alternatives: str, refs: list[Node], names: list[str]) -> _Built | Non
     return {"kind": kind, "has": {"field": role, "regex": regex}}, f"new {' / '.join(names)}"
 
 
-def _called(names: list[str], refs: list[Node], leaves: list[Node], mentions: list[_Mention],
+def _called(alternatives: str, names: list[str], refs: list[Node], leaves: list[Node], mentions: list[_Mention],
             language: str) -> _Built | None:
     """Calls by the name when every use shown is one, bare or by a namespace path (the request's path optional
     from the left): not a method of that name on some object (`printer.print`)."""
@@ -159,17 +170,17 @@ def _called(names: list[str], refs: list[Node], leaves: list[Node], mentions: li
     if call is None or len(calls) != len(refs) or len({(str(r.parent.kind if r.parent else ""), r.role)
                                                       for r in refs}) != 1:
         return None
-    alternatives = "|".join(re.escape(n) for n in names)
     path = namespace_path(next((m.qualifier for m in mentions if "::" in m.qualifier), ""), language)
     rule = callnames.by_name(call.kind, refs[0].role or "", f"^{path}({alternatives})$", language)
     return rule, " / ".join(f"{n}(...)" for n in names)
 
 
-def _names_rule(names: list[str], leaves: list[Node], mentions: list[_Mention], language: str) -> _Built | None:
+def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mentions: list[_Mention],
+                language: str) -> _Built | None:
     """The rule flagging every use of the names: `new` of the type when the request writes `new`; the qualified
     name when every invalid example writes the same object before it (`datetime.`, `table.`, `ReactDOM.`); a call
-    by its name when every one is a call by that name; else the name itself, wherever it stands."""
-    alternatives = "|".join(re.escape(n) for n in names)
+    by its name when every one is a call by that name; else the name itself, wherever it stands. `alternatives`
+    is the regex of the names (`names` label them): the names themselves, or the stem of their family."""
     refs = [_reference(leaf) for leaf in leaves]
     if any(m.new for m in mentions):
         return _made(alternatives, refs, names)
@@ -181,7 +192,7 @@ def _names_rule(names: list[str], leaves: list[Node], mentions: list[_Mention], 
         return rule, " / ".join(qualifier + n for n in names)
     if any("." in m.qualifier and not re.fullmatch(r"([a-z_]\w*\.)+", m.qualifier) for m in mentions):
         return None  # `Model.all.each`: an object the request names, which no one rule on the name says
-    return _called(names, refs, leaves, mentions, language) or (
+    return _called(alternatives, names, refs, leaves, mentions, language) or (
         _either({leaf.kind for leaf in leaves}, rf"^({alternatives})$"), " / ".join(names))
 
 
@@ -250,6 +261,21 @@ def _with_analogues(unnamed: list[Example], names: list[str], leaves: list[Node]
     return names
 
 
+def _said(names: list[str], mentions: list[_Mention]) -> tuple[str, list[str]] | None:
+    """The regex of the names and their labels: the stem their family shares (`\\w*_filter`) when the request
+    says they are some of a family ("and friends", "like") or the examples show one it does not write, as an author
+    would say it; else the names. None when the request says a family whose names share no stem: the names alone
+    would miss the rest of it."""
+    family = any(m.family for m in mentions)
+    if family or not set(names) <= {m.name for m in mentions}:
+        stem = family_stem(names)
+        if stem is not None:
+            return stem[0], [stem[1]]
+        if family:
+            return None
+    return "|".join(re.escape(n) for n in names), names
+
+
 def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
                   start: int) -> list[Candidate]:
     """The rule for the code the request names, with the names its list adds and the examples show; to be verified
@@ -257,7 +283,8 @@ def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
     asked = _asked(request, invalid, valid) if request and invalid else None
     if asked is None or asked[0] is None:
         return []
-    built = _names_rule(asked[0], asked[1], asked[2], language)
+    said = _said(asked[0], asked[2])
+    built = None if said is None else _names_rule(*said, asked[1], asked[2], language)
     if built is None:
         return []
     rule, label = built
