@@ -37,6 +37,17 @@ CASES = {
          "// SECURITY: trusted input\n// see the review\nwindow.result = eval(expr);"],
         request="every eval needs a // SECURITY: comment right above it saying why the input is safe",
     ),
+    "an attribute the request writes, among any other items of its list, outer or inner": Case(
+        "`#[allow(dead_code)]` twice: the attribute holding `allow(dead_code)`, also written `#![...]`, beside "
+        "other lints in its list or inside `cfg_attr`; not another lint allowed, nor `dead_code` denied",
+        "rust",
+        ["#[allow(dead_code)]\nfn old_path() {}", "#[allow(dead_code)]\nstruct Unused;"],
+        ["#[allow(clippy::too_many_lines)]\nfn old_path() {}", "#[derive(Debug)]\nstruct Unused;"],
+        ["#![allow(dead_code)]", "#[allow(unused_imports, dead_code)]\nmod legacy {}",
+         "#[cfg_attr(test, allow(dead_code))]\nfn helper() {}"],
+        ["#[allow(unused)]\nfn f() {}", "#[deny(dead_code)]\nmod strict {}", "// no allow(dead_code) here\nfn g() {}"],
+        request="no #[allow(dead_code)] attributes, delete the code nobody uses",
+    ),
 }
 
 

@@ -5,10 +5,13 @@ as written (words at word boundaries, spaces as `\\s+`, the comment's opener lef
 `// istanbul`), with the other variants the request lists in its place (`(istanbul|c8)\\s+ignore`). Where the
 examples write a qualifier after a word of it (`swiftlint:disable:this all`), any is allowed there (`\\S*`).
 
-Flagged comments: the text held by the invalid examples' comments and no valid one's. A comment needed above code:
-the text held by a comment in every valid example, and the construct a near miss matches (`unsafe { ... }`) not
-following such a comment (`not: follows`), itself or the statement around it. The examples confirm the text; the
-request says it. First when it separates the examples, like the code the request names (requested.py).
+Flagged comments: the text held by the invalid examples' comments and no valid one's. Flagged attributes and
+preprocessor directives (`#![deny(warnings)]`, `#[allow(clippy::...)]`): the same, by the kind of the innermost one
+holding it, an item the request writes first in parentheses standing among any others (`deny(missing_docs,
+warnings)`). A comment needed above code: the text held by a comment in every valid example, and the construct a
+near miss matches (`unsafe { ... }`) not following such a comment (`not: follows`), itself or the statement around
+it. The examples confirm the text; the request says it. First when it separates the examples, like the code the
+request names (requested.py).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ _SPACED_PUNCT = frozenset(":=,()")  # punctuation also written with spaces aroun
 _COMMENT_KINDS = {"swift": ("comment", "multiline_comment"), "rust": ("line_comment", "block_comment"),
                   "java": ("line_comment", "block_comment"), "kotlin": ("line_comment", "multiline_comment"),
                   "scala": ("comment", "block_comment"), "dart": ("comment", "block_comment", "documentation_comment")}
+_DIRECTIVE = re.compile(r"attribute_item|attribute_list|preproc|pragma")  # kinds of directives written as code
 _NEAR = 12  # the best plain patterns among the near misses, looked at
 _LONGEST = 12  # tokens of the request in one text
 
@@ -64,6 +68,12 @@ def _code_like(request: str, toks: Sequence[_Tok], opened: bool) -> bool:
 
 
 def _gap(prev: _Tok, tok: _Tok, loose: str) -> str:
+    """What may stand between two tokens: spaces where the request writes them; a list's other items before the
+    one the request writes first in parentheses (`deny(warnings)` is also `deny(missing_docs, warnings)`)."""
+    if prev.text == "(" and tok.text != ")":
+        return r"\s*(?:[^()]*,\s*)?"
+    if prev.text == tok.text == ":" and not tok.spaced:
+        return ""
     if tok.spaced and prev.word and tok.word:
         return loose + r"\s+"
     if tok.spaced or tok.text in _SPACED_PUNCT or prev.text in _SPACED_PUNCT:
@@ -110,8 +120,10 @@ def _opened(toks: list[_Tok], i: int) -> bool:
 
 
 def _ends(run: Sequence[_Tok]) -> bool:
-    """A run that starts with a word or `@` and ends with a word or punctuation glued to it (`SAFETY:`)."""
-    return (run[0].word or run[0].text == "@") and (run[-1].word or not run[-1].spaced)
+    """A run that starts with a word or `@` and ends with a word or punctuation glued to it (`SAFETY:`), not a
+    closing bracket (`deny(warnings)` is also `deny(warnings, unused)`)."""
+    last = run[-1]
+    return (run[0].word or run[0].text == "@") and (last.word or (not last.spaced and last.text not in ")]}>"))
 
 
 def written_text(request: str, must: Sequence[Sequence[str]], never: Sequence[str]) -> str | None:
@@ -166,6 +178,37 @@ def directive_forms(request: str | None, invalid: Sequence[Example], valid: Sequ
             "the same directive spelt another way")
     return [Candidate({"rule": {**_kind(comment_kinds(language, [*invalid, *valid])), "regex": regex}},
                       Generalised.written(node, "comment"), REQUESTED, start, note)]
+
+
+def _directives(example: Example) -> list[Node]:
+    """The directives and the attribute each holds (Rust's `attribute` in `#[...]` and `#![...]` alike)."""
+    return [n for n in example.nodes() if n.named and (_DIRECTIVE.search(n.kind) or (
+        "attribute" in n.kind and n.parent is not None and _DIRECTIVE.search(n.parent.kind)))]
+
+
+def _innermost(nodes: list[Node], regex: str) -> list[Node]:
+    """The nodes holding the text with no such node inside them: the attribute, not the item around it."""
+    held = [n for n in nodes if re.search(regex, n.text)]
+    return [n for n in held if not any(o is not n and any(a is n for a in o.ancestors()) for o in held)]
+
+
+def attribute_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example],
+                    start: int) -> list[Candidate]:
+    """Attributes or preprocessor directives holding the text the request writes, as one
+    in every invalid example does and none in a valid one (`#![deny(warnings)]`, `#[allow(clippy::...)]`): by the
+    kind of the innermost one holding it."""
+    found = [_directives(e) for e in invalid] if request else []
+    if not found or not all(found):
+        return []
+    regex = written_text(str(request), [[n.text for n in ns] for ns in found],
+                         [n.text for e in valid for n in _directives(e)])
+    if regex is None:
+        return []
+    nodes = [n for ns in found for n in _innermost(ns, regex)]
+    note = ("flags every directive holding the text the request writes, among any other items of its lists; lets "
+            "through the same directive spelt another way")
+    return [Candidate({"rule": {**_kind(sorted({n.kind for n in nodes})), "regex": regex}},
+                      Generalised.written(nodes[0], nodes[0].kind), REQUESTED, start, note)]
 
 
 def _anchor(node: Node) -> Node:

@@ -199,7 +199,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                                        author.AUTHOR_ROOTS + 13_002)
                + directives.directive_forms(search.request, search.invalid, valid_trees, search.language,
                                             author.AUTHOR_ROOTS + 13_003)
-               + compared.compare_forms(search.request, search.invalid, author.AUTHOR_ROOTS + 13_004))
+               + compared.compare_forms(search.request, search.invalid, author.AUTHOR_ROOTS + 13_004)
+               + directives.attribute_forms(search.request, search.invalid, valid_trees, author.AUTHOR_ROOTS + 13_005))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
@@ -271,7 +272,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + preceding.doc_comment_forms(near, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9900,
                                              search.language)
                + directives.commented_forms(search.request, near, search.invalid, valid_trees, search.language,
-                                            author.AUTHOR_ROOTS + 13_004)
+                                            author.AUTHOR_ROOTS + 13_006)
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_900))
 
 
