@@ -46,6 +46,28 @@ CASES = {
         ["if x == 1:\n    pass", "if ratio > 0.5:\n    pass", "close = math.isclose(r, 0.5)"],
         request="use math.isclose, never == or != on a float literal",
     ),
+    "a call the request writes with a comparison as its argument": Case(
+        "`self.assertTrue(result == 3)` and `!=`: `assertTrue` on any object whose argument is an equality, "
+        "whatever it compares; not a comparison nested in another call, nor another operator",
+        "python",
+        ["self.assertTrue(result == 3)", 'self.assertTrue(name != "")'],
+        ["self.assertEqual(result, 3)", "self.assertTrue(is_ready())"],
+        ['self.assertTrue(len(items) == 2, "two items")', "case.assertTrue(a.x != b.x)"],
+        ["self.assertTrue(any(v == 3 for v in vs))", "self.assertTrue(x < y)", "ok = a == b",
+         "self.assertIn(a, b)"],
+        request="use assertEqual / assertNotEqual rather than assertTrue(a == b), the failure then shows both values",
+    ),
+    "a gtest macro the request writes with a comparison as its argument": Case(
+        "`EXPECT_TRUE(v.size() == 2)`: `EXPECT_TRUE` whose argument is an equality, not one compared in a nested "
+        "call, nor `EXPECT_EQ`",
+        "cpp",
+        ["TEST(Vec, Size) { EXPECT_TRUE(v.size() == 2); }", "TEST(Str, Name) { EXPECT_TRUE(name != \"\"); }"],
+        ["TEST(Vec, Size) { EXPECT_EQ(v.size(), 2); }", "TEST(Str, Name) { EXPECT_TRUE(valid(name)); }"],
+        ["TEST(Map, Count) { EXPECT_TRUE(m.count(k) == 1); }", "void check() { EXPECT_TRUE(a != b); }"],
+        ["TEST(A, B) { EXPECT_TRUE(all(xs, [](int x) { return x == 1; })); }", "TEST(A, C) { EXPECT_TRUE(a < b); }",
+         "TEST(A, D) { EXPECT_EQ(a, b); }"],
+        request="prefer EXPECT_EQ / EXPECT_NE over EXPECT_TRUE(a == b)",
+    ),
 }
 
 

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sgtools.workflows.suggest import callnames
+from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.operators import comparisons
@@ -63,13 +65,13 @@ def _ops(op: str) -> tuple[str, ...]:
 
 def _part(request: str, m: re.Match[str]) -> bool:
     """The comparison is part of more code the request writes: a code span holding more than it (`for i := 0; i <
-    len(s); i++`), the condition of an `if (...)` or a loop, or one of two joined by `||` / `&&` (`s == null ||
-    s == ""`); that code is the point, not the comparison."""
+    len(s); i++`), the condition of an `if (...)` or a loop, a call's argument (`assert!(a == b)`: `argued`), or
+    one of two joined by `||` / `&&` (`s == null || s == ""`); that code is the point, not the comparison."""
     spans = [(c.start(1), c.end(1)) for c in re.finditer(r"`([^`]+)`", request)]
     inside = any(a <= m.start() and m.end() <= b and (a, b) != (m.start(), m.end()) for a, b in spans)
     joined = not _WORDS.match(m.group(0)) and re.match(r"\s*(\|\||&&|\band\b|\bor\b)\s*\S",
                                                        request[m.end():]) is not None
-    return inside or joined or re.search(r"(\b(if|while|for|when|unless)\s*\(|\|\||&&)\s*$",
+    return inside or joined or re.search(r"(\b(if|while|for|when|unless)\s*\(|\|\||&&|\w!?\()\s*$",
                                          request[:m.start()]) is not None
 
 
@@ -148,4 +150,46 @@ def compare_forms(request: str | None, invalid: Sequence[Example], start: int) -
                 "through the same test written another way (a helper)")
         out.append(Candidate({"rule": _rule(asked, flat)}, Generalised.written(flat[0][0], f"comparison {ops}"),
                              REQUESTED, start + len(out), note))
+    return out
+
+
+# A comparison the request writes as the one argument of a call or a macro: `assert!(a == b)`, `assertTrue(x == y)`.
+_ARGUED = re.compile(rf"(?<![\w$.])(?P<name>[A-Za-z_][\w.:]*)!?\(\s*{_SIDE}\s+(?P<op>{_OP})\s+{_SIDE}\s*\)")
+
+
+def _argued(node: Node, callee: re.Pattern[str], ops: tuple[str, ...]) -> Node | None:
+    """The argument list of a call (or a macro) by the name that holds a comparison by one of the operators: the
+    operator's token itself (a macro's tokens are not parsed: said so, a comparison in a nested token tree is not
+    one of them) or a comparison, as one of its items."""
+    name = callnames.name_of(node) if call_like(node.kind) else None
+    if name is None or not callee.search(name.text):
+        return None
+    return next((c for c in node.children if c is not name and c.children and any(
+        d.text in ops or any(t.text in ops and not t.named for t in d.children) for d in c.children)), None)
+
+
+def argument_forms(request: str | None, invalid: Sequence[Example], language: str, start: int) -> list[Candidate]:
+    """The call the request writes with a comparison as its argument (`assert!(a == b)`): that call by its name,
+    whose arguments hold a comparison by the operator written or its other spellings, whatever it compares; not
+    one whose comparison is nested deeper (`assert!(v.iter().any(|x| *x == 3))`)."""
+    out: list[Candidate] = []
+    for m in _ARGUED.finditer(request or "") if invalid else []:
+        ops = _ops(m.group("op"))
+        callee = re.compile(rf"^([\s\S]*(\.|->|::)\s*)?{re.escape(m.group('name'))}$")
+        found = [[(n, a) for n in e.nodes() if (a := _argued(n, callee, ops)) is not None] for e in invalid]
+        if not all(found):
+            continue
+        node, args = found[0][0]
+        name = callnames.name_of(node)
+        regex = "^(" + "|".join(re.escape(o) for o in ops) + ")$"
+        tokens = any(d.text in ops for d in args.children)  # a macro's tokens: the operator is an item
+        held: dict[str, Any] = {"kind": args.kind, "has": {"regex": regex} if tokens else {"has": {"regex": regex}}}
+        if args.role:
+            held["field"] = args.role
+        call = callnames.by_name(node.kind, (name.role or "") if name else "", callee.pattern, language)
+        rule = {"all": [call, {"has": held}]}
+        label = f"{m.group('name')}(... {m.group('op')} ...)"
+        note = (f"flags every {m.group('name')} call whose argument is a comparison by {' / '.join(ops)}, whatever "
+                "it compares; lets through one that compares inside a nested call")
+        out.append(Candidate({"rule": rule}, Generalised.written(node, label), REQUESTED, start + len(out), note))
     return out
