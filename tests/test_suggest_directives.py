@@ -37,6 +37,16 @@ CASES = {
          "// SECURITY: trusted input\n// see the review\nwindow.result = eval(expr);"],
         request="every eval needs a // SECURITY: comment right above it saying why the input is safe",
     ),
+    "code the request says needs a comment, written after it on its line as the valid examples do": Case(
+        "`eval(...)` twice, the valid ones with a trailing `# nosec` comment: eval whose statement has no such "
+        "comment on its line, whatever other comment it has",
+        "python",
+        ["value = eval(expr)", "eval(source)"],
+        ["value = eval(expr)  # nosec: expr is a constant", "eval(source)  # nosec B307"],
+        ["def f(s):\n    return eval(s)", "x = eval(a)  # fast path\ny = 2"],
+        ["def f(s):\n    return eval(s)  # nosec: s is validated", "x = eval(a)  # nosec", "y = len(a)"],
+        request="every eval needs a # nosec comment saying why the input is safe",
+    ),
     "an attribute the request writes, among any other items of its list, outer or inner": Case(
         "`#[allow(dead_code)]` twice: the attribute holding `allow(dead_code)`, also written `#![...]`, beside "
         "other lints in its list or inside `cfg_attr`; not another lint allowed, nor `dead_code` denied",

@@ -10,8 +10,9 @@ preprocessor directives (`#![deny(warnings)]`, `#[allow(clippy::...)]`): the sam
 holding it, an item the request writes first in parentheses standing among any others (`deny(missing_docs,
 warnings)`). A comment needed above code: the text held by a comment in every valid example, and the construct a
 near miss matches (`unsafe { ... }`) not following such a comment (`not: follows`), itself or the statement around
-it. The examples confirm the text; the request says it. First when it separates the examples, like the code the
-request names (requested.py).
+it, or not before one on its line (`precedes`: `eval(s) # nosec`) where the valid examples write it there. The
+examples confirm the text; the request says it. First when it separates the examples, like the code the request
+names (requested.py).
 """
 
 from __future__ import annotations
@@ -216,18 +217,36 @@ def _anchor(node: Node) -> Node:
     return node if in_sequence(node) else next((a for a in node.ancestors() if in_sequence(a)), node)
 
 
-def _preceded(node: Node, regex: str) -> bool:
-    return any("comment" in c.kind and re.search(regex, c.text) for c in before(_anchor(node)))
+def _trailing(decl: Node) -> Node | None:
+    """The comment after `decl` on its last line (`run(cmd)  # nosec`), if any."""
+    kin = [c for c in decl.parent.children if c.named] if decl.parent is not None else []
+    at = next((i for i, c in enumerate(kin) if c is decl), len(kin))
+    root = [decl, *decl.ancestors()][-1]
+    after = kin[at + 1] if at + 1 < len(kin) else None
+    between = root.text[decl.end - root.start:after.start - root.start] if after is not None else "\n"
+    return after if after is not None and "comment" in after.kind and "\n" not in between else None
 
 
-def _unless(regex: str, kinds: list[str], found: list[Node]) -> dict[str, Any]:
-    """`follows` a comment holding the text (past other comments and attributes), by the node itself or, where
-    a match stands inside a statement, by any node around it."""
+def _sides(node: Node, regex: str) -> set[str]:
+    """Where a comment holding the text stands by the node or the statement around it: right before it, or after
+    it on its line."""
+    anchor = _anchor(node)
+    after = _trailing(anchor)
+    return ({"follows"} if any("comment" in c.kind and re.search(regex, c.text) for c in before(anchor)) else set()) | (
+        {"precedes"} if after is not None and re.search(regex, after.text) else set())
+
+
+def _unless(regex: str, kinds: list[str], found: list[Node], sides: set[str]) -> dict[str, Any]:
+    """`follows` a comment holding the text (past other comments and attributes) or `precedes` one on its line, as
+    the valid examples write it, by the node itself or, where a match stands inside a statement, by any node
+    around it."""
     skipped = sorted(set(kinds) | {c.kind for x in found for c in before(_anchor(x))})
-    follows = {**_kind(kinds), "regex": regex, "stopBy": {"not": _kind(skipped)}}
-    said: dict[str, Any] = {"follows": follows}
+    near = {"follows": {**_kind(kinds), "regex": regex, "stopBy": {"not": _kind(skipped)}},
+            "precedes": {**_kind(kinds), "regex": regex}}
+    each = [{side: near[side]} for side in sorted(sides)]
+    said: dict[str, Any] = each[0] if len(each) == 1 else {"any": each}
     if any(_anchor(x) is not x for x in found):  # the statement around it, whatever its kind
-        said = {"any": [said, {"inside": {"stopBy": "end", "follows": follows}}]}
+        said = {"any": [said, {"inside": {"stopBy": "end", **said}}]}
     return said
 
 
@@ -242,11 +261,13 @@ def commented_forms(request: str | None, misses: Sequence[tuple[Candidate, Outco
     for cand, outcome in [m for m in misses if m[0].form in (PLAIN, TYPED, PINNED)][:_NEAR]:
         good = [x for xs in matched(outcome, valid, n) for x in xs]
         bad = [x for xs in matched(outcome, invalid, 0) for x in xs]
-        if not good or not bad or not all(_preceded(x, regex) for x in good) or any(_preceded(x, regex) for x in bad):
+        sides = [_sides(x, regex) for x in good]
+        if not good or not bad or not all(sides) or any(_sides(x, regex) for x in bad):
             continue
-        said = _unless(regex, comment_kinds(language, [*invalid, *valid]), good + bad)
-        note = ("flags it unless a comment holding the text the request writes comes right before it or the "
-                "statement around it; lets through any comment so worded")
+        said = _unless(regex, comment_kinds(language, [*invalid, *valid]), good + bad, set().union(*sides))
+        note = ("flags it unless a comment holding the text the request writes comes right before it (or after it "
+                "on its line, as the valid examples write it), or the statement around it; lets through any comment "
+                "so worded")
         return [Candidate({**cand.body, "rule": {"all": [cand.body["rule"], {"not": said}]}},
                           Generalised.written(bad[0], "commented"), REQUESTED, start, note)]
     return []
