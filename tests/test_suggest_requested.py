@@ -114,6 +114,16 @@ CASES = {
         ["mod = loader.load_module(name)", "data = load_source(path)", "x = importlib.reload(mod)"],
         request="imp.load_source and friends are gone in Python 3.12, use importlib",
     ),
+    "calls by the whole names the request lists, when the examples call them on different objects": Case(
+        "`os.system` and `subprocess.getoutput` shown, `commands.getoutput` listed: those calls as written, not "
+        "`system` or `getoutput` on any object (`platform.system()`)",
+        "python",
+        ['os.system("rm -rf " + path)', "out = subprocess.getoutput(cmd)"],
+        ['subprocess.run(["rm", "-rf", path], check=True)', "out = subprocess.run(cmd, capture_output=True).stdout"],
+        ['status = commands.getoutput("ls")', 'os.system(f"tar xf {f}")'],
+        ["name = platform.system()", "x = client.getoutput(cmd)", "ok = subprocess.run(argv)"],
+        request="no os.system, subprocess.getoutput or commands.getoutput, run a list with subprocess.run",
+    ),
 }
 
 
@@ -165,3 +175,13 @@ def test_a_name_said_as_one_of_a_family(request_text: str, family: bool) -> None
     mentions = requested.mentions(request_text)
     assert any(m.family for m in mentions) is family, mentions
     assert not any(m.placed for m in mentions if m.family and "like" in request_text), mentions
+
+
+@pytest.mark.parametrize(("request_text", "names"), [
+    ("no skipped tests (it.skip, test.skip, xit, xdescribe) left behind", ["it.skip", "test.skip", "xit", "xdescribe"]),
+    ("no binding.pry / byebug left in code", ["binding.pry", "byebug"]),  # a plain word listed beside code
+    ("before_filter and friends are gone", ["before_filter"]),  # the family's words are none of its names
+    ("no debugger statements or alert calls", []),  # prose with no code beside it
+])
+def test_a_plain_word_listed_beside_code_is_a_name(request_text: str, names: list[str]) -> None:
+    assert [m.qualifier + m.name for m in requested.mentions(request_text)] == names

@@ -65,14 +65,12 @@ def mentions(request: str) -> list[_Mention]:
     """The request's words written as code: in backticks, qualified, called (`f()`), a macro (`m!`), made with
     `new`, or a name no prose word has (`snake_case`, `camelCase`, `PascalCase`)."""
     quoted = [(m.start(1), m.end(1)) for m in re.finditer(r"`([^`]+)`", request)]
+    found = [m for m in _MENTION.finditer(request) if m.group("name").lower() not in ("and", "or", "nor")]
     out = []
-    for m in _MENTION.finditer(request):
-        whole = m.group("name").lstrip(".")
-        parts = re.split(r"(\.|::)", whole)
+    for m, code in zip(found, _listed_with_code(request, found, quoted), strict=True):
+        parts = re.split(r"(\.|::)", m.group("name").lstrip("."))
         last = parts[-1]
         span = next(((s, e) for s, e in quoted if s <= m.start("name") and m.end("name") <= e), None)
-        code = (bool(m.group("tail") or m.group("new")) or len(parts) > 1 or "_" in last.strip("_")
-                or re.search(r"[a-z][A-Z]|[A-Z]\w*[A-Z]", last) is not None or span is not None)
         if not code or len(last) < 2:
             continue
         whole_text = request[span[0]:span[1]].strip() if span is not None else None
@@ -81,6 +79,38 @@ def mentions(request: str) -> list[_Mention]:
         out.append(_Mention("".join(parts[:-1]), last, bool(m.group("new")), m.start(), m.end(), placed,
                             bool(family)))
     return out
+
+
+def _listed_with_code(request: str, found: list[re.Match[str]], quoted: list[tuple[int, int]]) -> list[bool]:
+    """Which words are code: written as code (see `mentions`), or a plain word listed beside code, which the list
+    makes a name too ("it.skip, test.skip, xit, xdescribe"; "binding.pry / byebug")."""
+    code = []
+    for m in found:
+        parts = re.split(r"(\.|::)", m.group("name").lstrip("."))
+        code.append(bool(m.group("tail") or m.group("new")) or len(parts) > 1 or "_" in parts[-1].strip("_")
+                    or re.search(r"[a-z][A-Z]|[A-Z]\w*[A-Z]", parts[-1]) is not None
+                    or any(s <= m.start("name") and m.end("name") <= e for s, e in quoted))
+    changed = True
+    while changed:
+        changed = False
+        for i, m in enumerate(found):
+            said = _FAMILY_AFTER.match(request, found[i - 1].end()) if i else None
+            if code[i] or (said is not None and said.end() >= m.end()):
+                continue  # "and friends", "and the like": the family's words, not one of its names
+            code[i] = changed = any(_beside(request, found, code, i, j) for j in (i - 1, i + 1))
+    return code
+
+
+def _beside(request: str, found: list[re.Match[str]], code: list[bool], i: int, j: int) -> bool:
+    """Word i is listed beside code word j: by a slash, or by a comma or `and` / `or` where j is itself listed
+    beside code (`a.x, b.x, y`), not a clause after one name ("assertEquals, use ...")."""
+    def joined(a: int, b: int) -> str | None:
+        between = request[found[min(a, b)].end():found[max(a, b)].start()]
+        return between if _SEPARATOR.fullmatch(between) else None
+    if not 0 <= j < len(found) or not code[j] or (between := joined(i, j)) is None:
+        return False
+    k = 2 * j - i  # the word on j's other side
+    return "/" in between or (0 <= k < len(found) and code[k] and joined(j, k) is not None)
 
 
 def _placed(request: str, m: re.Match[str], quoted: str | None) -> bool:
@@ -175,6 +205,19 @@ def _called(alternatives: str, names: list[str], refs: list[Node], leaves: list[
     return rule, " / ".join(f"{n}(...)" for n in names)
 
 
+def _called_as_written(refs: list[Node], mentions: list[_Mention], language: str) -> _Built | None:
+    """Calls by the whole names the request writes (`it.skip`, `describe.skip`, `xit`) when the examples call the
+    name on different objects the request writes it after: those, not the name on any object (`parser.skip`)."""
+    names = list(dict.fromkeys(m.qualifier + m.name for m in mentions))
+    call = refs[0].parent
+    if (call is None or not call_like(call.kind) or not {r.text for r in refs} <= set(names)
+            or any(r.parent is None or r.parent.kind != call.kind or r.role != refs[0].role
+                   or callnames.name_of(r.parent) is not r for r in refs)):
+        return None
+    regex = "^(" + "|".join(re.escape(n) for n in names) + ")$"
+    return callnames.by_name(call.kind, refs[0].role or "", regex, language), " / ".join(f"{n}(...)" for n in names)
+
+
 def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mentions: list[_Mention],
                 language: str) -> _Built | None:
     """The rule flagging every use of the names: `new` of the type when the request writes `new`; the qualified
@@ -190,6 +233,8 @@ def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mention
         regex = rf"^(\w+{re.escape(_separator(qualifier))})*{re.escape(qualifier)}({alternatives})$"
         rule = imported.with_imported(_either({r.kind for r in refs}, regex), alternatives, qualifier, language)
         return rule, " / ".join(qualifier + n for n in names)
+    if len(qualifiers) > 1 and (whole := _called_as_written(refs, mentions, language)) is not None:
+        return whole
     if any("." in m.qualifier and not re.fullmatch(r"([a-z_]\w*\.)+", m.qualifier) for m in mentions):
         return None  # `Model.all.each`: an object the request names, which no one rule on the name says
     return _called(alternatives, names, refs, leaves, mentions, language) or (
