@@ -72,6 +72,7 @@ def test_the_comment_text_the_request_writes(ws: Workspace, engine: Engine, name
     ("no /* istanbul ignore */ or /* c8 ignore */ exclusions", [["/* istanbul ignore next */"]],
      r"\b(istanbul|c8)\s+ignore\b"),
     ("no TODO comments", [["# TODO: later"]], r"(?i)\bTODO\b"),  # a marker in capitals, in any case
+    ("no /* FALLTHROUGH */ comments", [["/* FALLTHROUGH */"]], r"(?i)\bFALLTHROUGH\b"),  # not the closer
     ("no comments about the old parser", [["# the old parser"]], None),  # prose, not text written as code
 ])
 def test_the_text_as_the_request_writes_it(request_text: str, comments: list[list[str]], regex: str | None) -> None:

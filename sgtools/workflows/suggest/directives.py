@@ -122,9 +122,11 @@ def _opened(toks: list[_Tok], i: int) -> bool:
 
 def _ends(run: Sequence[_Tok]) -> bool:
     """A run that starts with a word or `@` and ends with a word or punctuation glued to it (`SAFETY:`), not a
-    closing bracket (`deny(warnings)` is also `deny(warnings, unused)`)."""
+    closing bracket (`deny(warnings)` is also `deny(warnings, unused)`) nor a comment's closer (`FALLTHROUGH */`
+    is also `// fallthrough`)."""
     last = run[-1]
-    return (run[0].word or run[0].text == "@") and (last.word or (not last.spaced and last.text not in ")]}>"))
+    return (run[0].word or run[0].text == "@") and (last.word or (
+        not last.spaced and last.text not in ")]}>" and last.text not in _OPENER))
 
 
 def written_text(request: str, must: Sequence[Sequence[str]], never: Sequence[str]) -> str | None:
