@@ -57,6 +57,7 @@ from sgtools.workflows.suggest import (
     sequence,
     shapes,
     union,
+    valued,
     written,
 )
 from sgtools.workflows.suggest import candidates as cands
@@ -201,7 +202,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                                             author.AUTHOR_ROOTS + 13_003)
                + compared.compare_forms(search.request, search.invalid, author.AUTHOR_ROOTS + 13_004)
                + directives.attribute_forms(search.request, search.invalid, valid_trees, author.AUTHOR_ROOTS + 13_005)
-               + compared.argument_forms(search.request, search.invalid, search.language, author.AUTHOR_ROOTS + 13_010))
+               + compared.argument_forms(search.request, search.invalid, search.language, author.AUTHOR_ROOTS + 13_010)
+               + valued.value_forms(search.request, search.invalid, author.AUTHOR_ROOTS + 13_020))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]

@@ -1,0 +1,64 @@
+"""The key the request writes set to a value (issue 29): "no subprocess calls with shell=True", "no save(validate:
+false)", "instead of ref=\"name\"". The key is where the point is, its value the point: an author writes the keyed
+element, keyword argument or attribute by that key whose value is the literal written (`True`, `false`, `1`) or, for
+a string, the string the examples all write, else any string, bare or in the braces of an expression container
+(`ref="name"` and `ref={"name"}`), whatever construct holds it. Verified on the examples like any candidate; first
+when it separates them, like the code the request names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.tree import Example, Node
+
+_KEYED = re.compile(r"(?<![\w.$-])(?P<key>[A-Za-z_][\w-]*)\s*(?:=|:)\s*(?P<value>\"[^\"]*\"|'[^']*'|true|false|"
+                    r"True|False|None|null|nil|-?\d+)(?![\w\"'])")
+_STRING = r"^\{?\s*[@$\w]{0,2}[\"'`][\s\S]*[\"'`]\s*\}?$"  # a string, or an expression container holding one
+
+
+def _value(value: str, shown: list[Node]) -> str:
+    """The value's regex: the literal as written; a string as every example writes it, else any string."""
+    if value[:1] not in "\"'":
+        return f"^{re.escape(value)}$"
+    texts = {n.text for n in shown}
+    return f"^{re.escape(texts.pop())}$" if len(texts) == 1 else _STRING
+
+
+def _pairs(example: Example, key: str, value: str) -> list[Node]:
+    """The nodes of the example whose first item is the key and whose last is such a value."""
+    out = []
+    for node in example.nodes():
+        items = node.named_children()
+        if len(items) >= 2 and items[0].text == key and not items[0].children and (
+                items[-1].text == value if value[:1] not in "\"'" else re.search(_STRING, items[-1].text)):
+            out.append(node)
+    return out
+
+
+def value_forms(request: str | None, invalid: Sequence[Example], start: int) -> list[Candidate]:
+    """The key the request writes with its value, by the kinds of construct the invalid examples write it in; to
+    be verified on the examples like any other candidate."""
+    out: list[Candidate] = []
+    for m in _KEYED.finditer(request or "") if invalid else []:
+        key, value = m.group("key"), m.group("value")
+        found = [_pairs(e, key, value) for e in invalid]
+        if not all(found):
+            continue
+        flat = [n for ns in found for n in ns]
+        kinds = sorted({n.kind for n in flat})
+        held: list[dict[str, Any]] = [
+            {"has": {"nthChild": 1, "regex": f"^{re.escape(key)}$"}},
+            {"has": {"nthChild": {"position": 1, "reverse": True},
+                     "regex": _value(value, [n.named_children()[-1] for n in flat])}}]
+        rule: dict[str, Any] = ({"kind": kinds[0], "all": held} if len(kinds) == 1
+                                else {"any": [{"kind": k} for k in kinds], "all": held})
+        note = (f"flags every `{key}` set to {value} (a string of any text, where the examples differ), in a "
+                f"{' or '.join(kinds)}, whatever holds it; lets through the key set another way")
+        out.append(Candidate({"rule": rule}, Generalised.written(flat[0], f"{key} = {value}"), REQUESTED,
+                             start + len(out), note))
+    return out
