@@ -124,6 +124,16 @@ CASES = {
         ["name = platform.system()", "x = client.getoutput(cmd)", "ok = subprocess.run(argv)"],
         request="no os.system, subprocess.getoutput or commands.getoutput, run a list with subprocess.run",
     ),
+    "a family known whole, said by some of its names": Case(
+        "\"wrapper constructors such as new Double(...) or new Short(...)\": every boxed primitive made with new, by "
+        "any package path, not other types nor arrays of them",
+        "java",
+        ["Double d = new Double(x);", "list.add(new Short(s));"],
+        ["Double d = Double.valueOf(x);", "list.add(Short.valueOf(s));"],
+        ["Float f = new Float(1.5f);", 'Object b = new java.lang.Byte("7");'],
+        ['BigInteger n = new BigInteger("12");', "Double[] ds = new Double[4];", "double y = Double.parseDouble(t);"],
+        request="no wrapper constructors such as new Double(...) or new Short(...), call valueOf",
+    ),
 }
 
 
@@ -158,6 +168,7 @@ def test_a_name_said_as_the_place_of_the_point_is_no_rule_of_its_own(request_tex
     (["iteritems", "iterkeys"], None),  # `iter` ends at no word part
     (["fit", "fdescribe"], None),  # one letter is no stem
     (["new_user", "new_user"], None),  # one name is no family
+    (["Long", "Short"], "Integer|Long|Short|Byte|Double|Float|Boolean|Character"),  # known whole
 ])
 def test_a_family_is_said_by_the_stem_its_names_share(names: list[str], stem: str | None) -> None:
     found = names_module.family_stem(names)
@@ -182,6 +193,7 @@ def test_a_name_said_as_one_of_a_family(request_text: str, family: bool) -> None
     ("no binding.pry / byebug left in code", ["binding.pry", "byebug"]),  # a plain word listed beside code
     ("before_filter and friends are gone", ["before_filter"]),  # the family's words are none of its names
     ("no debugger statements or alert calls", []),  # prose with no code beside it
+    ("no new Long(...) or new Short(...), use valueOf", ["Long", "Short", "valueOf"]),  # a clause after the list
 ])
 def test_a_plain_word_listed_beside_code_is_a_name(request_text: str, names: list[str]) -> None:
     assert [m.qualifier + m.name for m in requested.mentions(request_text)] == names

@@ -117,15 +117,23 @@ def _stem(prefix: str, names: Sequence[str]) -> bool:
     return len(last) >= 5 and all(len(r) <= 2 for r in longer)
 
 
+# Families whose names share no stem but every author knows whole: a request that says a family by some of them
+# ("boxing constructors like new Integer(...), new Long(...)") means all of them.
+_KNOWN_FAMILIES = (("Integer", "Long", "Short", "Byte", "Double", "Float", "Boolean", "Character"),)  # boxed primitives
+
+
 def family_stem(names: Sequence[str]) -> tuple[str, str] | None:
     """The word-part stem two or more names of one family share, as a regex for a whole name and a label: a start
     (`find_by_\\w*` for `find_by_email` / `find_by_slug!`, `componentWill\\w*`), an end from a word part
     (`\\w*_filter` for `before_filter` / `after_filter`), or both (`assert\\w*Equals` for `assertEquals` /
-    `assertNotEquals`, not every assert); None when they share neither. A family said by its stem takes the
-    members nobody showed (`around_filter`, `find_by_role`)."""
+    `assertNotEquals`, not every assert), or a family known whole (the boxed primitives); None when they share
+    neither. A family said by its stem takes the members nobody showed (`around_filter`, `find_by_role`)."""
     uniq = list(dict.fromkeys(t.rstrip("!?") for t in names))
     if len(uniq) < 2 or not all(re.fullmatch(r"\w+", t) for t in uniq):
         return None
+    known = next((f for f in _KNOWN_FAMILIES if set(uniq) <= set(f)), None)
+    if known is not None:
+        return "|".join(known), "/".join(known)
     prefix = common_prefix(uniq)
     prefix = prefix if prefix and _stem(prefix, uniq) else ""
     suffix = common_prefix([t[len(prefix):][::-1] for t in uniq])[::-1]

@@ -103,14 +103,17 @@ def _listed_with_code(request: str, found: list[re.Match[str]], quoted: list[tup
 
 def _beside(request: str, found: list[re.Match[str]], code: list[bool], i: int, j: int) -> bool:
     """Word i is listed beside code word j: by a slash, or by a comma or `and` / `or` where j is itself listed
-    beside code (`a.x, b.x, y`), not a clause after one name ("assertEquals, use ...")."""
+    beside code (`a.x, b.x, y`), not a clause after one name ("assertEquals, use ...") nor after a list its `and` /
+    `or` closed ("new Long(...) or new Boolean(...), use ...")."""
     def joined(a: int, b: int) -> str | None:
         between = request[found[min(a, b)].end():found[max(a, b)].start()]
         return between if _SEPARATOR.fullmatch(between) else None
     if not 0 <= j < len(found) or not code[j] or (between := joined(i, j)) is None:
         return False
     k = 2 * j - i  # the word on j's other side
-    return "/" in between or (0 <= k < len(found) and code[k] and joined(j, k) is not None)
+    before = joined(j, k) if 0 <= k < len(found) and code[k] else None
+    closed = i > j and before is not None and re.search(r"\b(and|or|nor)\b", before) is not None
+    return "/" in between or (before is not None and not closed)
 
 
 def _placed(request: str, m: re.Match[str], quoted: str | None) -> bool:
