@@ -134,6 +134,16 @@ CASES = {
         ['BigInteger n = new BigInteger("12");', "Double[] ds = new Double[4];", "double y = Double.parseDouble(t);"],
         request="no wrapper constructors such as new Double(...) or new Short(...), call valueOf",
     ),
+    "the stem the request writes with a star": Case(
+        "`os.exec*`: every name it starts (`os.execl`, `os.execlpe`), not the longer start the two shown share "
+        "(`os.execv`), nor `exec` on other objects",
+        "python",
+        ["os.execv(path, argv)", "os.execvp(\"ls\", [\"ls\", \"-l\"])"],
+        ["subprocess.run(argv, check=True)", "subprocess.run([\"ls\", \"-l\"], check=True)"],
+        ["os.execl(path, arg0)", "os.execlpe(\"cp\", \"cp\", a, b, env)"],
+        ["cursor.execute(sql)", "exec(code)", "shell.exec_command(c)"],
+        request="no os.exec* calls in the service, it replaces the process; use subprocess.run",
+    ),
 }
 
 
@@ -194,6 +204,7 @@ def test_a_name_said_as_one_of_a_family(request_text: str, family: bool) -> None
     ("before_filter and friends are gone", ["before_filter"]),  # the family's words are none of its names
     ("no debugger statements or alert calls", []),  # prose with no code beside it
     ("no new Long(...) or new Short(...), use valueOf", ["Long", "Short", "valueOf"]),  # a clause after the list
+    ("no mysql_* functions", ["mysql_*"]),  # a stem with a star
 ])
 def test_a_plain_word_listed_beside_code_is_a_name(request_text: str, names: list[str]) -> None:
     assert [m.qualifier + m.name for m in requested.mentions(request_text)] == names

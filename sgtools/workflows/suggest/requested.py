@@ -76,7 +76,8 @@ def mentions(request: str) -> list[_Mention]:
         whole_text = request[span[0]:span[1]].strip() if span is not None else None
         family = _FAMILY_BEFORE.search(request[:m.start()]) is not None or _FAMILY_AFTER.match(request, m.end())
         placed = _placed(request, m, whole_text)
-        out.append(_Mention("".join(parts[:-1]), last, bool(m.group("new")), m.start(), m.end(), placed,
+        glob = "*" if request.startswith("*", m.end()) and not m.group("tail") else ""  # `mysql_*`: its stem
+        out.append(_Mention("".join(parts[:-1]), last + glob, bool(m.group("new")), m.start(), m.end(), placed,
                             bool(family)))
     return out
 
@@ -88,7 +89,7 @@ def _listed_with_code(request: str, found: list[re.Match[str]], quoted: list[tup
     for m in found:
         parts = re.split(r"(\.|::)", m.group("name").lstrip("."))
         code.append(bool(m.group("tail") or m.group("new")) or len(parts) > 1 or "_" in parts[-1].strip("_")
-                    or re.search(r"[a-z][A-Z]|[A-Z]\w*[A-Z]", parts[-1]) is not None
+                    or re.search(r"[a-z][A-Z]|[A-Z]\w*[A-Z]", parts[-1]) is not None or request.startswith("*", m.end())
                     or any(s <= m.start("name") and m.end("name") <= e for s, e in quoted))
     changed = True
     while changed:
@@ -249,16 +250,21 @@ def _written(m: _Mention, valid: Sequence[Example], tokens: set[str]) -> bool:
     `new URL`), the name after the object the request writes (`scene.keyWindow` is no
     `UIApplication.shared.keyWindow`), else the name anywhere in its code."""
     if m.new:
-        said = rf"\bnew\s+([\w.]+\.)?{re.escape(m.name)}\b"
+        said = rf"\bnew\s+([\w.]+\.)?{_pattern(m.name)}\b"
     elif m.qualifier.endswith("."):
-        said = rf"(?<![\w.]){re.escape(m.qualifier + m.name)}\b"
+        said = rf"(?<![\w.]){re.escape(m.qualifier)}{_pattern(m.name)}\b"
     else:
-        return m.name in tokens
+        return any(re.fullmatch(_pattern(m.name), t) for t in tokens)
     return any(re.search(said, e.code) for e in valid)
 
 
+def _pattern(name: str) -> str:
+    """The regex of a name as the request writes it: `mysql_*` is every name it starts."""
+    return re.escape(name[:-1]) + r"\w*[!?]?" if name.endswith("*") else re.escape(name)
+
+
 def _hits(name: str, example: Example) -> list[Node]:
-    return [n for n in code_leaves(example.root) if n.named and n.text == name]
+    return [n for n in code_leaves(example.root) if n.named and re.fullmatch(_pattern(name), n.text)]
 
 
 def _analogue(example: Example, like: list[Node], unwanted: set[str]) -> str | None:
@@ -315,6 +321,8 @@ def _said(names: list[str], mentions: list[_Mention]) -> tuple[str, list[str]] |
     would say it; else the names. None when the request says a family whose names share no stem: the names alone
     would miss the rest of it."""
     family = any(m.family for m in mentions)
+    if any(n.endswith("*") for n in names):  # the request writes the stem itself (`mysql_*`)
+        return "|".join(_pattern(n) for n in names), names
     if family or not set(names) <= {m.name for m in mentions}:
         stem = family_stem(names)
         if stem is not None:
