@@ -40,6 +40,7 @@ _ON_KIND = re.compile(rf"(?P<op>{_OP})\s+(?:on|against|with|to)\s+(?:an?\s+)?(?P
 class _Asked:
     ops: tuple[str, ...]  # empty: any comparison
     sides: tuple[str, ...]  # an operand regex each, from the request's words
+    number: int | None = None  # said in words with an integer ("with -1"): the code is sides[0]
 
 
 def _operand(side: str) -> str | None:
@@ -85,8 +86,9 @@ def _asked(request: str) -> list[_Asked]:
         said = (_operand(m.group("a")), _operand(m.group("b")))
         sides = tuple(s for s in said if s)
         ops = _ops(m.group("op")) if "op" in m.groupdict() else ()
+        number = m.group("b") if not ops and re.fullmatch(r"-?\d+", m.group("b")) else None
         if "" not in said and sides and (ops or len(sides) == 2):
-            out.append(_Asked(ops, sides))
+            out.append(_Asked(ops, sides, int(number) if number is not None else None))
     out += [_Asked(_ops(m.group("op")), ("kind:" + m.group("kind").lower(),)) for m in _ON_KIND.finditer(request)]
     return out
 
@@ -133,7 +135,25 @@ def _rule(asked: _Asked, shown: list[tuple[Node, Node]]) -> dict[str, Any]:
         places: list[dict[str, Any]] = [{"field": "left"}, {"field": "right"}] if fields else [
             {"nthChild": 1}, {"nthChild": {"position": 1, "reverse": True}}]
         held = [{"has": {**s, **p}} for s, p in zip(sides, places, strict=True)]
-    return {"any": branches, "all": held} if len(branches) > 1 else {**branches[0], "all": held}
+    rule = {"any": branches, "all": held} if len(branches) > 1 else {**branches[0], "all": held}
+    if asked.number is None or not all(o.role in ("left", "right") for o in operands):
+        return rule
+    return {"any": [rule, *_neighbours(asked.number, sides[0], kinds)]}
+
+
+def _neighbours(number: int, code: dict[str, Any], kinds: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The same integer tests written against the next integer either way (`indexOf(x) > -1` is `>= 0`, `< 0` is
+    `<= -1`; `size() > 0` is `>= 1`), the code on either side: comparing code with N, said in words, is any of
+    them."""
+    out: list[dict[str, Any]] = []
+    for value, code_left, code_right in ((number + 1, (">=", "<"), ("<=", ">")),
+                                         (number - 1, ("<=", ">"), (">=", "<"))):
+        literal = "^" + ("-\\s*" if value < 0 else "") + f"{abs(value)}[lLuU]?$"
+        for side, other, ops in (("left", "right", code_left), ("right", "left", code_right)):
+            out += [{"kind": kind, "all": [{"has": {"field": role, "regex": "^(" + "|".join(ops) + ")$"}},
+                                           {"has": {**code, "field": side}},
+                                           {"has": {"field": other, "regex": literal}}]} for kind, role in kinds]
+    return out
 
 
 def compare_forms(request: str | None, invalid: Sequence[Example], start: int) -> list[Candidate]:
