@@ -53,6 +53,17 @@ CASES = {
          "class H { void q() { if (i == -1) { d(); } } }"],
         request="use contains() instead of comparing indexOf() with -1",
     ),
+    "code compared with an integer by the examples' other operators too: the operands are the point": Case(
+        "`filter(...).length > 0` written, `=== 0` shown too: that code compared with 0 by any operator, or with 1 "
+        "the same way (`>= 1`), either side; not with another number, nor another length",
+        "javascript",
+        ["if (items.filter(x => x.done).length > 0) { go(); }", "const none = users.filter(isAdmin).length === 0;"],
+        ["if (items.some(x => x.done)) { go(); }", "const count = users.filter(isAdmin).length;"],
+        ["return xs.filter(f).length >= 1;", "if (0 < rows.filter(r => r.bad).length) warn();",
+         "const any = list.filter(p).length !== 0;"],
+        ["const n = xs.filter(f).length;", "if (xs.filter(f).length > 2) big();", "if (xs.length > 0) go();"],
+        request="use some() instead of filter(...).length > 0",
+    ),
     "an operator on the kind of literal the request names": Case(
         "`ratio != 0.5` and `1.0 == x`: `==` or `!=` with a float literal operand, not an int, not an ordering",
         "python",

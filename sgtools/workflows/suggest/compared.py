@@ -9,6 +9,7 @@ Verified on the examples like any candidate; first when it separates them, like 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ _ON_KIND = re.compile(rf"(?P<op>{_OP})\s+(?:on|against|with|to)\s+(?:an?\s+)?(?P
 class _Asked:
     ops: tuple[str, ...]  # empty: any comparison
     sides: tuple[str, ...]  # an operand regex each, from the request's words
-    number: int | None = None  # said in words with an integer ("with -1"): the code is sides[0]
+    number: int | None = None  # compared with an integer (`> 0`, "with -1"): the code is sides[0]
 
 
 def _operand(side: str) -> str | None:
@@ -86,7 +87,7 @@ def _asked(request: str) -> list[_Asked]:
         said = (_operand(m.group("a")), _operand(m.group("b")))
         sides = tuple(s for s in said if s)
         ops = _ops(m.group("op")) if "op" in m.groupdict() else ()
-        number = m.group("b") if not ops and re.fullmatch(r"-?\d+", m.group("b")) else None
+        number = m.group("b") if re.fullmatch(r"-?\d+", m.group("b")) else None
         if "" not in said and sides and (ops or len(sides) == 2):
             out.append(_Asked(ops, sides, int(number) if number is not None else None))
     out += [_Asked(_ops(m.group("op")), ("kind:" + m.group("kind").lower(),)) for m in _ON_KIND.finditer(request)]
@@ -136,9 +137,16 @@ def _rule(asked: _Asked, shown: list[tuple[Node, Node]]) -> dict[str, Any]:
             {"nthChild": 1}, {"nthChild": {"position": 1, "reverse": True}}]
         held = [{"has": {**s, **p}} for s, p in zip(sides, places, strict=True)]
     rule = {"any": branches, "all": held} if len(branches) > 1 else {**branches[0], "all": held}
-    if asked.number is None or not all(o.role in ("left", "right") for o in operands):
+    return _with_neighbours(rule, asked, sides[0], kinds, operands)
+
+
+def _with_neighbours(rule: dict[str, Any], asked: _Asked, code: dict[str, Any], kinds: list[tuple[str, str]],
+                     operands: list[Node]) -> dict[str, Any]:
+    """The rule, or any of it and its tests against the next integer where the code is compared with an integer
+    by any operator and the grammar names the sides."""
+    if asked.ops or asked.number is None or not all(o.role in ("left", "right") for o in operands):
         return rule
-    return {"any": [rule, *_neighbours(asked.number, sides[0], kinds)]}
+    return {"any": [rule, *_neighbours(asked.number, code, kinds)]}
 
 
 def _neighbours(number: int, code: dict[str, Any], kinds: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -162,6 +170,11 @@ def compare_forms(request: str | None, invalid: Sequence[Example], start: int) -
     out: list[Candidate] = []
     for asked in _asked(request or "") if invalid else []:
         shown = [[(n, op) for n, op in comparisons(e) if _holds(n, op, asked)] for e in invalid]
+        if not all(shown) and asked.ops and asked.number is not None:
+            # The examples compare the same code with the integer by another operator too: the operands are the
+            # point, as when the request says it in words.
+            asked = dataclasses.replace(asked, ops=())
+            shown = [[(n, op) for n, op in comparisons(e) if _holds(n, op, asked)] for e in invalid]
         if not all(shown):
             continue
         flat = [pair for group in shown for pair in group]
