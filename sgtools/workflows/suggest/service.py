@@ -26,12 +26,10 @@ from sgtools.workflows.suggest import (
     arguments,
     around,
     asked,
-    assigned,
     author,
     callnames,
     carrier,
     comments,
-    compared,
     declnames,
     decltypes,
     directives,
@@ -39,6 +37,7 @@ from sgtools.workflows.suggest import (
     facts,
     fixes,
     forms,
+    from_request,
     interpolated,
     keyed,
     listed,
@@ -52,12 +51,10 @@ from sgtools.workflows.suggest import (
     render,
     repeats,
     requested,
-    required,
     scope,
     sequence,
     shapes,
     union,
-    valued,
     written,
 )
 from sgtools.workflows.suggest import candidates as cands
@@ -192,18 +189,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                + _authored(search.invalid, valid_trees, search.language, search.request)
                + operators.comparison_forms(search.invalid, search.comparisons, author.AUTHOR_ROOTS + 9600)
                + keyed.element_forms(pivot, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9650)
-               + requested.request_forms(search.request, search.invalid, valid_trees, search.language,
-                                          author.AUTHOR_ROOTS + 13_000)
-               + required.required_forms(search.request, search.invalid, valid_trees, search.language,
-                                         author.AUTHOR_ROOTS + 13_001)
-               + assigned.assign_forms(search.request, search.invalid, valid_trees, search.language,
-                                       author.AUTHOR_ROOTS + 13_002)
-               + directives.directive_forms(search.request, search.invalid, valid_trees, search.language,
-                                            author.AUTHOR_ROOTS + 13_003)
-               + compared.compare_forms(search.request, search.invalid, author.AUTHOR_ROOTS + 13_004)
-               + directives.attribute_forms(search.request, search.invalid, valid_trees, author.AUTHOR_ROOTS + 13_005)
-               + compared.argument_forms(search.request, search.invalid, search.language, author.AUTHOR_ROOTS + 13_010)
-               + valued.value_forms(search.request, search.invalid, author.AUTHOR_ROOTS + 13_020))
+               + from_request.request_forms(search.request, search.invalid, valid_trees, search.language,
+                                             author.AUTHOR_ROOTS + 13_000))
     matched_self = search.matched_self(pivot)
     by_size = sorted(range(len(gens)), key=lambda i: gens[i].root.size())
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
