@@ -144,6 +144,36 @@ CASES = {
         ["cursor.execute(sql)", "exec(code)", "shell.exec_command(c)"],
         request="no os.exec* calls in the service, it replaces the process; use subprocess.run",
     ),
+    "code the valid examples write elsewhere, named inside a loop, a comprehension being one": Case(
+        "`re.compile(...)` in a `for` and a `while` loop, and outside one in the valid examples: the call by the name "
+        "the request writes, inside any loop of the language, a comprehension too; not the call outside one",
+        "python",
+        ["for line in lines:\n    m = re.compile(p).match(line)",
+         "while True:\n    rx = re.compile(pat)\n    step(rx)"],
+        ["rx = re.compile(p)\nfor line in lines:\n    m = rx.match(line)", "rx = re.compile(pat)\nstep(rx)"],
+        ["hits = [re.compile(p).match(s) for s in items]",
+         "for k in keys:\n    if re.compile(k).search(text):\n        n += 1"],
+        ['PATTERN = re.compile(r"\\d+")', "for s in items:\n    m = PATTERN.match(s)", "names = [p for p in patterns]"],
+        request="no re.compile inside a loop, compile the pattern once before it",
+    ),
+    "a call the valid examples make outside a loop, named inside one, in any form there": Case(
+        "`time.After(...)` received from in a loop's `select` and alone: the call inside any loop, also kept in a "
+        "variable first; not the same call outside a loop, nor a `Time`'s `After` method",
+        "go",
+        ["func wait(in <-chan int) {\n\tfor {\n\t\tselect {\n\t\tcase <-in:\n\t\tcase <-time.After(d):\n"
+         "\t\t\treturn\n\t\t}\n\t}\n}",
+         "func backoff(n int) {\n\tfor i := 0; i < n; i++ {\n\t\t<-time.After(pause)\n\t}\n}"],
+        ["func wait(in <-chan int) {\n\tt := time.NewTimer(d)\n\tfor {\n\t\tselect {\n\t\tcase <-in:\n"
+         "\t\tcase <-t.C:\n\t\t\treturn\n\t\t}\n\t}\n}",
+         "func once(done <-chan int) {\n\tselect {\n\tcase <-done:\n\tcase <-time.After(d):\n\t}\n}"],
+        ["func poll() {\n\tfor !ready() {\n\t\tt := time.After(tick)\n\t\t<-t\n\t}\n}",
+         "func drain(jobs []int) {\n\tfor range jobs {\n\t\tselect {\n\t\tcase <-time.After(time.Second):\n"
+         "\t\t}\n\t}\n}"],
+        ["func slow() {\n\tselect {\n\tcase <-time.After(time.Minute):\n\t}\n}",
+         "func late(ds []time.Time) (n int) {\n\tfor _, d := range ds {\n\t\tif time.Now().After(d) {\n"
+         "\t\t\tn++\n\t\t}\n\t}\n\treturn\n}"],
+        request="no time.After inside a for loop, it makes a new timer every time; reuse one",
+    ),
 }
 
 

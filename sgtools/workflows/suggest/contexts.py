@@ -16,7 +16,9 @@ from sgtools.workflows.suggest.tree import Node
 _BODIES = ("_body", "statement_list", "declaration_list", "block")
 # The loop kinds of each language's grammar (as ast-grep 0.51 parses them), for "any loop".
 LOOPS: dict[str, tuple[str, ...]] = {
-    "python": ("for_statement", "while_statement"),
+    # A comprehension runs its expression once per item, as a loop's body does.
+    "python": ("for_statement", "while_statement", "list_comprehension", "set_comprehension",
+               "dictionary_comprehension", "generator_expression"),
     "javascript": ("for_statement", "for_in_statement", "while_statement", "do_statement"),
     "typescript": ("for_statement", "for_in_statement", "while_statement", "do_statement"),
     "tsx": ("for_statement", "for_in_statement", "while_statement", "do_statement"),

@@ -134,7 +134,7 @@ def request_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: S
 _CONSTRUCT_WORD = re.compile(r"\b([A-Za-z]{2,})(?=\s*[({`]|'?s?\s+(?:loop|block|body|clause|statement|branch)s?\b)")
 
 
-def _kind_words(request: str | None) -> set[str]:
+def kind_words(request: str | None) -> set[str]:
     """The words the request names a construct by: "loop", a word before one of loop, block, body, clause,
     statement or branch ("except block", "for loop's"), or written as code (`if (...)`, `` `finally` ``), lower
     case; not prose ("compare with ==")."""
@@ -165,7 +165,7 @@ def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid:
     a loop", "in an except block") that every invalid example has one of its matches in: ranked just before it; one
     said without names (a kind, or a pattern of operators and keywords: `$A = $A .. $B`) ranks as code in a context
     of its own, which the request's context makes specific."""
-    words = _kind_words(request)
+    words = kind_words(request)
     loops = contexts.LOOPS.get(language, ())
     if not words:
         return []

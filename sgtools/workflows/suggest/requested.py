@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sgtools.workflows.suggest import callnames, imported
+from sgtools.workflows.suggest import callnames, imported, placed
 from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
@@ -276,6 +276,12 @@ def _analogue(example: Example, like: list[Node], unwanted: set[str]) -> str | N
     return found.pop() if len(found) == 1 else None
 
 
+def _named(said: list[_Mention], invalid: Sequence[Example]) -> tuple[list[set[str]], set[str]]:
+    """The names each invalid example writes, and all of them."""
+    per_example = [{m.name for m in said if _hits(m.name, e)} for e in invalid]
+    return per_example, set().union(*per_example)
+
+
 def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -> tuple[
         list[str] | None, list[Node], list[_Mention]] | None:
     """The names the rule is for (the request's, its list's, and one per example that shows another in their
@@ -284,8 +290,12 @@ def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -
     the place of the point, or an example writes none of them and no one name in their place."""
     fine = set().union(*(code_tokens(e) for e in valid)) if valid else set()
     said = [m for m in mentions(request) if not _written(m, valid, fine)]
-    per_example = [{m.name for m in said if _hits(m.name, e)} for e in invalid]
-    named = set().union(*per_example)
+    per_example, named = _named(said, invalid)
+    if not named and placed.kind_words(request):
+        # Code the valid examples write elsewhere, asked about in a construct ("no time.After inside a for loop"):
+        # the name's rule flags them too, and placed.py tries it inside the construct the request names.
+        said, fine = mentions(request), set()
+        per_example, named = _named(said, invalid)
     if not named or any(len(found) > 1 for found in per_example):
         return None  # two named things written together: a combination, said by a context
     listed = _listed(request, said, named)
