@@ -197,9 +197,19 @@ def _why_none(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Exam
                 f"pattern that ast-grep reads the same way in each ({difference.kinds_of(invalid)}). "
                 + (f"{told}. " if told else "") + "Make the examples show the same construct, or split them into "
                 "separate requests.")
-    cand, outcome = covering[0]
-    flagged = [j for j in range(len(valid)) if outcome.hits[n + j]]
-    always = [j for j in range(len(valid)) if all(o.hits[n + j] for _c, o in covering)]
+    near = [(c, o) for c, o in covering if any(o.hits[n:])]
+    if not near:  # every one that flags them all separates, but only by the examples' shape: never proposed
+        return ("Only the examples' shape told them apart (node kinds, without a name or word they write), too "
+                "broad to propose as a rule. " + (f"{told}. " if told else "") + "Give examples that write the "
+                "code the rule is about, or name it in the request.")
+    return _inseparable(near, n, len(valid), told)
+
+
+def _inseparable(near: Sequence[tuple[Candidate, Outcome]], n: int, n_valid: int, told: str) -> str:
+    """The valid example every near miss (best first) flags, else the best one's first, and the closest."""
+    cand, outcome = near[0]
+    flagged = [j for j in range(n_valid) if outcome.hits[n + j]]
+    always = [j for j in range(n_valid) if all(o.hits[n + j] for _c, o in near)]
     j = (always or flagged)[0]
     text = str(outcome.hits[n + j][0].get("text", ""))
     return (f"valid_examples[{j}] cannot be separated from the invalid examples: every candidate that flags all "
