@@ -8,7 +8,7 @@ and no fine snippet flagged), held-out recall, false alarms, requests with no ru
 The development half (even indexes) and the development sets dev2 to dev9 (tests/data/intent_dev2.yml ...; dev3
 on also judge the path scope their requests ask for) are the ones to tune on; `--half all` (the default) runs
 them. The held-out sets (`cat.HELD_OUT`) run only when named and never with --show: the test half (odd indexes)
-is the headline. A set written blind (dev6 to dev11) is held out until its first run, which is reported before
+is the headline. A set written blind (dev6 to dev13) is held out until its first run, which is reported before
 anyone looks at its misses.
 """
 
