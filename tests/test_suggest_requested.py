@@ -174,6 +174,33 @@ CASES = {
          "\t\t\tn++\n\t\t}\n\t}\n\treturn\n}"],
         request="no time.After inside a for loop, it makes a new timer every time; reuse one",
     ),
+    "a PHP function the request says needs an argument, also called through the global namespace": Case(
+        "`htmlspecialchars(...)` without `ENT_QUOTES`: also `\\htmlspecialchars(...)`, whatever else it passes",
+        "php",
+        ["<?php\necho htmlspecialchars($name);", "<?php\n$s = htmlspecialchars($title, ENT_HTML5);"],
+        ["<?php\necho htmlspecialchars($name, ENT_QUOTES);",
+         "<?php\n$s = htmlspecialchars($title, ENT_QUOTES | ENT_HTML5);"],
+        ["<?php\nreturn \\htmlspecialchars($v);",
+         "<?php\nforeach ($rows as $r) {\n    echo htmlspecialchars($r['x'], ENT_NOQUOTES);\n}"],
+        ["<?php\necho htmlspecialchars($v, ENT_QUOTES, 'UTF-8');", "<?php\necho htmlentities($v);",
+         "<?php\necho e($v);"],
+        request="htmlspecialchars must pass ENT_QUOTES",
+    ),
+    "a value built by its type's name that the request says needs one of two fields": Case(
+        "`http.Client{...}` without `Timeout` or `Transport` (each valid example sets one): the literal by its type, "
+        "with any other fields",
+        "go",
+        ["func a() *http.Client {\n\treturn &http.Client{Jar: jar}\n}",
+         "func b() {\n\tclient := http.Client{CheckRedirect: noRedirect}\n\tuse(client)\n}"],
+        ["func a() *http.Client {\n\treturn &http.Client{Jar: jar, Timeout: 10 * time.Second}\n}",
+         "func b() {\n\tclient := http.Client{CheckRedirect: noRedirect, Transport: tr}\n\tuse(client)\n}"],
+        ["func c() *http.Client {\n\treturn &http.Client{\n\t\tJar: jar,\n\t}\n}",
+         "var shared = http.Client{}"],
+        ["func d() *http.Client {\n\treturn &http.Client{Timeout: time.Minute}\n}",
+         "func e() *http.Server {\n\treturn &http.Server{Addr: a}\n}",
+         "func f() {\n\tresp, err := http.Get(url)\n\tuse(resp, err)\n}"],
+        request="every http.Client needs a Timeout (or a Transport with its own timeouts)",
+    ),
 }
 
 

@@ -25,9 +25,20 @@ _NAME = re.compile(r"(?<![\w.:$\\])[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*")
 _LITERAL = re.compile(r"null|nil|None|true|false|True|False|undefined")
 
 
+# A value built by its type's name with fields, as a call is with arguments (Go's `http.Server{Addr: a}`, Rust's
+# `Config { port: 80 }`): the field of the type's name.
+_BUILT = {"composite_literal": "type", "struct_expression": "name"}
+
+
 def _calls(example: Example) -> list[tuple[Node, Node]]:
-    """Each call in the example with its callee."""
-    return [(n, c) for n in example.nodes() if call_like(n.kind) and (c := callnames.name_of(n)) is not None]
+    """Each call in the example with its callee, and each value built by its type's name with the name."""
+    return [(n, c) for n in example.nodes() if (c := _callee(n)) is not None]
+
+
+def _callee(node: Node) -> Node | None:
+    if node.kind in _BUILT:
+        return next((c for c in node.children if c.role == _BUILT[node.kind]), None)
+    return callnames.name_of(node) if call_like(node.kind) else None
 
 
 def _names(word: str, callee: str) -> bool:
@@ -35,14 +46,17 @@ def _names(word: str, callee: str) -> bool:
     return callee == word or callee.endswith(("." + word, "::" + word, "->" + word))
 
 
-def _regex(word: str, bare: bool) -> str:
+def _regex(word: str, bare: bool, language: str) -> str:
     """The callee regex for one name: a namespace path optional from the left (`std::async`, bare `async` after a
-    `using`); an object path before a dotted name (`warnings.warn`); a bare name as the examples call it, bare, or
-    on any object when they call it on one."""
+    `using`); an object path before a dotted name (`warnings.warn`); a bare name as the examples call it, bare (with
+    any namespace path where the language writes one: `\\file_put_contents`), or on any object when they call it on
+    one."""
     if "::" in word:
         qualifier, name = word.rsplit("::", 1)
         return namespace_path(qualifier + "::", "cpp") + re.escape(name)
-    return re.escape(word) if bare and "." not in word else rf"(\w+(\.|::|->))*{re.escape(word)}"
+    if bare and "." not in word:
+        return namespace_path("", language) + re.escape(word)
+    return rf"(\w+(\.|::|->))*{re.escape(word)}"
 
 
 def _named_calls(calls: list[tuple[Node, Node]], words: list[str]) -> list[tuple[Node, Node]]:
@@ -57,14 +71,15 @@ def _named_words(request: str, shown: list[list[tuple[Node, Node]]], fine: list[
 
 
 def _needed(request: str, words: list[str], made: list[tuple[Node, Node]], made_fine: list[str]) -> list[str]:
-    """The request's words every valid call writes and no invalid one does (not a part of the call's name, not a
-    literal)."""
+    """The request's words that valid calls write and no invalid one does (not a part of the call's name, not a
+    literal), when every valid call writes one of them ("a ReadHeaderTimeout (or ReadTimeout)")."""
     parts = {p for w in words for p in re.split(r"\.|::", w)}
     def written(word: str, text: str) -> bool:
         return re.search(rf"\b{word}\b", text) is not None
-    return [t for t in dict.fromkeys(re.findall(r"[A-Za-z_]\w+", request)) if t not in parts
-            and not _LITERAL.fullmatch(t) and all(written(t, text) for text in made_fine)
-            and not any(written(t, n.text) for n, _ in made)]
+    needed = [t for t in dict.fromkeys(re.findall(r"[A-Za-z_]\w+", request)) if t not in parts
+              and not _LITERAL.fullmatch(t) and any(written(t, text) for text in made_fine)
+              and not any(written(t, n.text) for n, _ in made)]
+    return needed if all(any(written(t, text) for t in needed) for text in made_fine) else []
 
 
 def _imported(called: dict[str, Any], words: list[str], call: Node, callee: Node, language: str) -> dict[str, Any]:
@@ -96,7 +111,7 @@ def required_forms(request: str | None, invalid: Sequence[Example], valid: Seque
         return []
     call, callee = calls[0]
     bare = all(c.text in words for _, c in calls)
-    regex = "^(" + "|".join(_regex(w, bare) for w in words) + ")$"
+    regex = "^(" + "|".join(_regex(w, bare, language) for w in words) + ")$"
     called = _imported(callnames.by_name(call.kind, callee.role or "", regex, language), words, call, callee,
                        language)
     rule = {"all": [called, {"not": {"regex": r"\b(" + "|".join(needed) + r")\b"}}]}
