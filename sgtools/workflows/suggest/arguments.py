@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sgtools.workflows.suggest.author import call_like, near_misses
-from sgtools.workflows.suggest.candidates import ARGUMENT, Candidate
+from sgtools.workflows.suggest.candidates import ARGUMENT, Candidate, of_kinds
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -47,7 +47,7 @@ def _arguments(call: Node) -> tuple[Node, list[tuple[str, bool]]] | None:
 
 def _at(position: int, kinds: Sequence[str], wrapped: bool, negate: bool) -> dict[str, Any]:
     """The rule for the argument at a position (1-based) being, or not being, of one of `kinds`."""
-    kind: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+    kind: dict[str, Any] = of_kinds(kinds)
     if wrapped:
         kind = {"has": kind}
     return {"nthChild": position, "not": kind} if negate else {"nthChild": position, **kind}

@@ -7,6 +7,7 @@ Each generalised root (roots.py) is written as a bare pattern, a pattern with `k
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,11 @@ _GENERIC_WORDS = frozenset({"member", "field", "selector", "attribute", "navigat
                             "arguments", "lambda", "call", "invocation", "binary", "unary", "parenthesized", "list",
                             "pair", "subscript", "index", "access", "augmented", "annotated", "identifier",
                             "literal", "string", "suffix", "clause", "declarator", "type", "local"})
+
+
+def of_kinds(kinds: Sequence[str]) -> dict[str, Any]:
+    """The rule fragment for a node of any of the kinds: `kind: K` for one, `any` of them for more."""
+    return {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
 
 
 def specific(kind: str) -> bool:

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import COMMENT, Candidate
+from sgtools.workflows.suggest.candidates import COMMENT, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
@@ -110,7 +110,7 @@ def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: i
     fine_nodes = [n for e in valid for n in _comments(e)]
     fine = set().union(*(_comment_words(n) for n in fine_nodes))
     kinds = sorted({n.kind for ns in per_example for n in ns})
-    kind: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+    kind: dict[str, Any] = of_kinds(kinds)
     out: list[Candidate] = []
     for word in sorted(words - fine, key=lambda w: (-len(w), w))[:2]:
         regex = (r"\b" if re.match(r"\w", word) else "") + re.escape(word) + (r"\b" if re.search(r"\w$", word) else "")

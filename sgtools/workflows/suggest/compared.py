@@ -17,7 +17,7 @@ from typing import Any
 
 from sgtools.workflows.suggest import callnames
 from sgtools.workflows.suggest.author import call_like
-from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
+from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.operators import comparisons
 from sgtools.workflows.suggest.tree import Example, Node
@@ -118,7 +118,7 @@ def _holds(node: Node, op: Node, asked: _Asked) -> bool:
 def _side_rule(side: str, operands: list[Node]) -> dict[str, Any]:
     if side.startswith("kind:"):
         kinds = sorted({o.kind for o in operands if side[5:] in o.kind})
-        return {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+        return of_kinds(kinds)
     return {"regex": side}
 
 

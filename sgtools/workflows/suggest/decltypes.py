@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import DECLARED, KIND_ONLY, TYPE_ROLES, Candidate
+from sgtools.workflows.suggest.candidates import DECLARED, KIND_ONLY, TYPE_ROLES, Candidate, of_kinds
 from sgtools.workflows.suggest.declnames import declaration
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
@@ -61,7 +61,7 @@ def type_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int,
         if f"{kinds}{regex}" in seen:
             continue
         seen.add(f"{kinds}{regex}")
-        rule: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+        rule: dict[str, Any] = of_kinds(kinds)
         rule["has"] = {"field": opening[0], "regex": regex}
         shown = " or ".join(f"`{k}`" for k in kinds)
         note = (f"flags every {shown} declared with a type matching `{regex}`; lets through the same type "

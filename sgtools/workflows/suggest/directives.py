@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sgtools.workflows.suggest.author import matched
-from sgtools.workflows.suggest.candidates import PINNED, PLAIN, REQUESTED, TYPED, Candidate
+from sgtools.workflows.suggest.candidates import PINNED, PLAIN, REQUESTED, TYPED, Candidate, of_kinds
 from sgtools.workflows.suggest.comments import any_case
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.preceding import before
@@ -157,10 +157,6 @@ def comment_kinds(language: str, examples: Sequence[Example]) -> list[str]:
     return sorted(set(_COMMENT_KINDS.get(language, ("comment",))) | shown)
 
 
-def _kind(kinds: Sequence[str]) -> dict[str, Any]:
-    return {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
-
-
 def _comments(example: Example) -> list[str]:
     return [n.text for n in example.nodes() if "comment" in n.kind and n.named]
 
@@ -179,7 +175,7 @@ def directive_forms(request: str | None, invalid: Sequence[Example], valid: Sequ
     node = next(n for n in invalid[0].nodes() if "comment" in n.kind and n.named)
     note = ("flags every comment holding the text the request writes, as written or spaced otherwise; lets through "
             "the same directive spelt another way")
-    return [Candidate({"rule": {**_kind(comment_kinds(language, [*invalid, *valid])), "regex": regex}},
+    return [Candidate({"rule": {**of_kinds(comment_kinds(language, [*invalid, *valid])), "regex": regex}},
                       Generalised.written(node, "comment"), REQUESTED, start, note)]
 
 
@@ -210,7 +206,7 @@ def attribute_forms(request: str | None, invalid: Sequence[Example], valid: Sequ
     nodes = [n for ns in found for n in _innermost(ns, regex)]
     note = ("flags every directive holding the text the request writes, among any other items of its lists; lets "
             "through the same directive spelt another way")
-    return [Candidate({"rule": {**_kind(sorted({n.kind for n in nodes})), "regex": regex}},
+    return [Candidate({"rule": {**of_kinds(sorted({n.kind for n in nodes})), "regex": regex}},
                       Generalised.written(nodes[0], nodes[0].kind), REQUESTED, start, note)]
 
 
@@ -243,8 +239,8 @@ def _unless(regex: str, kinds: list[str], found: list[Node], sides: set[str]) ->
     the valid examples write it, by the node itself or, where a match stands inside a statement, by any node
     around it."""
     skipped = sorted(set(kinds) | {c.kind for x in found for c in before(_anchor(x))})
-    near = {"follows": {**_kind(kinds), "regex": regex, "stopBy": {"not": _kind(skipped)}},
-            "precedes": {**_kind(kinds), "regex": regex}}
+    near = {"follows": {**of_kinds(kinds), "regex": regex, "stopBy": {"not": of_kinds(skipped)}},
+            "precedes": {**of_kinds(kinds), "regex": regex}}
     each = [{side: near[side]} for side in sorted(sides)]
     said: dict[str, Any] = each[0] if len(each) == 1 else {"any": each}
     if any(_anchor(x) is not x for x in found):  # the statement around it, whatever its kind

@@ -8,7 +8,7 @@ from typing import Any
 
 from sgtools.rules.draft import snip
 from sgtools.workflows.suggest import contexts, difference
-from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate, own_context
+from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate, of_kinds, own_context
 from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
 from sgtools.workflows.suggest.tree import Example
 from sgtools.workflows.suggest.verify import Outcome
@@ -108,7 +108,7 @@ def _parent_forms(cand: Candidate, outcome: Outcome, invalid: Sequence[Example],
     kinds, role = _parent_kinds(outcome, invalid, valid)
     if not kinds:
         return []
-    inside: dict[str, Any] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+    inside: dict[str, Any] = of_kinds(kinds)
     inside["field"] = role
     where = " or ".join(f"`{k}`" for k in kinds)
     part = f"the `{role}` of a {where}"

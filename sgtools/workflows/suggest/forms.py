@@ -17,6 +17,7 @@ from sgtools.workflows.suggest.candidates import (
     TYPED,
     Candidate,
     kept_leaves,
+    of_kinds,
 )
 from sgtools.workflows.suggest.generalise import Generalised, Hole, apply_edits
 from sgtools.workflows.suggest.roots import pin_regex
@@ -44,7 +45,7 @@ def kind_constraints(holes: Sequence[Hole]) -> dict[str, Any]:
         if h.multi or len(h.kinds) > 3:
             continue
         kinds = sorted(h.kinds)
-        out[h.name] = {"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]}
+        out[h.name] = of_kinds(kinds)
     return out
 
 

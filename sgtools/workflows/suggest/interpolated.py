@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import KIND_ONLY, Candidate
+from sgtools.workflows.suggest.candidates import KIND_ONLY, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
@@ -68,7 +68,7 @@ def string_forms(invalid: Sequence[Example], valid: Sequence[Example], language:
         forms = _forms(set.union(*(p[kind] for p in per)), language)
         if set(forms) & fine.get(kind, set()):
             continue
-        held: dict[str, Any] = {"kind": forms[0]} if len(forms) == 1 else {"any": [{"kind": k} for k in forms]}
+        held: dict[str, Any] = of_kinds(forms)
         node = next(n for n in invalid[0].nodes() if n.kind == kind and _code_parts(n))
         note = (f"flags every `{kind}` holding an interpolation ({', '.join(forms)}); lets through the same text "
                 "built another way (concatenation, a format call)")

@@ -22,7 +22,7 @@ from typing import Any
 from sgtools.workflows.suggest import callnames, imported, placed
 from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
-from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
+from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.names import family_stem
 from sgtools.workflows.suggest.tree import Example, Node
@@ -180,8 +180,7 @@ _Built = tuple[dict[str, Any], str]  # a rule and what it names, for the candida
 
 
 def _either(kinds: set[str], regex: str) -> dict[str, Any]:
-    parts = [{"kind": k, "regex": regex} for k in sorted(kinds)]
-    return parts[0] if len(parts) == 1 else {"any": parts}
+    return {**of_kinds(sorted(kinds)), "regex": regex}
 
 
 def _made(alternatives: str, refs: list[Node], names: list[str]) -> _Built | None:
@@ -194,15 +193,22 @@ def _made(alternatives: str, refs: list[Node], names: list[str]) -> _Built | Non
     return {"kind": kind, "has": {"field": role, "regex": regex}}, f"new {' / '.join(names)}"
 
 
+def _one_call(refs: list[Node]) -> Node | None:
+    """The first call, when every name is the callee of a call, all of one kind and by one field; else None."""
+    call = refs[0].parent
+    if call is None or not call_like(call.kind) or any(
+            r.parent is None or r.parent.kind != call.kind or r.role != refs[0].role
+            or callnames.name_of(r.parent) is not r for r in refs):
+        return None
+    return call
+
+
 def _called(alternatives: str, names: list[str], refs: list[Node], leaves: list[Node], mentions: list[_Mention],
             language: str) -> _Built | None:
     """Calls by the name when every use shown is one, bare or by a namespace path (the request's path optional
     from the left): not a method of that name on some object (`printer.print`)."""
-    calls = [r for r, leaf in zip(refs, leaves, strict=True) if r.parent is not None and call_like(r.parent.kind)
-             and not re.search(r"\.|->", _qualifier(r, leaf)) and callnames.name_of(r.parent) is r]
-    call = refs[0].parent
-    if call is None or len(calls) != len(refs) or len({(str(r.parent.kind if r.parent else ""), r.role)
-                                                      for r in refs}) != 1:
+    call = _one_call(refs)
+    if call is None or any(re.search(r"\.|->", _qualifier(r, leaf)) for r, leaf in zip(refs, leaves, strict=True)):
         return None
     path = namespace_path(next((m.qualifier for m in mentions if "::" in m.qualifier), ""), language)
     rule = callnames.by_name(call.kind, refs[0].role or "", f"^{path}({alternatives})$", language)
@@ -213,10 +219,8 @@ def _called_as_written(refs: list[Node], mentions: list[_Mention], language: str
     """Calls by the whole names the request writes (`it.skip`, `describe.skip`, `xit`) when the examples call the
     name on different objects the request writes it after: those, not the name on any object (`parser.skip`)."""
     names = list(dict.fromkeys(m.qualifier + m.name for m in mentions))
-    call = refs[0].parent
-    if (call is None or not call_like(call.kind) or not {r.text for r in refs} <= set(names)
-            or any(r.parent is None or r.parent.kind != call.kind or r.role != refs[0].role
-                   or callnames.name_of(r.parent) is not r for r in refs)):
+    call = _one_call(refs)
+    if call is None or not {r.text for r in refs} <= set(names):
         return None
     regex = "^(" + "|".join(re.escape(n) for n in names) + ")$"
     return callnames.by_name(call.kind, refs[0].role or "", regex, language), " / ".join(f"{n}(...)" for n in names)

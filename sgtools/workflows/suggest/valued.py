@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
+from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
@@ -55,8 +55,7 @@ def value_forms(request: str | None, invalid: Sequence[Example], start: int) -> 
             {"has": {"nthChild": 1, "regex": f"^{re.escape(key)}$"}},
             {"has": {"nthChild": {"position": 1, "reverse": True},
                      "regex": _value(value, [n.named_children()[-1] for n in flat])}}]
-        rule: dict[str, Any] = ({"kind": kinds[0], "all": held} if len(kinds) == 1
-                                else {"any": [{"kind": k} for k in kinds], "all": held})
+        rule: dict[str, Any] = {**of_kinds(kinds), "all": held}
         note = (f"flags every `{key}` set to {value} (a string of any text, where the examples differ), in a "
                 f"{' or '.join(kinds)}, whatever holds it; lets through the key set another way")
         out.append(Candidate({"rule": rule}, Generalised.written(flat[0], f"{key} = {value}"), REQUESTED,
