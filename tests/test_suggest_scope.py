@@ -39,6 +39,7 @@ def ws(ws: Workspace) -> Workspace:
     ("no unwrap in library code", "ignores"), ("no print() except in tests", "ignores"),
     ("avoid sleep outside of tests", "ignores"), ("in production code, no debug output", "ignores"),
     ("only in tests: no real network calls", "files"), ("mocks must be reset in tests", "files"),
+    ("in request specs, no sleep", "files"), ("no real clock in controller tests", "files"),
     ("no Thread.sleep in @Test methods", None), ("no eval", None), ("no TODO in test methods", None), (None, None),
 ])
 def test_the_request_words_that_ask_for_a_scope(request_text: str | None, key: str | None) -> None:

@@ -24,7 +24,8 @@ _NOT_TESTS = re.compile(r"\b(?:library|production|prod|application|app|shipped|r
                         r"|\bnon-(?:tests?|specs?)\b|\bin\s+production\b"
                         r"|\b(?:except|outside(?:\s+of)?|not|excluding|other than|but not|apart from)\s+(?:in\s+)?"
                         rf"(?:the\s+|our\s+)?{_TESTS}\b", re.I)
-_ONLY_TESTS = re.compile(r"\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:unit\s+)?(?:tests?|specs?)"
+# One word may name the kind of test: "in request specs", "in controller tests", "in Go tests".
+_ONLY_TESTS = re.compile(r"\b(?:in|inside|within)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:tests?|specs?)"
                          r"(?!\s*(?:method|function|class|case)s?\b)(?![\w@])"
                          r"|\b(?:test|spec)\s+(?:code|files?|suites?)\b", re.I)
 
