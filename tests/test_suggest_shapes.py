@@ -1563,6 +1563,30 @@ CASES = {
         ["def first(xs):\n    if not xs:\n        return None\n    return xs[0]", "def nothing():\n    return None"],
         request="in an except block, never return None, let the error propagate",
     ),
+    "a call the request names in a loop's condition, not in its body or its initializer": Case(
+        "\"don't call utf8len in a loop condition\", the function named as a plain word, the valid examples calling "
+        "it once before the loop: the call by its name inside the `condition` of any loop (`field: condition`), as "
+        "the request says, so a `while` and a `do` too and whatever it is compared with; not in a loop's "
+        "initializer or body, nor an `if`'s condition, and not the comparison `$A < utf8len($$$ARGS)` the "
+        "examples happen to write.",
+        "c",
+        ["int cols(const char *s) {\n    int n = 0;\n    for (int i = 0; i < utf8len(s); i++)\n"
+         "        n += width(s, i);\n    return n;\n}",
+         "void pad(char *s) {\n    size_t i = 0;\n    for (i = 0; i < utf8len(s); ++i) {\n        fix(s, i);\n"
+         "    }\n}"],
+        ["int cols(const char *s) {\n    int n = 0;\n    int len = utf8len(s);\n    for (int i = 0; i < len; i++)\n"
+         "        n += width(s, i);\n    return n;\n}",
+         "void pad(char *s) {\n    size_t i = 0, len = utf8len(s);\n    for (i = 0; i < len; ++i) {\n"
+         "        fix(s, i);\n    }\n}"],
+        ["void f(const char *s) {\n    size_t k = 0;\n    while (k < utf8len(s) && s[k] != ' ')\n        k++;\n}",
+         "void g(const char *s) {\n    size_t k = 0;\n    do {\n        k++;\n    } while (utf8len(s) > k);\n}",
+         "void h(char **v) {\n    for (size_t p = 0; utf8len(v[1]) >= p; p++)\n        put(v[1], p);\n}"],
+        ["void f(const char *s) {\n    for (size_t i = 0, n = utf8len(s); i < n; i++)\n        put(s, i);\n}",
+         "size_t total(char **w, int c) {\n    size_t t = 0;\n    for (int i = 0; i < c; i++)\n"
+         "        t += utf8len(w[i]);\n    return t;\n}",
+         "int check(const char *s) {\n    if (utf8len(s) > 80)\n        return -1;\n    return 0;\n}"],
+        request="don't call utf8len in a loop condition, it walks the whole string each time; compute the length once",
+    ),
     "code placed in the loop the request names goes before code outside it": Case(
         "\"no s = s .. x inside a loop\" with each invalid example declaring `local p = \"\"` before its loop and the "
         "valid ones a table: `$A = $A .. $B` inside any loop, as the request says, not the empty-string declaration "

@@ -9,7 +9,8 @@ kind alone (an interpolated string) so placed ranks as one in a context of its o
 the request gives its context, the examples its kind. Not a call by a name regex of names the request does not
 write (`^(find|passes)$`): what the examples happen to call inside the named call. Likewise a construct the
 request names ("in an except block", "inside a loop", `if (...)`) around a match in each invalid example, by its
-kind (any loop for "loop"); and where the request places the code in such a construct in words ("inside a loop")
+kind (any loop for "loop"), in the part of it the request names when it names one ("in a loop condition": `field:
+condition`, not the body); and where the request places the code in such a construct in words ("inside a loop")
 and a candidate so placed separates, those before it that flag some invalid example only outside it (`local s = ""`
 before the loop) go after it (`constructs_first`).
 """
@@ -23,7 +24,7 @@ from typing import Any
 
 from sgtools.workflows.suggest import callnames, contexts, listed
 from sgtools.workflows.suggest.author import call_like, matched, named_child, whole_kind
-from sgtools.workflows.suggest.candidates import FIELD, KIND_ONLY, Candidate, own_context
+from sgtools.workflows.suggest.candidates import FIELD, KIND_ONLY, REQUESTED, Candidate, own_context
 from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
@@ -132,6 +133,15 @@ def request_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: S
 
 
 _CONSTRUCT_WORD = re.compile(r"\b([A-Za-z]{2,})(?=\s*[({`]|'?s?\s+(?:loop|block|body|clause|statement|branch)s?\b)")
+# The part of a construct the request places the code in, by the grammars' field name ("in a loop condition", "the
+# condition of a while"): the code there, not in the construct's body.
+_PART = re.compile(r"\b(condition)s?\b", re.IGNORECASE)
+
+
+def part_word(request: str | None) -> str | None:
+    """The field of a construct the request names ("a loop condition": `condition`), None for its body."""
+    m = _PART.search(request or "")
+    return m.group(1).lower() if m else None
 
 
 def kind_words(request: str | None) -> set[str]:
@@ -144,15 +154,17 @@ def kind_words(request: str | None) -> set[str]:
     return found | ({"loop"} if re.search(r"\bloops?\b", text) else set())
 
 
-def _named_construct(node: Node, words: set[str], loops: Sequence[str]) -> str | None:
-    """The nearest construct of its own whose body holds `node`, up to the function it is in, whose kind the request
-    names by its first word (`except` for `except_clause`, `for` for `for_statement`), or any loop for "loop"; not
-    one whose header holds it (a `catch` clause's parameter is always in one)."""
+def _named_construct(node: Node, words: set[str], loops: Sequence[str], part: str | None = None) -> str | None:
+    """The nearest construct of its own whose body (or the `part` field the request names: a loop's `condition`)
+    holds `node`, up to the function it is in, whose kind the request names by its first word (`except` for
+    `except_clause`, `for` for `for_statement`), or any loop for "loop"; not one whose header holds it (a `catch`
+    clause's parameter is always in one)."""
     child = node
     for a in node.ancestors():
         if whole_kind(a.kind):
             return None
-        in_body = child.role == "body" or child.kind in PART_KINDS or child.kind.endswith(PART_SUFFIXES)
+        in_body = child.role == part if part else (
+            child.role == "body" or child.kind in PART_KINDS or child.kind.endswith(PART_SUFFIXES))
         if in_body and own_context(a.kind) and (a.kind.split("_")[0] in words or ("loop" in words and a.kind in loops)):
             return a.kind
         child = a
@@ -169,20 +181,24 @@ def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid:
     loops = contexts.LOOPS.get(language, ())
     if not words:
         return []
+    part = part_word(request)
     flagging = _flagging(tried, len(invalid))
+    # The code the request names is placed where it says, however it ranks among the examples' own candidates.
+    asked = [co for co in flagging[_PLACED:] if co[0].form == REQUESTED][:1]
     out: list[Candidate] = []
-    for cand, outcome in flagging[:_PLACED]:
-        found = [{k for node in nodes if (k := _named_construct(node, words, loops)) is not None}
+    for cand, outcome in flagging[:_PLACED] + asked:
+        found = [{k for node in nodes if (k := _named_construct(node, words, loops, part)) is not None}
                  for nodes in matched(outcome, invalid, 0)]
         if not all(found):
             continue
         kinds = sorted(set().union(*found))
         if "loop" in words and all(k in loops for k in kinds):
             kinds = list(loops)
-        inside: dict[str, Any] = ({"kind": kinds[0], "stopBy": "end"} if len(kinds) == 1 else
-                                  {"any": [{"kind": k} for k in kinds], "stopBy": "end"})
+        inside: dict[str, Any] = ({"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]})
+        inside = {**inside, **({"field": part} if part else {}), "stopBy": "end"}
         rule = {"all": [cand.body["rule"], {"inside": inside}]}
-        note = f"flags it only inside a {' or '.join(kinds)}, as the request says; lets through the same code " \
+        where = f"the {part} of a" if part else "inside a"
+        note = f"flags it only in {where} {' or '.join(kinds)}, as the request says; lets through the same code " \
                "anywhere else"
         out.append(dataclasses.replace(cand, body={**cand.body, "rule": rule}, root_index=start + len(out),
                                        note=note, anchored=True,
@@ -228,7 +244,7 @@ def constructs_first(passing: list[Candidate], tried: Sequence[tuple[Candidate, 
     def outside(cand: Candidate) -> bool:
         outcome = outcomes.get(id(cand))
         return outcome is not None and not all(
-            any(_named_construct(n, words, loops) is not None for n in nodes)
+            any(_named_construct(n, words, loops, part_word(request)) is not None for n in nodes)
             for nodes in matched(outcome, invalid, 0))
 
     late = {id(c) for c in passing[:at] if outside(c)}

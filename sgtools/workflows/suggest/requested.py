@@ -286,6 +286,17 @@ def _named(said: list[_Mention], invalid: Sequence[Example]) -> tuple[list[set[s
     return per_example, set().union(*per_example)
 
 
+def _called_words(request: str, invalid: Sequence[Example]) -> list[_Mention]:
+    """The request's plain words that every invalid example calls ("don't call strlen in a loop condition"): in a
+    request that places code in a construct, the call it names there, written as prose; not the word that names
+    the construct (a `before` block is where, not what)."""
+    callees = [{c.text for n in e.nodes() if call_like(n.kind) and (c := callnames.name_of(n)) is not None}
+               for e in invalid]
+    shared = (set.intersection(*callees) if callees else set()) - placed.kind_words(request)
+    return [_Mention("", m.group(0), False, m.start(), m.end(), False, False)
+            for m in re.finditer(r"(?<![\w.])[A-Za-z_]\w{2,}(?![\w(])", request) if m.group(0) in shared]
+
+
 def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -> tuple[
         list[str] | None, list[Node], list[_Mention]] | None:
     """The names the rule is for (the request's, its list's, and one per example that shows another in their
@@ -298,7 +309,7 @@ def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -
     if not named and placed.kind_words(request):
         # Code the valid examples write elsewhere, asked about in a construct ("no time.After inside a for loop"):
         # the name's rule flags them too, and placed.py tries it inside the construct the request names.
-        said, fine = mentions(request), set()
+        said, fine = mentions(request) or _called_words(request, invalid), set()
         per_example, named = _named(said, invalid)
     if not named or any(len(found) > 1 for found in per_example):
         return None  # two named things written together: a combination, said by a context
