@@ -17,7 +17,7 @@ from sgtools.workflows.suggest import callnames, written
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.requested import mentions
+from sgtools.workflows.suggest.mentioned import mentions
 from sgtools.workflows.suggest.tree import Example, Node
 
 # The words that say a name is written to: "assigning to X", "set X", "writing into X", "mutating X".

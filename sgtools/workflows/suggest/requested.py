@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sgtools.workflows.suggest import callnames, imported, placed
@@ -24,119 +23,12 @@ from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.mentioned import Mention, lists, mentions
 from sgtools.workflows.suggest.names import family_stem
 from sgtools.workflows.suggest.tree import Example, Node
 
-_MENTION = re.compile(r"(?<![\w.:$\\])(?P<new>\bnew\s+)?(?P<name>\.?[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)"
-                      r"(?P<tail>\(\)|\([\w\s,.]*\)|!)?")
-_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|nor|/)\s*")  # between the names of one list
 _QUALIFIED = re.compile(r"(?:\?\.|\.|::|->|\\)?[A-Za-z_$\\][\w$]*(?:(?:\?\.|\.|::|->|\\)[A-Za-z_$][\w$]*)*")
 _CREATION = re.compile(r"creation|new_expression|instance_expression|constructor_invocation")
-# Words before a name that make it the place of the point, not the point: "assigning to innerHTML", "async
-# callbacks in forEach", "set InsecureSkipVerify to true", "comparing size() with 0", "finders like find_by_email".
-_PLACE_WORDS = frozenset({"to", "in", "into", "inside", "within", "on", "onto", "with", "from", "like", "as", "than",
-                          "set", "setting", "assign", "assigning", "compare", "comparing", "pass", "passing", "passed",
-                          "wrap", "wrapping", "around", "after", "before", "through", "via", "over"})
-
-
-# A call written with a literal argument (`.equals(null)`, `sleep(0)`) is about that argument, not the name.
-_LITERAL = re.compile(r"\b(null|nil|None|true|false|True|False|undefined|\d+)\b")
-# A name after a keyword or an operator is part of code the request writes (`if (...) throw X(...)`, `x == foo`).
-_CODE_WORDS = "throw|raise|return|await|yield|defer|go|if|for|while|catch|except|typeof|instanceof|sizeof|delete"
-# Words that say the names written are some of a family, not all of it: "finders like find_by_email", "such as",
-# "before_filter and friends", "unwrap_or(...) and the like", "X-style", `mysql_*`.
-_FAMILY_BEFORE = re.compile(r"\b(like|such\s+as|e\.g\.,?|including)\s*$", re.IGNORECASE)
-_FAMILY_AFTER = re.compile(r"\s*(and\s+(friends|the\s+like|similar|others|co\b)|-style\b|\*|,?\s*etc\b)",
-                           re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class _Mention:
-    qualifier: str  # `table.` of `table.getn`, `std::` of `std::random_shuffle`
-    name: str
-    new: bool  # written `new URL(...)`: the object made, not every use of the type
-    start: int
-    end: int
-    placed: bool  # said as part of more code (`isset($x) ? ...`, `Object.assign({}, a)`) or after a place word
-    family: bool  # said as one of a family: "finders like find_by_email", "before_filter and friends"
-
-
-def mentions(request: str) -> list[_Mention]:
-    """The request's words written as code: in backticks, qualified, called (`f()`), a macro (`m!`), made with
-    `new`, or a name no prose word has (`snake_case`, `camelCase`, `PascalCase`)."""
-    quoted = [(m.start(1), m.end(1)) for m in re.finditer(r"`([^`]+)`", request)]
-    found = [m for m in _MENTION.finditer(request) if m.group("name").lower() not in ("and", "or", "nor")]
-    out = []
-    for m, code in zip(found, _listed_with_code(request, found, quoted), strict=True):
-        parts = re.split(r"(\.|::)", m.group("name").lstrip("."))
-        last = parts[-1]
-        span = next(((s, e) for s, e in quoted if s <= m.start("name") and m.end("name") <= e), None)
-        if not code or len(last) < 2:
-            continue
-        whole_text = request[span[0]:span[1]].strip() if span is not None else None
-        family = _FAMILY_BEFORE.search(request[:m.start()]) is not None or _FAMILY_AFTER.match(request, m.end())
-        placed = _placed(request, m, whole_text)
-        glob = "*" if request.startswith("*", m.end()) and not m.group("tail") else ""  # `mysql_*`: its stem
-        out.append(_Mention("".join(parts[:-1]), last + glob, bool(m.group("new")), m.start(), m.end(), placed,
-                            bool(family)))
-    return out
-
-
-def _listed_with_code(request: str, found: list[re.Match[str]], quoted: list[tuple[int, int]]) -> list[bool]:
-    """Which words are code: written as code (see `mentions`), or a plain word listed beside code, which the list
-    makes a name too ("it.skip, test.skip, xit, xdescribe"; "binding.pry / byebug")."""
-    code = []
-    for m in found:
-        parts = re.split(r"(\.|::)", m.group("name").lstrip("."))
-        code.append(bool(m.group("tail") or m.group("new")) or len(parts) > 1 or "_" in parts[-1].strip("_")
-                    or re.search(r"[a-z][A-Z]|[A-Z]\w*[A-Z]", parts[-1]) is not None or request.startswith("*", m.end())
-                    or any(s <= m.start("name") and m.end("name") <= e for s, e in quoted))
-    changed = True
-    while changed:
-        changed = False
-        for i, m in enumerate(found):
-            said = _FAMILY_AFTER.match(request, found[i - 1].end()) if i else None
-            if code[i] or (said is not None and said.end() >= m.end()):
-                continue  # "and friends", "and the like": the family's words, not one of its names
-            code[i] = changed = any(_beside(request, found, code, i, j) for j in (i - 1, i + 1))
-    return code
-
-
-def _beside(request: str, found: list[re.Match[str]], code: list[bool], i: int, j: int) -> bool:
-    """Word i is listed beside code word j: by a slash, or by a comma or `and` / `or` where j is itself listed
-    beside code (`a.x, b.x, y`), not a clause after one name ("assertEquals, use ...") nor after a list its `and` /
-    `or` closed ("new Long(...) or new Boolean(...), use ...")."""
-    def joined(a: int, b: int) -> str | None:
-        between = request[found[min(a, b)].end():found[max(a, b)].start()]
-        return between if _SEPARATOR.fullmatch(between) else None
-    if not 0 <= j < len(found) or not code[j] or (between := joined(i, j)) is None:
-        return False
-    k = 2 * j - i  # the word on j's other side
-    before = joined(j, k) if 0 <= k < len(found) and code[k] else None
-    closed = i > j and before is not None and re.search(r"\b(and|or|nor)\b", before) is not None
-    return "/" in between or (before is not None and not closed)
-
-
-def _placed(request: str, m: re.Match[str], quoted: str | None) -> bool:
-    """The name is said as part of more code (`isset($x) ? ...` in backticks, `Object.assign({}, a)`,
-    `.equals(null)`, `throw X(...)`) or as the place of the point ("assigning to innerHTML"); "like" and "such as"
-    say one of a family instead ("finders like find_by_email")."""
-    before = re.findall(r"[\w.]+", request[:m.start()])
-    return (request[m.end():m.end() + 1] == "(" or _LITERAL.search(m.group("tail") or "") is not None
-            or (quoted is not None and quoted not in (m.group(0).strip(), m.group("name")))
-            or (bool(before) and before[-1].lower() in _PLACE_WORDS and not _FAMILY_BEFORE.search(request[:m.start()]))
-            or re.search(r"(\b(" + _CODE_WORDS + r")|[)=<>+*&|])\s*$", request[:m.start()]) is not None)
-
-
-def _lists(request: str, mentions: list[_Mention]) -> list[list[_Mention]]:
-    """Mentions written one after another as a list (`a, b and c`, `x / y`): one family of names."""
-    groups: list[list[_Mention]] = []
-    for m in mentions:
-        if groups and _SEPARATOR.fullmatch(request[groups[-1][-1].end:m.start]):
-            groups[-1].append(m)
-        else:
-            groups.append([m])
-    return groups
 
 
 def _reference(leaf: Node) -> Node:
@@ -203,7 +95,7 @@ def _one_call(refs: list[Node]) -> Node | None:
     return call
 
 
-def _called(alternatives: str, names: list[str], refs: list[Node], leaves: list[Node], mentions: list[_Mention],
+def _called(alternatives: str, names: list[str], refs: list[Node], leaves: list[Node], mentions: list[Mention],
             language: str) -> _Built | None:
     """Calls by the name when every use shown is one, bare or by a namespace path (the request's path optional
     from the left): not a method of that name on some object (`printer.print`)."""
@@ -215,7 +107,7 @@ def _called(alternatives: str, names: list[str], refs: list[Node], leaves: list[
     return rule, " / ".join(f"{n}(...)" for n in names)
 
 
-def _called_as_written(refs: list[Node], mentions: list[_Mention], language: str) -> _Built | None:
+def _called_as_written(refs: list[Node], mentions: list[Mention], language: str) -> _Built | None:
     """Calls by the whole names the request writes (`it.skip`, `describe.skip`, `xit`) when the examples call the
     name on different objects the request writes it after: those, not the name on any object (`parser.skip`)."""
     names = list(dict.fromkeys(m.qualifier + m.name for m in mentions))
@@ -226,7 +118,7 @@ def _called_as_written(refs: list[Node], mentions: list[_Mention], language: str
     return callnames.by_name(call.kind, refs[0].role or "", regex, language), " / ".join(f"{n}(...)" for n in names)
 
 
-def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mentions: list[_Mention],
+def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mentions: list[Mention],
                 language: str) -> _Built | None:
     """The rule flagging every use of the names: `new` of the type when the request writes `new`; the qualified
     name when every invalid example writes the same object before it (`datetime.`, `table.`, `ReactDOM.`); a call
@@ -249,7 +141,7 @@ def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mention
         _either({leaf.kind for leaf in leaves}, rf"^({alternatives})$"), " / ".join(names))
 
 
-def _written(m: _Mention, valid: Sequence[Example], tokens: set[str]) -> bool:
+def _written(m: Mention, valid: Sequence[Example], tokens: set[str]) -> bool:
     """A valid example writes the mention as the request does: the type made with `new` (`URL url = ...` is no
     `new URL`), the name after the object the request writes (`scene.keyWindow` is no
     `UIApplication.shared.keyWindow`), else the name anywhere in its code."""
@@ -280,25 +172,25 @@ def _analogue(example: Example, like: list[Node], unwanted: set[str]) -> str | N
     return found.pop() if len(found) == 1 else None
 
 
-def _named(said: list[_Mention], invalid: Sequence[Example]) -> tuple[list[set[str]], set[str]]:
+def _named(said: list[Mention], invalid: Sequence[Example]) -> tuple[list[set[str]], set[str]]:
     """The names each invalid example writes, and all of them."""
     per_example = [{m.name for m in said if _hits(m.name, e)} for e in invalid]
     return per_example, set().union(*per_example)
 
 
-def _called_words(request: str, invalid: Sequence[Example]) -> list[_Mention]:
+def _called_words(request: str, invalid: Sequence[Example]) -> list[Mention]:
     """The request's plain words that every invalid example calls ("don't call strlen in a loop condition"): in a
     request that places code in a construct, the call it names there, written as prose; not the word that names
     the construct (a `before` block is where, not what)."""
     callees = [{c.text for n in e.nodes() if call_like(n.kind) and (c := callnames.name_of(n)) is not None}
                for e in invalid]
     shared = (set.intersection(*callees) if callees else set()) - placed.kind_words(request)
-    return [_Mention("", m.group(0), False, m.start(), m.end(), False, False)
+    return [Mention("", m.group(0), False, m.start(), m.end(), False, False)
             for m in re.finditer(r"(?<![\w.])[A-Za-z_]\w{2,}(?![\w(])", request) if m.group(0) in shared]
 
 
 def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -> tuple[
-        list[str] | None, list[Node], list[_Mention]] | None:
+        list[str] | None, list[Node], list[Mention]] | None:
     """The names the rule is for (the request's, its list's, and one per example that shows another in their
     place), the invalid examples' leaves that write them and the request's mentions of them; None when the request
     names no code only the invalid examples write, names two such things one example writes together, says one as
@@ -321,10 +213,10 @@ def _asked(request: str, invalid: Sequence[Example], valid: Sequence[Example]) -
     return _with_analogues(unnamed, list(dict.fromkeys(m.name for m in listed)), leaves, fine), leaves, listed
 
 
-def _listed(request: str, mentions: list[_Mention], named: set[str]) -> list[_Mention] | None:
+def _listed(request: str, mentions: list[Mention], named: set[str]) -> list[Mention] | None:
     """The mentions of the names shown with those the request lists beside them; None when one is said as the
     place of the point or as part of more code: then the rest of the request is the rule."""
-    listed = [m for group in _lists(request, mentions) if any(m.name in named for m in group) for m in group]
+    listed = [m for group in lists(request, mentions) if any(m.name in named for m in group) for m in group]
     return None if any(m.placed for m in listed) else listed
 
 
@@ -340,7 +232,7 @@ def _with_analogues(unnamed: list[Example], names: list[str], leaves: list[Node]
     return names
 
 
-def _said(names: list[str], mentions: list[_Mention]) -> tuple[str, list[str]] | None:
+def _said(names: list[str], mentions: list[Mention]) -> tuple[str, list[str]] | None:
     """The regex of the names and their labels: the stem their family shares (`\\w*_filter`) when the request
     says they are some of a family ("and friends", "like") or the examples show one it does not write, as an author
     would say it; else the names. None when the request says a family whose names share no stem: the names alone

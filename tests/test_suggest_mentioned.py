@@ -1,0 +1,52 @@
+"""The request's words written as code (mentioned.py, issue 29): which words name code, which are said as the place
+of the point or as one of a family, and which form one list."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgtools.workflows.suggest import mentioned
+
+
+@pytest.mark.parametrize(("request_text", "placed"), [
+    ("table.getn is gone, use #t", False),
+    ("no error_log() calls in library code", False),
+    ("new URL(String) is deprecated", False),
+    ("no assigning to innerHTML, set textContent", True),  # where the point is: the assignment
+    ("no async callbacks in forEach", True),
+    ("use isEmpty() instead of comparing size() with 0", True),
+    ("never .equals(null), compare with ==", True),  # the argument is the point
+    ("use spread instead of Object.assign({}, a, b)", True),  # the call as written, with its literal argument
+    ("use require(...) instead of if (...) throw IllegalArgumentException(...)", True),  # code around it
+    ("use `x ?? d`, not `isset($x) ? $x : d`", True),  # part of a code span
+])
+def test_a_name_said_as_the_place_of_the_point_is_no_rule_of_its_own(request_text: str, placed: bool) -> None:
+    found = {m.name: m.placed for m in mentioned.mentions(request_text)}
+    name = next(n for n in ("getn", "error_log", "URL", "innerHTML", "forEach", "size", "equals", "assign",
+                            "IllegalArgumentException", "isset") if n in found)
+    assert found[name] is placed, (request_text, found)
+
+
+@pytest.mark.parametrize(("request_text", "family"), [
+    ("no dynamic finders like find_by_email, use find_by", True),
+    ("before_filter and friends are gone", True),
+    ("no mysql_query() and the like, use PDO", True),
+    ("no error_log() calls in library code", False),
+    ("table.getn and table.setn are gone", False),
+])
+def test_a_name_said_as_one_of_a_family(request_text: str, family: bool) -> None:
+    mentions = mentioned.mentions(request_text)
+    assert any(m.family for m in mentions) is family, mentions
+    assert not any(m.placed for m in mentions if m.family and "like" in request_text), mentions
+
+
+@pytest.mark.parametrize(("request_text", "names"), [
+    ("no skipped tests (it.skip, test.skip, xit, xdescribe) left behind", ["it.skip", "test.skip", "xit", "xdescribe"]),
+    ("no binding.pry / byebug left in code", ["binding.pry", "byebug"]),  # a plain word listed beside code
+    ("before_filter and friends are gone", ["before_filter"]),  # the family's words are none of its names
+    ("no debugger statements or alert calls", []),  # prose with no code beside it
+    ("no new Long(...) or new Short(...), use valueOf", ["Long", "Short", "valueOf"]),  # a clause after the list
+    ("no mysql_* functions", ["mysql_*"]),  # a stem with a star
+])
+def test_a_plain_word_listed_beside_code_is_a_name(request_text: str, names: list[str]) -> None:
+    assert [m.qualifier + m.name for m in mentioned.mentions(request_text)] == names
