@@ -13,14 +13,17 @@ from tests.test_suggest_shapes import Case, check_case
 
 CASES = {
     "a keyword argument set to the literal the request writes, in any call": Case(
-        "`check=False` in `subprocess.run(...)` and `run(...)`: the keyword argument, whatever call it is passed "
-        "to and whatever else is passed; not `check=True`, nor a variable named `check`",
+        "`autoescape=False` in `Environment(...)` and `Template(...)`: the keyword argument, whatever call it is "
+        "passed to, wherever it stands among the arguments; not `autoescape=True` nor a call of it, nor a variable "
+        "named `autoescape` (without valued.py the top candidate is `$A($B, autoescape=False)`, the examples' "
+        "argument list, and misses it first or alone)",
         "python",
-        ["subprocess.run(cmd, check=False)", 'run(["ls"], check=False, text=True)'],
-        ["subprocess.run(cmd, check=True)", 'run(["ls"], text=True)'],
-        ["proc = subprocess.run(args, capture_output=True, check=False)", "sp.call(x, check=False)"],
-        ["subprocess.run(cmd, check=True)", "check = False", "run(cmd, text=False)"],
-        request="never pass check=False to subprocess calls, handle the error",
+        ["env = Environment(loader=l, autoescape=False)", "Template(src, autoescape=False)"],
+        ["env = Environment(loader=l, autoescape=True)", "Template(src)"],
+        ["jinja2.Environment(autoescape=False, loader=FileSystemLoader('t'))", "mk(autoescape=False)",
+         "render(tpl, autoescape=False)"],
+        ["Environment(autoescape=select_autoescape())", "autoescape = False", "Environment(autoescape=True)"],
+        request="never pass autoescape=False, it turns off HTML escaping",
     ),
     "an attribute set to a string, whatever the string, bare or in braces": Case(
         "`style=\"color: red\"` and `style='margin: 0'`: the attribute with any string value, also `{\"...\"}`; "
