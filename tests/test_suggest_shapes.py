@@ -1587,6 +1587,27 @@ CASES = {
          "int check(const char *s) {\n    if (utf8len(s) > 80)\n        return -1;\n    return 0;\n}"],
         request="don't call utf8len in a loop condition, it walks the whole string each time; compute the length once",
     ),
+    "a near miss told apart by a field every valid match fills, whatever it holds": Case(
+        "\"re-raise inside an except clause with from\", the valid examples chaining `from exc` and `from None`: "
+        "`raise $A` inside the `except_clause` the request names with `not: has: {field: cause}`, whatever the "
+        "cause is; not a bare `raise`, a `raise` outside an except, nor one that gives a cause.",
+        "python",
+        ["def read_config(path):\n    try:\n        return toml.load(path)\n    except OSError:\n"
+         "        raise ConfigMissing(path)",
+         "def charge(card):\n    try:\n        gateway.charge(card)\n    except GatewayError as exc:\n"
+         "        audit(card)\n        raise PaymentFailed(card.id)"],
+        ["def read_config(path):\n    try:\n        return toml.load(path)\n    except OSError as exc:\n"
+         "        raise ConfigMissing(path) from exc",
+         "def charge(card):\n    try:\n        gateway.charge(card)\n    except GatewayError:\n        audit(card)\n"
+         "        raise PaymentFailed(card.id) from None"],
+        ["try:\n    x = parse(s)\nexcept ValueError:\n    if strict:\n        raise BadInput",
+         "async def get(k):\n    try:\n        return await store.get(k)\n    except KeyError as e:\n"
+         "        raise NotFound(k, reason=str(e))"],
+        ["try:\n    x = parse(s)\nexcept ValueError:\n    raise",
+         "def check(v):\n    if v < 0:\n        raise ValueError(v)",
+         "try:\n    x = parse(s)\nexcept ValueError as e:\n    raise BadInput(s) from e"],
+        request="when you re-raise inside an except clause, chain it with from so the original error is kept",
+    ),
     "code placed in the loop the request names goes before code outside it": Case(
         "\"no s = s .. x inside a loop\" with each invalid example declaring `local p = \"\"` before its loop and the "
         "valid ones a table: `$A = $A .. $B` inside any loop, as the request says, not the empty-string declaration "

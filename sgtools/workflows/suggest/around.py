@@ -1,11 +1,13 @@
 """Near misses told apart by the kinds of nodes inside or around them (issue 29): a call that also flags valid
 code, told apart by a kind every invalid match holds and no valid one does (`has: {kind: binary_expression,
-stopBy: end}`: SQL built by concatenation in `execute*`), and code whose enclosing constructs differ between
+stopBy: end}`: SQL built by concatenation in `execute*`) or by a field every valid match fills (`not: has: {field:
+cause}`: `raise X` beside `raise X from e`), and code whose enclosing constructs differ between
 the invalid examples (a `for` in one, a `while` in the other) but are never around a valid match (`inside:
 {any: [for_statement, while_statement], stopBy: end}`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -227,6 +229,28 @@ def missing_part_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Seq
             for base in [cand.body["rule"], *([{"kind": cand.gen.root.kind}] if loose else [])]:
                 rule = {"all": [base, {"not": {"has": has}}]}
                 out.append(Candidate({**cand.body, "rule": rule}, cand.gen, ARGUMENT, start + len(out), note))
+    return out
+
+
+def _fields(node: Node) -> set[str]:
+    return {c.role for c in node.children if c.role}
+
+
+def missing_field_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+                        valid: Sequence[Example], start: int) -> list[Candidate]:
+    """A near miss whose every valid match fills a field no invalid match has, whatever it holds there (`raise X
+    from err` and `raise X from None` beside `raise X`): `not: has: {field: cause}`, kept where the near miss is
+    placed (inside the `except` the request names)."""
+    out: list[Candidate] = []
+    for cand, bad, good in near_misses(misses, invalid, valid):
+        if whole_kind(cand.gen.root.kind) or cand.tier() >= _WHOLE_TIER:
+            continue
+        unfilled = set.intersection(*(_fields(g) for g in good)) - set().union(*(_fields(b) for b in bad))
+        for role in sorted(unfilled)[:_HELD_KINDS]:
+            rule = {"all": [cand.body["rule"], {"not": {"has": {"field": role, "regex": "."}}}]}
+            note = f"flags it when its `{role}` is left out; lets through one that gives it, whatever it gives"
+            out.append(dataclasses.replace(cand, body={**cand.body, "rule": rule}, form=ARGUMENT,
+                                           root_index=start + len(out), note=note))
     return out
 
 
