@@ -102,6 +102,7 @@ class Candidate:
     unnamed: bool = False  # a declaration by a modifier it lacks, whatever its name: after one by its name too
     shape: bool = False  # only the kinds of a construct and its field children (shapes.py): a near miss, never kept
     flag: bool = False  # a call without the flag every valid call passes (`true`): before a pattern of its arity
+    lacks: bool = False  # a construct with the parts the request names, without the one it needs (lacking.py)
 
     def keyword_only(self) -> bool:
         """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""

@@ -19,7 +19,7 @@ from sgtools.workflows.suggest.verify import Outcome
 _PARTS = 2  # missing parts tried per near miss
 # Kinds that hold the same parts written two ways: a JSX element with children opens as `<a ...>`, one without
 # closes itself, `<a ... />`; an attribute missing from one is missing from the other.
-_TWINS = {"jsx_opening_element": "jsx_self_closing_element", "jsx_self_closing_element": "jsx_opening_element"}
+TWINS = {"jsx_opening_element": "jsx_self_closing_element", "jsx_self_closing_element": "jsx_opening_element"}
 _WORD = re.compile(r"\s*([A-Za-z_]\w*)")
 
 
@@ -122,7 +122,7 @@ def carrier_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
         kind, near = good_at[0][0].kind, cand.body["rule"]
         direct = all(n.parent is c for c, n in [*bad_at, *good_at])
         for has, shown in _missing(bad_at, good_at):
-            twin = sorted([kind, _TWINS[kind]]) if kind in _TWINS else []
+            twin = sorted([kind, TWINS[kind]]) if kind in TWINS else []
             rule = {**({"any": [{"kind": k} for k in twin]} if twin else {"kind": kind}),
                     "has": near if direct else {**near, "stopBy": "end"}, "not": {"has": has}}
             if good_at[0][0].parent is None:

@@ -1,15 +1,16 @@
 """Every candidate written from the request's own words (issue 29): the code it names (requested.py), the argument
-it says a call needs (required.py), the write it names by its place (assigned.py), the comment, attribute or
-directive text it writes (directives.py), the comparison it writes (compared.py) and the key it writes with its value
-(valued.py). Each is verified on the examples like any candidate, and the first that separates them goes first
-(`requested.request_first`): four snippets are a sample of the code, the request says what is meant. Gathered here
-so the search (service.py) asks for them at one place."""
+it says a call needs (required.py), the part it says a construct with the parts it names lacks (lacking.py), the
+write it names by its place (assigned.py), the comment, attribute or directive text it writes (directives.py), the
+comparison it writes (compared.py) and the key it writes with its value (valued.py). Each is verified on the
+examples like any candidate, and the first that separates them goes first (`requested.request_first`): four snippets
+are a sample of the code, the request says what is meant. Gathered here so the search (service.py) asks for them at
+one place."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sgtools.workflows.suggest import assigned, compared, directives, requested, required, valued
+from sgtools.workflows.suggest import assigned, compared, directives, lacking, requested, required, valued
 from sgtools.workflows.suggest.candidates import Candidate
 from sgtools.workflows.suggest.tree import Example
 
@@ -21,6 +22,7 @@ def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
         return []
     return (requested.request_forms(request, invalid, valid, language, start)
             + required.required_forms(request, invalid, valid, language, start + 1)
+            + lacking.lacking_forms(request, invalid, valid, start + 6)
             + assigned.assign_forms(request, invalid, valid, language, start + 2)
             + directives.directive_forms(request, invalid, valid, language, start + 3)
             + compared.compare_forms(request, invalid, start + 4)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 _MENTION = re.compile(r"(?<![\w.:$\\])(?P<new>\bnew\s+)?(?P<name>\.?[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)"
                       r"(?P<tail>\(\)|\([\w\s,.]*\)|!)?")
-_SEPARATOR = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|nor|/)\s*")  # between the names of one list
+SEPARATOR = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|nor|/)\s*")  # between the names of one list
 # Words before a name that make it the place of the point, not the point: "assigning to innerHTML", "async
 # callbacks in forEach", "set InsecureSkipVerify to true", "comparing size() with 0", "finders like find_by_email".
 _PLACE_WORDS = frozenset({"to", "in", "into", "inside", "within", "on", "onto", "with", "from", "like", "as", "than",
@@ -88,7 +88,7 @@ def _beside(request: str, found: list[re.Match[str]], code: list[bool], i: int, 
     `or` closed ("new Long(...) or new Boolean(...), use ...")."""
     def joined(a: int, b: int) -> str | None:
         between = request[found[min(a, b)].end():found[max(a, b)].start()]
-        return between if _SEPARATOR.fullmatch(between) else None
+        return between if SEPARATOR.fullmatch(between) else None
     if not 0 <= j < len(found) or not code[j] or (between := joined(i, j)) is None:
         return False
     k = 2 * j - i  # the word on j's other side
@@ -112,7 +112,7 @@ def lists(request: str, mentions: list[Mention]) -> list[list[Mention]]:
     """Mentions written one after another as a list (`a, b and c`, `x / y`): one family of names."""
     groups: list[list[Mention]] = []
     for m in mentions:
-        if groups and _SEPARATOR.fullmatch(request[groups[-1][-1].end:m.start]):
+        if groups and SEPARATOR.fullmatch(request[groups[-1][-1].end:m.start]):
             groups[-1].append(m)
         else:
             groups.append([m])

@@ -16,7 +16,7 @@ from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
-_KEYED = re.compile(r"(?<![\w.$-])(?P<key>[A-Za-z_][\w-]*)\s*(?:=|:)\s*(?P<value>\"[^\"]*\"|'[^']*'|true|false|"
+KEYED = re.compile(r"(?<![\w.$-])(?P<key>[A-Za-z_][\w-]*)\s*(?:=|:)\s*(?P<value>\"[^\"]*\"|'[^']*'|true|false|"
                     r"True|False|None|null|nil|-?\d+)(?![\w\"'])")
 _STRING = r"^\{?\s*[@$\w]{0,2}[\"'`][\s\S]*[\"'`]\s*\}?$"  # a string, or an expression container holding one
 
@@ -44,7 +44,7 @@ def value_forms(request: str | None, invalid: Sequence[Example], start: int) -> 
     """The key the request writes with its value, by the kinds of construct the invalid examples write it in; to
     be verified on the examples like any other candidate."""
     out: list[Candidate] = []
-    for m in _KEYED.finditer(request or "") if invalid else []:
+    for m in KEYED.finditer(request or "") if invalid else []:
         key, value = m.group("key"), m.group("value")
         found = [_pairs(e, key, value) for e in invalid]
         if not all(found):

@@ -1,0 +1,235 @@
+"""The construct the request says has one part and lacks another (issue 29): "a div or span with an onClick must
+also have a tabIndex", "a <video> or <audio> with autoPlay must also be muted", "DAO methods (@Query, @Insert) must
+be suspend or return a Flow". An author writes the construct (a JSX element, a declaration) `has` each part the
+request names that every invalid one writes, by the request's list where the examples write different ones
+(`name` `^(div|span)$`), and `not: has` the part the request names that valid ones write and no invalid example
+does (with the names the request lists beside it: "weak (or unowned)"). The examples say which words are which and
+which construct holds them: the smallest around the named parts whose valid instances with those parts all write a
+needed one, each in a part of its own, not a body. Verified on the examples; first when it separates them, like the
+other rules from the request's words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sgtools.workflows.suggest.author import construct_kind
+from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
+from sgtools.workflows.suggest.carrier import TWINS
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.mentioned import SEPARATOR
+from sgtools.workflows.suggest.roots import PART_KINDS
+from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.valued import KEYED
+
+# The fields a grammar writes one child in, a part by its field (`name` of a JSX element, of a declaration).
+_SINGLE = frozenset({"name", "type", "return_type", "function", "constructor", "key", "value"})
+_WORD = re.compile(r"[A-Za-z_]\w+")
+_BODIES = ("_body", "block", "statement_list", "declaration_list")
+# A JSX attribute written alone is a flag set to true (`autoPlay`, `autoPlay={true}`); set to false it is absent.
+_FLAG = r"(\s*=\s*\{\s*true\s*\})?$"
+
+
+@dataclass(frozen=True)
+class _Part:
+    """Where a word is written in a construct: its direct child (by field or kind) and the node writing the word."""
+    field: str | None
+    kind: str
+    leaf: str  # the kind of the node whose text is the word
+    direct: bool  # the child is the word's node, or its parent
+    flag: bool  # a JSX attribute that is the word alone
+    node: Node  # the node writing the word
+
+
+def _words(request: str) -> set[str]:
+    """The request's words, but a key it writes set to a value (`target="_blank"`): the value is the point there,
+    said by the rule for the key and its value (valued.py)."""
+    return set(_WORD.findall(request)) - {m.group("key") for m in KEYED.finditer(request)}
+
+
+def _word_nodes(node: Node, words: set[str]) -> list[Node]:
+    """The deepest named nodes under `node` whose whole text is one of the words, not a string's text (data, not
+    the name of a part: `role="button"`)."""
+    return [n for n in node.walk() if n.named and n.text in words and "string" not in n.kind
+            and not any(c.named and c.text == n.text for c in n.children)
+            and not any("string" in a.kind for a in n.ancestors())]
+
+
+def _body(node: Node) -> bool:
+    return node.role == "body" or node.kind in PART_KINDS or node.kind.endswith(_BODIES)
+
+
+def _parts(holder: Node, words: set[str]) -> dict[tuple[str | None, str], dict[str, _Part]]:
+    """The words written in each part of the holder (a direct child that holds no body: a clause of statements is
+    code, not a part), by the part's field and kind, each with where it is written; a part by its field only where
+    the grammar has one child in that field (`name`; ast-grep reads a field as its first child: a JSX element's
+    attributes are by kind)."""
+    out: dict[tuple[str | None, str], dict[str, _Part]] = {}
+    for c in holder.children:
+        if not c.named or any(_body(d) for d in c.walk()):
+            continue
+        for n in _word_nodes(c, words):
+            field = c.role if c.role in _SINGLE else None
+            flag = c.kind == "jsx_attribute" and c.text == n.text
+            part = _Part(field, c.kind, n.kind, n is c or n.parent is c, flag, n)
+            out.setdefault((field, c.kind), {})[n.text] = part
+    return out
+
+
+def _kinds(kind: str) -> list[str]:
+    return sorted({kind, TWINS.get(kind, kind)})
+
+
+def _holders(example: Example, kinds: list[str]) -> list[Node]:
+    return [n for n in example.nodes() if n.kind in kinds]
+
+
+def _listed(request: str, shown: set[str]) -> list[str]:
+    """The shown words with those the request lists beside them (`<video> or <audio>`, `@Query, @Insert`, `weak (or
+    unowned)`), in the request's order."""
+    found = [m for m in _WORD.finditer(request) if m.group() not in ("and", "or", "nor")]
+    groups: list[list[str]] = []
+    for before, m in zip([None, *found], found, strict=False):
+        gap = request[before.end():m.start()].strip("<>@`'\" ").removeprefix("(") if before is not None else None
+        if groups and gap is not None and SEPARATOR.fullmatch(" " + gap + " "):
+            groups[-1].append(m.group())
+        else:
+            groups.append([m.group()])
+    return list(dict.fromkeys(w for g in groups if shown & set(g) for w in g))
+
+
+def _has(part: _Part, words: list[str]) -> dict[str, Any]:
+    """The part written with one of the words."""
+    alternatives = "|".join(re.escape(w) for w in words)
+    base: dict[str, Any] = {"field": part.field} if part.field else {"kind": part.kind}
+    if part.flag:
+        return {**base, "regex": f"^({alternatives}){_FLAG}"}
+    if part.direct and part.kind == part.leaf:
+        return {**base, "regex": f"^({alternatives})$"}
+    leaf: dict[str, Any] = {"kind": part.leaf, "regex": f"^({alternatives})$"}
+    return {**base, "has": leaf if part.direct else {**leaf, "stopBy": "end"}}
+
+
+_Parts = dict[tuple[str | None, str], dict[str, _Part]]
+
+
+def _present(request: str, parts: list[_Parts]) -> list[tuple[tuple[str | None, str], list[str]]]:
+    """Each part every invalid construct writes a request word in, with its words: one word they all write, else
+    the request's list of those they write."""
+    out: list[tuple[tuple[str | None, str], list[str]]] = []
+    for key in sorted(set.intersection(*(set(p) for p in parts)), key=str):
+        per = [p[key] for p in parts]
+        common = set.intersection(*(set(p) for p in per))
+        if common:
+            out += [(key, [w]) for w in sorted(common)]
+        else:
+            out.append((key, _listed(request, set().union(*(set(p) for p in per)))))
+    return out
+
+
+def _holds(parts: _Parts, present: list[tuple[tuple[str | None, str], list[str]]]) -> bool:
+    """The construct writes one of the words of each present part, in that part."""
+    return all(set(parts.get(key, {})) & set(words) for key, words in present)
+
+
+def _path(holder: Node, node: Node) -> list[tuple[str, str]] | None:
+    """The fields and kinds from the holder down to the node, when each is the one child in its field (`function`,
+    then `attribute`); None when a step is not by a field of one child (an item of a list, a part by kind)."""
+    steps: list[tuple[str, str]] = []
+    while node is not holder and node.parent is not None:
+        if node.role is None or sum(c.role == node.role for c in node.parent.children) != 1:
+            return None
+        steps.append((node.role, node.kind))
+        node = node.parent
+    return steps[::-1]
+
+
+def _follow(holder: Node, steps: list[tuple[str, str]]) -> bool:
+    node: Node | None = holder
+    for role, kind in steps:
+        node = next((c for c in node.children if c.role == role and c.kind == kind), None) if node else None
+    return node is not None
+
+
+def _in_place(holder: Node, node: Node, invalid: list[Node]) -> bool:
+    """The needed word stands where every invalid construct writes another one, field by field (`getLogger` in
+    `logging.getLogger(...)` beside `logging.info(...)`): another value in the same place, not a part they lack."""
+    steps = _path(holder, node)
+    return steps is not None and all(_follow(h, steps) for h in invalid)
+
+
+def _chosen(invalid: Sequence[Example], kinds: list[str], words: set[str],
+            needed: set[str]) -> list[tuple[Node, _Parts]] | None:
+    """Each invalid example's first construct of the kinds that writes a request word in a part and no needed one;
+    None when one has none."""
+    chosen = []
+    for example in invalid:
+        fit = [(h, p) for h in _holders(example, kinds) if (p := _parts(h, words))
+               and not needed & set().union(*(set(w) for w in p.values()))]
+        if not fit:
+            return None
+        chosen.append(fit[0])
+    return chosen
+
+
+def _missing(valid: Sequence[Example], kinds: list[str], words: set[str], needed: set[str],
+             present: list[tuple[tuple[str | None, str], list[str]]], invalid: list[Node]) -> dict[str, _Part]:
+    """The needed words the valid constructs with the present parts write, and where; empty when one of them
+    writes none (the need is not what tells them apart) or writes one where the invalid ones write another word
+    (another construct, not one lacking a part)."""
+    missing: dict[str, _Part] = {}
+    for example in valid:
+        for h in _holders(example, kinds):
+            parts = _parts(h, words | needed)
+            if not _holds(parts, present):
+                continue
+            found = {w: p for ps in parts.values() for w, p in ps.items() if w in needed}
+            if not found or any(_in_place(h, p.node, invalid) for p in found.values()):
+                return {}
+            missing.update(found)
+    return missing
+
+
+def _rule(request: str, kind: str, invalid: Sequence[Example], valid: Sequence[Example], words: set[str],
+          needed: set[str]) -> tuple[dict[str, Any], Node, list[str]] | None:
+    """The rule on constructs of `kind` (and its twin): the present parts, without the needed ones, with the
+    construct it is written from and the needed words; None when the examples do not bear it out."""
+    kinds = _kinds(kind)
+    chosen = _chosen(invalid, kinds, words, needed)
+    present = _present(request, [p for _, p in chosen]) if chosen else []
+    missing = _missing(valid, kinds, words, needed, present, [h for h, _ in chosen or []]) if present else {}
+    if not chosen or not missing:
+        return None
+    lacks = [_has(part, _listed(request, {w})) for w, part in sorted(missing.items())]
+    has = [{"has": _has(next(iter(chosen[0][1][key].values())), said)} for key, said in present]
+    rule = {**of_kinds(kinds), "all": has,
+            "not": {"has": lacks[0]} if len(lacks) == 1 else {"any": [{"has": c} for c in lacks]}}
+    return rule, chosen[0][0], sorted(missing)
+
+
+def lacking_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example],
+                  start: int) -> list[Candidate]:
+    """The construct with the parts the request names and without the one it says is needed; to be verified on
+    the examples like any other candidate."""
+    if not request or not invalid or not valid:
+        return []
+    words = _words(request)
+    fine = {n.text for e in valid for n in _word_nodes(e.root, words)}
+    shown = {n.text for e in invalid for n in _word_nodes(e.root, words)}
+    needed = fine - shown
+    if not needed:
+        return []
+    first = _word_nodes(invalid[0].root, words - needed)
+    kinds = list(dict.fromkeys(a.kind for n in first for a in n.ancestors() if construct_kind(a.kind)))
+    for kind in kinds:
+        built = _rule(request, kind, invalid, valid, words - needed, needed)
+        if built is not None:
+            rule, node, lacked = built
+            note = (f"flags every {node.kind} with the parts the request names and none of {' / '.join(lacked)} "
+                    "(what it says they need), whatever else it writes; lets through one that gets it another way")
+            label = f"{node.kind} without {' / '.join(lacked)}"
+            return [Candidate({"rule": rule}, Generalised.written(node, label), REQUESTED, start, note, lacks=True)]
+    return []

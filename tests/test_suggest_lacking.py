@@ -1,0 +1,58 @@
+"""suggest_rule writes the construct the request says has one part and lacks another (lacking.py, issue 29): the
+element or declaration by the parts the request names, by its list of them, without the part it says is needed.
+Real ast-grep, real files in a temp workspace; each top candidate judged by plain ast-grep on code the examples do
+not show."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from tests.test_suggest_shapes import Case, check_case
+
+CASES = {
+    "an element the request lists, with the attribute it names, without the one it needs": Case(
+        "`<img>` and `<svg>` with an `onClick` and no `role`: also a `<canvas>` the request lists, self-closing or "
+        "not, whatever else it writes; not one with a role, a `<button>`, a component, or one without `onClick`",
+        "tsx",
+        ["<img src={logo} onClick={goHome} />", "<svg viewBox=\"0 0 10 10\" onClick={close}><path d={p} /></svg>"],
+        ["<img src={logo} role=\"link\" onClick={goHome} />", "<img src={logo} alt=\"logo\" />"],
+        ["<canvas onClick={draw} width={300} />", "<svg onClick={() => setOpen(false)}>{icon}</svg>",
+         "<img className=\"thumb\" src={t.url} onClick={() => zoom(t)} />"],
+        ["<canvas role=\"img\" onClick={draw} />", "<button onClick={zoom}>Zoom</button>",
+         "<img src={x} alt=\"\" />", "<Logo onClick={goHome} />"],
+        request="an <img>, <svg> or <canvas> with an onClick must also have a role, or screen readers skip it",
+    ),
+    "an attribute written alone is a flag, set when written alone or true": Case(
+        "`allowFullScreen` and `sandbox` are written alone: also `={true}`, and `={false}` is not set",
+        "tsx",
+        ["<iframe src={page} allowFullScreen />", "<embed src=\"/intro.swf\" allowFullScreen />"],
+        ["<iframe src={page} allowFullScreen sandbox />", "<embed src=\"/intro.swf\" />"],
+        ["<iframe allowFullScreen={true} src={page}></iframe>", "<embed sandbox={false} allowFullScreen src={x} />"],
+        ["<iframe src={page} allowFullScreen={false} />", "<iframe allowFullScreen sandbox={true} src={u} />",
+         "<Frame allowFullScreen src={u} />"],
+        request="an <iframe> or <embed> with allowFullScreen must also be sandboxed with sandbox",
+    ),
+    "a declaration with an annotation the request lists, without the modifier it needs": Case(
+        "Retrofit methods annotated `@GET` or `@POST` and not `suspend`: also `@PUT` and `@DELETE`, which the "
+        "request lists, one function among others; not a `suspend` one, nor a function without such an annotation",
+        "kotlin",
+        ["interface Api {\n    @GET(\"users\")\n    fun users(): List<User>\n}",
+         "interface Api {\n    @POST(\"login\")\n    fun login(@Body body: Login): Token\n}"],
+        ["interface Api {\n    @GET(\"users\")\n    suspend fun users(): List<User>\n}",
+         "interface Api {\n    @POST(\"login\")\n    suspend fun login(@Body body: Login): Token\n}"],
+        ["interface Api {\n    @DELETE(\"users/{id}\")\n    fun remove(@Path(\"id\") id: Long)\n}",
+         "interface Api {\n    @PUT(\"users/{id}\")\n    fun update(@Path(\"id\") id: Long, @Body u: User): User\n\n"
+         "    @GET(\"me\")\n    suspend fun me(): User\n}"],
+        ["interface Api {\n    @DELETE(\"users/{id}\")\n    suspend fun remove(@Path(\"id\") id: Long)\n}",
+         "class Repo(private val api: Api) {\n    fun users(): List<User> = runBlocking { api.users() }\n}",
+         "interface Api {\n    @Headers(\"Cache-Control: no-cache\")\n    fun raw(): Call<User>\n}"],
+        request="Retrofit service methods (@GET, @POST, @PUT, @DELETE) must be suspend, a blocking call freezes the UI",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_construct_without_the_part_the_request_needs(ws: Workspace, engine: Engine, name: str) -> None:
+    check_case(ws, engine, CASES[name])
