@@ -1608,6 +1608,25 @@ CASES = {
          "try:\n    x = parse(s)\nexcept ValueError as e:\n    raise BadInput(s) from e"],
         request="when you re-raise inside an except clause, chain it with from so the original error is kept",
     ),
+    "a call whose result is dropped: the call as a statement of its own": Case(
+        "`reload(...)` made as a statement in the invalid examples, its promise awaited or kept in the valid ones: "
+        "the call `inside: {kind: expression_statement}` (its parent, no `stopBy`), so in an `if` or a loop too; "
+        "not the call assigned, returned, awaited or passed on.",
+        "javascript",
+        ["function refresh() {\n  reload(cache);\n  render();\n}",
+         "button.onclick = () => {\n  reload(store);\n};"],
+        ["async function refresh() {\n  await reload(cache);\n  render();\n}",
+         "button.onclick = () => {\n  pending.push(reload(store));\n};"],
+        ["if (stale) reload(db);",
+         "for (const s of stores) {\n  reload(s);\n}",
+         "reload(a, { force: true });"],
+        ["const p = reload(db);",
+         "function f() {\n  return reload(db);\n}",
+         "async function g() {\n  await reload(db);\n}",
+         "reloadAll();",
+         "jobs.push(reload(db));"],
+        request="never call reload and drop the promise it returns; await it or keep it",
+    ),
     "code placed in the loop the request names goes before code outside it": Case(
         "\"no s = s .. x inside a loop\" with each invalid example declaring `local p = \"\"` before its loop and the "
         "valid ones a table: `$A = $A .. $B` inside any loop, as the request says, not the empty-string declaration "

@@ -33,6 +33,7 @@ from sgtools.workflows.suggest import (
     declnames,
     decltypes,
     directives,
+    dropped,
     explain,
     facts,
     fixes,
@@ -256,6 +257,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + around.missing_part_forms(misses + operators.spelled(near), search.invalid, valid_trees,
                                            author.AUTHOR_ROOTS + 8000)
                + around.missing_field_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8400)
+               + dropped.dropped_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8450, search.language)
                + carrier.carrier_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8500)
                + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000)
                + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500)
