@@ -200,6 +200,16 @@ CASES = {
          "func f() {\n\tresp, err := http.Get(url)\n\tuse(resp, err)\n}"],
         request="every http.Client needs a Timeout (or a Transport with its own timeouts)",
     ),
+    "a constructor the request names, by any package path, without the type it needs, passed by any name": Case(
+        "`Formatter()` and `Formatter(sb)` beside calls passing `Locale.US`: also `java.util.Formatter(...)`, a "
+        "class made with its package path; a locale passed as a value (`this.locale`) is one too",
+        "kotlin",
+        ["val f = Formatter()", "Formatter(sb).format(\"%d\", n)"],
+        ["val f = Formatter(Locale.US)", "Formatter(sb, Locale.ROOT).format(\"%d\", n)"],
+        ["val f = java.util.Formatter()", "java.util.Formatter(out).format(\"%s\", name)"],
+        ["val f = Formatter(sb, this.locale)", "val f = formatter()", "val f = Formatter(Locale.GERMANY)"],
+        request="Formatter() without a Locale formats with the default locale, pass a Locale",
+    ),
 }
 
 

@@ -49,13 +49,14 @@ def _names(word: str, callee: str) -> bool:
 def _regex(word: str, bare: bool, language: str) -> str:
     """The callee regex for one name: a namespace path optional from the left (`std::async`, bare `async` after a
     `using`); an object path before a dotted name (`warnings.warn`); a bare name as the examples call it, bare (with
-    any namespace path where the language writes one: `\\file_put_contents`), or on any object when they call it on
-    one."""
+    any namespace path where the language writes one: `\\file_put_contents`; a type's name, a constructor, with
+    any package path: `android.os.Handler`), or on any object when they call it on one."""
     if "::" in word:
         qualifier, name = word.rsplit("::", 1)
         return namespace_path(qualifier + "::", "cpp") + re.escape(name)
     if bare and "." not in word:
-        return namespace_path("", language) + re.escape(word)
+        path = namespace_path("", language) or (r"([a-z_]\w*\.)*" if word[:1].isupper() else "")
+        return path + re.escape(word)
     return rf"(\w+(\.|::|->))*{re.escape(word)}"
 
 
@@ -80,6 +81,12 @@ def _needed(request: str, words: list[str], made: list[tuple[Node, Node]], made_
               and not _LITERAL.fullmatch(t) and any(written(t, text) for text in made_fine)
               and not any(written(t, n.text) for n, _ in made)]
     return needed if all(any(written(t, text) for t in needed) for text in made_fine) else []
+
+
+def _as_value(word: str) -> str:
+    """A type's name (`Looper`) as the regex of the word, also written as the name of a value of it, lower case
+    first (`thread.looper`)."""
+    return f"[{word[0]}{word[0].lower()}]{word[1:]}" if re.fullmatch(r"[A-Z][a-z]\w*", word) else word
 
 
 def _imported(called: dict[str, Any], words: list[str], call: Node, callee: Node, language: str) -> dict[str, Any]:
@@ -114,7 +121,7 @@ def required_forms(request: str | None, invalid: Sequence[Example], valid: Seque
     regex = "^(" + "|".join(_regex(w, bare, language) for w in words) + ")$"
     called = _imported(callnames.by_name(call.kind, callee.role or "", regex, language), words, call, callee,
                        language)
-    rule = {"all": [called, {"not": {"regex": r"\b(" + "|".join(needed) + r")\b"}}]}
+    rule = {"all": [called, {"not": {"regex": r"\b(" + "|".join(_as_value(w) for w in needed) + r")\b"}}]}
     label = f"{' / '.join(words)} without {' / '.join(needed)}"
     note = (f"flags every call of {' / '.join(words)} that does not write {' or '.join(needed)} (what the request "
             "says it needs), whatever else it passes; lets through one that writes the word elsewhere in the call")
