@@ -1627,6 +1627,23 @@ CASES = {
          "jobs.push(reload(db));"],
         request="never call reload and drop the promise it returns; await it or keep it",
     ),
+    "code inside the construct the request names by its kind's first word": Case(
+        "\"don't call .unwrap() inside closures\": the `unwrap` the request names, inside a `closure_expression` "
+        "(\"closures\" is that kind's first word), as the request says; not an `unwrap()` outside any closure.",
+        "rust",
+        ["let ids: Vec<u32> = lines.iter().map(|l| l.parse().unwrap()).collect();",
+         "fn fill(items: &[Item], sink: &mut Vec<u8>) {\n    items.iter().for_each(|it| {\n"
+         "        let v = it.value().unwrap();\n        sink.push(v);\n    });\n}"],
+        ["let ids: Vec<u32> = lines.iter().map(|l| l.parse()).collect::<Result<_, _>>()?;",
+         "fn fill(items: &[Item], sink: &mut Vec<u8>) {\n    items.iter().for_each(|it| {\n"
+         "        if let Some(v) = it.value() {\n            sink.push(v);\n        }\n    });\n}"],
+        ["fn f(v: &[&str]) -> Vec<i32> {\n    v.iter().map(|s| s.parse::<i32>().unwrap()).collect()\n}",
+         "let n = opt.map(|x| x.checked_add(1).unwrap());"],
+        ["fn main() {\n    let cfg = load().unwrap();\n}",
+         "let v = x.unwrap_or(0);",
+         "let n = opt.map(|x| x + 1);"],
+        request="don't call .unwrap() inside closures, an error there panics deep in an iterator chain",
+    ),
     "code placed in the loop the request names goes before code outside it": Case(
         "\"no s = s .. x inside a loop\" with each invalid example declaring `local p = \"\"` before its loop and the "
         "valid ones a table: `$A = $A .. $B` inside any loop, as the request says, not the empty-string declaration "

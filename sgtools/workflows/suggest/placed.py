@@ -10,7 +10,9 @@ the request gives its context, the examples its kind. Not a call by a name regex
 write (`^(find|passes)$`): what the examples happen to call inside the named call. Likewise a construct the
 request names ("in an except block", "inside a loop", `if (...)`) around a match in each invalid example, by its
 kind (any loop for "loop"), in the part of it the request names when it names one ("in a loop condition": `field:
-condition`, not the body); and where the request places the code in such a construct in words ("inside a loop")
+condition`, not the body), or by a kind whose first word is the one the request places the code in ("in JSX
+props": `jsx_expression`; "inside closures": `closure_expression`); and where the request places the code in such
+a construct in words ("inside a loop")
 and a candidate so placed separates, those before it that flag some invalid example only outside it (`local s = ""`
 before the loop) go after it (`constructs_first`).
 """
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sgtools.workflows.suggest import callnames, contexts, listed
-from sgtools.workflows.suggest.author import call_like, matched, named_child, whole_kind
+from sgtools.workflows.suggest.author import call_like, construct_kind, matched, named_child, whole_kind
 from sgtools.workflows.suggest.candidates import FIELD, KIND_ONLY, REQUESTED, Candidate, own_context
 from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
 from sgtools.workflows.suggest.tree import Example, Node
@@ -171,6 +173,33 @@ def _named_construct(node: Node, words: set[str], loops: Sequence[str], part: st
     return None
 
 
+_IN_WORD = re.compile(r"\b(?:in|inside|within)\s+(?:an?\s+|the\s+|any\s+)?([A-Za-z]{2,})\b", re.IGNORECASE)
+
+
+def place_words(request: str | None) -> set[str]:
+    """The word after "in" / "inside" / "within" ("no .bind() in JSX props": `jsx`), lower case and singular too: a
+    kind's first word where the grammar names its constructs so (`jsx_expression`), else no construct ("in tests")."""
+    words = {m.group(1).lower() for m in _IN_WORD.finditer(request or "")}
+    return words | {w[:-1] for w in words if w.endswith("s")}  # "in closures": `closure_expression`
+
+
+def _prefixed(node: Node, words: set[str]) -> str | None:
+    """The nearest construct around `node`, up to the function it is in, whose kind opens with one of `words`
+    (`jsx_expression` for "JSX"), wherever in it the code sits."""
+    for a in node.ancestors():
+        if whole_kind(a.kind):
+            return None
+        if a.kind.split("_")[0] in words and construct_kind(a.kind):
+            return a.kind
+    return None
+
+
+def _around(node: Node, words: set[str], extra: set[str], loops: Sequence[str], part: str | None) -> str | None:
+    """The construct the request names around `node`: by its construct words, else by a kind's first word."""
+    return (_named_construct(node, words, loops, part) if words else None) or (
+        _prefixed(node, extra) if extra else None)
+
+
 def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
                             request: str | None, language: str, start: int) -> list[Candidate]:
     """Each of the best candidates that flag every invalid example, inside the construct the request names ("inside
@@ -178,8 +207,9 @@ def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid:
     said without names (a kind, or a pattern of operators and keywords: `$A = $A .. $B`) ranks as code in a context
     of its own, which the request's context makes specific."""
     words = kind_words(request)
+    extra = place_words(request) - words
     loops = contexts.LOOPS.get(language, ())
-    if not words:
+    if not words and not extra:
         return []
     part = part_word(request)
     flagging = _flagging(tried, len(invalid))
@@ -187,7 +217,7 @@ def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid:
     asked = [co for co in flagging[_PLACED:] if co[0].form == REQUESTED][:1]
     out: list[Candidate] = []
     for cand, outcome in flagging[:_PLACED] + asked:
-        found = [{k for node in nodes if (k := _named_construct(node, words, loops, part)) is not None}
+        found = [{k for node in nodes if (k := _around(node, words, extra, loops, part)) is not None}
                  for nodes in matched(outcome, invalid, 0)]
         if not all(found):
             continue
