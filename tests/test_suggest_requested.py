@@ -200,6 +200,16 @@ CASES = {
          "func f() {\n\tresp, err := http.Get(url)\n\tuse(resp, err)\n}"],
         request="every http.Client needs a Timeout (or a Transport with its own timeouts)",
     ),
+    "a JavaScript global function the request names, also through the global object": Case(
+        "`alert(...)` called bare: also `window.alert` and `globalThis.alert`, the same function; not a method of "
+        "that name on another object",
+        "javascript",
+        ["alert(\"Saved\");", "if (!ok) alert(msg);"],
+        ["toast.show(\"Saved\");", "if (!ok) toast.error(msg);"],
+        ["window.alert(\"Saved\");", "globalThis.alert(err.message);", "setTimeout(() => alert(n), 10);"],
+        ["dialog.alert(\"x\");", "notifier.alert(msg);", "const alerts = [];"],
+        request="no alert() in the app, use the toast API",
+    ),
     "a constructor the request names, by any package path, without the type it needs, passed by any name": Case(
         "`Formatter()` and `Formatter(sb)` beside calls passing `Locale.US`: also `java.util.Formatter(...)`, a "
         "class made with its package path; a locale passed as a value (`this.locale`) is one too",

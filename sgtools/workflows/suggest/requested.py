@@ -53,15 +53,18 @@ def _separator(qualifier: str) -> str:
 
 # The namespace separator of the languages that call a function by a path (`std::mem::forget`, `\\Foo\\bar()`).
 _PATHS = {"cpp": "::", "rust": "::", "php": "\\"}
+# A JavaScript global function is also reached through the global object (`window.fetch`, `globalThis.alert`).
+_GLOBAL = dict.fromkeys(("javascript", "typescript", "tsx"), r"((window|globalThis|self)\.)?")
 
 
 def namespace_path(qualifier: str, language: str) -> str:
     """The namespace path a name is written with (`std::process::`), each part optional from the left
     (`process::exit`, `exit` after a `use`); a leading `::` only before the path (`::std::x`, not `::x`, a global
-    function of that name); any path of the language's when there is none, and none where it has no paths."""
+    function of that name); any path of the language's when there is none, and none where it has no paths but a
+    global object's (`window.`)."""
     separator = _PATHS.get(language)
     if not qualifier:
-        return rf"({re.escape(separator)})?(\w+{re.escape(separator)})*" if separator else ""
+        return rf"({re.escape(separator)})?(\w+{re.escape(separator)})*" if separator else _GLOBAL.get(language, "")
     out = "(::)?"
     for part in qualifier.split("::")[:-1]:
         out = f"({out}{re.escape(part)}::)?"
