@@ -202,7 +202,9 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                + placed.request_context_forms(search.tried, search.invalid, search.request, search.language,
                                               author.AUTHOR_ROOTS + 10_700)
                + placed.construct_context_forms(search.tried, search.invalid, search.request, search.language,
-                                                author.AUTHOR_ROOTS + 10_750))
+                                                author.AUTHOR_ROOTS + 10_750)
+               + from_request.near_forms(search.tried, search.request, search.invalid, valid_trees, search.language,
+                                         author.AUTHOR_ROOTS + 13_100))
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return

@@ -1,0 +1,389 @@
+"""A name or literal the request says must be spelt a certain way (issue 29): "counter names must end in _total",
+"don't prefix interface names with I", "long literals take an uppercase L", "no tabIndex above 0", "every TODO
+needs a bug link: TODO(crbug.com/123456)". An author writes the construct and a `regex` (or `not: regex`) on the
+one node that carries the spelling: a string (`_total['"]$`, with its closing quote), a declared name (`^I[A-Z]`),
+a number as written (`l$`; `^[1-9]\\d*$` for "above 0"), a comment (`TODO(?!...)`). The affix, case or range comes
+from the request's words; the examples only confirm where it is carried (every invalid example holds such a node
+spelt as the request forbids), never what the literal says. Said on the carrier itself where it is the construct
+(a literal, a declaration by its name, a comment), else by where it stands in a near miss (`Counter($$$ARGS)`
+whose first argument is a string not ending in `_total`), not by copying the valid examples word for word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sgtools.workflows.suggest import callnames, directives
+from sgtools.workflows.suggest.author import call_like, matched
+from sgtools.workflows.suggest.candidates import EXCLUDE, REQUESTED, Candidate, of_kinds
+from sgtools.workflows.suggest.comments import any_case
+from sgtools.workflows.suggest.declnames import declaration
+from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.mentioned import mentions
+from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.verify import Outcome
+
+NAME, STRING, NUMBER, COMMENT = "name", "string", "number", "comment"  # what carries a spelling
+_NEGATED = re.compile(r"\b(no|not|never|don'?t|do\s+not|avoid|without|nor)\b", re.IGNORECASE)
+_AFFIX = r"[`'\"]?([A-Za-z_$][\w$]*|_\w*)[`'\"]?"
+_SUFFIX = re.compile(rf"\b(?:end(?:s|ing)?|ended)\s+(?:in|with)\s+{_AFFIX}|\bsuffix(?:ed|es)?\s+(?:with\s+)?{_AFFIX}",
+                     re.IGNORECASE)
+_PREFIX = re.compile(rf"\b(?:start(?:s|ing)?|begin(?:s|ning)?)\s+with\s+{_AFFIX}|"
+                     rf"\bprefix(?:ed|es|ing)?\s+(?:[a-z]+\s+){{0,3}}?with\s+{_AFFIX}", re.IGNORECASE)
+_CASED = re.compile(r"\b(?P<case>upper|lower|capital)(?:[- ]?case)?\s+(?P<what>letter|[A-Za-z])\b", re.IGNORECASE)
+_ABOVE = re.compile(r"\b(?:above|greater\s+than|more\s+than|over|at\s+least)\s+(?P<n>\d+)\b|\b(?P<sign>positive|"
+                    r"negative)\b", re.IGNORECASE)
+_FORM = re.compile(r"(?<![\w/])(?P<form>(?P<marker>[A-Z]{3,})\(\S*\d\S*?\))")  # `TODO(crbug.com/123456)`
+_NUMBER_KIND = re.compile(r"integer|number|float|decimal|hex|octal|binary|real|int_literal|numeric")
+_WRAP_OPEN, _WRAP_CLOSE = r"^[\s{(\"'`]*", r"[\s})\"'`]*$"  # a value as written: `{1}`, `"1"`, `( 1 )`
+_VALUE = re.compile(_WRAP_OPEN + r"[-+]?\s*\d[\w.]*" + _WRAP_CLOSE)
+_NEAR = 12  # near misses given the spelling on the node inside them that carries it
+_DEPTH = 4  # steps from a construct down to the carrier
+_NEAR_DEPTH = 2  # ... from a near miss's match: deeper, the near miss is not the construct asked about
+
+
+@dataclass(frozen=True)
+class Spelling:
+    regex: dict[str, str]  # per carrier class, the regex the spelling tests
+    flagged: bool  # True: a carrier is wrong when it matches; False: when it does not
+    what: str  # for the note
+    alone: bool = True  # said on the carrier by itself where it is a construct (not a number's range)
+    holds: str | None = None  # what a carrier says to be subject to the spelling (a comment's marker)
+
+    def wrong(self, node: Node, as_: str | None = None) -> bool:
+        """The node is spelt as the request forbids, read as a carrier of its own class or of `as_`."""
+        regex = self.regex.get(as_ or carrier(node) or "")
+        return regex is not None and (self.holds is None or re.search(self.holds, node.text) is not None) and (
+            re.search(regex, node.text) is not None) == self.flagged
+
+    def clause(self, as_: str) -> dict[str, Any]:
+        regex = self.regex[as_]
+        return {"regex": regex} if self.flagged else {"not": {"regex": regex}}
+
+
+def carrier(node: Node) -> str | None:
+    """What kind of spelling-carrying node this is: a comment, a whole string, a number as written (with its sign
+    and the braces or quotes around it) or a name; None for anything else."""
+    if not node.named:
+        return None
+    if "comment" in node.kind:
+        return COMMENT
+    if "string" in node.kind and not (node.parent is not None and "string" in node.parent.kind):
+        return STRING
+    if _VALUE.fullmatch(node.text) and any(_NUMBER_KIND.search(d.kind) for d in node.walk()):
+        return NUMBER if not (node.parent is not None and _VALUE.fullmatch(node.parent.text)) else None
+    if not node.children and re.fullmatch(r"[A-Za-z_$][\w$]*", node.text) and not (
+            node.parent is not None and "string" in node.parent.kind):
+        return NAME
+    return None
+
+
+def _affixed(affix: str, suffix: bool) -> dict[str, str]:
+    """The regex of an affix on a name and inside a string: a prefix up to a word part (`^I[A-Z]`, `^get_`)."""
+    word = re.escape(affix)
+    if suffix:
+        return {NAME: f"{word}$", STRING: f"{word}[\"'`]$"}
+    part = "[A-Z0-9_]" if affix[-1:].isalnum() else ""
+    return {NAME: f"^{word}{part}", STRING: f"^[@$\\w]{{0,2}}[\"'`]{word}{part}"}
+
+
+def _above(n: int) -> str:
+    """The integers greater than n: more digits, or as many and greater at the first digit that differs."""
+    digits = str(n)
+    out = [rf"[1-9]\d{{{len(digits)},}}"]
+    for i, ch in enumerate(digits):
+        if ch != "9":
+            rest = len(digits) - i - 1
+            out.append(digits[:i] + f"[{int(ch) + 1}-9]" + (rf"\d{{{rest}}}" if rest else ""))
+    return "(" + "|".join(out) + ")"
+
+
+def _negated(request: str, at: int) -> bool:
+    """A negation word earlier in the clause that says it (`no tabIndex above 0`, `don't prefix ...`)."""
+    clause = re.split(r"[;:.]|,\s", request[:at])[-1]
+    return _NEGATED.search(clause) is not None
+
+
+def spellings(request: str) -> list[Spelling]:
+    """The spellings the request's words say: an affix, a letter's case, a number's range, a marker's form."""
+    out: list[Spelling] = []
+    for pattern, suffix in ((_SUFFIX, True), (_PREFIX, False)):
+        for m in pattern.finditer(request):
+            affix = next(g for g in m.groups() if g)
+            if affix.lower() in ("a", "an", "the"):
+                continue
+            out.append(Spelling(_affixed(affix, suffix), _negated(request, m.start()),
+                                f"{'ending' if suffix else 'starting'} with {affix}"))
+    out += _cased(request)
+    for m in _ABOVE.finditer(request):
+        sign = (m.group("sign") or "").lower()
+        floor = 0 if sign else int(m.group("n")) - (1 if m.group(0).lower().startswith("at") else 0)
+        value = r"-\s*\d[\w.]*" if sign == "negative" else r"\+?" + _above(floor) + "[lLuU]*"
+        if floor >= 0:
+            out.append(Spelling({NUMBER: _WRAP_OPEN + value + _WRAP_CLOSE}, _negated(request, m.start()),
+                                m.group(0), alone=False))
+    for m in _FORM.finditer(request):
+        form = re.sub(r"\d+", r"\\d+", re.escape(m.group("form")))
+        marker = m.group("marker")
+        holds = rf"(?i)\b{marker}\b" if any_case(marker) else rf"\b{marker}\b"
+        out.append(Spelling({COMMENT: form}, False, m.group("form"), holds=holds))
+    return out
+
+
+def _cased(request: str) -> list[Spelling]:
+    """A letter the request says in one case (`uppercase L`: the other case is wrong, at the end or the start of
+    the literal, wherever the examples write it); a first letter in a case (`start with a lower-case letter`)."""
+    out: list[Spelling] = []
+    for m in _CASED.finditer(request):
+        upper = m.group("case").lower() in ("upper", "capital")
+        what = m.group("what")
+        if what.lower() == "letter":
+            first = "[a-z]" if upper else "[A-Z]"
+            out.append(Spelling({NAME: f"^{first}", STRING: f"^[@$\\w]{{0,2}}[\"'`]{first}"}, True, m.group(0)))
+            continue
+        wrong = what.lower() if upper else what.upper()
+        if _negated(request, m.start()) and what == (what.lower() if not upper else what.upper()):
+            wrong = what  # "no lowercase l": the letter said is the wrong one
+        for at in (f"{wrong}$", f"^{wrong}"):
+            out.append(Spelling({NUMBER: at, NAME: at}, True, m.group(0)))
+    return out
+
+
+def _clause(spelling: Spelling, nodes: Sequence[Node], typed: bool, as_: str | None = None) -> dict[str, Any]:
+    """The spelling on the carriers, with their kinds where it says what they lack (`not: regex` on a string, not
+    on any first argument) or where `typed` asks."""
+    kind = as_ or str(carrier(nodes[0]))
+    rule = {**spelling.clause(kind)}
+    if spelling.holds is not None:
+        rule = {"regex": spelling.holds, **rule}
+    if typed or (not spelling.flagged and kind != NUMBER):
+        rule = {**of_kinds(sorted({n.kind for n in nodes})), **rule}
+    return rule
+
+
+def _note(spelling: Spelling, where: str) -> str:
+    wrong = "spelt so" if spelling.flagged else "not spelt so"
+    return (f"flags {where} {wrong} ({spelling.what}, as the request says), whatever the rest of it writes; lets "
+            "through the same value built at run time")
+
+
+def _alone(spelling: Spelling, wrong: list[list[Node]], language: str, examples: Sequence[Example],
+           start: int) -> list[Candidate]:
+    """The carrier where it is the construct itself: a number literal by its kind, a declaration by its name
+    (only for a spelling that is wrong, `^I[A-Z]`: one every name must have needs the construct it is asked of),
+    comments by the marker the request writes."""
+    flat = [n for ns in wrong for n in ns]
+    kinds = {carrier(n) for n in flat}
+    if not spelling.alone or len(kinds) != 1:
+        return []
+    kind = kinds.pop()
+    if kind == NUMBER and all(not n.children for n in flat):
+        rule = _clause(spelling, flat, True)
+        where = "every number literal"
+    elif kind == COMMENT:
+        rule = {**of_kinds(directives.comment_kinds(language, examples)), **_clause(spelling, flat, False)}
+        where = "every comment with the marker"
+    elif kind == NAME and spelling.flagged and all(n.role == "name" and n.parent is not None
+                                                   and declaration(n.parent) for n in flat):
+        rule = {**of_kinds(sorted({str(n.parent.kind) for n in flat if n.parent})),
+                "has": {"field": "name", **_clause(spelling, flat, False)}}
+        flat = [n.parent for n in flat if n.parent is not None]
+        where = "every declaration named"
+    else:
+        return []
+    return [Candidate({"rule": rule}, Generalised.written(flat[0], spelling.what), REQUESTED, start,
+                      _note(spelling, where))]
+
+
+Step = tuple[str, Any]
+
+
+def _path(match: Node, node: Node, depth: int = _DEPTH) -> tuple[Step, ...] | None:
+    """The steps from a match down to a node inside it: a field, else the place among its named siblings."""
+    steps: list[Step] = []
+    while node is not match:
+        parent = node.parent
+        if parent is None or len(steps) >= depth:
+            return None
+        steps.append(("field", node.role) if node.role else (
+            "nthChild", next(i for i, c in enumerate(parent.named_children(), 1) if c is node)))
+        node = parent
+    return tuple(reversed(steps))
+
+
+def _follow(match: Node, path: tuple[Step, ...]) -> Node | None:
+    node: Node | None = match
+    for how, at in path:
+        if node is None:
+            return None
+        kids = node.named_children()
+        node = next((c for c in node.children if c.role == at), None) if how == "field" else (
+            kids[at - 1] if at <= len(kids) else None)
+    return node
+
+
+def _paths(spelling: Spelling, matches: list[Node]) -> dict[tuple[Step, ...], list[Node]]:
+    out: dict[tuple[Step, ...], list[Node]] = {}
+    for match in matches:
+        for node in match.walk():
+            if spelling.wrong(node) and (path := _path(match, node, _NEAR_DEPTH)) is not None:
+                out.setdefault(path, []).append(node)
+    return out
+
+
+def _nested(path: tuple[Step, ...], inner: dict[str, Any]) -> dict[str, Any]:
+    for how, at in reversed(path):
+        inner = {"has": {how: at, **inner}}
+    return inner
+
+
+def _held(mentioned: set[str], matches: list[list[Node]]) -> bool:
+    """Every invalid example's match writes one of the code words the request names (`tabIndex`), if it names any
+    the examples write: the construct asked about, not a part of it (`{1}`)."""
+    return not mentioned or all(any(leaf.text in mentioned for m in ms for leaf in m.walk() if not leaf.children)
+                                for ms in matches)
+
+
+def _within(spelling: Spelling, near: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
+            valid: Sequence[Example], mentioned: set[str], start: int) -> list[Candidate]:
+    """Each near miss with the spelling on the node at one place inside its matches, where every invalid example
+    has one spelt wrong there and no valid match does."""
+    out: list[Candidate] = []
+    for cand, outcome in near:
+        bad, good = matched(outcome, invalid, 0), matched(outcome, valid, len(invalid))
+        if not all(bad) or not _held(mentioned, bad):
+            continue
+        per = [_paths(spelling, ms) for ms in bad]
+        paths = [path for path in sorted(set.intersection(*(set(p) for p in per)), key=len)
+                 if not any((x := _follow(g, path)) is not None and spelling.wrong(x) for gs in good for g in gs)]
+        for path in paths[:2]:
+            nodes = [n for p in per for n in p[path]]
+            constraint = _nested(path, _clause(spelling, nodes, False))
+            rule = {"all": [cand.body["rule"], constraint]}
+            out.append(Candidate({**cand.body, "rule": rule}, Generalised.written(bad[0][0], spelling.what),
+                                 REQUESTED, start + len(out), _note(spelling, "every match whose part is")))
+    return out
+
+
+Named = tuple[str, tuple[Step, ...], str, tuple[Step, ...]]  # a construct kind, where its name is, the name, where
+# the carrier is
+
+
+def _names_of(spelling: Spelling, example: Example, mentioned: set[str]) -> dict[Named, Node]:
+    """Each construct around a carrier spelt wrong that holds, in a place of its own, a code word the request
+    names (`tabIndex` of `tabIndex={1}`): the construct asked about by name."""
+    out: dict[Named, Node] = {}
+    for node in example.nodes():
+        if not spelling.wrong(node):
+            continue
+        for around in list(node.ancestors())[:_DEPTH]:
+            named = [c for c in around.walk() if not c.children and c.text in mentioned and (
+                c.start >= node.end or c.end <= node.start)]
+            to_name, to_node = (_path(around, named[0]) if named else None), _path(around, node)
+            if to_name is not None and to_node is not None:
+                out.setdefault((around.kind, to_name, named[0].text, to_node), around)
+                break
+    return out
+
+
+def _named(spelling: Spelling, invalid: Sequence[Example], mentioned: set[str], start: int) -> list[Candidate]:
+    """The construct every invalid example writes around a carrier spelt wrong, by the code word the request names
+    in it and the carrier's place: `kind: jsx_attribute` named `tabIndex` whose value is a number above 0, as
+    written (`{1}`, `"1"`)."""
+    per = [_names_of(spelling, e, mentioned) for e in invalid] if mentioned else []
+    common = sorted(set.intersection(*(set(p) for p in per)), key=lambda k: len(k[1]) + len(k[3])) if per else []
+    if not common:
+        return []
+    kind, to_name, name, to_node = common[0]
+    nodes = [n for p in per for n in [p[common[0]]]]
+    carried = [x for n in nodes if (x := _follow(n, to_node)) is not None]
+    rule = {"kind": kind, "all": [_nested(to_name, {"regex": f"^{re.escape(name)}$"}),
+                                  _nested(to_node, _clause(spelling, carried, False))]}
+    return [Candidate({"rule": rule}, Generalised.written(nodes[0], f"{name} {spelling.what}"), REQUESTED, start,
+                      _note(spelling, f"every `{kind}` of {name} whose part is"))]
+
+
+# A call kind, its callee's field, where the carrier is among its arguments and the class it is read as.
+Called = tuple[str, str, tuple[Step, ...], str]
+
+
+def _leading(node: Node, call: Node, spelling: Spelling) -> tuple[Node, str]:
+    """The argument a string spelt wrong opens, for a start the request forbids (`"Missing %s" % k` starts with a
+    capital as its string does); else the node itself."""
+    kind = str(carrier(node))
+    if kind != STRING or not spelling.flagged or not spelling.regex[kind].startswith("^"):
+        return node, kind
+    lead = node
+    while lead.parent is not None and lead.parent is not call and lead.parent.start == node.start:
+        lead = lead.parent
+    return lead, kind
+
+
+def _calls_of(spelling: Spelling, example: Example) -> dict[Called, str]:
+    """Each call with a carrier spelt wrong among its arguments (not in its callee), by the name it calls."""
+    out: dict[Called, str] = {}
+    for node in example.nodes():
+        if not spelling.wrong(node):
+            continue
+        for call in list(node.ancestors())[:_DEPTH]:
+            name = callnames.name_of(call) if call_like(call.kind) else None
+            if name is None or any(a is name for a in [node, *node.ancestors()]):
+                continue
+            lead, kind = _leading(node, call, spelling)
+            path = _path(call, lead)
+            if path:
+                out.setdefault((call.kind, name.role or "", path, kind), name.text)
+                break
+    return out
+
+
+def _called(spelling: Spelling, invalid: Sequence[Example], valid: Sequence[Example], language: str,
+            start: int) -> list[Candidate]:
+    """The call every invalid example passes a carrier spelt wrong to, at one place among its arguments, by the
+    names they call: `errors.New` / `fmt.Errorf` whose first argument starts with a capital."""
+    per = [_calls_of(spelling, e) for e in invalid]
+    fine = [_calls_of(spelling, e) for e in valid]
+    common = sorted((k for k in set.intersection(*(set(p) for p in per))
+                     if not any(f.get(k) in {p[k] for p in per} for f in fine)), key=lambda k: len(k[2]))
+    if not common:
+        return []
+    kind, role, path, as_ = common[0]
+    names = sorted({p[common[0]] for p in per})
+    regex = "^(" + "|".join(re.escape(n) for n in names) + ")$"
+    found = [_follow(c, path) for e in invalid for c in e.nodes() if c.kind == kind]
+    carried = [x for x in found if x is not None and spelling.wrong(x, as_)]
+    clause = _clause(spelling, carried, False, as_)
+    rule = {"all": [callnames.by_name(kind, role, regex, language), _nested(path, clause)]}
+    return [Candidate({"rule": rule}, Generalised.written(carried[0], f"{' / '.join(names)} {spelling.what}"),
+                      REQUESTED, start, _note(spelling, f"every call of {' / '.join(names)} whose argument is"))]
+
+
+def spelled_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], valid: Sequence[Example],
+                  request: str | None, language: str, start: int) -> list[Candidate]:
+    """The spellings the request says, where every invalid example holds a node spelt wrong: on that node alone,
+    and on it inside each near miss; to be verified on the examples like any candidate."""
+    if not request or not invalid:
+        return []
+    n = len(invalid)
+    near = sorted(((c, o) for c, o in tried if not o.refused and c.form not in (EXCLUDE, REQUESTED)
+                   and all(o.hits[:n]) and any(o.hits[n:])), key=lambda co: co[0].key())[:_NEAR]
+    words = {w.strip("`'\"") for w in re.findall(r"`[^`]+`|[A-Za-z_$][\w$]*", request)}
+    shown = {leaf.text for e in invalid for leaf in e.root.walk() if not leaf.children}
+    mentioned = {m.name for m in mentions(request)} & shown & words
+    out: list[Candidate] = []
+    for spelling in spellings(request):
+        wrong = [[x for x in e.nodes() if spelling.wrong(x)] for e in invalid]
+        if not all(wrong):
+            continue
+        out += _alone(spelling, wrong, language, [*invalid, *valid], start + len(out))
+        out += _named(spelling, invalid, mentioned - _affixes(spelling), start + len(out))
+        out += _called(spelling, invalid, valid, language, start + len(out))
+        out += _within(spelling, near, invalid, valid, mentioned - _affixes(spelling), start + len(out))
+    return out
+
+
+def _affixes(spelling: Spelling) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", spelling.what))

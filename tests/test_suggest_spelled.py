@@ -1,0 +1,101 @@
+"""suggest_rule writes a spelling the request says (spelled.py, issue 29) as a regex on the one node that carries it:
+a declared name, a number literal, a value by the name it is set to, a string a call is passed, a comment by its
+marker. Real ast-grep, real files in a temp workspace; each top candidate judged by plain ast-grep on code the
+examples do not show."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.workflows.suggest import spelled
+from tests.test_suggest_shapes import Case, check_case
+
+CASES = {
+    "a prefix the request forbids, on the names of the declarations it names": Case(
+        "`enum EColor` and `enum EStatus`: the enum declarations whose name starts with `E` and a capital, not the "
+        "valid names copied into a `not`, nor an enum whose name merely starts with an E (`Events`)",
+        "typescript",
+        ["enum EColor {\n  Red,\n  Green,\n}", "export enum EStatus {\n  On,\n  Off,\n}"],
+        ["enum Color {\n  Red,\n  Green,\n}", "export enum Status {\n  On,\n  Off,\n}"],
+        ["export enum EMode { Fast }", "declare enum EKind {\n  A,\n}"],
+        ["enum Events { Click }", "class EFoo {}", "enum Mode { Fast }"],
+        request="don't prefix enum names with E",
+    ),
+    "a letter's case the request says, on the number literals": Case(
+        "`10u` and `3u + 4u`: every integer literal ending in a lower-case `u`, wherever it stands",
+        "c",
+        ["unsigned n = 10u;", "unsigned m = 3u + 4u;"],
+        ["unsigned n = 10U;", "unsigned m = 3U + 4U;"],
+        ["if (x > 7u) { return; }", "f(2u);"],
+        ["unsigned k = 7U;", "int u = 1;", "const char *s = \"7u\";"],
+        request="unsigned literals take an uppercase U",
+    ),
+    "a number's range the request says, on the value of the name it names": Case(
+        "`max_retries=5` and `max_retries=10`: a keyword argument named max_retries set to a number above 3, "
+        "whatever call it is passed to; not `max_retries=3` nor a variable",
+        "python",
+        ["adapter = HTTPAdapter(max_retries=5)", "session.mount(prefix, HTTPAdapter(pool_maxsize=2, max_retries=10))"],
+        ["adapter = HTTPAdapter(max_retries=3)", "session.mount(prefix, HTTPAdapter(pool_maxsize=2, max_retries=1))"],
+        ["client = Client(max_retries=4)", "make(timeout=1, max_retries = 12)"],
+        ["HTTPAdapter(max_retries=0)", "HTTPAdapter(max_retries=n)", "HTTPAdapter(pool_maxsize=9)"],
+        request="never set max_retries above 3, it hammers the server",
+    ),
+    "a suffix every string a call is passed must end in": Case(
+        "`create_topic(\"orders\")`: the first argument of the call, a string, not ending in `_events` (inside its "
+        "quotes), not the valid calls copied into a `not`",
+        "python",
+        ["create_topic(\"orders\", partitions=3)", "t = create_topic(\"payments\")"],
+        ["create_topic(\"orders_events\", partitions=3)", "t = create_topic(\"payments_events\")"],
+        ["create_topic('refunds')", "topics = [create_topic(\"audit\", partitions=1)]"],
+        ["create_topic('refunds_events')", "create_table(\"refunds\")", "create_topic(name)"],
+        request="topic names must end in _events",
+    ),
+    "a case the request says a message starts with, on the calls that take it": Case(
+        "`ValueError(\"Bad input\")` and `KeyError(\"Missing key\")`: the first argument of those calls starting "
+        "with a capital, whichever of them",
+        "python",
+        ["raise ValueError(\"Bad input\")", "raise KeyError(\"Missing key %s\" % k)"],
+        ["raise ValueError(\"bad input\")", "raise KeyError(\"missing key %s\" % k)"],
+        ["raise ValueError('Negative size')", "err = KeyError(\"No such user\")"],
+        ["raise ValueError(\"negative size\")", "print(\"Hello\")", "raise ValueError(msg)"],
+        request="exception messages start with a lower-case letter",
+    ),
+    "a marker's form the request writes, on the comments holding the marker": Case(
+        "`# FIXME: later` and `# FIXME(bob): ...`: every comment with FIXME (any case) not written `FIXME(JIRA-n)`, "
+        "any number",
+        "python",
+        ["x = load()  # FIXME: retry later", "# FIXME(bob): handle None\ny = x or 0"],
+        ["x = load()  # FIXME(JIRA-1234): retry later", "# Handles None.\ny = x or 0"],
+        ["# fixme: hack\nz = 1", "# FIXME(JIRA-): no number\nz = 1"],
+        ["# FIXME(JIRA-77): fine\nz = 1", "s = \"FIXME\"", "fixme_count = 0"],
+        request="every FIXME needs a ticket: FIXME(JIRA-1234)",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_spelling_the_request_says(ws: Workspace, engine: Engine, name: str) -> None:
+    check_case(ws, engine, CASES[name])
+
+
+@pytest.mark.parametrize(("request_", "flagged", "probe", "wrong"), [
+    ("names must end in _total", False, "http_requests", True),
+    ("names must end in _total", False, "http_requests_total", False),
+    ("don't prefix interface names with I", True, "IUser", True),
+    ("don't prefix interface names with I", True, "Identity", False),
+    ("no tabIndex above 0", True, "{2}", True),
+    ("no tabIndex above 0", True, "{-1}", False),
+    ("no retries above 12", True, "13", True),
+    ("no retries above 12", True, "12", False),
+    ("no retries above 12", True, "100", True),
+])
+def test_the_spelling_read_from_the_request(request_: str, flagged: bool, probe: str, wrong: bool) -> None:
+    """The request's words give the regex and which side of it is wrong; the literal is not the rule."""
+    said = spelled.spellings(request_)[0]
+    regex = said.regex[spelled.NAME if probe[0].isalpha() else spelled.NUMBER]
+    assert said.flagged is flagged
+    assert (re.search(regex, probe) is not None) == (wrong == flagged)
