@@ -210,6 +210,17 @@ CASES = {
         ["dialog.alert(\"x\");", "notifier.alert(msg);", "const alerts = [];"],
         request="no alert() in the app, use the toast API",
     ),
+    "a command without the option the request names, long or short, clustered or not": Case(
+        "`grep` without `-F` or `--fixed-strings`: the short option also among others (`-rnF`), written as the "
+        "request writes it, not the word `fixed` anywhere",
+        "bash",
+        ["grep \"$needle\" notes.txt", "grep -n \"$needle\" notes.txt"],
+        ["grep -F \"$needle\" notes.txt", "grep --fixed-strings -n \"$needle\" notes.txt"],
+        ["grep -rn \"$pat\" src/", "count=$(grep -c \"$word\" app.log)", "grep --count \"$w\" fixed.txt"],
+        ["grep -rnF \"$pat\" src/", "grep -Fx \"$line\" list.txt", "egrep \"$x\" notes.txt",
+         "grep --fixed-strings \"$w\" f"],
+        request="grep on a variable must use --fixed-strings (-F), or a dot in the value matches any character",
+    ),
     "a constructor the request names, by any package path, without the type it needs, passed by any name": Case(
         "`Formatter()` and `Formatter(sb)` beside calls passing `Locale.US`: also `java.util.Formatter(...)`, a "
         "class made with its package path; a locale passed as a value (`this.locale`) is one too",

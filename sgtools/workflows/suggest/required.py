@@ -23,6 +23,7 @@ from sgtools.workflows.suggest.tree import Example, Node
 
 _NAME = re.compile(r"(?<![\w.:$\\])[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*")
 _LITERAL = re.compile(r"null|nil|None|true|false|True|False|undefined")
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")  # a command-line option: `--fail`, `-f`
 
 
 # A value built by its type's name with fields, as a call is with arguments (Go's `http.Server{Addr: a}`, Rust's
@@ -71,13 +72,32 @@ def _named_words(request: str, shown: list[list[tuple[Node, Node]]], fine: list[
     return [w for w in dict.fromkeys(_NAME.findall(request)) if makes(w, shown) and makes(w, fine)]
 
 
+def _tokens(request: str) -> list[str]:
+    """The request's command-line options (`--fail`, `-f`) and its other words, in order."""
+    flags = list(_FLAG.finditer(request))
+    words = [m for m in re.finditer(r"[A-Za-z_]\w+", request)
+             if not any(f.start() <= m.start() < f.end() for f in flags)]
+    return [m.group() for m in sorted(flags + words, key=lambda m: m.start())]
+
+
+def _said(token: str) -> str:
+    """The regex of a needed token where a call writes it: an option as a whole argument, a one-letter one also in
+    a cluster of them (`-f` in `-fsS`); a word as a whole word, a type's name also as a value's (`_as_value`)."""
+    if token.startswith("-"):
+        body = re.escape(token.lstrip("-"))
+        short = len(token) == 2
+        return rf"(^|\s)-[A-Za-z]*{body}" if short else rf"(^|\s){re.escape(token)}\b"
+    return rf"\b{_as_value(token)}\b"
+
+
 def _needed(request: str, words: list[str], made: list[tuple[Node, Node]], made_fine: list[str]) -> list[str]:
-    """The request's words that valid calls write and no invalid one does (not a part of the call's name, not a
-    literal), when every valid call writes one of them ("a ReadHeaderTimeout (or ReadTimeout)")."""
+    """The request's words and options that valid calls write and no invalid one does (not a part of the call's
+    name, not a literal), when every valid call writes one of them ("a ReadHeaderTimeout (or ReadTimeout)", "--fail
+    (-f)")."""
     parts = {p for w in words for p in re.split(r"\.|::", w)}
-    def written(word: str, text: str) -> bool:
-        return re.search(rf"\b{word}\b", text) is not None
-    needed = [t for t in dict.fromkeys(re.findall(r"[A-Za-z_]\w+", request)) if t not in parts
+    def written(token: str, text: str) -> bool:
+        return re.search(_said(token), text) is not None
+    needed = [t for t in dict.fromkeys(_tokens(request)) if t not in parts
               and not _LITERAL.fullmatch(t) and any(written(t, text) for text in made_fine)
               and not any(written(t, n.text) for n, _ in made)]
     return needed if all(any(written(t, text) for t in needed) for text in made_fine) else []
@@ -121,7 +141,7 @@ def required_forms(request: str | None, invalid: Sequence[Example], valid: Seque
     regex = "^(" + "|".join(_regex(w, bare, language) for w in words) + ")$"
     called = _imported(callnames.by_name(call.kind, callee.role or "", regex, language), words, call, callee,
                        language)
-    rule = {"all": [called, {"not": {"regex": r"\b(" + "|".join(_as_value(w) for w in needed) + r")\b"}}]}
+    rule = {"all": [called, {"not": {"regex": "|".join(_said(t) for t in needed)}}]}
     label = f"{' / '.join(words)} without {' / '.join(needed)}"
     note = (f"flags every call of {' / '.join(words)} that does not write {' or '.join(needed)} (what the request "
             "says it needs), whatever else it passes; lets through one that writes the word elsewhere in the call")
