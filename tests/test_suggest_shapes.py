@@ -1644,6 +1644,24 @@ CASES = {
          "let n = opt.map(|x| x + 1);"],
         request="don't call .unwrap() inside closures, an error there panics deep in an iterator chain",
     ),
+    "code inside the declaration the request names by its annotation": Case(
+        "\"no runBlocking in a @Composable\", the valid examples calling it in plain functions beside their "
+        "composables: the call inside a `function_declaration` whose modifiers hold `@Composable` (qualified too), "
+        "not in a plain function or one annotated `@Test`.",
+        "kotlin",
+        ["@Composable\nfun Profile(repo: Repo) {\n    runBlocking { repo.load() }\n    Text(repo.name)\n}",
+         "@Composable\nfun Feed(api: Api) {\n    List(runBlocking { api.items() })\n}"],
+        ["@Composable\nfun Profile(repo: Repo) {\n    LaunchedEffect(repo) { repo.load() }\n}\n\n"
+         "fun main() = runBlocking { start() }",
+         "@Composable\nfun Feed(api: Api) {\n    List(remember { api.cached() })\n}\n\n"
+         "fun warm(api: Api) = runBlocking { api.items() }"],
+        ["@Composable\nfun Header(vm: Vm) {\n    if (vm.ready) {\n        runBlocking { vm.refresh() }\n    }\n}",
+         "@androidx.compose.runtime.Composable\nfun Footer() {\n    val t = runBlocking(Dispatchers.IO) { read() }\n}"],
+        ["fun load() = runBlocking { fetch() }",
+         "@Composable\nfun Header(vm: Vm) {\n    LaunchedEffect(vm) { vm.refresh() }\n}",
+         "@Test\nfun loads() {\n    runBlocking { repo.load() }\n}"],
+        request="no runBlocking in a @Composable, launch from a LaunchedEffect instead",
+    ),
     "code placed in the loop the request names goes before code outside it": Case(
         "\"no s = s .. x inside a loop\" with each invalid example declaring `local p = \"\"` before its loop and the "
         "valid ones a table: `$A = $A .. $B` inside any loop, as the request says, not the empty-string declaration "

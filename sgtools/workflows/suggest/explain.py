@@ -57,11 +57,12 @@ def _inside(cand: Candidate, outcome: Outcome, invalid: Sequence[Example], valid
             rule = {"all": [base, {"inside": {"kind": kind, "stopBy": "end"}}]}
             out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
                                  f"only inside a `{kind}`, which the valid examples' matches are not in",
-                                 by_kind=by_kind))
+                                 by_kind=by_kind, anchored=cand.anchored))
         for kind in sorted(good_all - bad_any, key=_context_order):
             rule = {"all": [base, {"not": {"inside": {"kind": kind, "stopBy": "end"}}}]}
             out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE, cand.root_index,
-                                 f"not inside a `{kind}`, where the valid examples' matches are", by_kind=by_kind))
+                                 f"not inside a `{kind}`, where the valid examples' matches are", by_kind=by_kind,
+                                 anchored=cand.anchored))
     # The enclosing constructs of their own (`with_statement`, `for_statement`, `finally_clause`) first, from
     # either side: an assignment or an argument list around the invalid code is where it happened to be.
     ranked = sorted(out, key=lambda c: not own_context(_context_kind(c)))

@@ -108,6 +108,11 @@ def _flagging(tried: Sequence[tuple[Candidate, Outcome]], n: int) -> list[tuple[
                   key=lambda co: co[0].key())
 
 
+def flagging(tried: Sequence[tuple[Candidate, Outcome]], n: int) -> list[tuple[Candidate, Outcome]]:
+    """The best candidates worth placing in a context the request names (`_flagging`), as many as are tried."""
+    return _flagging(tried, n)[:_PLACED]
+
+
 def request_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], request: str | None,
                           language: str, start: int) -> list[Candidate]:
     """Each of the best candidates that flag every invalid example (separating or not), inside the call the

@@ -23,6 +23,7 @@ from sgtools.project.workspace import RULE_ID, Workspace
 from sgtools.rules import analysis, syntax
 from sgtools.workflows.suggest import (
     anchor,
+    annotated,
     arguments,
     around,
     asked,
@@ -204,7 +205,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                + placed.construct_context_forms(search.tried, search.invalid, search.request, search.language,
                                                 author.AUTHOR_ROOTS + 10_750)
                + from_request.near_forms(search.tried, search.request, search.invalid, valid_trees, search.language,
-                                         author.AUTHOR_ROOTS + 13_100))
+                                         author.AUTHOR_ROOTS + 13_100)
+               + annotated.annotated_forms(search.tried, search.invalid, search.request, author.AUTHOR_ROOTS + 10_780))
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
