@@ -74,6 +74,26 @@ CASES = {
         ["# FIXME(JIRA-77): fine\nz = 1", "s = \"FIXME\"", "fixme_count = 0"],
         request="every FIXME needs a ticket: FIXME(JIRA-1234)",
     ),
+    "prefixes the request lists, on the declared names": Case(
+        "`interface TUser` and `interface IConfig`: the interfaces whose name starts with either prefix the request "
+        "lists and a capital, not only the first one it writes",
+        "typescript",
+        ["interface TUser {\n  id: string;\n}", "export interface IConfig {\n  debug: boolean;\n}"],
+        ["interface User {\n  id: string;\n}", "export interface Config {\n  debug: boolean;\n}"],
+        ["export interface TState { v: number }", "interface IRepo { x: number }"],
+        ["interface Theme { dark: boolean }", "interface Item { n: number }", "class TFoo {}"],
+        request="don't prefix interface names with T or I",
+    ),
+    "a naming style the request names, on the declarations it is asked of": Case(
+        "`def getUser` and `def saveAll`: every function whose name is not snake_case, wherever it is declared; "
+        "not a variable or a class so named",
+        "python",
+        ["def getUser(id):\n    return db.find(id)", "def saveAll(items):\n    db.save(items)"],
+        ["def get_user(id):\n    return db.find(id)", "def save_all(items):\n    db.save(items)"],
+        ["def loadConfig(path):\n    return path", "class A:\n    def doIt(self):\n        pass"],
+        ["def load_config(path):\n    return path", "loadConfig = 1", "class HttpClient:\n    pass"],
+        request="function names must be snake_case",
+    ),
 }
 
 
@@ -92,6 +112,13 @@ def test_a_spelling_the_request_says(ws: Workspace, engine: Engine, name: str) -
     ("no retries above 12", True, "13", True),
     ("no retries above 12", True, "12", False),
     ("no retries above 12", True, "100", True),
+    ("boolean names start with is, has or can", False, "hasItems", False),
+    ("boolean names start with is, has or can", False, "loaded", True),
+    ("constants must be SCREAMING_SNAKE_CASE", False, "MAX_SIZE", False),
+    ("constants must be SCREAMING_SNAKE_CASE", False, "maxSize", True),
+    ("no camelCase constants", True, "maxSize", True),
+    ("types are UpperCamelCase", False, "HttpClient", False),
+    ("types are UpperCamelCase", False, "http_client", True),
 ])
 def test_the_spelling_read_from_the_request(request_: str, flagged: bool, probe: str, wrong: bool) -> None:
     """The request's words give the regex and which side of it is wrong; the literal is not the rule."""

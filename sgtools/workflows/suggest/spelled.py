@@ -33,6 +33,15 @@ _SUFFIX = re.compile(rf"\b(?:end(?:s|ing)?|ended)\s+(?:in|with)\s+{_AFFIX}|\bsuf
                      re.IGNORECASE)
 _PREFIX = re.compile(rf"\b(?:start(?:s|ing)?|begin(?:s|ning)?)\s+with\s+{_AFFIX}|"
                      rf"\bprefix(?:ed|es|ing)?\s+(?:[a-z]+\s+){{0,3}}?with\s+{_AFFIX}", re.IGNORECASE)
+_WORD = r"[`'\"]?[A-Za-z_$][\w$]*[`'\"]?"
+# More affixes listed after the first: "start with is, has or can", "end in Async/Task".
+_MORE = re.compile(rf"(?:\s*,\s*{_WORD})*\s*,?\s+(?:or|and)\s+{_WORD}|(?:\s*/\s*{_WORD})+")
+# A naming style by name: "function names must be snake_case", "no camelCase constants", "all caps".
+_STYLES = {"snake": r"_*[a-z][a-z0-9]*(_[a-z0-9]+)*_*", "camel": r"[a-z][a-zA-Z0-9]*",
+           "pascal": r"[A-Z][a-zA-Z0-9]*", "upper": r"_*[A-Z][A-Z0-9]*(_[A-Z0-9]+)*_*",
+           "kebab": r"[a-z][a-z0-9]*(-[a-z0-9]+)*"}
+_STYLE = re.compile(r"\b(?:(?P<style>snake|(?:lower|upper)?camel|pascal|kebab|(?:screaming|upper)[_ -]?snake|upper|"
+                    r"constant)[_ -]?case\b(?!\s+(?:letter|[A-Za-z])\b)|(?P<caps>all[ -]caps))", re.IGNORECASE)
 _CASED = re.compile(r"\b(?P<case>upper|lower|capital)(?:[- ]?case)?\s+(?P<what>letter|[A-Za-z])\b", re.IGNORECASE)
 _ABOVE = re.compile(r"\b(?:above|greater\s+than|more\s+than|over|at\s+least)\s+(?P<n>\d+)\b|\b(?P<sign>positive|"
                     r"negative)\b", re.IGNORECASE)
@@ -81,12 +90,12 @@ def carrier(node: Node) -> str | None:
     return None
 
 
-def _affixed(affix: str, suffix: bool) -> dict[str, str]:
-    """The regex of an affix on a name and inside a string: a prefix up to a word part (`^I[A-Z]`, `^get_`)."""
-    word = re.escape(affix)
+def _affixed(affixes: list[str], suffix: bool) -> dict[str, str]:
+    """The regex of affixes on a name and inside a string: a prefix up to a word part (`^I[A-Z]`, `^get_`)."""
+    word = re.escape(affixes[0]) if len(affixes) == 1 else "(" + "|".join(map(re.escape, affixes)) + ")"
     if suffix:
         return {NAME: f"{word}$", STRING: f"{word}[\"'`]$"}
-    part = "[A-Z0-9_]" if affix[-1:].isalnum() else ""
+    part = "[A-Z0-9_]" if all(a[-1:].isalnum() for a in affixes) else ""
     return {NAME: f"^{word}{part}", STRING: f"^[@$\\w]{{0,2}}[\"'`]{word}{part}"}
 
 
@@ -115,9 +124,12 @@ def spellings(request: str) -> list[Spelling]:
             affix = next(g for g in m.groups() if g)
             if affix.lower() in ("a", "an", "the"):
                 continue
-            out.append(Spelling(_affixed(affix, suffix), _negated(request, m.start()),
-                                f"{'ending' if suffix else 'starting'} with {affix}"))
-    out += _cased(request)
+            more = _MORE.match(request, m.end())
+            affixes = [affix, *(w.strip("`'\"") for w in re.findall(_WORD, more.group(0)) if w not in ("or", "and"))
+                       ] if more else [affix]
+            out.append(Spelling(_affixed(affixes, suffix), _negated(request, m.start()),
+                                f"{'ending' if suffix else 'starting'} with {' / '.join(affixes)}"))
+    out += _cased(request) + _styled(request)
     for m in _ABOVE.finditer(request):
         sign = (m.group("sign") or "").lower()
         floor = 0 if sign else int(m.group("n")) - (1 if m.group(0).lower().startswith("at") else 0)
@@ -130,6 +142,21 @@ def spellings(request: str) -> list[Spelling]:
         marker = m.group("marker")
         holds = rf"(?i)\b{marker}\b" if any_case(marker) else rf"\b{marker}\b"
         out.append(Spelling({COMMENT: form}, False, m.group("form"), holds=holds))
+    return out
+
+
+def _styled(request: str) -> list[Spelling]:
+    """A naming style the request names (`snake_case`, `PascalCase`, "all caps"): a name, or a string's text, in it
+    whole; wrong when it is not, or, after a negation ("no camelCase constants"), when it is."""
+    out: list[Spelling] = []
+    for m in _STYLE.finditer(request):
+        said = (m.group("style") or "upper").lower()
+        style = next(v for k, v in _STYLES.items() if k in said or (k == "upper" and "constant" in said))
+        if said[:1] in "su" and said not in ("snake", "upper") and ("snake" in said or "camel" in said):
+            # SCREAMING_SNAKE_CASE, UPPER_SNAKE_CASE; UpperCamelCase is PascalCase
+            style = _STYLES["upper" if "snake" in said else "pascal"]
+        out.append(Spelling({NAME: f"^{style}$", STRING: f"^[@$\\w]{{0,2}}[\"'`]{style}[\"'`]$"},
+                            _negated(request, m.start()), m.group(0)))
     return out
 
 
@@ -170,32 +197,47 @@ def _note(spelling: Spelling, where: str) -> str:
             "through the same value built at run time")
 
 
+def _declared(node: Node) -> bool:
+    return node.role == "name" and node.parent is not None and declaration(node.parent)
+
+
+_Said = tuple[dict[str, Any], Node, str]  # a rule, the node it is written from, what it flags (for the note)
+
+
+def _kept(wrong: list[list[Node]], keep: Any) -> list[Node]:
+    """The carriers `keep` accepts, when every invalid example has one; else none."""
+    each = [[n for n in ns if keep(n)] for ns in wrong]
+    return [n for ns in each for n in ns] if all(each) else []
+
+
+def _by_name(spelling: Spelling, wrong: list[list[Node]]) -> _Said | None:
+    """The declarations of a kind every invalid example declares a name spelt wrong in, by that name."""
+    names = [[n for n in ns if carrier(n) == NAME and _declared(n)] for ns in wrong]
+    kinds = set.intersection(*({str(n.parent.kind) for n in ns if n.parent} for ns in names))
+    flat = [n for ns in names for n in ns if n.parent is not None and n.parent.kind in kinds]
+    if not flat:
+        return None
+    rule = {**of_kinds(sorted(kinds)), "has": {"field": "name", **_clause(spelling, flat, False)}}
+    return rule, flat[0].parent or flat[0], "every declaration named"
+
+
 def _alone(spelling: Spelling, wrong: list[list[Node]], language: str, examples: Sequence[Example],
-           start: int) -> list[Candidate]:
-    """The carrier where it is the construct itself: a number literal by its kind, a declaration by its name
-    (only for a spelling that is wrong, `^I[A-Z]`: one every name must have needs the construct it is asked of),
-    comments by the marker the request writes."""
-    flat = [n for ns in wrong for n in ns]
-    kinds = {carrier(n) for n in flat}
-    if not spelling.alone or len(kinds) != 1:
+           start: int, narrowed: bool) -> list[Candidate]:
+    """The carrier where it is the construct itself: a number literal by its kind, comments by the marker the
+    request writes, a declaration by its name, of a kind every invalid example declares one so named in (for a
+    spelling every name must have, only where no near miss `narrowed` it to the construct it is asked of)."""
+    if not spelling.alone:
         return []
-    kind = kinds.pop()
-    if kind == NUMBER and all(not n.children for n in flat):
-        rule = _clause(spelling, flat, True)
-        where = "every number literal"
-    elif kind == COMMENT:
-        rule = {**of_kinds(directives.comment_kinds(language, examples)), **_clause(spelling, flat, False)}
-        where = "every comment with the marker"
-    elif kind == NAME and spelling.flagged and all(n.role == "name" and n.parent is not None
-                                                   and declaration(n.parent) for n in flat):
-        rule = {**of_kinds(sorted({str(n.parent.kind) for n in flat if n.parent})),
-                "has": {"field": "name", **_clause(spelling, flat, False)}}
-        flat = [n.parent for n in flat if n.parent is not None]
-        where = "every declaration named"
-    else:
-        return []
-    return [Candidate({"rule": rule}, Generalised.written(flat[0], spelling.what), REQUESTED, start,
-                      _note(spelling, where))]
+    said: list[_Said] = []
+    if numbers := _kept(wrong, lambda n: carrier(n) == NUMBER and not n.children):
+        said.append((_clause(spelling, numbers, True), numbers[0], "every number literal"))
+    if comments := _kept(wrong, lambda n: carrier(n) == COMMENT):
+        rule = {**of_kinds(directives.comment_kinds(language, examples)), **_clause(spelling, comments, False)}
+        said.append((rule, comments[0], "every comment with the marker"))
+    named = _by_name(spelling, wrong) if spelling.flagged or not narrowed else None
+    said += [named] if named is not None else []
+    return [Candidate({"rule": rule}, Generalised.written(node, spelling.what), REQUESTED, start + i,
+                      _note(spelling, where)) for i, (rule, node, where) in enumerate(said)]
 
 
 Step = tuple[str, Any]
@@ -378,10 +420,11 @@ def spelled_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[
         wrong = [[x for x in e.nodes() if spelling.wrong(x)] for e in invalid]
         if not all(wrong):
             continue
-        out += _alone(spelling, wrong, language, [*invalid, *valid], start + len(out))
-        out += _named(spelling, invalid, mentioned - _affixes(spelling), start + len(out))
-        out += _called(spelling, invalid, valid, language, start + len(out))
-        out += _within(spelling, near, invalid, valid, mentioned - _affixes(spelling), start + len(out))
+        inside = _within(spelling, near, invalid, valid, mentioned - _affixes(spelling), start + len(out))
+        out += _alone(spelling, wrong, language, [*invalid, *valid], start + len(out) + len(inside), bool(inside))
+        out += _named(spelling, invalid, mentioned - _affixes(spelling), start + len(out) + len(inside))
+        out += _called(spelling, invalid, valid, language, start + len(out) + len(inside))
+        out += inside
     return out
 
 
