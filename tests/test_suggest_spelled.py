@@ -94,6 +94,16 @@ CASES = {
         ["def load_config(path):\n    return path", "loadConfig = 1", "class HttpClient:\n    pass"],
         request="function names must be snake_case",
     ),
+    "a range the request says a number passed to a call must be in, from below": Case(
+        "`setInterval(poll, 100)` and `setInterval(..., 50)`: the delay the calls pass, a number not above 999; "
+        "not a delay held in a variable, nor another call's",
+        "javascript",
+        ["setInterval(poll, 100);", "setInterval(() => tick(), 50);"],
+        ["setInterval(poll, 5000);", "setInterval(() => tick(), 1000);"],
+        ["const id = setInterval(refresh, 250);", "setInterval(function () { ping(); }, 20);"],
+        ["setInterval(refresh, 60000);", "setInterval(refresh, delay);", "setTimeout(refresh, 10);"],
+        request="no polling intervals below 1000 ms",
+    ),
 }
 
 
@@ -119,6 +129,11 @@ def test_a_spelling_the_request_says(ws: Workspace, engine: Engine, name: str) -
     ("no camelCase constants", True, "maxSize", True),
     ("types are UpperCamelCase", False, "HttpClient", False),
     ("types are UpperCamelCase", False, "http_client", True),
+    ("no timeouts below 100", False, "50", True),
+    ("no timeouts below 100", False, "100", False),
+    ("retries must be at most 3", True, "4", True),
+    ("retries must be at most 3", True, "3", False),
+    ("ports must be at least 1024", False, "80", True),
 ])
 def test_the_spelling_read_from_the_request(request_: str, flagged: bool, probe: str, wrong: bool) -> None:
     """The request's words give the regex and which side of it is wrong; the literal is not the rule."""

@@ -43,8 +43,8 @@ _STYLES = {"snake": r"_*[a-z][a-z0-9]*(_[a-z0-9]+)*_*", "camel": r"[a-z][a-zA-Z0
 _STYLE = re.compile(r"\b(?:(?P<style>snake|(?:lower|upper)?camel|pascal|kebab|(?:screaming|upper)[_ -]?snake|upper|"
                     r"constant)[_ -]?case\b(?!\s+(?:letter|[A-Za-z])\b)|(?P<caps>all[ -]caps))", re.IGNORECASE)
 _CASED = re.compile(r"\b(?P<case>upper|lower|capital)(?:[- ]?case)?\s+(?P<what>letter|[A-Za-z])\b", re.IGNORECASE)
-_ABOVE = re.compile(r"\b(?:above|greater\s+than|more\s+than|over|at\s+least)\s+(?P<n>\d+)\b|\b(?P<sign>positive|"
-                    r"negative)\b", re.IGNORECASE)
+_ABOVE = re.compile(r"\b(?:(?P<up>above|greater\s+than|more\s+than|over|at\s+least|(?P<down>below|under|less\s+than|"
+                    r"fewer\s+than|at\s+most))\s+(?P<n>\d+)\b|(?P<sign>positive|negative))\b", re.IGNORECASE)
 _FORM = re.compile(r"(?<![\w/])(?P<form>(?P<marker>[A-Z]{3,})\(\S*\d\S*?\))")  # `TODO(crbug.com/123456)`
 _NUMBER_KIND = re.compile(r"integer|number|float|decimal|hex|octal|binary|real|int_literal|numeric")
 _WRAP_OPEN, _WRAP_CLOSE = r"^[\s{(\"'`]*", r"[\s})\"'`]*$"  # a value as written: `{1}`, `"1"`, `( 1 )`
@@ -130,13 +130,7 @@ def spellings(request: str) -> list[Spelling]:
             out.append(Spelling(_affixed(affixes, suffix), _negated(request, m.start()),
                                 f"{'ending' if suffix else 'starting'} with {' / '.join(affixes)}"))
     out += _cased(request) + _styled(request)
-    for m in _ABOVE.finditer(request):
-        sign = (m.group("sign") or "").lower()
-        floor = 0 if sign else int(m.group("n")) - (1 if m.group(0).lower().startswith("at") else 0)
-        value = r"-\s*\d[\w.]*" if sign == "negative" else r"\+?" + _above(floor) + "[lLuU]*"
-        if floor >= 0:
-            out.append(Spelling({NUMBER: _WRAP_OPEN + value + _WRAP_CLOSE}, _negated(request, m.start()),
-                                m.group(0), alone=False))
+    out += [said for m in _ABOVE.finditer(request) if (said := _ranged(request, m)) is not None]
     for m in _FORM.finditer(request):
         form = re.sub(r"\d+", r"\\d+", re.escape(m.group("form")))
         marker = m.group("marker")
@@ -158,6 +152,25 @@ def _styled(request: str) -> list[Spelling]:
         out.append(Spelling({NAME: f"^{style}$", STRING: f"^[@$\\w]{{0,2}}[\"'`]{style}[\"'`]$"},
                             _negated(request, m.start()), m.group(0)))
     return out
+
+
+def _ranged(request: str, m: re.Match[str]) -> Spelling | None:
+    """A number's range: above N (at least N: above N - 1), positive, negative; below N and at most N said by the
+    numbers above N - 1 and N, the other side of it wrong: "no timeouts below 100" flags a number as written that
+    is not above 99, "must be at most 3" one above 3."""
+    sign = (m.group("sign") or "").lower()
+    n = 0 if sign else int(m.group("n"))
+    word = (m.group("up") or "").lower()
+    floor = n - 1 if word in ("at least", "below", "under", "less than", "fewer than") else n
+    if sign == "negative":
+        value = r"-\s*\d[\w.]*"
+    elif floor >= 0:
+        value = r"\+?" + _above(floor) + "[lLuU]*"
+    else:
+        return None
+    negated = _negated(request, m.start())
+    return Spelling({NUMBER: _WRAP_OPEN + value + _WRAP_CLOSE}, negated != bool(m.group("down")), m.group(0),
+                    alone=False)
 
 
 def _cased(request: str) -> list[Spelling]:
@@ -186,6 +199,8 @@ def _clause(spelling: Spelling, nodes: Sequence[Node], typed: bool, as_: str | N
     rule = {**spelling.clause(kind)}
     if spelling.holds is not None:
         rule = {"regex": spelling.holds, **rule}
+    elif kind == NUMBER and not spelling.flagged:
+        rule = {"regex": _VALUE.pattern, **rule}  # a number outside the range, not a variable
     if typed or (not spelling.flagged and kind != NUMBER):
         rule = {**of_kinds(sorted({n.kind for n in nodes})), **rule}
     return rule
