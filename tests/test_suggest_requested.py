@@ -221,6 +221,17 @@ CASES = {
          "grep --fixed-strings \"$w\" f"],
         request="grep on a variable must use --fixed-strings (-F), or a dot in the value matches any character",
     ),
+    "a call without an argument of the kind the request names": Case(
+        "`Object.assign(target, b)` beside `Object.assign({}, b)`: \"a fresh object\" is an argument of kind "
+        "`object`, whatever it holds and however many others there are",
+        "javascript",
+        ["Object.assign(target, patch);", "const merged = Object.assign(defaults, opts);"],
+        ["Object.assign({}, target, patch);", "const merged = Object.assign({}, defaults, opts);"],
+        ["Object.assign(state, patch, extra);", "return Object.assign(base, a, b, c);"],
+        ["Object.assign({ id }, row);", "const copy = Object.assign({}, state);", "Object.keys(state);",
+         "merge(state, patch);"],
+        request="Object.assign must be given a fresh object as its target, or it mutates the first argument",
+    ),
     "a constructor the request names, by any package path, without the type it needs, passed by any name": Case(
         "`Formatter()` and `Formatter(sb)` beside calls passing `Locale.US`: also `java.util.Formatter(...)`, a "
         "class made with its package path; a locale passed as a value (`this.locale`) is one too",

@@ -109,6 +109,26 @@ def _as_value(word: str) -> str:
     return f"[{word[0]}{word[0].lower()}]{word[1:]}" if re.fullmatch(r"[A-Z][a-z]\w*", word) else word
 
 
+def _arguments(call: Node) -> Node | None:
+    return next((c for c in call.children if c.kind.endswith(("arguments", "argument_list"))), None)
+
+
+def _passed_kind(request: str, made: list[Node], fine: list[Node]) -> tuple[dict[str, Any], list[str]] | None:
+    """An argument of a kind the request names ("a dependency array": `array`) that every valid call passes and no
+    invalid one does, as the `has` of the call's argument list; None when there is no such kind."""
+    named = set(re.findall(r"[a-z]+", request.lower()))
+    def kinds(call: Node) -> set[str]:
+        args = _arguments(call)
+        return {c.kind for c in args.children if c.named} if args is not None else set()
+    shared = set.intersection(*(kinds(n) for n in fine)) if fine else set()
+    said = sorted(k for k in shared - set().union(*(kinds(n) for n in made)) if k.split("_")[0] in named)
+    args = _arguments(fine[0]) if fine else None
+    if len(said) != 1 or args is None:
+        return None
+    held = {**({"field": args.role} if args.role else {"kind": args.kind}), "has": {"kind": said[0]}}
+    return {"has": held}, [f"an argument of kind {said[0]}"]
+
+
 def _imported(called: dict[str, Any], words: list[str], call: Node, callee: Node, language: str) -> dict[str, Any]:
     """The call by name, also by its bare name where the file imports it from the module the request writes
     (`from warnings import warn` then `warn(...)`)."""
@@ -119,6 +139,16 @@ def _imported(called: dict[str, Any], words: list[str], call: Node, callee: Node
             alone = imported.bare_where_imported(re.escape(name), module)
             called = imported.either(called, {"kind": call.kind, "has": {"field": callee.role, **alone}})
     return called
+
+
+def _lacks(request: str, words: list[str], calls: list[tuple[Node, Node]],
+           fine: list[Node]) -> tuple[dict[str, Any], list[str]] | None:
+    """What the invalid calls lack, as a rule, and its words: the needed words, else an argument of the kind the
+    request names; None for neither."""
+    needed = _needed(request, words, calls, [n.text for n in fine])
+    if needed:
+        return {"regex": "|".join(_said(t) for t in needed)}, needed
+    return _passed_kind(request, [n for n, _ in calls], fine)
 
 
 def required_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
@@ -133,15 +163,16 @@ def required_forms(request: str | None, invalid: Sequence[Example], valid: Seque
     if not words or not all(made):
         return []
     calls = [pair for cs in made for pair in cs]
-    needed = _needed(request, words, calls, [n.text for cs in fine for n, _ in _named_calls(cs, words)])
-    if not needed or len({(n.kind, c.role) for n, c in calls}) != 1:
+    lacking = _lacks(request, words, calls, [n for cs in fine for n, _ in _named_calls(cs, words)])
+    if lacking is None or len({(n.kind, c.role) for n, c in calls}) != 1:
         return []
+    lacks, needed = lacking
     call, callee = calls[0]
     bare = all(c.text in words for _, c in calls)
     regex = "^(" + "|".join(_regex(w, bare, language) for w in words) + ")$"
     called = _imported(callnames.by_name(call.kind, callee.role or "", regex, language), words, call, callee,
                        language)
-    rule = {"all": [called, {"not": {"regex": "|".join(_said(t) for t in needed)}}]}
+    rule = {"all": [called, {"not": lacks}]}
     label = f"{' / '.join(words)} without {' / '.join(needed)}"
     note = (f"flags every call of {' / '.join(words)} that does not write {' or '.join(needed)} (what the request "
             "says it needs), whatever else it passes; lets through one that writes the word elsewhere in the call")
