@@ -1662,6 +1662,22 @@ CASES = {
          "@Test\nfun loads() {\n    runBlocking { repo.load() }\n}"],
         request="no runBlocking in a @Composable, launch from a LaunchedEffect instead",
     ),
+    "code not inside the call the request says to wrap it in, by that call's name": Case(
+        "\"always wrap db.query in transaction { }\", the valid examples calling it in `transaction { }` and "
+        "`transactionRead { }` (Kotlin: no field names the callee): the query `not: inside` a call named so, by "
+        "its first child, not outside any call at all, so a query in a `forEach { }` is flagged too.",
+        "kotlin",
+        ["fun save(u: User) {\n    db.query(\"insert\", u)\n}",
+         "fun load(id: Int) = db.query(\"select\", id).first()"],
+        ["fun save(u: User) {\n    transaction {\n        db.query(\"insert\", u)\n    }\n}",
+         "fun load(id: Int) = transactionRead { db.query(\"select\", id) }.first()"],
+        ["fun all(ids: List<Int>) {\n    ids.forEach { db.query(\"x\", it) }\n}",
+         "fun drop() {\n    db.query(\"delete\")\n}"],
+        ["fun one() {\n    transaction { db.query(\"y\") }\n}",
+         "fun two() = transactionRead { listOf(db.query(\"z\")) }",
+         "fun three() = transaction { db.query(\"k\").first() }"],
+        request="always wrap db.query in transaction { }, a query outside one runs in autocommit",
+    ),
     "code placed in the loop the request names goes before code outside it": Case(
         "\"no s = s .. x inside a loop\" with each invalid example declaring `local p = \"\"` before its loop and the "
         "valid ones a table: `$A = $A .. $B` inside any loop, as the request says, not the empty-string declaration "

@@ -57,6 +57,7 @@ from sgtools.workflows.suggest import (
     sequence,
     shapes,
     union,
+    wrapped,
     written,
 )
 from sgtools.workflows.suggest import candidates as cands
@@ -262,6 +263,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                                            author.AUTHOR_ROOTS + 8000)
                + around.missing_field_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8400)
                + dropped.dropped_forms(calls, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8450, search.language)
+               + wrapped.wrapped_forms(calls, search.invalid, valid_trees, search.request, search.language,
+                                       author.AUTHOR_ROOTS + 8470)
                + carrier.carrier_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8500)
                + around.not_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9000)
                + around.bounded_context_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 9500)
