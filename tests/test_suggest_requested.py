@@ -232,6 +232,17 @@ CASES = {
          "merge(state, patch);"],
         request="Object.assign must be given a fresh object as its target, or it mutates the first argument",
     ),
+    "calls the request lists without the argument they need, though the valid examples make only one of them": Case(
+        "`subprocess.run(...)` and `subprocess.call(...)` without `check`: the valid examples call only "
+        "`subprocess.run`, with it; the request's list says both are the call",
+        "python",
+        ["subprocess.run([\"make\", \"all\"])", "status = subprocess.call(cmd, cwd=root)"],
+        ["subprocess.run([\"make\", \"all\"], check=True)", "subprocess.check_call(cmd, cwd=root)"],
+        ["subprocess.call([\"ls\", \"-l\"])", "out = subprocess.run(args, capture_output=True)",
+         "rc = subprocess.call(cmd)"],
+        ["subprocess.call(cmd, check=False)", "subprocess.check_call([\"ls\"])", "os.system(\"ls\")"],
+        request="subprocess.run and subprocess.call must pass check, a failing command goes unnoticed otherwise",
+    ),
     "a constructor the request names, by any package path, without the type it needs, passed by any name": Case(
         "`Formatter()` and `Formatter(sb)` beside calls passing `Locale.US`: also `java.util.Formatter(...)`, a "
         "class made with its package path; a locale passed as a value (`this.locale`) is one too",

@@ -66,10 +66,12 @@ def _named_calls(calls: list[tuple[Node, Node]], words: list[str]) -> list[tuple
 
 
 def _named_words(request: str, shown: list[list[tuple[Node, Node]]], fine: list[list[tuple[Node, Node]]]) -> list[str]:
-    """The request's names of a call that some invalid example and some valid example make."""
+    """The request's names of a call that the invalid examples make, when a valid example makes one of them too
+    ("hashlib.md5 or hashlib.sha1" where only an md5 call is shown valid: the request's list is one call)."""
     def makes(word: str, calls: list[list[tuple[Node, Node]]]) -> bool:
         return any(_names(word, c.text) for cs in calls for _, c in cs)
-    return [w for w in dict.fromkeys(_NAME.findall(request)) if makes(w, shown) and makes(w, fine)]
+    made = [w for w in dict.fromkeys(_NAME.findall(request)) if makes(w, shown)]
+    return made if any(makes(w, fine) for w in made) else []
 
 
 def _tokens(request: str) -> list[str]:
