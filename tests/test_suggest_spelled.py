@@ -6,12 +6,14 @@ examples do not show."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.workflows.suggest import spelled
+from sgtools.workflows.suggest.tree import read_examples
 from tests.test_suggest_shapes import Case, check_case
 
 CASES = {
@@ -141,3 +143,15 @@ def test_the_spelling_read_from_the_request(request_: str, flagged: bool, probe:
     regex = said.regex[spelled.NAME if probe[0].isalpha() else spelled.NUMBER]
     assert said.flagged is flagged
     assert (re.search(regex, probe) is not None) == (wrong == flagged)
+
+
+def test_a_spelling_every_name_must_have_is_confirmed_by_a_valid_example_carrying_it(engine: Engine,
+                                                                                    tmp_path: Path) -> None:
+    """"Handlers must end in _handler" with no valid example writing such a name: the valid examples separate only
+    by lacking the declarations, which says nothing of the spelling; with one that writes it, the rule is offered."""
+    invalid = read_examples(engine, tmp_path, "python", ["def load(x):\n    return x", "def save(x):\n    return x"])
+    bare = read_examples(engine, tmp_path, "python", ["x = load", "y = save"])
+    shown = read_examples(engine, tmp_path, "python", ["def load_handler(x):\n    return x", "y = save"])
+    request = "handlers must end in _handler"
+    assert spelled.spelled_forms([], invalid, bare, request, "python", 0) == []
+    assert spelled.spelled_forms([], invalid, shown, request, "python", 0)

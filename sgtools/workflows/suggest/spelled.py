@@ -68,6 +68,13 @@ class Spelling:
         return regex is not None and (self.holds is None or re.search(self.holds, node.text) is not None) and (
             re.search(regex, node.text) is not None) == self.flagged
 
+    def shown(self, examples: Sequence[Example]) -> bool:
+        """Some example writes a node spelt as the request asks: a spelling every name must have is confirmed by
+        the valid examples carrying it (`SaveAsync`), not by their lacking the construct."""
+        return any(self.regex.get(kind := carrier(n) or "") is not None and not self.wrong(n, kind)
+                   and (self.holds is None or re.search(self.holds, n.text) is not None)
+                   for e in examples for n in e.nodes())
+
     def clause(self, as_: str) -> dict[str, Any]:
         regex = self.regex[as_]
         return {"regex": regex} if self.flagged else {"not": {"regex": regex}}
@@ -427,13 +434,12 @@ def spelled_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[
     n = len(invalid)
     near = sorted(((c, o) for c, o in tried if not o.refused and c.form not in (EXCLUDE, REQUESTED)
                    and all(o.hits[:n]) and any(o.hits[n:])), key=lambda co: co[0].key())[:_NEAR]
-    words = {w.strip("`'\"") for w in re.findall(r"`[^`]+`|[A-Za-z_$][\w$]*", request)}
     shown = {leaf.text for e in invalid for leaf in e.root.walk() if not leaf.children}
-    mentioned = {m.name for m in mentions(request)} & shown & words
+    mentioned = {m.name for m in mentions(request)} & shown
     out: list[Candidate] = []
     for spelling in spellings(request):
         wrong = [[x for x in e.nodes() if spelling.wrong(x)] for e in invalid]
-        if not all(wrong):
+        if not all(wrong) or (valid and not spelling.flagged and not spelling.shown(valid)):
             continue
         inside = _within(spelling, near, invalid, valid, mentioned - _affixes(spelling), start + len(out))
         out += _alone(spelling, wrong, language, [*invalid, *valid], start + len(out) + len(inside), bool(inside))
