@@ -128,7 +128,8 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
     """The figures docs/suggest-rule.md reports, as a floor; every "no rule" answer names real differences."""
     ws = Workspace(tmp_path)
     right = {h: 0 for h in cat.SETS}
-    for req in [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13]:
+    for req in [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13,
+                *DEV14, *DEV15]:
         scored = cat.score(ws, engine, req)
         right[req.half] += scored.right
         if not scored.found:
@@ -138,7 +139,8 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
     assert (right["dev"] >= 30 and right["dev2"] >= 29 and right["dev3"] >= 25 and right["dev4"] >= 27
             and right["dev5"] >= 25 and right["dev6"] >= 25 and right["dev7"] >= 25
             and right["dev8"] >= 20 and right["dev9"] >= 24 and right["dev10"] >= 18 and right["dev11"] >= 12
-            and right["dev12"] >= 12 and right["dev13"] >= 10), developed
+            and right["dev12"] >= 12 and right["dev13"] >= 10 and right["dev14"] >= 4
+            and right["dev15"] >= 7), developed
     # The test half's floor, its figure never printed: a tuner who sees it fail learns one bit, not a figure.
     assert right["test"] >= 22, "the test half fell below its floor (its figure is not shown)"
 
@@ -149,8 +151,6 @@ def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.Capture
     from bin import intent_eval
 
     assert set(cat.HELD_OUT) <= set(cat.SETS) and "test" in cat.HELD_OUT
-    assert "dev14" in cat.HELD_OUT, "dev14 is sealed until the lead's single scored run"
-    assert "dev15" in cat.HELD_OUT, "dev15 is sealed until the lead's single scored run"
     for held in cat.HELD_OUT:
         with pytest.raises(SystemExit) as refused:
             intent_eval.main(["--half", held, "--show"])
