@@ -20,12 +20,14 @@ from sgtools.workflows.suggest.placed import flagging
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
-_NAME = re.compile(r"(?<![\w@])@([A-Za-z_][\w.]*\w)")
+# An annotation said as the place of the point ("in a @Composable", "inside @Transactional methods"), not one said
+# beside it ("classes with their @Published properties", "use @StateObject"): only the place keeps code inside it.
+_NAME = re.compile(r"\b(?:in|inside|within)\s+(?:(?:a|an|the|any|every|each|all)\s+)?@([A-Za-z_][\w.]*\w)", re.I)
 _MARKS = ("annotation", "decorator", "attribute")  # the kinds an annotation is, by grammar
 
 
 def annotation_names(request: str | None) -> list[str]:
-    """The annotations the request writes (`@Composable`, `@Test`), each by its last name."""
+    """The annotations the request says code is in (`@Composable`, `@Test`), each by its last name."""
     return list(dict.fromkeys(m.group(1).split(".")[-1] for m in _NAME.finditer(request or "")))
 
 
