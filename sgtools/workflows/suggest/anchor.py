@@ -10,7 +10,6 @@ than flag the part wherever it is written (`assert pair == (1, 2)`, `count()` in
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -101,9 +100,7 @@ def anchored_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
             clause = _where(kind, bad)
             if clause is None or _held_in_valid(clause, kinds, valid):
                 continue
-            rule = {"all": [cand.body["rule"], {"inside": clause}]}
             note = (f"flags it only as a part of a `{kind}`, the construct every example is about; lets through "
                     "the same code anywhere else")
-            out.append(dataclasses.replace(cand, body={**cand.body, "rule": rule}, root_index=start + len(out),
-                                           note=note, anchored=True))
+            out.append(cand.kept_inside(clause, note, start + len(out), placed=cand.placed))
     return out

@@ -9,7 +9,6 @@ as placed.py ranks a construct the request names.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -66,10 +65,8 @@ def annotated_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequenc
                      for nodes in matched(outcome, invalid, 0)]
             if not all(found) or any(f[0] != found[0][0] for f in found):
                 continue
-            rule = {"all": [cand.body["rule"], {"inside": found[0][0]}]}
             note = f"flags it only in a `{found[0][0]['kind']}` annotated `@{name}`, as the request says; lets " \
                    "through the same code anywhere else"
-            out.append(dataclasses.replace(cand, body={**cand.body, "rule": rule}, root_index=start + len(out),
-                                           note=note, anchored=True,
-                                           placed=cand.form == KIND_ONLY or cand.keyword_only()))
+            out.append(cand.kept_inside(found[0][0], note, start + len(out),
+                                        placed=cand.form == KIND_ONLY or cand.keyword_only()))
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sgtools.workflows.suggest.generalise import LEVELS, Generalised
@@ -103,6 +103,12 @@ class Candidate:
     shape: bool = False  # only the kinds of a construct and its field children (shapes.py): a near miss, never kept
     flag: bool = False  # a call without the flag every valid call passes (`true`): before a pattern of its arity
     lacks: bool = False  # a construct with the parts the request names, without the one it needs (lacking.py)
+
+    def kept_inside(self, clause: dict[str, Any], note: str, root_index: int, *, placed: bool) -> Candidate:
+        """This candidate flagged only inside `clause` (the construct, call or declaration it is a part of): the
+        context-placing modules (anchor, placed, annotated) each write it so."""
+        return replace(self, body={**self.body, "rule": {"all": [self.body["rule"], {"inside": clause}]}},
+                       root_index=root_index, note=note, anchored=True, placed=placed)
 
     def keyword_only(self) -> bool:
         """A pattern that keeps only operators and keywords (`$A == $B`, `defer $A`, `$A, _`)."""

@@ -19,14 +19,13 @@ before the loop) go after it (`constructs_first`).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from sgtools.workflows.suggest import callnames, contexts, listed
 from sgtools.workflows.suggest.author import call_like, construct_kind, matched, named_child, whole_kind
-from sgtools.workflows.suggest.candidates import FIELD, KIND_ONLY, REQUESTED, Candidate, own_context
+from sgtools.workflows.suggest.candidates import FIELD, KIND_ONLY, REQUESTED, Candidate, of_kinds, own_context
 from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
@@ -128,14 +127,11 @@ def request_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: S
         found = _contexts(matched(outcome, invalid, 0), names)
         if found is None:
             continue
-        inside = _inside(found, request, language)
-        rule = {"all": [cand.body["rule"], {"inside": inside}]}
         shown = ", ".join(sorted(set().union(*found.values())))
         note = f"flags it only inside a call of {shown} (or the like, as the request names them); lets through " \
                "the same code anywhere else"
-        out.append(dataclasses.replace(cand, body={**cand.body, "rule": rule}, root_index=start + len(out),
-                                       note=note, anchored=True,
-                                       placed=cand.form == KIND_ONLY))
+        out.append(cand.kept_inside(_inside(found, request, language), note, start + len(out),
+                                    placed=cand.form == KIND_ONLY))
     return out
 
 
@@ -229,15 +225,12 @@ def construct_context_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid:
         kinds = sorted(set().union(*found))
         if "loop" in words and all(k in loops for k in kinds):
             kinds = list(loops)
-        inside: dict[str, Any] = ({"kind": kinds[0]} if len(kinds) == 1 else {"any": [{"kind": k} for k in kinds]})
-        inside = {**inside, **({"field": part} if part else {}), "stopBy": "end"}
-        rule = {"all": [cand.body["rule"], {"inside": inside}]}
+        inside = {**of_kinds(kinds), **({"field": part} if part else {}), "stopBy": "end"}
         where = f"the {part} of a" if part else "inside a"
         note = f"flags it only in {where} {' or '.join(kinds)}, as the request says; lets through the same code " \
                "anywhere else"
-        out.append(dataclasses.replace(cand, body={**cand.body, "rule": rule}, root_index=start + len(out),
-                                       note=note, anchored=True,
-                                       placed=cand.form == KIND_ONLY or cand.keyword_only()))
+        out.append(cand.kept_inside(inside, note, start + len(out),
+                                    placed=cand.form == KIND_ONLY or cand.keyword_only()))
     return out
 
 
