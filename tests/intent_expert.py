@@ -13,6 +13,9 @@ from sgtools.engine.process import Engine
 from tests import intent_catalogue as cat
 
 EXPERT_PATH = Path(__file__).resolve().parent / "data" / "intent_expert.yml"
+# The same requests, by other authors told to use no fact about libraries, APIs or frameworks that the request and
+# the examples do not show: what a generaliser that knows no APIs could reach at best.
+PLAIN_PATH = EXPERT_PATH.with_name("intent_expert_plain.yml")
 _SCOPES = {"files": "files", "ignores": "ignores", "none": ""}
 
 
@@ -30,10 +33,10 @@ class Expert:
         return self.knowledge.strip().lower() not in ("", "none")
 
 
-def load() -> list[Expert]:
-    """Every expert rule, with its request (matched by id)."""
+def load(path: Path = EXPERT_PATH) -> list[Expert]:
+    """Every expert rule of the file, with its request (matched by id)."""
     requests = {r.id: r for r in cat.load_all()}
-    entries = yamlio.load_one(EXPERT_PATH.read_text(encoding="utf-8"))
+    entries = yamlio.load_one(path.read_text(encoding="utf-8"))
     return [Expert(requests[e["id"]], {k: e[k] for k in ("rule", "constraints") if k in e},
                    _SCOPES[str(e["scope"])], str(e["knowledge"])) for e in entries]
 
