@@ -20,7 +20,7 @@ before the loop) go after it (`constructs_first`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sgtools.workflows.suggest import callnames, contexts, listed
@@ -93,9 +93,15 @@ def _contexts(bad: list[list[Node]], names: set[str]) -> dict[tuple[str, str], s
 
 def _inside(contexts: dict[tuple[str, str], set[str]], request: str | None, language: str) -> dict[str, Any]:
     """`inside` the contexts, each by kind and the request's whole family of the names shown."""
-    group = _family(set().union(*contexts.values()), request)
-    regex = r"(^|\W)(" + "|".join(re.escape(n) for n in group) + ")$"
-    clauses = [callnames.by_name(kind, role, regex, language) for kind, role in sorted(contexts)]
+    return named_calls(contexts, _family(set().union(*contexts.values()), request), language)
+
+
+def named_calls(places: Iterable[tuple[str, str]], names: Sequence[str], language: str) -> dict[str, Any]:
+    """The relational clause for any call (or assignment) of the kinds at `places` ((kind, field of its name))
+    whose name ends in one of `names`, however deep around the code (`stopBy: end`): placed.py keeps code inside
+    it, wrapped.py keeps code out of it."""
+    regex = r"(^|\W)(" + "|".join(re.escape(n) for n in names) + ")$"
+    clauses = [callnames.by_name(kind, role, regex, language) for kind, role in sorted(places)]
     return {**clauses[0], "stopBy": "end"} if len(clauses) == 1 else {"any": clauses, "stopBy": "end"}
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from sgtools.workflows.suggest import callnames
 from sgtools.workflows.suggest.author import call_like, near_misses, whole_kind
 from sgtools.workflows.suggest.candidates import INSIDE_TEXT, Candidate
+from sgtools.workflows.suggest.placed import named_calls
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -49,11 +49,7 @@ def wrapped_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
             continue
         places = {(k, r) for calls in around for k, r, _n in calls}
         names = sorted({n for calls in around for _k, _r, n in calls})
-        regex = r"(^|\W)(" + "|".join(re.escape(n) for n in names) + ")$"
-        clauses = [callnames.by_name(k, r, regex, language) for k, r in sorted(places)]
-        inside: dict[str, Any] = ({**clauses[0], "stopBy": "end"} if len(clauses) == 1 else
-                                  {"any": clauses, "stopBy": "end"})
-        rule = {"all": [cand.body["rule"], {"not": {"inside": inside}}]}
+        rule = {"all": [cand.body["rule"], {"not": {"inside": named_calls(places, names, language)}}]}
         note = (f"flags it except inside a call of {' / '.join(names)}, where the request says it belongs; lets "
                 "through the same code in any such call")
         out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE_TEXT, start + len(out), note,
