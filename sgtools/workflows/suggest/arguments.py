@@ -19,7 +19,7 @@ _POSITIONS = 3  # the first arguments are where a call's meaning lies (a format,
 _FORMS = 2  # argument forms per near miss
 
 
-def _argument_list(call: Node) -> Node | None:
+def argument_list(call: Node) -> Node | None:
     """The call's own list of arguments, a direct child (`argument_list`, `arguments`)."""
     return next((c for c in call.children if c.named and (c.role == "arguments" or c.kind.endswith(
         ("arguments", "argument_list")))), None)
@@ -30,7 +30,7 @@ def _arguments(call: Node) -> tuple[Node, list[tuple[str, bool]]] | None:
     value: the kind is the value's). None when the node is no call or has no list of its own."""
     if not call_like(call.kind):
         return None
-    args = _argument_list(call)
+    args = argument_list(call)
     if args is None:
         return None
     out: list[tuple[str, bool]] = []
@@ -116,7 +116,7 @@ def _token_fact(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], dict
     verb `%v`, a word) in every invalid call and in no valid one: `fmt.Errorf("load: %v", err)` beside `"%w"`;
     else a string of one kind passed anywhere in the list (`scanf("%s", x)` and `sscanf(line, "%s = %d", ...)`
     beside `%31s`: the format is the first argument of one and the second of the other)."""
-    lists = [_argument_list(n) for n in [*bad, *good]]
+    lists = [argument_list(n) for n in [*bad, *good]]
     if any(x is None for x in lists):
         return None
     known = [x for x in lists if x is not None]
@@ -186,7 +186,7 @@ _FLAG_KIND = re.compile(r"^(?:true|false|bool\w*)$")
 def _literals(call: Node) -> dict[tuple[str, str], Node] | None:
     """The flags the call passes, each an item of its own argument list or held directly by one (wrapped, or
     named: PHP's `strict: true`), by (kind, text); None when the node is no call with a list of its own."""
-    args = _argument_list(call) if call_like(call.kind) else None
+    args = argument_list(call) if call_like(call.kind) else None
     if args is None:
         return None
     out: dict[tuple[str, str], Node] = {}
@@ -233,11 +233,11 @@ def _list_path(call: Node) -> tuple[list[Node], Node] | None:
     suffix (Swift's and Kotlin's `call_suffix` around `value_arguments`); None when it has none of its own."""
     if not call_like(call.kind):
         return None
-    direct = _argument_list(call)
+    direct = argument_list(call)
     if direct is not None:
         return [direct], direct
     for child in call.named_children():
-        inner = _argument_list(child) if "suffix" in child.kind else None
+        inner = argument_list(child) if "suffix" in child.kind else None
         if inner is not None:
             return [child, inner], inner
     return None

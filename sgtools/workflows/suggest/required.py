@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sgtools.workflows.suggest import callnames, imported
+from sgtools.workflows.suggest.arguments import argument_list
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
@@ -111,20 +112,16 @@ def _as_value(word: str) -> str:
     return f"[{word[0]}{word[0].lower()}]{word[1:]}" if re.fullmatch(r"[A-Z][a-z]\w*", word) else word
 
 
-def _arguments(call: Node) -> Node | None:
-    return next((c for c in call.children if c.kind.endswith(("arguments", "argument_list"))), None)
-
-
 def _passed_kind(request: str, made: list[Node], fine: list[Node]) -> tuple[dict[str, Any], list[str]] | None:
     """An argument of a kind the request names ("a dependency array": `array`) that every valid call passes and no
     invalid one does, as the `has` of the call's argument list; None when there is no such kind."""
     named = set(re.findall(r"[a-z]+", request.lower()))
     def kinds(call: Node) -> set[str]:
-        args = _arguments(call)
+        args = argument_list(call)
         return {c.kind for c in args.children if c.named} if args is not None else set()
     shared = set.intersection(*(kinds(n) for n in fine)) if fine else set()
     said = sorted(k for k in shared - set().union(*(kinds(n) for n in made)) if k.split("_")[0] in named)
-    args = _arguments(fine[0]) if fine else None
+    args = argument_list(fine[0]) if fine else None
     if len(said) != 1 or args is None:
         return None
     held = {**({"field": args.role} if args.role else {"kind": args.kind}), "has": {"kind": said[0]}}
