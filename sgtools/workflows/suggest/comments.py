@@ -27,7 +27,8 @@ def _comment_words(node: Node) -> set[str]:
     return set(_WORD_TOKEN.findall(node.text))
 
 
-def _comments(example: Example) -> list[Node]:
+def comment_nodes(example: Example) -> list[Node]:
+    """The example's comments, every kind of them (`comment`, `line_comment`, `multiline_comment`)."""
     return [n for n in example.nodes() if "comment" in n.kind and n.named]
 
 
@@ -103,11 +104,11 @@ def _start_forms(invalid: list[list[Node]], fine: Sequence[Node], kind: dict[str
 def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
     """Comments by kind and a word all invalid examples' comments share and no valid comment has; else by a
     marker the invalid comments write bare and the valid ones qualify (`nolint` beside `nolint:errcheck`)."""
-    per_example = [_comments(e) for e in invalid]
+    per_example = [comment_nodes(e) for e in invalid]
     if not all(per_example):
         return []
     words = set.intersection(*(set().union(*(_comment_words(n) for n in ns)) for ns in per_example))
-    fine_nodes = [n for e in valid for n in _comments(e)]
+    fine_nodes = [n for e in valid for n in comment_nodes(e)]
     fine = set().union(*(_comment_words(n) for n in fine_nodes))
     kinds = sorted({n.kind for ns in per_example for n in ns})
     kind: dict[str, Any] = of_kinds(kinds)

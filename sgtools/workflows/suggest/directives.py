@@ -24,7 +24,7 @@ from typing import Any
 
 from sgtools.workflows.suggest.author import matched
 from sgtools.workflows.suggest.candidates import PINNED, PLAIN, REQUESTED, TYPED, Candidate, of_kinds
-from sgtools.workflows.suggest.comments import any_case
+from sgtools.workflows.suggest.comments import any_case, comment_nodes
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.preceding import before
 from sgtools.workflows.suggest.sequence import in_sequence
@@ -158,7 +158,7 @@ def comment_kinds(language: str, examples: Sequence[Example]) -> list[str]:
 
 
 def _comments(example: Example) -> list[str]:
-    return [n.text for n in example.nodes() if "comment" in n.kind and n.named]
+    return [n.text for n in comment_nodes(example)]
 
 
 def directive_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
@@ -172,7 +172,7 @@ def directive_forms(request: str | None, invalid: Sequence[Example], valid: Sequ
     regex = written_text(request, comments, [t for e in valid for t in _comments(e)])
     if regex is None:
         return []
-    node = next(n for n in invalid[0].nodes() if "comment" in n.kind and n.named)
+    node = comment_nodes(invalid[0])[0]  # there is one: every invalid example has comments
     note = ("flags every comment holding the text the request writes, as written or spaced otherwise; lets through "
             "the same directive spelt another way")
     return [Candidate({"rule": {**of_kinds(comment_kinds(language, [*invalid, *valid])), "regex": regex}},
