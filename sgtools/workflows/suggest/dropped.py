@@ -17,6 +17,7 @@ from sgtools.workflows.suggest.candidates import INSIDE_TEXT, Candidate, of_kind
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
+_FORMS = 2  # candidates per module: the best near misses so placed, not every one
 # Grammars whose calls made as statements sit straight in a statement list, each with every such list; in the
 # others such a call is the one child of an `expression_statement`.
 _BLOCKS: dict[str, tuple[str, ...]] = {
@@ -50,6 +51,6 @@ def dropped_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
         note = ("flags it only when it is made as a statement of its own, its result dropped; lets through the same "
                 "call whose result is assigned, passed on, awaited or returned")
         out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE_TEXT, start + len(out), note))
-        if len(out) >= 2:
+        if len(out) >= _FORMS:
             break
     return out

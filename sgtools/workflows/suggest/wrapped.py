@@ -18,6 +18,7 @@ from sgtools.workflows.suggest.placed import named_calls
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
+_FORMS = 2  # candidates per module: the best near misses so placed, not every one
 _MIN_WORD = 4  # a request word shorter than this (`get`) starts too many names
 
 
@@ -54,6 +55,6 @@ def wrapped_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
                 "through the same code in any such call")
         out.append(Candidate({**cand.body, "rule": rule}, cand.gen, INSIDE_TEXT, start + len(out), note,
                              anchored=cand.anchored))
-        if len(out) >= 2:
+        if len(out) >= _FORMS:
             break
     return out
