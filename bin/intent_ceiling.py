@@ -55,11 +55,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{req.half} {req.id}: knowledge-free author {'right' if bare else 'wrong'}, suggest_rule "
                       f"{'right' if ours else 'wrong'}")
     total = [sum(c[i] for c in counts.values()) for i in range(7)]
-    for name, (n, covered, theirs, known, bare, ours, both) in [*sorted(counts.items(), key=_order), ("all", total)]:
-        expert_part = (f"expert right {theirs}/{covered} ({known} of them with an outside fact); " if covered
+    for name, (n, covered, expert_n, known, bare_n, ours_n, both) in [*sorted(counts.items(), key=_order),
+                                                                       ("all", total)]:
+        expert_part = (f"expert right {expert_n}/{covered} ({known} of them with an outside fact); " if covered
                        else "no expert author; ")
-        print(f"{name}: {expert_part}knowledge-free author right {bare}/{n}; suggest_rule right {ours}/{n} ({both} "
-              f"of the knowledge-free author's)")
+        print(f"{name}: {expert_part}knowledge-free author right {bare_n}/{n}; suggest_rule right {ours_n}/{n} "
+              f"({both} of the knowledge-free author's)")
     return 0
 
 
