@@ -1,7 +1,7 @@
-"""suggest_rule writes a spelling the request says (spelled.py, issue 29) as a regex on the one node that carries it:
-a declared name, a number literal, a value by the name it is set to, a string a call is passed, a comment by its
-marker. Real ast-grep, real files in a temp workspace; each top candidate judged by plain ast-grep on code the
-examples do not show."""
+"""suggest_rule writes a spelling the request says (spellings.py reads it, spelled.py places it; issue 29) as a
+regex on the one node that carries it: a declared name, a number literal, a value by the name it is set to, a
+string a call is passed, a comment by its marker. Real ast-grep, real files in a temp workspace; each top
+candidate judged by plain ast-grep on code the examples do not show."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.workflows.suggest import spelled
+from sgtools.workflows.suggest import spelled, spellings
 from sgtools.workflows.suggest.tree import read_examples
 from tests.test_suggest_shapes import Case, check_case
 
@@ -139,8 +139,8 @@ def test_a_spelling_the_request_says(ws: Workspace, engine: Engine, name: str) -
 ])
 def test_the_spelling_read_from_the_request(request_: str, flagged: bool, probe: str, wrong: bool) -> None:
     """The request's words give the regex and which side of it is wrong; the literal is not the rule."""
-    said = spelled.spellings(request_)[0]
-    regex = said.regex[spelled.NAME if probe[0].isalpha() else spelled.NUMBER]
+    said = spellings.spellings(request_)[0]
+    regex = said.regex[spellings.NAME if probe[0].isalpha() else spellings.NUMBER]
     assert said.flagged is flagged
     assert (re.search(regex, probe) is not None) == (wrong == flagged)
 
