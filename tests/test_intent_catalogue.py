@@ -27,6 +27,7 @@ DEV13 = cat.load_dev13()
 DEV14 = cat.load_dev14()
 DEV15 = cat.load_dev15()
 DEV16 = cat.load_dev16()
+DEV17 = cat.load_dev17()
 DEV18 = cat.load_dev18()
 
 
@@ -93,10 +94,14 @@ def test_second_development_set_shape() -> None:
                                                           ("dev18", DEV18, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
                                                                             *DEV6, *DEV7, *DEV8, *DEV9, *DEV10,
                                                                             *DEV11, *DEV12, *DEV13, *DEV14,
-                                                                            *DEV15, *DEV16])])
+                                                                            *DEV15, *DEV16]),
+                                                          ("dev17", DEV17, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
+                                                                            *DEV6, *DEV7, *DEV8, *DEV9, *DEV10,
+                                                                            *DEV11, *DEV12, *DEV13, *DEV14,
+                                                                            *DEV15, *DEV16, *DEV18])])
 def test_scoped_development_set_shape(name: str, scoped: list[cat.Request], earlier: list[cat.Request]) -> None:
-    """dev3 to dev16 and dev18: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none
-    repeating a request or a snippet of the sets before it; some ask for a path scope of each kind."""
+    """dev3 to dev18: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
+    request or a snippet of the sets before it; some ask for a path scope of each kind."""
     assert len(scoped) >= 30
     assert len({r.language for r in scoped}) >= 12
     ids = {r.id for r in scoped}
@@ -119,7 +124,7 @@ def test_the_judge_reads_the_scope() -> None:
 
 
 EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13,
-         *DEV14, *DEV15, *DEV16, *DEV18]
+         *DEV14, *DEV15, *DEV16, *DEV17, *DEV18]
 
 
 @pytest.mark.parametrize("req", EVERY, ids=[r.id for r in EVERY])
@@ -161,6 +166,7 @@ def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.Capture
     from bin import intent_eval
 
     assert set(cat.HELD_OUT) <= set(cat.SETS) and {"test"} <= set(cat.HELD_OUT)
+    assert "dev17" in cat.HELD_OUT, "dev17 is sealed until the lead's single scored run"
     assert "dev18" in cat.HELD_OUT, "dev18 is sealed until the lead's single scored run"
     for held in cat.HELD_OUT:
         with pytest.raises(SystemExit) as refused:
