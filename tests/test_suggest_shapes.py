@@ -1743,6 +1743,17 @@ CASES = {
         ["subprocess.run([\"df\", mount])", "home = os.getenv(\"HOME\")", "p = os.path.join(root, name)"],
         request="os.popen and os.system run a shell, use subprocess.run with a list",
     ),
+    "a call the request writes with its arguments is that call with as many arguments": Case(
+        "the request writes `format(n)`: one argument, the number; `format(amount, '.2f')` formats it and is "
+        "fine. The call by its name with any arguments flags that too; an author says the call with one argument "
+        "(`has: {field: arguments, ...}`, `not: has: {nthChild: 2}`), whatever it is",
+        "python",
+        ["label = format(count)", "print('total', format(total))"],
+        ["label = str(count)", "print('total', str(total))"],
+        ["key = 'user:' + format(user.id)", "def size(rows):\n    return format(len(rows))"],
+        ["price = format(amount, '.2f')", "s = format(value, ',')", "text = str(n)"],
+        request="turn a number into text with str(n), not format(n)",
+    ),
 }
 
 

@@ -228,7 +228,7 @@ def literal_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
     return out
 
 
-def _list_path(call: Node) -> tuple[list[Node], Node] | None:
+def list_path(call: Node) -> tuple[list[Node], Node] | None:
     """The call's own argument list and the nodes from the call down to it: a direct child, or the child of a
     suffix (Swift's and Kotlin's `call_suffix` around `value_arguments`); None when it has none of its own."""
     if not call_like(call.kind):
@@ -243,7 +243,7 @@ def _list_path(call: Node) -> tuple[list[Node], Node] | None:
     return None
 
 
-def _items(args: Node) -> list[Node]:
+def list_items(args: Node) -> list[Node]:
     return [a for a in args.named_children() if "comment" not in a.kind]
 
 
@@ -263,10 +263,10 @@ def empty_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[E
     with `play()`) are no one call."""
     out: list[Candidate] = []
     for cand, bad, good in near_misses(misses, invalid, valid):
-        paths = [_list_path(n) for n in [*bad, *good]]
+        paths = [list_path(n) for n in [*bad, *good]]
         known = [p for p in paths if p is not None]
-        if len(known) != len(paths) or any(_items(p[1]) for p in known[:len(bad)]) or not all(
-                _items(p[1]) for p in known[len(bad):]):
+        if len(known) != len(paths) or any(list_items(p[1]) for p in known[:len(bad)]) or not all(
+                list_items(p[1]) for p in known[len(bad):]):
             continue
         kinds = {tuple((n.role, n.kind) for n in p[0]) for p in known}
         if len(kinds) != 1:

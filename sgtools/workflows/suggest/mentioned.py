@@ -105,7 +105,12 @@ def _placed(request: str, m: re.Match[str], quoted: str | None) -> bool:
     return (request[m.end():m.end() + 1] == "(" or _LITERAL.search(m.group("tail") or "") is not None
             or (quoted is not None and quoted not in (m.group(0).strip(), m.group("name")))
             or (bool(before) and before[-1].lower() in _PLACE_WORDS and not _FAMILY_BEFORE.search(request[:m.start()]))
-            or re.search(r"(\b(" + _CODE_WORDS + r")|[)=<>+*&|])\s*$", request[:m.start()]) is not None)
+            or code_before(request[:m.start()]))
+
+
+def code_before(text: str) -> bool:
+    """The text ends in a keyword or an operator: what the request writes next is part of more code."""
+    return re.search(r"(\b(" + _CODE_WORDS + r")|[)=<>+*&|])\s*$", text) is not None
 
 
 def lists(request: str, mentions: list[Mention]) -> list[list[Mention]]:

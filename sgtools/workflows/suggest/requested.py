@@ -272,8 +272,10 @@ def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
 def request_first(picked: list[Candidate], passing: Sequence[Candidate]) -> list[Candidate]:
     """The rule for the code the request names, when it separates the examples, goes first; the rest keep their
     order."""
-    # A construct by the parts it has and lacks (lacking.py) only where no rule on the code itself separates them.
-    said = min((c for c in passing if c.form == REQUESTED), key=lambda c: c.lacks, default=None)
+    # A construct by the parts it has and lacks (lacking.py) only where no rule on the code itself separates them;
+    # a call with the arguments the request writes (argued.py) before the call by its name, which the request
+    # says less of.
+    said = min((c for c in passing if c.form == REQUESTED), key=lambda c: (c.lacks, not c.argued), default=None)
     if said is None:
         return picked
     return [said, *(c for c in picked if c is not said and c.body != said.body)][:max(1, len(picked))]

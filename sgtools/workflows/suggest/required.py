@@ -43,12 +43,12 @@ def _callee(node: Node) -> Node | None:
     return callnames.name_of(node) if call_like(node.kind) else None
 
 
-def _names(word: str, callee: str) -> bool:
+def names_callee(word: str, callee: str) -> bool:
     """The request's word names the callee (`warnings.warn` names `warnings.warn`; `async` names `std::async`)."""
     return callee == word or callee.endswith(("." + word, "::" + word, "->" + word))
 
 
-def _regex(word: str, bare: bool, language: str) -> str:
+def callee_regex(word: str, bare: bool, language: str) -> str:
     """The callee regex for one name: a namespace path optional from the left (`std::async`, bare `async` after a
     `using`); an object path before a dotted name (`warnings.warn`); a bare name as the examples call it, bare (with
     any namespace path where the language writes one: `\\file_put_contents`; a type's name, a constructor, with
@@ -63,14 +63,14 @@ def _regex(word: str, bare: bool, language: str) -> str:
 
 
 def _named_calls(calls: list[tuple[Node, Node]], words: list[str]) -> list[tuple[Node, Node]]:
-    return [(n, c) for n, c in calls if any(_names(w, c.text) for w in words)]
+    return [(n, c) for n, c in calls if any(names_callee(w, c.text) for w in words)]
 
 
 def _named_words(request: str, shown: list[list[tuple[Node, Node]]], fine: list[list[tuple[Node, Node]]]) -> list[str]:
     """The request's names of a call that the invalid examples make, when a valid example makes one of them too
     ("hashlib.md5 or hashlib.sha1" where only an md5 call is shown valid: the request's list is one call)."""
     def makes(word: str, calls: list[list[tuple[Node, Node]]]) -> bool:
-        return any(_names(word, c.text) for cs in calls for _, c in cs)
+        return any(names_callee(word, c.text) for cs in calls for _, c in cs)
     made = [w for w in dict.fromkeys(_NAME.findall(request)) if makes(w, shown)]
     return made if any(makes(w, fine) for w in made) else []
 
@@ -168,7 +168,7 @@ def required_forms(request: str | None, invalid: Sequence[Example], valid: Seque
     lacks, needed = lacking
     call, callee = calls[0]
     bare = all(c.text in words for _, c in calls)
-    regex = "^(" + "|".join(_regex(w, bare, language) for w in words) + ")$"
+    regex = "^(" + "|".join(callee_regex(w, bare, language) for w in words) + ")$"
     called = _imported(callnames.by_name(call.kind, callee.role or "", regex, language), words, call, callee,
                        language)
     rule = {"all": [called, {"not": lacks}]}
