@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sgtools.workflows.suggest import tree
 from sgtools.workflows.suggest.author import construct_kind
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.carrier import TWINS
@@ -135,30 +136,12 @@ def _holds(parts: _Parts, present: list[tuple[tuple[str | None, str], list[str]]
     return all(set(parts.get(key, {})) & set(words) for key, words in present)
 
 
-def _path(holder: Node, node: Node) -> list[tuple[str, str]] | None:
-    """The fields and kinds from the holder down to the node, when each is the one child in its field (`function`,
-    then `attribute`); None when a step is not by a field of one child (an item of a list, a part by kind)."""
-    steps: list[tuple[str, str]] = []
-    while node is not holder and node.parent is not None:
-        if node.role is None or sum(c.role == node.role for c in node.parent.children) != 1:
-            return None
-        steps.append((node.role, node.kind))
-        node = node.parent
-    return steps[::-1]
-
-
-def _follow(holder: Node, steps: list[tuple[str, str]]) -> bool:
-    node: Node | None = holder
-    for role, kind in steps:
-        node = next((c for c in node.children if c.role == role and c.kind == kind), None) if node else None
-    return node is not None
-
-
 def _in_place(holder: Node, node: Node, invalid: list[Node]) -> bool:
     """The needed word stands where every invalid construct writes another one, field by field (`getLogger` in
     `logging.getLogger(...)` beside `logging.info(...)`): another value in the same place, not a part they lack."""
-    steps = _path(holder, node)
-    return steps is not None and all(_follow(h, steps) for h in invalid)
+    steps = tree.path(holder, node, single=True)
+    kinds = [n.kind for n in [node, *node.ancestors()][:len(steps or ())]][::-1]
+    return steps is not None and all(tree.follow(h, steps, kinds) is not None for h in invalid)
 
 
 def _chosen(invalid: Sequence[Example], kinds: list[str], words: set[str],

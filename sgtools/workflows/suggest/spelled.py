@@ -16,14 +16,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest import callnames, directives
+from sgtools.workflows.suggest import callnames, directives, tree
 from sgtools.workflows.suggest.author import call_like, matched
 from sgtools.workflows.suggest.candidates import EXCLUDE, REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.declnames import declaration
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.mentioned import mentions
 from sgtools.workflows.suggest.spellings import COMMENT, NAME, NUMBER, STRING, VALUE, Spelling, carrier, spellings
-from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.tree import Example, Node, Step
 from sgtools.workflows.suggest.verify import Outcome
 
 _NEAR = 12  # near misses given the spelling on the node inside them that carries it
@@ -94,38 +94,11 @@ def _alone(spelling: Spelling, wrong: list[list[Node]], language: str, examples:
                       _note(spelling, where)) for i, (rule, node, where) in enumerate(said)]
 
 
-Step = tuple[str, Any]
-
-
-def _path(match: Node, node: Node, depth: int = _DEPTH) -> tuple[Step, ...] | None:
-    """The steps from a match down to a node inside it: a field, else the place among its named siblings."""
-    steps: list[Step] = []
-    while node is not match:
-        parent = node.parent
-        if parent is None or len(steps) >= depth:
-            return None
-        steps.append(("field", node.role) if node.role else (
-            "nthChild", next(i for i, c in enumerate(parent.named_children(), 1) if c is node)))
-        node = parent
-    return tuple(reversed(steps))
-
-
-def _follow(match: Node, path: tuple[Step, ...]) -> Node | None:
-    node: Node | None = match
-    for how, at in path:
-        if node is None:
-            return None
-        kids = node.named_children()
-        node = next((c for c in node.children if c.role == at), None) if how == "field" else (
-            kids[at - 1] if at <= len(kids) else None)
-    return node
-
-
 def _paths(spelling: Spelling, matches: list[Node]) -> dict[tuple[Step, ...], list[Node]]:
     out: dict[tuple[Step, ...], list[Node]] = {}
     for match in matches:
         for node in match.walk():
-            if spelling.wrong(node) and (path := _path(match, node, _NEAR_DEPTH)) is not None:
+            if spelling.wrong(node) and (path := tree.path(match, node, depth=_NEAR_DEPTH)) is not None:
                 out.setdefault(path, []).append(node)
     return out
 
@@ -154,7 +127,7 @@ def _within(spelling: Spelling, near: Sequence[tuple[Candidate, Outcome]], inval
             continue
         per = [_paths(spelling, ms) for ms in bad]
         paths = [path for path in sorted(set.intersection(*(set(p) for p in per)), key=len)
-                 if not any((x := _follow(g, path)) is not None and spelling.wrong(x) for gs in good for g in gs)]
+                 if not any((x := tree.follow(g, path)) is not None and spelling.wrong(x) for gs in good for g in gs)]
         for path in paths[:2]:
             nodes = [n for p in per for n in p[path]]
             constraint = _nested(path, _clause(spelling, nodes, False))
@@ -178,7 +151,8 @@ def _names_of(spelling: Spelling, example: Example, mentioned: set[str]) -> dict
         for around in list(node.ancestors())[:_DEPTH]:
             named = [c for c in around.walk() if not c.children and c.text in mentioned and (
                 c.start >= node.end or c.end <= node.start)]
-            to_name, to_node = (_path(around, named[0]) if named else None), _path(around, node)
+            to_name = tree.path(around, named[0], depth=_DEPTH) if named else None
+            to_node = tree.path(around, node, depth=_DEPTH)
             if to_name is not None and to_node is not None:
                 out.setdefault((around.kind, to_name, named[0].text, to_node), around)
                 break
@@ -195,7 +169,7 @@ def _named(spelling: Spelling, invalid: Sequence[Example], mentioned: set[str], 
         return []
     kind, to_name, name, to_node = common[0]
     nodes = [n for p in per for n in [p[common[0]]]]
-    carried = [x for n in nodes if (x := _follow(n, to_node)) is not None]
+    carried = [x for n in nodes if (x := tree.follow(n, to_node)) is not None]
     rule = {"kind": kind, "all": [_nested(to_name, {"regex": f"^{re.escape(name)}$"}),
                                   _nested(to_node, _clause(spelling, carried, False))]}
     return [Candidate({"rule": rule}, Generalised.written(nodes[0], f"{name} {spelling.what}"), REQUESTED, start,
@@ -229,7 +203,7 @@ def _calls_of(spelling: Spelling, example: Example) -> dict[Called, str]:
             if name is None or any(a is name for a in [node, *node.ancestors()]):
                 continue
             lead, kind = _leading(node, call, spelling)
-            path = _path(call, lead)
+            path = tree.path(call, lead, depth=_DEPTH)
             if path:
                 out.setdefault((call.kind, name.role or "", path, kind), name.text)
                 break
@@ -249,7 +223,7 @@ def _called(spelling: Spelling, invalid: Sequence[Example], valid: Sequence[Exam
     kind, role, path, as_ = common[0]
     names = sorted({p[common[0]] for p in per})
     regex = "^(" + "|".join(re.escape(n) for n in names) + ")$"
-    found = [_follow(c, path) for e in invalid for c in e.nodes() if c.kind == kind]
+    found = [tree.follow(c, path) for e in invalid for c in e.nodes() if c.kind == kind]
     carried = [x for x in found if x is not None and spelling.wrong(x, as_)]
     clause = _clause(spelling, carried, False, as_)
     rule = {"all": [callnames.by_name(kind, role, regex, language), _nested(path, clause)]}

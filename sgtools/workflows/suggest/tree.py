@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sgtools.engine.process import Engine
 from sgtools.rules import syntax
@@ -88,6 +89,41 @@ class Example:
                     best is None or node.end - node.start <= best.end - best.start):
                 best = node
         return best
+
+
+Step = tuple[str, Any]  # one `has` down: ("field", the child's field) or ("nthChild", its place among named ones)
+
+
+def path(top: Node, node: Node, *, depth: int | None = None, single: bool = False) -> tuple[Step, ...] | None:
+    """The steps from `top` down to `node` inside it, as nested `has` says them: by the field a node fills, else by
+    its place among its named siblings (from 1); with `single`, by a field the parent writes one child in and
+    nothing else (a place in a list, a part by kind, gives None). None past `depth` steps or outside `top`."""
+    steps: list[Step] = []
+    while node is not top:
+        parent = node.parent
+        if parent is None or (depth is not None and len(steps) >= depth):
+            return None
+        if node.role and (not single or sum(c.role == node.role for c in parent.children) == 1):
+            steps.append(("field", node.role))
+        elif single:
+            return None
+        else:
+            steps.append(("nthChild", next(i for i, c in enumerate(parent.named_children(), 1) if c is node)))
+        node = parent
+    return tuple(reversed(steps))
+
+
+def follow(top: Node, steps: Sequence[Step], kinds: Sequence[str] | None = None) -> Node | None:
+    """The node the steps lead to from `top` (a field's first child, of the step's kind in `kinds` where given:
+    the same place in another construct); None where a step finds none."""
+    node: Node | None = top
+    for i, (how, at) in enumerate(steps):
+        if node is None:
+            return None
+        kids = node.named_children()
+        node = next((c for c in node.children if c.role == at and (kinds is None or c.kind == kinds[i])), None) \
+            if how == "field" else (kids[at - 1] if at <= len(kids) else None)
+    return node
 
 
 def parse_dump(code: str, dump: str) -> Node | None:
