@@ -1,6 +1,6 @@
 """Score suggest_rule on the intent catalogue (tests/data/intent_catalogue.yml), per half.
 
-    .venv/bin/python -m bin.intent_eval [--half SET|all] [--show] [--only ID]
+    .venv/bin/python -m bin.intent_eval [--half SET|all]... [--show] [--only ID] [--by-form]
 
 For each request the top candidate suggest_rule returns (from the 2 + 2 given examples) is run by plain ast-grep
 over the 4 held-out instances and 4 held-out fine snippets. Per set it prints: right (all 4 instances flagged
@@ -9,7 +9,8 @@ The development half (even indexes) and the development sets dev2 to dev9 (tests
 on also judge the path scope their requests ask for) are the ones to tune on; `--half all` (the default) runs
 them. The held-out sets (`cat.HELD_OUT`) run only when named and never with --show: the test half (odd indexes)
 is the headline. A set written blind (dev6 to dev13) is held out until its first run, which is reported before
-anyone looks at its misses.
+anyone looks at its misses. `--by-form` adds, over the sets run, how often the top rule was right per its form
+(counts only, so a held-out set may be named: docs/suggest-rule.md, "How far a suggestion carries").
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -28,14 +30,18 @@ from tests import intent_catalogue as cat
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--half", choices=(*cat.SETS, "all"), default="all")
+    parser.add_argument("--half", choices=(*cat.SETS, "all"), action="append",
+                        help="a set to run (repeatable; default: all, every set not held out)")
     parser.add_argument("--show", action="store_true", help="print each miss with its top candidate")
     parser.add_argument("--only", action="append", default=[], help="only this request id (repeatable)")
+    parser.add_argument("--by-form", action="store_true", help="also count right top rules per form, over the sets")
     args = parser.parse_args(argv)
-    if args.show and args.half in cat.HELD_OUT:
-        parser.error(f"--half {args.half} is held out: score it without --show, and never tune on its misses")
+    halves = args.half or ["all"]
+    for held in set(halves) & set(cat.HELD_OUT) if args.show else ():
+        parser.error(f"--half {held} is held out: score it without --show, and never tune on its misses")
     every = cat.load_all()
-    wanted = [h for h in cat.SETS if h not in cat.HELD_OUT] if args.half == "all" else [args.half]
+    wanted = {h for half in halves for h in ([h for h in cat.SETS if h not in cat.HELD_OUT] if half == "all"
+                                             else [half])}
     requests = [r for r in every if r.half in wanted and (not args.only or r.id in args.only)]
     engine = Engine()
     summaries = {h: cat.Summary(f"{h} half" if h in cat.HALVES else f"{h} set") for h in cat.SETS}
@@ -52,7 +58,17 @@ def main(argv: list[str] | None = None) -> int:
     for half in cat.SETS:
         if summaries[half].scores:
             print(summaries[half].line())
+    if args.by_form:
+        _by_form([s for summary in summaries.values() for s in summary.scores])
     return 0
+
+
+def _by_form(scores: list[cat.Score]) -> None:
+    """Right top rules per form (or no rule), most frequent form first."""
+    seen = Counter(s.form if s.found else "no rule" for s in scores)
+    right = Counter(s.form for s in scores if s.right)
+    for form, n in seen.most_common():
+        print(f"  {right[form]}/{n} {form}")
 
 
 if __name__ == "__main__":

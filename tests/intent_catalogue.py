@@ -212,6 +212,7 @@ class Score:
     yaml: str = ""
     explanation: str = ""
     scope_ok: bool = True
+    form: str = ""  # the top candidate's form (`bin.intent_eval --by-form`)
 
     @property
     def right(self) -> bool:
@@ -252,7 +253,7 @@ def score(ws: Workspace, engine: Engine, req: Request) -> Score:
     flags = judge(engine, req.language, [matching_body(doc)], [*req.held_invalid, *req.held_valid])[0]
     n = len(req.held_invalid)
     return Score(req, True, sum(flags[:n]), sum(flags[n:]), seconds, top["yaml"],
-                 scope_ok=req.scope is None or scope_of(doc) == req.scope)
+                 scope_ok=req.scope is None or scope_of(doc) == req.scope, form=top["form"])
 
 
 def scope_of(doc: dict[str, Any]) -> str:

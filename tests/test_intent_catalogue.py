@@ -3,6 +3,7 @@ right with plain ast-grep, every snippet parses cleanly, and the shape and the f
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,17 @@ def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.Capture
     held_ids = [r.id for r in cat.load_all() if r.half in cat.HELD_OUT]
     assert held_ids and intent_eval.main([arg for i in held_ids for arg in ("--only", i)]) == 0
     assert capsys.readouterr().out == "", "the default run scored a held-out request"
+
+
+def test_by_form_counts_the_top_rules_right_per_form_over_every_set_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--by-form` (docs/suggest-rule.md, "How far a suggestion carries"): one line per top form, over the sets run
+    (`--half` repeats), each right/seen; the per-set lines come first, as without it."""
+    from bin import intent_eval
+
+    ids = [REQUESTS[0].id, DEV2[0].id]
+    only = [arg for i in ids for arg in ("--only", i)]
+    assert intent_eval.main(["--half", "dev", "--half", "dev2", "--by-form", *only]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[:2]] == ["dev", "dev2"]
+    counts = [re.match(r"  (\d+)/(\d+) \S", line) for line in lines[2:]]
+    assert all(counts) and sum(int(m.group(2)) for m in counts if m) == 2, lines

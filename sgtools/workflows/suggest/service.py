@@ -30,6 +30,7 @@ from sgtools.workflows.suggest import (
     author,
     callnames,
     carrier,
+    carry,
     comments,
     declnames,
     decltypes,
@@ -382,6 +383,7 @@ def suggest_rule(
         item["yaml"] = render.dump(doc)
         result["candidates"].append(item)
     result["success"] = True
+    result["warnings"] += carry.cautions(picked[kept[0]], result["candidates"][0]["rule_id"])
     _prove(ws, engine, lang, [picked[n] for n in kept], result, paths)
     return result
 
