@@ -3,6 +3,8 @@ of the point or as one of a family, and which form one list."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sgtools.workflows.suggest import mentioned
@@ -50,3 +52,12 @@ def test_a_name_said_as_one_of_a_family(request_text: str, family: bool) -> None
 ])
 def test_a_plain_word_listed_beside_code_is_a_name(request_text: str, names: list[str]) -> None:
     assert [m.qualifier + m.name for m in mentioned.mentions(request_text)] == names
+
+
+def test_one_reading_of_a_list_serves_the_mentions_and_the_plain_words() -> None:
+    """mentioned.runs groups spans whose gaps are separators; a caller's `gap` reads the marks around plain words
+    first (lacking.py: `<video> or <audio>`), which as written are no separator."""
+    request = "a <video> or <audio> with autoPlay"
+    spans = [(m.start(), m.end()) for m in re.finditer(r"video|audio|autoPlay", request)]
+    assert mentioned.runs(request, spans) == [[0], [1], [2]]
+    assert mentioned.runs(request, spans, lambda gap: gap.strip("<> ")) == [[0, 1], [2]]

@@ -21,7 +21,7 @@ from sgtools.workflows.suggest.author import construct_kind
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.carrier import TWINS
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.mentioned import SEPARATOR
+from sgtools.workflows.suggest.mentioned import runs
 from sgtools.workflows.suggest.roots import PART_KINDS
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.valued import KEYED
@@ -92,14 +92,14 @@ def _listed(request: str, shown: set[str]) -> list[str]:
     """The shown words with those the request lists beside them (`<video> or <audio>`, `@Query, @Insert`, `weak (or
     unowned)`), in the request's order."""
     found = [m for m in _WORD.finditer(request) if m.group() not in ("and", "or", "nor")]
-    groups: list[list[str]] = []
-    for before, m in zip([None, *found], found, strict=False):
-        gap = request[before.end():m.start()].strip("<>@`'\" ").removeprefix("(") if before is not None else None
-        if groups and gap is not None and SEPARATOR.fullmatch(" " + gap + " "):
-            groups[-1].append(m.group())
-        else:
-            groups.append([m.group()])
+    groups = [[found[i].group() for i in run] for run in runs(request, [m.span() for m in found], _gap)]
     return list(dict.fromkeys(w for g in groups if shown & set(g) for w in g))
+
+
+def _gap(between: str) -> str:
+    """Between two plain words, the marks around a name are no words of the list (`<video> or <audio>`,
+    `@Query, @Insert`, `weak (or unowned)`)."""
+    return between.strip("<>@`'\" ").removeprefix("(")
 
 
 def _has(part: _Part, words: list[str]) -> dict[str, Any]:

@@ -26,7 +26,8 @@ _LITERAL = re.compile(r"\^(?:\((?P<many>[^()]+)\)|(?P<one>[^()|]+))\$")
 
 def request_lists(request: str | None) -> list[list[str]]:
     """The lists of two or more names the request writes (`a, b or c`, `x / y`), each name without its `()`; a
-    plain word that opens a phrase (`, use strtol`, `, not the`) is prose, not a name of the list."""
+    plain word that opens a phrase (`, use strtol`, `, not the`) is prose, not a name of the list. Not
+    mentioned.runs: a list of called names, so a bare `and` or `nor` joins none and any plain word may be a name."""
     text = request or ""
     out = []
     for m in _LIST.finditer(text):

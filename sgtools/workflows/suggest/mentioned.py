@@ -7,6 +7,7 @@ modules that build rules from the request's words (requested.py, assigned.py) re
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 _MENTION = re.compile(r"(?<![\w.:$\\])(?P<new>\bnew\s+)?(?P<name>\.?[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)"
@@ -113,12 +114,19 @@ def code_before(text: str) -> bool:
     return re.search(r"(\b(" + _CODE_WORDS + r")|[)=<>+*&|])\s*$", text) is not None
 
 
+def runs(request: str, spans: Sequence[tuple[int, int]],
+         gap: Callable[[str], str] = lambda text: text) -> list[list[int]]:
+    """Which of the spans (in the request's order) it writes one after another as a list (`a, b and c`, `x / y`),
+    by their indexes: a run goes on where the text between two spans, read by `gap`, is a separator."""
+    groups: list[list[int]] = []
+    for i, (start, _end) in enumerate(spans):
+        if groups and SEPARATOR.fullmatch(gap(request[spans[i - 1][1]:start])):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
 def lists(request: str, mentions: list[Mention]) -> list[list[Mention]]:
     """Mentions written one after another as a list (`a, b and c`, `x / y`): one family of names."""
-    groups: list[list[Mention]] = []
-    for m in mentions:
-        if groups and SEPARATOR.fullmatch(request[groups[-1][-1].end:m.start]):
-            groups[-1].append(m)
-        else:
-            groups.append([m])
-    return groups
+    return [[mentions[i] for i in run] for run in runs(request, [(m.start, m.end) for m in mentions])]
