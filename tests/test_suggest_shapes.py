@@ -1754,6 +1754,29 @@ CASES = {
         ["price = format(amount, '.2f')", "s = format(value, ',')", "text = str(n)"],
         request="turn a number into text with str(n), not format(n)",
     ),
+    "a construct holding a node of its own kind, in whichever part, also inside parentheses": Case(
+        "`a if p else b if q else c` nests in the else part, `(m if r else n) if s else t` in the first, through "
+        "parentheses; the valid examples write single conditionals: `conditional_expression` holding one directly, "
+        "or through parentheses, not the text of either example, nor the deeper one in a comprehension.",
+        "python",
+        ["label = 'big' if n > 9 else 'mid' if n > 3 else 'small'",
+         "mode = ('fast' if quick else 'safe') if enabled else 'off'"],
+        ["label = 'big' if n > 9 else 'small'", "mode = 'fast' if quick else 'safe'"],
+        ["def pick(a, b):\n    return a if a.ok else b if b.ok else None",
+         "size = (1 if tiny else 2) if small else 3"],
+        ["size = 1 if tiny else 2", "names = [p.name if p else '?' for p in people] if people else []",
+         "w = (a or b) if c else d"],
+    ),
+    "a definition of a kind the valid examples also write, by the construct one of its fields holds": Case(
+        "Both sides write C's `typedef`; the invalid ones declare a function pointer type: `type_definition` with "
+        "`has: {field: declarator, kind: function_declarator}`, whatever the return and parameter types, not the "
+        "names the examples chose nor the pointer declared outside a typedef.",
+        "c",
+        ["typedef void (*on_close)(struct conn *c);", "typedef int (*compare_fn)(const void *a, const void *b);"],
+        ["typedef unsigned int flags_t;", "int (*compare)(const void *a, const void *b) = by_name;"],
+        ["typedef size_t (*reader)(void *buf, size_t len, void *ctx);", "typedef void (*hook)(void);"],
+        ["typedef long offset_t;", "typedef struct node node_t;", "void (*cb)(int) = on_event;"],
+    ),
 }
 
 

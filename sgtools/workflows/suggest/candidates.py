@@ -104,6 +104,7 @@ class Candidate:
     flag: bool = False  # a call without the flag every valid call passes (`true`): before a pattern of its arity
     lacks: bool = False  # a construct with the parts the request names, without the one it needs (lacking.py)
     argued: bool = False  # a call with the arguments the request writes (`fmt.Sprint(x)`, argued.py)
+    holds: str | None = None  # a kind by the construct it holds (nested.py): that construct's kind
 
     def kept_inside(self, clause: dict[str, Any], note: str, root_index: int, *, placed: bool) -> Candidate:
         """This candidate flagged only inside `clause` (the construct, call or declaration it is a part of): the

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest import kinds
+from sgtools.workflows.suggest import kinds, nested
 from sgtools.workflows.suggest.author import NAME_ROLES, is_construct, whole_kind
 from sgtools.workflows.suggest.candidates import KIND_ONLY, LEAF_KIND, Candidate, specific
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
@@ -117,10 +117,13 @@ def kind_only(invalid: Sequence[Example], valid: Sequence[Example], start: int) 
     found = [{n.kind: n for n in e.nodes() if is_construct(n)} for e in invalid]
     in_valid = {kind for kind, _text in fine}
     for k, node in found[0].items():
-        if not all(k in f for f in found[1:]) or not specific(k):
+        if not all(k in f for f in found[1:]):
             continue
-        if k in in_valid:
-            out.extend(_spelled(k, node, invalid, valid, start + len(out)))
+        if k in in_valid:  # told apart by how its nodes are written, or (a clause too) by what they hold
+            out.extend(_spelled(k, node, invalid, valid, start + len(out)) if specific(k) else [])
+            out.extend(nested.nested_forms(k, node, invalid, valid, start + len(out)))
+            continue
+        if not specific(k):
             continue
         # A kind whose every node reads the same in every example (`pass`) is a token, not a construct.
         if all(n.text == node.text for e in invalid for n in e.nodes() if n.kind == k):

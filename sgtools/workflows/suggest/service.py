@@ -47,6 +47,7 @@ from sgtools.workflows.suggest import (
     modifiers,
     namesakes,
     necessary,
+    nested,
     operators,
     placed,
     preceding,
@@ -303,8 +304,8 @@ def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
     """The best candidate per root; a bare leaf (one name or literal) only when no construct passed."""
     chosen: list[cands.Candidate] = []
     roots: set[int] = set()
-    constructs = decltypes.types_first(
-        written.writes_first(keyed.elements_first(_inner_first([c for c in passing if not c.leaf]))))
+    constructs = nested.held_first(decltypes.types_first(
+        written.writes_first(keyed.elements_first(_inner_first([c for c in passing if not c.leaf])))))
     for cand in constructs or passing:
         if cand.root_index in roots:
             continue
