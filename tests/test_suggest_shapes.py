@@ -1777,6 +1777,16 @@ CASES = {
         ["typedef size_t (*reader)(void *buf, size_t len, void *ctx);", "typedef void (*hook)(void);"],
         ["typedef long offset_t;", "typedef struct node node_t;", "void (*cb)(int) = on_event;"],
     ),
+    "a call written without arguments, where ast-grep would match it with some, is said with none": Case(
+        "`scores.reverse.first` and `posts.reverse.first`: Ruby's `first` without parentheses has no argument list "
+        "of its own, so the pattern `$A.reverse.first` also flags `reverse.first(3)` (the top three); an author "
+        "says the call with no more parts than written (`not: has: {nthChild: 3}`)",
+        "ruby",
+        ["top = scores.reverse.first", "def newest\n  posts.reverse.first\nend"],
+        ["top = scores.last", "def newest\n  posts.last\nend"],
+        ["best = ranking.reverse.first", "return events.reverse.first if events.any?"],
+        ["top3 = scores.reverse.first(3)", "x = scores.last", "y = scores.first"],
+    ),
 }
 
 

@@ -105,6 +105,7 @@ class Candidate:
     lacks: bool = False  # a construct with the parts the request names, without the one it needs (lacking.py)
     argued: bool = False  # a call with the arguments the request writes (`fmt.Sprint(x)`, argued.py)
     holds: str | None = None  # a kind by the construct it holds (nested.py): that construct's kind
+    counted: bool = False  # a pattern's calls with no more arguments than written (`x.first`, counted.py)
 
     def kept_inside(self, clause: dict[str, Any], note: str, root_index: int, *, placed: bool) -> Candidate:
         """This candidate flagged only inside `clause` (the construct, call or declaration it is a part of): the
@@ -151,7 +152,7 @@ class Candidate:
         return (self.tier(), self.leaf, self.form == EXCLUDE, not self.by_kind, not self.gen.kind_in_valid,
                 _effective_size(self.gen.root), self.form >= CONTEXT, self.loses_keyword(),
                 level_rank, len(self.body.get("constraints", {})), self.form, -self.gen.kept, not self.open_tail,
-                not self.anchored, len(str(self.body)))
+                not self.anchored, not self.counted, len(str(self.body)))
 
 
 def _author_tier(cand: Candidate) -> float:

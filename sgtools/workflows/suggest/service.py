@@ -32,6 +32,7 @@ from sgtools.workflows.suggest import (
     carrier,
     carry,
     comments,
+    counted,
     declnames,
     decltypes,
     directives,
@@ -201,6 +202,7 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
     misread = [i for i in by_size if i not in matched_self and not gens[i].shadowed]
     search.run(forms.context_forms(gens, pivot, misread[:_CONTEXT_ROOTS]) + repeats.repeat_forms(gens, misread)
                + necessary.necessary_forms(search.tried, valid_trees, len(search.invalid))
+               + counted.counted_forms(search.tried)
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_800)
                + written.write_forms(search.tried, search.language)
                + placed.request_context_forms(search.tried, search.invalid, search.request, search.language,
