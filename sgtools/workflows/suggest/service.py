@@ -395,6 +395,18 @@ def _picked(search: _Search, count: int, valid_trees: list[Example], request: st
     """The best candidates, one per root, code placed in the construct the request names before code outside it
     (placed.py), those keeping the request's telling words first (asked.py); `any` of each
     example's own rule first when none separates or the best is a whole function or a literal `not`."""
+    # The ranking, in the order applied: (0) `search.passing()` sorts by `Candidate.key` (generality tier, size,
+    # form, level...); (1) `_listed` swaps a call or type by the names shown for the request's whole list of them
+    # where that verifies (at its own key); (2) `placed.constructs_first`, (3) `asked.words_first`, (4)
+    # `asked.named_first` lift what the request's words say (the construct it names, its telling words, none of
+    # the literals it does not write) over key order; (5) `_pick`, on constructs only: `_inner_first`,
+    # `keyed.elements_first`, `written.writes_first`, `decltypes.types_first` put a part the best candidate holds,
+    # writes or declares before it, then one per root; (6) `_union` goes first when nothing passed or the best is a
+    # whole function or a literal `not`; (7) `requested.request_first` puts the rule on the code the request names
+    # first, from all that passed. Later steps override earlier ones (the request's own code over all, the
+    # request's words over the examples' shape) and (2) to (5) each read the top the steps before left. None is in
+    # the key: each compares a candidate with the others (the best one, what it holds) or with the request and the
+    # outcomes, which one candidate's key cannot see, so folding one in would change what the later steps read.
     listed_ = placed.constructs_first(_listed(search, request, valid_trees), search.tried, search.invalid, request,
                                       search.language)
     picked = _pick(asked.named_first(asked.words_first(listed_, request, search.invalid, valid_trees), request,
