@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import takewhile
 from typing import Any
 
 from sgtools.workflows.suggest import contexts
@@ -53,16 +54,15 @@ def held_kind_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequen
 
 def _paths(node: Node, kind: str) -> list[set[str]]:
     """For each node of `kind` inside `node`, the kinds between them (neither included)."""
-    return [_kinds_between(d, node) for d in node.walk() if d is not node and d.kind == kind]
+    return [_between(d, node) for d in node.walk() if d is not node and d.kind == kind]
 
 
-def _kinds_between(inner: Node, outer: Node) -> set[str]:
-    out: set[str] = set()
-    for a in inner.ancestors():
-        if a is outer:
-            break
-        out.add(a.kind)
-    return out
+def _between(node: Node, outer: Node | str) -> set[str]:
+    """The kinds of the nodes between `node` and `outer` around it, or its nearest enclosing node of kind `outer`
+    (neither included; every enclosing node's kind when none is)."""
+    inside: Callable[[Node], bool] = (lambda a: a is not outer) if isinstance(outer, Node) else (
+        lambda a: a.kind != outer)
+    return {a.kind for a in takewhile(inside, node.ancestors())}
 
 
 def bounded_held_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example],
@@ -270,16 +270,6 @@ def not_context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequ
         if len(_examples_of(good, valid)) < 2:
             continue  # one valid example is no evidence of what marks every fine context
         out.extend(marked_context(cand, good, bad, start + len(out), negate=True))
-    return out
-
-
-def _between(node: Node, kind: str) -> set[str]:
-    """The kinds of the nodes between `node` and its nearest enclosing `kind` (neither included)."""
-    out: set[str] = set()
-    for a in node.ancestors():
-        if a.kind == kind:
-            return out
-        out.add(a.kind)
     return out
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from sgtools.workflows.suggest.candidates import COMMENT, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.roots import common_prefix
 from sgtools.workflows.suggest.tree import Example, Node
 
 _WORD_TOKEN = re.compile(r"[@A-Za-z_][\w@.:-]*\w|[A-Za-z_]")
@@ -35,11 +36,7 @@ def comment_nodes(example: Example) -> list[Node]:
 def _marker(texts: Sequence[str]) -> str | None:
     """The words every comment starts with (after its opener), cut at a word's end: `type: ignore`, `nolint`."""
     bodies = [_LEAD.sub("", t) for t in texts]
-    first = bodies[0]
-    n = 0
-    while n < len(first) and all(len(b) > n and b[n] == first[n] for b in bodies):
-        n += 1
-    head = first[:n].rstrip()
+    head = common_prefix(bodies).rstrip()
     if any(len(b) > len(head) and re.match(r"\w", b[len(head)]) for b in bodies):
         head = re.sub(r"\W*\w+$", "", head)  # cut inside a word: back to the last whole one
     return head if len(re.sub(r"\W", "", head)) >= _MIN_MARKER else None
