@@ -1787,6 +1787,20 @@ CASES = {
         ["best = ranking.reverse.first", "return events.reverse.first if events.any?"],
         ["top3 = scores.reverse.first(3)", "x = scores.last", "y = scores.first"],
     ),
+    "a PHP assignment from a call on the same variable, the repeat said at each place": Case(
+        "`$ids = array_unique($ids)`: the variable assigned is the call's first argument. ast-grep's rule parser "
+        "reads `$A = array_unique($A1)` as no node kind and refuses it (`run -p` takes it), so the places "
+        "apart with `has` at each are written beside the root's kind, `assignment_expression`; the call assigned "
+        "to another variable is fine.",
+        "php",
+        ["<?php\n$ids = array_unique($ids);",
+         "<?php\nfunction f($tags) {\n    $tags = array_unique($tags);\n}"],
+        ["<?php\n$unique = array_unique($ids);",
+         "<?php\nfunction f($tags) {\n    $all = array_unique($tags);\n}"],
+        ["<?php\n$this->keys = array_unique($this->keys);", "<?php\n$cfg['ids'] = array_unique($cfg['ids']);"],
+        ["<?php\n$keys = array_unique($other);", "<?php\n$a = array_unique($b, SORT_REGULAR);",
+         "<?php\n$ids = array_values($ids);"],
+    ),
 }
 
 

@@ -77,7 +77,9 @@ def _apart(gen: Generalised) -> tuple[dict[str, Any], bool] | None:
     shape = patterns[0] if len(patterns) == 1 else {"any": patterns}
     places = sorted((n for n in nodes if n is not None), key=_choices)
     wrapped = any(_inner(n) is not n for n in places)
-    return {"all": [shape, *(_reach(gen.root, n) for n in places)]}, wrapped
+    # The root's kind beside its pattern: a pattern whose text the rule parser reads as no node kind (PHP's `$A =
+    # f($A1)`, which `run -p` takes) is refused without it.
+    return {"all": [{"kind": gen.root.kind}, shape, *(_reach(gen.root, n) for n in places)]}, wrapped
 
 
 def repeat_forms(gens: Sequence[Generalised], indexes: Sequence[int]) -> list[Candidate]:
