@@ -11,6 +11,16 @@ from sgtools.project.workspace import Workspace
 from tests.test_suggest_shapes import Case, check_case
 
 CASES = {
+    "a call the request lists with others, shown by two of them, is every name of its list": Case(
+        "\"info, warn and error\" with `info(...)` and `warn(...)` shown: the request's whole list, the last name "
+        "joined by a bare `and` after the comma (listed.request_lists), also `error(...)`, which no example writes.",
+        "python",
+        ['info("started")', 'warn("slow reply")'],
+        ['log.info("started")', 'log.warn("slow reply")'],
+        ['error("failed")', 'info(f"{n} rows")', 'warn(msg, stacklevel=2)'],
+        ['log.error("failed")', 'log.info(f"{n} rows")', 'logger.warn(msg)'],
+        request="call log.info, log.warn and log.error, not the bare info, warn and error",
+    ),
     "a call whose kind names a function misses a flag": Case(
         "PHP's call is a `function_call_expression`: a call, not a whole function, so the flag every valid call "
         "passes is said on the call (`not: has` `ENT_QUOTES`), not on the assignment or statement around it.",

@@ -21,17 +21,23 @@ from sgtools.workflows.suggest.tree import Example
 
 _NAME = r"[A-Za-z_]\w*(?:\.\w+)*(?:\(\))?"
 _LIST = re.compile(rf"{_NAME}(?:\s*(?:,\s*(?:or\s+|and\s+)?|\bor\b|/)\s*{_NAME})+")
+_LAST = re.compile(rf"\s+and\s+{_NAME}")
 _LITERAL = re.compile(r"\^(?:\((?P<many>[^()]+)\)|(?P<one>[^()|]+))\$")
 
 
 def request_lists(request: str | None) -> list[list[str]]:
     """The lists of two or more names the request writes (`a, b or c`, `x / y`), each name without its `()`; a
     plain word that opens a phrase (`, use strtol`, `, not the`) is prose, not a name of the list. Not
-    mentioned.runs: a list of called names, so a bare `and` or `nor` joins none and any plain word may be a name."""
+    mentioned.runs: a list of called names, so a bare `and` or `nor` joins none (but the last of a run that has a comma:
+    `a, b and c`) and any plain word may be a name."""
     text = request or ""
     out = []
     for m in _LIST.finditer(text):
-        names = [re.sub(r"\(\)$", "", n.group(0)) for n in re.finditer(_NAME, m.group(0))
+        run = m.group(0)
+        last = _LAST.match(text, m.end()) if "," in run else None  # `a, b and c`: the `and` closes the list
+        if last is not None:
+            run = text[m.start():last.end()]
+        names = [re.sub(r"\(\)$", "", n.group(0)) for n in re.finditer(_NAME, run)
                  if n.group(0) not in ("or", "and") and _a_name(n.group(0), text[m.start() + n.end():])]
         if len(set(names)) > 1:
             out.append(list(dict.fromkeys(names)))

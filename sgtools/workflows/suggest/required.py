@@ -19,6 +19,7 @@ from sgtools.workflows.suggest.arguments import argument_list
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.listed import request_lists
 from sgtools.workflows.suggest.requested import namespace_path
 from sgtools.workflows.suggest.tree import Example, Node
 
@@ -72,7 +73,16 @@ def _named_words(request: str, shown: list[list[tuple[Node, Node]]], fine: list[
     def makes(word: str, calls: list[list[tuple[Node, Node]]]) -> bool:
         return any(names_callee(word, c.text) for cs in calls for _, c in cs)
     made = [w for w in dict.fromkeys(_NAME.findall(request)) if makes(w, shown)]
-    return made if any(makes(w, fine) for w in made) else []
+    return _family(request, made) if any(makes(w, fine) for w in made) else []
+
+
+def _family(request: str, words: list[str]) -> list[str]:
+    """The names shown, with the others of the request's list they are written in ("wait, spawn and delay" where
+    `wait` and `spawn` are shown): the request asks about the whole list (listed.py)."""
+    for names in request_lists(request):
+        if set(words) <= set(names):
+            return [*words, *(n for n in names if n not in words)]
+    return words
 
 
 def _tokens(request: str) -> list[str]:
