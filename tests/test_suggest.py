@@ -183,3 +183,21 @@ def test_one_shared_start_helper_for_regex_pins_and_name_regexes() -> None:
     assert roots.common_prefix(["abc", "xyz"]) == ""
     assert roots.common_prefix(["same", "same"]) == "same"
     assert roots.common_prefix([t[::-1] for t in ("load_json", "dump_json")])[::-1] == "_json"
+
+
+def test_candidates_and_the_proof_write_their_rules_through_one_temp_file_removed_after() -> None:
+    """verify.rules_file: each body under its id with the language and `severity: hint`, one YAML document each,
+    in the private temp directory; the file is gone once the scan is done, also when it raises."""
+    from sgtools.core.yamlio import load_all
+    from sgtools.workflows.suggest.verify import rules_file
+
+    bodies = {"c0": {"rule": {"kind": "call"}}, "c3": {"rule": {"pattern": "f($A)"}}}
+    with rules_file("python", bodies, "suggest-") as path:
+        assert path.name.startswith("suggest-") and path.suffix == ".yml"
+        docs = load_all(path.read_text(encoding="utf-8"))
+    assert [d["id"] for d in docs] == ["c0", "c3"]
+    assert docs[1] == {"id": "c3", "language": "python", "severity": "hint", "rule": {"pattern": "f($A)"}}
+    assert not path.exists()
+    with pytest.raises(RuntimeError), rules_file("python", bodies, "suggest-proof-") as failing:
+        raise RuntimeError
+    assert not failing.exists()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -24,10 +23,9 @@ from sgtools.core import languages
 from sgtools.core.errors import SgToolsError, Timeout
 from sgtools.core.settings import Settings
 from sgtools.engine.process import NO_CONFIG, Engine
-from sgtools.engine.tempdirs import tmp_root
 from sgtools.project.excludes import DEFAULT_EXCLUDES
-from sgtools.scan.rulefiles import yaml_doc
 from sgtools.workflows.suggest import scope
+from sgtools.workflows.suggest.verify import rules_file
 
 if TYPE_CHECKING:
     from sgtools.engine.match import AstGrepMatch
@@ -177,15 +175,8 @@ def _key(match: Mapping[str, Any]) -> tuple[str, int]:
 
 def _scan(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[str, Any]], files: list[str],
           seconds: float) -> list[AstGrepMatch]:
-    docs = [yaml_doc({"id": f"p{i}", "language": language, "severity": "hint", **body})
-            for i, body in enumerate(bodies)]
-    fd, name = tempfile.mkstemp(prefix="suggest-proof-", suffix=".yml", dir=tmp_root())
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("\n---\n".join(docs) + "\n")
-        return engine.scan(config=NO_CONFIG, cwd=root, rule_file=Path(name), paths=files, timeout=seconds)
-    finally:
-        Path(name).unlink(missing_ok=True)
+    with rules_file(language, {f"p{i}": body for i, body in enumerate(bodies)}, "suggest-proof-") as path:
+        return engine.scan(config=NO_CONFIG, cwd=root, rule_file=path, paths=files, timeout=seconds)
 
 
 def prove(engine: Engine, root: Path, language: str, bodies: Sequence[Mapping[str, Any]],

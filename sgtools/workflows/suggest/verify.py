@@ -11,6 +11,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,20 +40,25 @@ class Outcome:
         return bool(self.hits[index])
 
 
-def _doc(rule_id: str, language: str, body: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": rule_id, "language": language, "severity": "hint", **body}
+@contextmanager
+def rules_file(language: str, bodies: Mapping[str, Mapping[str, Any]], prefix: str) -> Iterator[Path]:
+    """The candidate bodies, by id, as one multi-document rule file (severity hint) in the private temp directory,
+    removed after: verification's and the workspace proof's (proof.py) one writer of it."""
+    docs = [yaml_doc({"id": rule_id, "language": language, "severity": "hint", **body})
+            for rule_id, body in bodies.items()]
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=".yml", dir=tmp_root())
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write("\n---\n".join(docs) + "\n")
+        yield Path(name)
+    finally:
+        Path(name).unlink(missing_ok=True)
 
 
 def _run(engine: Engine, language: str, file_name: str, bodies: Sequence[Mapping[str, Any]], ids: Sequence[int],
          texts: Sequence[str]) -> dict[int, list[list[AstGrepMatch]]]:
-    docs = [yaml_doc(_doc(f"c{i}", language, bodies[i])) for i in ids]
-    fd, name = tempfile.mkstemp(prefix="suggest-", suffix=".yml", dir=tmp_root())
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("\n---\n".join(docs) + "\n")
-        per_text = scan_texts(engine, NO_CONFIG, Path(name), file_name, texts)
-    finally:
-        Path(name).unlink(missing_ok=True)
+    with rules_file(language, {f"c{i}": bodies[i] for i in ids}, "suggest-") as path:
+        per_text = scan_texts(engine, NO_CONFIG, path, file_name, texts)
     out: dict[int, list[list[AstGrepMatch]]] = {i: [[] for _ in texts] for i in ids}
     for t, matches in enumerate(per_text):
         for m in matches:
