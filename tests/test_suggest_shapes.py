@@ -1801,6 +1801,20 @@ CASES = {
         ["<?php\n$keys = array_unique($other);", "<?php\n$a = array_unique($b, SORT_REGULAR);",
          "<?php\n$ids = array_values($ids);"],
     ),
+    "a context told apart by the construct one of its fields holds, not by its punctuation": Case(
+        "`@EnvironmentObject` on a property made in place (`= AppStore()`) beside one only declared and a "
+        "`@StateObject` made the same way: inside a `property_declaration` whose `value` is a `call_expression`, "
+        "whatever the call passes, not one holding the `()` the examples happen to write.",
+        "swift",
+        ["struct A: View {\n    @EnvironmentObject var store = AppStore()\n    var body: some View { Text(a) }\n}",
+         "struct B: View {\n    @EnvironmentObject private var theme = Theme()\n}"],
+        ["struct A: View {\n    @EnvironmentObject var store: AppStore\n    var body: some View { Text(a) }\n}",
+         "struct B: View {\n    @StateObject private var theme = Theme()\n}"],
+        ["struct C: View {\n    @EnvironmentObject var cart = Cart(items: [])\n}",
+         "struct D: View {\n    @EnvironmentObject var auth = Auth.shared(scope: .app)\n}"],
+        ["struct C: View {\n    @EnvironmentObject var cart: Cart\n}",
+         "struct E: View {\n    @StateObject private var n = Counter(start: 1)\n}"],
+    ),
 }
 
 

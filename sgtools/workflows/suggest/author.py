@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from sgtools.workflows.suggest import contexts
+from sgtools.workflows.suggest import contexts, nested
 from sgtools.workflows.suggest.candidates import (
     ACCESS_KINDS,
     ARGUMENT,
@@ -22,6 +22,9 @@ from sgtools.workflows.suggest.candidates import (
     Candidate,
     own_context,
 )
+from sgtools.workflows.suggest.constructs import broad
+from sgtools.workflows.suggest.constructs import call_like as call_like  # re-exported: other modules read it here
+from sgtools.workflows.suggest.constructs import is_construct as is_construct
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
 from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES, common_prefix
 from sgtools.workflows.suggest.tree import Example, Node
@@ -29,29 +32,9 @@ from sgtools.workflows.suggest.verify import Outcome
 
 AUTHOR_ROOTS = 100_000  # root indexes of author candidates start here (one per candidate: each its own shape)
 NAME_ROLES = ("function", "method", "macro", "name", "callee", "constructor")
-_BROAD_KINDS = ("identifier", "literal", "string", "number", "integer", "float", "comment", "ERROR", "MISSING",
-                "expression_statement")
-# A file's root node, by its kind's whole name: TypeScript's `internal_module` (a namespace) is a construct.
-_FILE_KINDS = frozenset({"program", "source_file", "module", "translation_unit", "compilation_unit"})
-
-
-def _broad(kind: str) -> bool:
-    return kind in _FILE_KINDS or any(b in kind for b in _BROAD_KINDS)
 _ARG_KINDS = ("argument", "pair", "named")
 _MAX_CHILD_CHARS = 40
 _MAX_GROUPS = 16
-
-
-def is_construct(node: Node) -> bool:
-    """A named node of its own (not a leaf, a list or block, a name, literal or comment, nor the file)."""
-    return (node.named and not node.atomic and bool(node.children) and node.parent is not None
-            and not node.kind.endswith(PART_SUFFIXES) and node.kind not in PART_KINDS
-            and not _broad(node.kind))
-
-
-def call_like(kind: str) -> bool:
-    """A call of any grammar; a shell's `command` (`read name`) is one, named by its `command_name`."""
-    return kind == "command" or any(c in kind for c in ("call", "invocation", "macro", "new_", "creation"))
 
 
 def named_child(node: Node, roles: Sequence[str]) -> Node | None:
@@ -88,15 +71,12 @@ def enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Sequen
               good: Sequence[Node], names: bool = False) -> dict[str, Any] | None:
     """How the enclosing `kind` nodes of the invalid matches differ from the valid ones: a child, else a start,
     else a kind in their headers (`destructor_name`). `names`: a function's own name may be the marker."""
-    shared = set.intersection(*(_header(a, b, names) for a, b in zip(near, bad, strict=True)))
-    fine_headers = set().union(*(_header(f, g, names) for f, g in zip(fine, good, strict=True) if f is not None))
-    # A name, when names count (`main`), before a parameter list that happens to be empty in every one.
-    for ck, text, deep in sorted(shared - fine_headers, key=lambda h: (h[2], not (names and _is_name(h[0])),
-                                                                        len(h[1]))):
-        if any((ck, text) == (k2, t2) for k2, t2, _d in fine_headers):
-            continue
-        has: dict[str, Any] = {"kind": ck, "regex": _marker_regex(text, ck)}
-        return {"kind": kind, "has": {**has, "stopBy": "end"} if deep else has, "stopBy": "end"}
+    held = None if names else nested.held_marker(near, bad, fine, good)
+    text = _text_marker(near, bad, fine, good, names, words_only=held is not None)
+    if text is not None:
+        return {"kind": kind, **text, "stopBy": "end"}
+    if held is not None:
+        return {"kind": kind, "has": held, "stopBy": "end"}
     named = None if names else contexts.leaf_marker(near, bad, fine, good) or contexts.name_marker(near, fine)
     if named is not None:
         return {"kind": kind, "has": named, "stopBy": "end"}
@@ -105,6 +85,25 @@ def enclosing(kind: str, near: Sequence[Node], bad: Sequence[Node], fine: Sequen
         marker = contexts.kind_marker(near, bad, fine, good)
         return None if marker is None else {"kind": kind, "has": marker, "stopBy": "end"}
     return {"kind": kind, "regex": regex, "stopBy": "end"}
+
+
+def _text_marker(near: Sequence[Node], bad: Sequence[Node], fine: Sequence[Node | None], good: Sequence[Node],
+                 names: bool, words_only: bool) -> dict[str, Any] | None:
+    """A child (or grandchild) of every enclosing node's header, by its text, that no valid one's has. With
+    `words_only`, not punctuation (`()`): the construct one of the node's fields holds says it (a call, whatever it
+    passes)."""
+    shared = set.intersection(*(_header(a, b, names) for a, b in zip(near, bad, strict=True)))
+    fine_headers = set().union(*(_header(f, g, names) for f, g in zip(fine, good, strict=True) if f is not None))
+    # A name, when names count (`main`), before a parameter list that happens to be empty in every one.
+    for ck, text, deep in sorted(shared - fine_headers, key=lambda h: (h[2], not (names and _is_name(h[0])),
+                                                                        len(h[1]))):
+        if any((ck, text) == (k2, t2) for k2, t2, _d in fine_headers):
+            continue
+        if words_only and not re.search(r"[A-Za-z]", text):
+            continue
+        has: dict[str, Any] = {"kind": ck, "regex": _marker_regex(text, ck)}
+        return {"has": {**has, "stopBy": "end"} if deep else has}
+    return None
 
 
 def _is_name(kind: str) -> bool:
@@ -348,4 +347,4 @@ def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
 
 
 def construct_kind(kind: str) -> bool:
-    return not _broad(kind) and not kind.endswith(PART_SUFFIXES) and kind not in PART_KINDS
+    return not broad(kind) and not kind.endswith(PART_SUFFIXES) and kind not in PART_KINDS

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.author import call_like, is_construct
 from sgtools.workflows.suggest.candidates import KIND_ONLY, Candidate, own_context, specific
+from sgtools.workflows.suggest.constructs import call_like, is_construct
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, Node
 
@@ -37,9 +37,31 @@ def _held(kind: str, example: Example, fields: bool) -> set[tuple[str | None, st
             if not c.named or (fields and c.role is None):
                 continue
             inner, wrapper = _through(c)
-            if is_construct(inner) and inner.named_children():  # not a token held as a node (`any`, `const`, `*`)
+            if _construct(inner):
                 held.add((c.role if fields else None, inner.kind, wrapper))
     return held
+
+
+def _construct(node: Node) -> bool:
+    """A construct that holds code, not a token held as a node (`any`, `const`, `*`)."""
+    return is_construct(node) and bool(node.named_children())
+
+
+def _field_parts(ancestor: Node, inner: Node) -> set[tuple[str, str]]:
+    """(field, kind) of each construct an enclosing node holds in a field, other than the one holding `inner`."""
+    return {(c.role, _through(c)[0].kind) for c in ancestor.children if c.role and c.named
+            and not (c.start <= inner.start and inner.end <= c.end) and _construct(_through(c)[0])}
+
+
+def held_marker(near: Sequence[Node], bad: Sequence[Node], fine: Sequence[Node | None],
+                good: Sequence[Node]) -> dict[str, Any] | None:
+    """An enclosing context told apart by the construct it holds in one field: every invalid match's (`near`, of
+    `bad`) holds it and no valid match's (`fine`, of `good`) does (`property_declaration` whose `value` is a
+    `call_expression`: a property made in place, beside one only declared), not by a piece of its text."""
+    shared = set.intersection(*(_field_parts(a, b) for a, b in zip(near, bad, strict=True)))
+    seen = set().union(*(_field_parts(f, g) for f, g in zip(fine, good, strict=True) if f is not None))
+    told = sorted(shared - seen)
+    return {"field": told[0][0], "kind": told[0][1]} if told else None
 
 
 def _told(kind: str, invalid: Sequence[Example], valid: Sequence[Example],
