@@ -20,6 +20,7 @@ from sgtools.workflows.suggest.candidates import (
     of_kinds,
 )
 from sgtools.workflows.suggest.generalise import Generalised, Hole, apply_edits
+from sgtools.workflows.suggest.literal_kinds import pinned_rule
 from sgtools.workflows.suggest.roots import pin_regex
 from sgtools.workflows.suggest.tree import Example, Node
 
@@ -128,7 +129,7 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False, language
         if gen.shadowed != shadowed:
             continue
         if gen.pinned is not None:
-            out.append(Candidate({"rule": {"kind": gen.root.kind, "regex": gen.pinned}}, gen, PINNED, i))
+            out.append(Candidate({"rule": pinned_rule(language, gen.root.kind, gen.pinned)}, gen, PINNED, i))
             continue
         casts = _cast(gen) if language in _CASTS else []
         rule = _patterns([{"pattern": p} for p in gen.alternatives + casts + turned(gen)])

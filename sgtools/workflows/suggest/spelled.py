@@ -21,6 +21,7 @@ from sgtools.workflows.suggest.author import call_like, matched
 from sgtools.workflows.suggest.candidates import EXCLUDE, REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.declnames import declaration
 from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.literal_kinds import spelled_as
 from sgtools.workflows.suggest.mentioned import mentions
 from sgtools.workflows.suggest.spellings import COMMENT, NAME, NUMBER, STRING, VALUE, Spelling, carrier, spellings
 from sgtools.workflows.suggest.tree import Example, Node, Step
@@ -84,7 +85,9 @@ def _alone(spelling: Spelling, wrong: list[list[Node]], language: str, examples:
         return []
     said: list[_Said] = []
     if numbers := _kept(wrong, lambda n: carrier(n) == NUMBER and not n.children):
-        said.append((_clause(spelling, numbers, True), numbers[0], "every number literal"))
+        # Every kind the grammar writes a number in (Java's hex beside its decimal), not only the examples' one.
+        rule = {**spelled_as(language, {n.kind for n in numbers}), **_clause(spelling, numbers, False)}
+        said.append((rule, numbers[0], "every number literal"))
     if comments := _kept(wrong, lambda n: carrier(n) == COMMENT):
         rule = {**of_kinds(directives.comment_kinds(language, examples)), **_clause(spelling, comments, False)}
         said.append((rule, comments[0], "every comment with the marker"))
