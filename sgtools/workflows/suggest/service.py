@@ -9,7 +9,6 @@ and verify it by applying it. Nothing unverified is returned; when nothing passe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from sgtools.contracts.common import SEVERITIES
@@ -48,11 +47,11 @@ from sgtools.workflows.suggest import (
     modifiers,
     namesakes,
     necessary,
-    nested,
     operators,
     placed,
     preceding,
     proof,
+    ranking,
     render,
     repeats,
     requested,
@@ -280,44 +279,6 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_900))
 
 
-# Kinds that hold a construct where the code happened to be (a declaration, an assignment, a statement).
-_HOLDER = re.compile(r"declaration|declarator|assignment|statement")
-
-
-def _inner_first(passing: list[cands.Candidate]) -> list[cands.Candidate]:
-    """A declaration, assignment or statement pattern whose root holds the root of another pattern that separates
-    as well, in as good a tier (`int *p = (int *)malloc(n)` holding `(int *)malloc(n)`), only adds where the code
-    happened to be: the construct inside it is the point, so it goes first."""
-    if not passing or passing[0].form >= cands.KIND_ONLY or not _HOLDER.search(passing[0].gen.root.kind):
-        return passing
-    top = passing[0]
-    inner = [c for c in passing[1:] if c.form < cands.KIND_ONLY and c.tier() <= top.tier()
-             and c.gen.root is not top.gen.root and c.gen.root.start >= top.gen.root.start
-             and c.gen.root.end <= top.gen.root.end and any(a is top.gen.root for a in c.gen.root.ancestors())
-             and not _HOLDER.search(c.gen.root.kind)]
-    if not inner:
-        return passing
-    # The outermost such construct: it keeps what the inner parts of it need (the attribute holding an object).
-    first = max(inner, key=lambda c: c.gen.root.end - c.gen.root.start)
-    return [first, *(c for c in passing if c is not first)]
-
-
-def _pick(passing: list[cands.Candidate], count: int) -> list[cands.Candidate]:
-    """The best candidate per root; a bare leaf (one name or literal) only when no construct passed."""
-    chosen: list[cands.Candidate] = []
-    roots: set[int] = set()
-    constructs = nested.held_first(decltypes.types_first(
-        written.writes_first(keyed.elements_first(_inner_first([c for c in passing if not c.leaf])))))
-    for cand in constructs or passing:
-        if cand.root_index in roots:
-            continue
-        roots.add(cand.root_index)
-        chosen.append(cand)
-        if len(chosen) == count:
-            break
-    return chosen
-
-
 def suggest_rule(
     ws: Workspace,
     engine: Engine,
@@ -399,18 +360,19 @@ def _picked(search: _Search, count: int, valid_trees: list[Example], request: st
     # form, level...); (1) `_listed` swaps a call or type by the names shown for the request's whole list of them
     # where that verifies (at its own key); (2) `placed.constructs_first`, (3) `asked.words_first`, (4)
     # `asked.named_first` lift what the request's words say (the construct it names, its telling words, none of
-    # the literals it does not write) over key order; (5) `_pick`, on constructs only: `_inner_first`,
-    # `keyed.elements_first`, `written.writes_first`, `decltypes.types_first` put a part the best candidate holds,
-    # writes or declares before it, then one per root; (6) `_union` goes first when nothing passed or the best is a
-    # whole function or a literal `not`; (7) `requested.request_first` puts the rule on the code the request names
-    # first, from all that passed. Later steps override earlier ones (the request's own code over all, the
-    # request's words over the examples' shape) and (2) to (5) each read the top the steps before left. None is in
-    # the key: each compares a candidate with the others (the best one, what it holds) or with the request and the
-    # outcomes, which one candidate's key cannot see, so folding one in would change what the later steps read.
+    # the literals it does not write) over key order; (5) `ranking.pick`, on constructs only: `inner_first`,
+    # `keyed.elements_first`, `written.writes_first`, `decltypes.types_first`, `nested.held_first` put a part the
+    # best candidate holds, writes or declares before it, then one per root; (6) `_union` goes first when nothing
+    # passed or the best is a whole function or a literal `not`; (7) `requested.request_first` puts the rule on the
+    # code the request names first, from all that passed. Later steps override earlier ones (the request's own
+    # code over all, the request's words over the examples' shape) and (2) to (5) each read the top the steps
+    # before left. None is in the key: each compares a candidate with the others (the best one, what it holds) or
+    # with the request and the outcomes, which one candidate's key cannot see, so folding one in would change what
+    # the later steps read.
     listed_ = placed.constructs_first(_listed(search, request, valid_trees), search.tried, search.invalid, request,
                                       search.language)
-    picked = _pick(asked.named_first(asked.words_first(listed_, request, search.invalid, valid_trees), request,
-                                     search.invalid), count)
+    picked = ranking.pick(asked.named_first(asked.words_first(listed_, request, search.invalid, valid_trees),
+                                            request, search.invalid), count)
     if not picked or picked[0].tier() >= union.LAST_TIER:
         picked = (_union(search, valid_trees) + picked)[:count]
     return requested.request_first(picked, search.passing())
@@ -438,7 +400,7 @@ def _union(search: _Search, valid_trees: list[Example]) -> list[cands.Candidate]
         alone = _Search(search.engine, search.language, search.file_name, [tree], search.valid)
         _search(alone, found.generalisations([tree], valid_trees), tree, 1, valid_trees)
         alone.run(facts.keyword_statements(tree, valid_trees, author.AUTHOR_ROOTS + 12_500))
-        best = union.best_part(_inner_first(alone.passing()), valid_trees)
+        best = union.best_part(ranking.inner_first(alone.passing()), valid_trees)
         if best is None:
             return []
         if not any(best.body == p.body for p in parts):
