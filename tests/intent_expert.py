@@ -1,6 +1,7 @@
-"""The ceiling of suggest_rule's task (issue 29): rules an experienced author wrote for dev12 to dev15 from only
-what suggest_rule is given (tests/data/intent_expert.yml), judged on the held-out snippets exactly as suggest_rule's
-top candidate is (`intent_catalogue.judge`), so the two figures compare request by request."""
+"""The ceiling of suggest_rule's task (issue 29): rules experienced authors wrote from only what suggest_rule is
+given (tests/data/intent_expert.yml; intent_expert_plain.yml with no API fact the input does not show), judged on
+the held-out snippets exactly as suggest_rule's top candidate is (`intent_catalogue.judge`), so the figures compare
+request by request."""
 
 from __future__ import annotations
 
