@@ -12,7 +12,7 @@ from typing import Any
 from sgtools.workflows.suggest.candidates import of_kinds
 
 # Per language, the kinds its grammar writes one kind of value in (checked against ast-grep's parsers in
-# tests/test_suggest_shapes.py). A kind in no family is the only spelling its grammar has.
+# tests/test_suggest_literal_kinds.py). A kind in no family is the only spelling its grammar has.
 _INTEGERS = ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal")
 _JS_STRINGS = ("string", "template_string")
 FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
