@@ -30,6 +30,7 @@ DEV15 = cat.load_dev15()
 DEV16 = cat.load_dev16()
 DEV17 = cat.load_dev17()
 DEV18 = cat.load_dev18()
+DEV19 = cat.load_dev19()
 
 
 def test_shape_and_fixed_split() -> None:
@@ -99,9 +100,13 @@ def test_second_development_set_shape() -> None:
                                                           ("dev17", DEV17, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
                                                                             *DEV6, *DEV7, *DEV8, *DEV9, *DEV10,
                                                                             *DEV11, *DEV12, *DEV13, *DEV14,
-                                                                            *DEV15, *DEV16, *DEV18])])
+                                                                            *DEV15, *DEV16, *DEV18]),
+                                                          ("dev19", DEV19, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
+                                                                            *DEV6, *DEV7, *DEV8, *DEV9, *DEV10,
+                                                                            *DEV11, *DEV12, *DEV13, *DEV14,
+                                                                            *DEV15, *DEV16, *DEV17, *DEV18])])
 def test_scoped_development_set_shape(name: str, scoped: list[cat.Request], earlier: list[cat.Request]) -> None:
-    """dev3 to dev18: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
+    """dev3 to dev19: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
     request or a snippet of the sets before it; some ask for a path scope of each kind."""
     assert len(scoped) >= 30
     assert len({r.language for r in scoped}) >= 12
@@ -125,7 +130,7 @@ def test_the_judge_reads_the_scope() -> None:
 
 
 EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13,
-         *DEV14, *DEV15, *DEV16, *DEV17, *DEV18]
+         *DEV14, *DEV15, *DEV16, *DEV17, *DEV18, *DEV19]
 
 
 @pytest.mark.parametrize("req", EVERY, ids=[r.id for r in EVERY])
@@ -167,6 +172,7 @@ def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.Capture
     from bin import intent_eval
 
     assert set(cat.HELD_OUT) <= set(cat.SETS) and {"test"} <= set(cat.HELD_OUT)
+    assert "dev19" in cat.HELD_OUT, "dev19 is sealed until the lead's single scored run"
     for held in cat.HELD_OUT:
         with pytest.raises(SystemExit) as refused:
             intent_eval.main(["--half", held, "--show"])
