@@ -223,8 +223,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "suggest_rule", "Suggest a rule from examples",
         "Write the rule from examples: code that must be flagged and code that must not. Returns verified "
-        "rules, best first, or why none separates them; a warning marks a top rule read from the examples "
-        "alone: prove it on more code first. Writes nothing.",
+        "rules, best first, or why none separates them. Writes nothing.",
         _suggest_rule, partial(present_rules.render_suggest, limit=TEXT_ITEMS)),
     ToolSpec(
         "dump_syntax_tree", "Show the syntax tree",
