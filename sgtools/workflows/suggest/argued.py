@@ -21,7 +21,7 @@ from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.mentioned import code_before
 from sgtools.workflows.suggest.required import callee_regex, names_callee
-from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.tree import Example, Node, place
 
 # A call written in the request: a (qualified) name and a flat argument list (`f(x)`, `fmt.Sprintf("%d", x)`).
 _CALL = re.compile(r"(?<![\w.:$\\])(?P<name>[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)*)\((?P<args>[^()]*)\)")
@@ -121,7 +121,7 @@ def _list_places(examples: Sequence[Example]) -> dict[str, dict[str, Any]]:
             found = list_path(n) if call_like(n.kind) and n.kind not in out else None
             if found is not None and len(found[0]) == 1:
                 args = found[1]
-                out[n.kind] = {"field": args.role} if args.role else {"kind": args.kind}
+                out[n.kind] = place(args)
     return out
 
 

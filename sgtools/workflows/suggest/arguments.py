@@ -12,7 +12,7 @@ from typing import Any
 
 from sgtools.workflows.suggest.author import call_like, near_misses
 from sgtools.workflows.suggest.candidates import ARGUMENT, Candidate, of_kinds
-from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.tree import Example, Node, place
 from sgtools.workflows.suggest.verify import Outcome
 
 _POSITIONS = 3  # the first arguments are where a call's meaning lies (a format, a mode, a code)
@@ -94,13 +94,18 @@ def _lists(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], list[tupl
     good_args = [a for a in (_arguments(g) for g in good) if a is not None]
     if len(bad_args) != len(bad) or len(good_args) != len(good):
         return None
-    lists = [a[0] for a in [*bad_args, *good_args]]
-    role = lists[0].role
-    if any(x.role != role or (role is None and x.kind != lists[0].kind) for x in lists):
+    where = _one_place([a[0] for a in [*bad_args, *good_args]])
+    if where is None:
         return None
-    where: dict[str, Any] = {"field": role} if role else {"kind": lists[0].kind}
     built = frozenset(v.kind for a in bad_args for v in map(_value, a[0].named_children()) if v.named_children())
     return where, _facts([a[1] for a in bad_args], [a[1] for a in good_args], built)
+
+
+def _one_place(lists: list[Node]) -> dict[str, Any] | None:
+    """Where every call's argument list is (one field, else one kind), said as `has` says it; None when they are
+    not at one place."""
+    first = place(lists[0])
+    return first if all(place(x) == first for x in lists) else None
 
 
 _TOKEN = re.compile(r"%[-+ #0-9.]*[A-Za-z]|[A-Za-z_]\w*")
@@ -120,11 +125,10 @@ def _token_fact(bad: list[Node], good: list[Node]) -> tuple[dict[str, Any], dict
     if any(x is None for x in lists):
         return None
     known = [x for x in lists if x is not None]
-    role = known[0].role
-    if any(x.role != role or (role is None and x.kind != known[0].kind) for x in known):
+    where = _one_place(known)
+    if where is None:
         return None
-    where: dict[str, Any] = {"field": role} if role else {"kind": known[0].kind}
-    values = [[_value(a) for a in x.named_children() if "comment" not in a.kind] for x in known]
+    values = [[_value(a) for a in list_items(x)] for x in known]
     for i in range(_POSITIONS):
         if not all(len(v) > i and "string" in v[i].kind for v in values):
             continue
@@ -250,7 +254,7 @@ def list_items(args: Node) -> list[Node]:
 def _down(path: list[Node], rule: dict[str, Any]) -> dict[str, Any]:
     """`rule` on the last node of `path`, said from the call: each step by its field, else its kind."""
     for node in reversed(path):
-        rule = {"has": {**({"field": node.role} if node.role else {"kind": node.kind}), **rule}}
+        rule = {"has": {**place(node), **rule}}
     return rule
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from sgtools.workflows.suggest.arguments import list_path
+from sgtools.workflows.suggest.arguments import list_items, list_path
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import CONTEXT, PINNED, PLAIN, TYPED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
@@ -23,16 +23,12 @@ _FORMS = (PLAIN, TYPED, PINNED, CONTEXT)
 _TRIED = 6  # patterns a count is added to: the best few, as ranked
 
 
-def _parts(node: Node) -> list[Node]:
-    return [c for c in node.children if c.named and "comment" not in c.kind]
-
-
 def _open(node: Node, gen: Generalised) -> bool:
     """The pattern leaves the call's parts open: it stands in a hole, or a `$$$` hole takes some of its parts."""
     for start, end, text in gen.edits:
         if start <= node.start and node.end <= end:
             return True
-        if text.startswith("$$$") and any(start <= c.start and c.end <= end for c in _parts(node)):
+        if text.startswith("$$$") and any(start <= c.start and c.end <= end for c in list_items(node)):
             return True
     return False
 
@@ -40,7 +36,7 @@ def _open(node: Node, gen: Generalised) -> bool:
 def _counted(gen: Generalised) -> list[Node]:
     """The calls in the pattern's code with no argument list of their own (a Go type conversion has one operand
     whatever is written) whose every part the pattern writes."""
-    return [n for n in gen.root.walk() if call_like(n.kind) and list_path(n) is None and _parts(n)
+    return [n for n in gen.root.walk() if call_like(n.kind) and list_path(n) is None and list_items(n)
             and n.kind != "type_conversion_expression" and not _open(n, gen)]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import CHILD, KIND_ONLY, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.tree import Example, Node, place
 
 # A key with its value inside a literal, whatever the grammar calls it: Go's `keyed_element`, a JavaScript,
 # Python or Ruby `pair`, Rust's `field_initializer`, C's `initializer_pair`, PHP's `array_element_initializer`, a
@@ -110,8 +110,7 @@ def _field_set(element: Node) -> tuple[str, str] | None:
 
 def _said(part: Node) -> dict[str, Any]:
     """One part of an element as its field (else its kind) and its text."""
-    where: dict[str, Any] = {"field": part.role} if part.role else {"kind": part.kind}
-    return {**where, "regex": f"^{re.escape(part.text)}$"}
+    return {**place(part), "regex": f"^{re.escape(part.text)}$"}
 
 
 def _key_value(element: Node) -> tuple[Node, Node] | None:

@@ -21,7 +21,7 @@ from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.listed import request_lists
 from sgtools.workflows.suggest.requested import namespace_path
-from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.tree import Example, Node, place
 
 _NAME = re.compile(r"(?<![\w.:$\\])[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*")
 _LITERAL = re.compile(r"null|nil|None|true|false|True|False|undefined")
@@ -134,7 +134,7 @@ def _passed_kind(request: str, made: list[Node], fine: list[Node]) -> tuple[dict
     args = argument_list(fine[0]) if fine else None
     if len(said) != 1 or args is None:
         return None
-    held = {**({"field": args.role} if args.role else {"kind": args.kind}), "has": {"kind": said[0]}}
+    held = {**place(args), "has": {"kind": said[0]}}
     return {"has": held}, [f"an argument of kind {said[0]}"]
 
 

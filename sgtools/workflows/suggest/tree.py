@@ -91,6 +91,11 @@ class Example:
         return best
 
 
+def place(node: Node) -> dict[str, Any]:
+    """How a `has` on its parent reaches the node: by the field it fills, else by its kind."""
+    return {"field": node.role} if node.role else {"kind": node.kind}
+
+
 Step = tuple[str, Any]  # one `has` down: ("field", the child's field) or ("nthChild", its place among named ones)
 
 
