@@ -74,6 +74,9 @@ DEV18_PATH = PATH.with_name("intent_dev18.yml")
 # A nineteenth, sealed like dev18 was (tests/data/intent_dev19.yml): written blind to the generaliser; its first
 # scored run is the held-out estimate, later runs are development signal. Held out (HELD_OUT) until that run.
 DEV19_PATH = PATH.with_name("intent_dev19.yml")
+# A twentieth, sealed (tests/data/intent_dev20.yml): written blind to the generaliser; held out (HELD_OUT) until the
+# lead's single scored run at the end of the session, the held-out estimate; later runs are development signal.
+DEV20_PATH = PATH.with_name("intent_dev20.yml")
 # A twenty-first, sealed like dev19 was (tests/data/intent_dev21.yml): written blind to the generaliser; its first
 # scored run is the held-out estimate, later runs are development signal. Held out (HELD_OUT) until that run.
 DEV21_PATH = PATH.with_name("intent_dev21.yml")
@@ -81,11 +84,11 @@ HALVES = ("dev", "test")
 # Sets scored only when named, and never with --show: the catalogue's test half (the headline), and a set sealed
 # until its first scored run (dev9 was, until 26de922's run; dev10 and dev11 were, until 7ab605a's run; dev12 and
 # dev13, until c9122bd's run; dev14 and dev15, until b32495e's run; dev16, until f489f3a's run; dev17 and dev18,
-# until c822eea's run; dev19, until 9c5436b's run: docs/suggest-rule.md; dev21 is, until its first run). `--half all`
-# is every other set.
-HELD_OUT = ("test", "dev21")
+# until c822eea's run; dev19, until 9c5436b's run: docs/suggest-rule.md; dev20 and dev21 are, until their first
+# run). `--half all` is every other set.
+HELD_OUT = ("test", "dev20", "dev21")
 SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13",
-        "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev21",
+        "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21",
         "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
@@ -194,16 +197,20 @@ def load_dev19() -> list[Request]:
     return load(DEV19_PATH, "dev19", scoped=True)
 
 
+def load_dev20() -> list[Request]:
+    return load(DEV20_PATH, "dev20", scoped=True)
+
+
 def load_dev21() -> list[Request]:
     return load(DEV21_PATH, "dev21", scoped=True)
 
 
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves, dev2 to dev19 and dev21."""
+    """Every request of every set: the catalogue's two halves and dev2 to dev21."""
     return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6(), *load_dev7(),
             *load_dev8(), *load_dev9(), *load_dev10(), *load_dev11(), *load_dev12(), *load_dev13(), *load_dev14(),
             *load_dev15(), *load_dev16(), *load_dev17(), *load_dev18(), *load_dev19(),
-            *load_dev21()]
+            *load_dev20(), *load_dev21()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
