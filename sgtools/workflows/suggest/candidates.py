@@ -106,6 +106,7 @@ class Candidate:
     argued: bool = False  # a call with the arguments the request writes (`fmt.Sprint(x)`, argued.py)
     holds: str | None = None  # a kind by the construct it holds (nested.py): that construct's kind
     counted: bool = False  # a pattern's calls with no more arguments than written (`x.first`, counted.py)
+    contrast: int = 0  # the construct writing the request's words: how many of them it checks (contrast.py)
 
     def kept_inside(self, clause: dict[str, Any], note: str, root_index: int, *, placed: bool) -> Candidate:
         """This candidate flagged only inside `clause` (the construct, call or declaration it is a part of): the

@@ -15,6 +15,7 @@ from sgtools.workflows.suggest import (
     argued,
     assigned,
     compared,
+    contrast,
     directives,
     lacking,
     requested,
@@ -41,7 +42,8 @@ def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
             + directives.attribute_forms(request, invalid, valid, start + 5)
             + compared.argument_forms(request, invalid, language, start + 10)
             + valued.value_forms(request, invalid, start + 20)
-            + argued.argued_forms(request, invalid, valid, language, start + 30))
+            + argued.argued_forms(request, invalid, valid, language, start + 30)
+            + contrast.contrast_forms(request, invalid, valid, start + 40))
 
 
 def near_forms(tried: Sequence[tuple[Candidate, Outcome]], request: str | None, invalid: Sequence[Example],

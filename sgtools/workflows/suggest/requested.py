@@ -18,10 +18,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest import callnames, imported, placed
+from sgtools.workflows.suggest import callnames, contrast, imported, placed
 from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
+from sgtools.workflows.suggest.carry import shaped_by_examples
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.mentioned import Mention, lists, mentions
 from sgtools.workflows.suggest.names import family_stem
@@ -274,8 +275,11 @@ def request_first(picked: list[Candidate], passing: Sequence[Candidate]) -> list
     order."""
     # A construct by the parts it has and lacks (lacking.py) only where no rule on the code itself separates them;
     # a call with the arguments the request writes (argued.py) before the call by its name, which the request
-    # says less of.
-    said = min((c for c in passing if c.form == REQUESTED), key=lambda c: (c.lacks, not c.argued), default=None)
-    if said is None:
+    # says less of; the construct by the words one side writes (contrast.py) last: over a top rule shaped by the
+    # examples alone (carry.py) only where it checks enough of the request's words, never over one that carried.
+    said = min((c for c in passing if c.form == REQUESTED), key=lambda c: (c.contrast > 0, c.lacks, not c.argued),
+               default=None)
+    if said is None or (said.contrast and picked and (not shaped_by_examples(picked[0])
+                                                      or said.contrast < contrast.OVER_SHAPED)):
         return picked
     return [said, *(c for c in picked if c is not said and c.body != said.body)][:max(1, len(picked))]

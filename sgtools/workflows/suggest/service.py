@@ -369,8 +369,9 @@ def _picked(search: _Search, count: int, valid_trees: list[Example], request: st
     # before left. None is in the key: each compares a candidate with the others (the best one, what it holds) or
     # with the request and the outcomes, which one candidate's key cannot see, so folding one in would change what
     # the later steps read.
-    listed_ = placed.constructs_first(_listed(search, request, valid_trees), search.tried, search.invalid, request,
-                                      search.language)
+    # The construct by the request's words one side writes (contrast.py) is placed by (7) alone.
+    ranked = [c for c in _listed(search, request, valid_trees) if not c.contrast]
+    listed_ = placed.constructs_first(ranked, search.tried, search.invalid, request, search.language)
     picked = ranking.pick(asked.named_first(asked.words_first(listed_, request, search.invalid, valid_trees),
                                             request, search.invalid), count)
     if not picked or picked[0].tier() >= union.LAST_TIER:
