@@ -21,6 +21,18 @@ CASES = {
         ['log.error("failed")', 'log.info(f"{n} rows")', 'logger.warn(msg)'],
         request="call log.info, log.warn and log.error, not the bare info, warn and error",
     ),
+    "a call the request says needs an argument with a value: another value of it lacks it": Case(
+        "`yaml.load` without `Loader=yaml.SafeLoader`: also one passing another loader (`Loader=yaml.FullLoader`), "
+        "the value the request writes is the need, not the keyword alone; not one passing it, however spaced",
+        "python",
+        ["data = yaml.load(fh)", "cfg = yaml.load(open(path).read())"],
+        ["data = yaml.load(fh, Loader=yaml.SafeLoader)", "cfg = yaml.load(open(path).read(), Loader=yaml.SafeLoader)"],
+        ["doc = yaml.load(stream, Loader=yaml.FullLoader)", "settings = yaml.load(text, Loader = yaml.UnsafeLoader)",
+         "return yaml.load(raw)"],
+        ["doc = yaml.load(stream, Loader = yaml.SafeLoader)", "doc = json.load(stream)",
+         "items = yaml.load(buf, Loader=yaml .SafeLoader)"],
+        request="yaml.load needs Loader=yaml.SafeLoader, any other loader can build arbitrary objects",
+    ),
     "a call whose kind names a function misses a flag": Case(
         "PHP's call is a `function_call_expression`: a call, not a whole function, so the flag every valid call "
         "passes is said on the call (`not: has` `ENT_QUOTES`), not on the assignment or statement around it.",

@@ -50,6 +50,23 @@ CASES = {
          "interface Api {\n    @Headers(\"Cache-Control: no-cache\")\n    fun raw(): Call<User>\n}"],
         request="Retrofit service methods (@GET, @POST, @PUT, @DELETE) must be suspend, a blocking call freezes the UI",
     ),
+    "the parts every valid one writes together are one need: some of them do not meet it": Case(
+        "`@ManyToMany` without `fetch = FetchType.LAZY`: also one that says `fetch = FetchType.EAGER`, which writes "
+        "`fetch` and `FetchType` but not the value; not one with the value, its type's package path written out",
+        "java",
+        ["class Post {\n    @ManyToMany\n    private Set<Tag> tags;\n}",
+         "class Course {\n    @ManyToMany(mappedBy = \"courses\")\n    private Set<Student> students;\n}"],
+        ["class Post {\n    @ManyToMany(fetch = FetchType.LAZY)\n    private Set<Tag> tags;\n}",
+         "class Course {\n    @OneToMany(mappedBy = \"course\")\n    private List<Lesson> lessons;\n}"],
+        ["class User {\n    @ManyToMany(fetch = FetchType.EAGER)\n    @JoinTable(name = \"user_roles\")\n"
+         "    private Set<Role> roles;\n}",
+         "class Book {\n    @Id\n    private Long id;\n\n    @ManyToMany(cascade = CascadeType.PERSIST)\n"
+         "    private List<Author> authors;\n}"],
+        ["class User {\n    @ManyToMany(fetch = jakarta.persistence.FetchType.LAZY, cascade = CascadeType.ALL)\n"
+         "    private Set<Role> roles;\n}",
+         "class Book {\n    @ManyToOne\n    private Shelf shelf;\n}"],
+        request="@ManyToMany must say fetch = FetchType.LAZY explicitly",
+    ),
 }
 
 

@@ -176,6 +176,23 @@ def _missing(valid: Sequence[Example], kinds: list[str], words: set[str], needed
     return missing
 
 
+_QUALIFIER = re.compile(r"(?:\.|::|->)[A-Za-z_]")  # right after a word: it qualifies the next one
+
+
+def _end_of(request: str, word: str) -> int:
+    found = re.search(rf"\b{re.escape(word)}\b", request)
+    return found.end() if found else len(request)
+
+
+def _together(valid: Sequence[Example], kinds: list[str], words: set[str], missing: set[str],
+              present: list[tuple[tuple[str | None, str], list[str]]]) -> bool:
+    """Every valid construct with the present parts writes all the needed words (`fetch = FetchType.LAZY`): they are
+    one need, and a construct writing some of them (`fetch = FetchType.EAGER`) still lacks it."""
+    return all(missing <= {w for ps in parts.values() for w in ps}
+               for example in valid for h in _holders(example, kinds)
+               if _holds(parts := _parts(h, words | missing), present))
+
+
 def _rule(request: str, kind: str, invalid: Sequence[Example], valid: Sequence[Example], words: set[str],
           needed: set[str]) -> tuple[dict[str, Any], Node, list[str]] | None:
     """The rule on constructs of `kind` (and its twin): the present parts, without the needed ones, with the
@@ -186,10 +203,13 @@ def _rule(request: str, kind: str, invalid: Sequence[Example], valid: Sequence[E
     missing = _missing(valid, kinds, words, needed, present, [h for h, _ in chosen or []]) if present else {}
     if not chosen or not missing:
         return None
+    joined = "all" if _together(valid, kinds, words, set(missing), present) else "any"
+    if joined == "all":  # one need: its qualifier (`DOMPurify` of `DOMPurify.sanitize`) may be written otherwise
+        missing = {w: p for w, p in missing.items() if not _QUALIFIER.match(request, _end_of(request, w))} or missing
     lacks = [_has(part, _listed(request, {w})) for w, part in sorted(missing.items())]
     has = [{"has": _has(next(iter(chosen[0][1][key].values())), said)} for key, said in present]
     rule = {**of_kinds(kinds), "all": has,
-            "not": {"has": lacks[0]} if len(lacks) == 1 else {"any": [{"has": c} for c in lacks]}}
+            "not": {"has": lacks[0]} if len(lacks) == 1 else {joined: [{"has": c} for c in lacks]}}
     return rule, chosen[0][0], sorted(missing)
 
 

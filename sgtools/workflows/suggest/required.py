@@ -116,6 +116,25 @@ def _needed(request: str, words: list[str], made: list[tuple[Node, Node]], made_
     return needed if all(any(written(t, text) for t in needed) for text in made_fine) else []
 
 
+_VALUE = re.compile(r"\s*(?:=|:)\s*([\w.]+)")  # after a needed word: the value the request says it is given
+
+
+def _valued(request: str, needed: list[str]) -> str | None:
+    """The needed word with the value the request writes it with (`weights_only=True`, `fetch = FetchType.LAZY`), as
+    one regex; None when the request gives it no value."""
+    values = {}
+    for token in needed:
+        at = re.search(rf"(?<![\w-]){re.escape(token)}\b", request)
+        value = _VALUE.match(request, at.end()) if at else None
+        if value is not None:
+            values[token] = value.group(1).rstrip(".").split(".")
+    given = {part for parts in values.values() for part in parts}
+    if not values or any(t not in values and t not in given for t in needed):
+        return None  # a needed word with no value, nor part of one (`SafeLoader` of `Loader=yaml.SafeLoader`)
+    return "|".join(rf"\b{re.escape(t)}\s*[=:]\s*" + r"\s*\.\s*".join(re.escape(p) for p in parts) + r"\b"
+                    for t, parts in values.items())
+
+
 def _as_value(word: str) -> str:
     """A type's name (`Looper`) as the regex of the word, also written as the name of a value of it, lower case
     first (`thread.looper`)."""
@@ -156,6 +175,9 @@ def _lacks(request: str, words: list[str], calls: list[tuple[Node, Node]],
     request names; None for neither."""
     needed = _needed(request, words, calls, [n.text for n in fine])
     if needed:
+        valued = _valued(request, needed)
+        if valued and all(re.search(valued, n.text) for n in fine):
+            return {"regex": valued}, needed  # `weights_only=False` lacks what `weights_only=True` says
         return {"regex": "|".join(_said(t) for t in needed)}, needed
     return _passed_kind(request, [n for n, _ in calls], fine)
 
