@@ -33,6 +33,19 @@ CASES = {
          "items = yaml.load(buf, Loader=yaml .SafeLoader)"],
         request="yaml.load needs Loader=yaml.SafeLoader, any other loader can build arbitrary objects",
     ),
+    "a call the request names by its bare name, on the receiver it names": Case(
+        "`create` on `twilio` (the request's word) without `statusCallback`: also on `twilioClient`, `this.twilio`; "
+        "not `db.messages.create`, which the request does not name, nor a call passing the callback",
+        "javascript",
+        ["await twilio.messages.create({ to, from, body });",
+         "client.twilio.messages.create({ body: text, to: phone });"],
+        ["await twilio.messages.create({ to, from, body, statusCallback: url });", "await db.messages.insert({ to });"],
+        ["return twilioClient.messages.create({ to: user.phone, from: SENDER, body: code });",
+         "await this.twilio.calls.create({ url: twimlUrl, to, from });"],
+        ["await db.messages.create({ to: user.id, body: text });",
+         "await twilio.messages.create({ to, from, body, statusCallback: `${base}/sms/status` });"],
+        request="every Twilio create call must pass a statusCallback, or we never learn the message failed",
+    ),
     "a call whose kind names a function misses a flag": Case(
         "PHP's call is a `function_call_expression`: a call, not a whole function, so the flag every valid call "
         "passes is said on the call (`not: has` `ENT_QUOTES`), not on the assignment or statement around it.",

@@ -67,6 +67,22 @@ CASES = {
          "class Book {\n    @ManyToOne\n    private Shelf shelf;\n}"],
         request="@ManyToMany must say fetch = FetchType.LAZY explicitly",
     ),
+    "an annotation by its name, also written with its qualifier": Case(
+        "`@Column` or `@JoinColumn` without `nullable`: also `@jakarta.persistence.Column`; not one that says "
+        "`nullable`, however qualified, nor another annotation",
+        "java",
+        ["class User {\n    @Column(name = \"email\")\n    private String email;\n}",
+         "class Pet {\n    @JoinColumn(name = \"owner_id\")\n    private User owner;\n}"],
+        ["class User {\n    @Column(name = \"email\", nullable = false)\n    private String email;\n}",
+         "class Pet {\n    @JoinColumn(name = \"owner_id\", nullable = true)\n    private User owner;\n}"],
+        ["class Book {\n    @jakarta.persistence.Column(length = 80)\n    private String title;\n}",
+         "class Member {\n    @JoinColumn(name = \"team_id\", referencedColumnName = \"id\")\n"
+         "    private Team team;\n}"],
+        ["class Book {\n    @jakarta.persistence.Column(nullable = false, length = 80)\n"
+         "    private String title;\n}",
+         "class Book {\n    @Id\n    @GeneratedValue\n    private Long id;\n}"],
+        request="every @Column and @JoinColumn must say nullable, the schema should not rely on the default",
+    ),
 }
 
 

@@ -109,7 +109,9 @@ def _has(part: _Part, words: list[str]) -> dict[str, Any]:
     if part.flag:
         return {**base, "regex": f"^({alternatives}){_FLAG}"}
     if part.direct and part.kind == part.leaf:
-        return {**base, "regex": f"^({alternatives})$"}
+        # A name in its field may be written with its qualifier (`@CommandLine.Option` beside `@Option`).
+        qualifier = r"(\w+(\.|::))*" if part.field == "name" else ""
+        return {**base, "regex": f"^{qualifier}({alternatives})$"}
     leaf: dict[str, Any] = {"kind": part.leaf, "regex": f"^({alternatives})$"}
     return {**base, "has": leaf if part.direct else {**leaf, "stopBy": "end"}}
 

@@ -119,6 +119,20 @@ def _needed(request: str, words: list[str], made: list[tuple[Node, Node]], made_
 _VALUE = re.compile(r"\s*(?:=|:)\s*([\w.]+)")  # after a needed word: the value the request says it is given
 
 
+def _named_receiver(request: str, words: list[str], callees: list[Node]) -> str | None:
+    """A receiver every invalid call is made on that the request names too ("every Stripe create call":
+    `stripe.refunds.create`), where the request names the call by its bare name: the rule keeps it, so that
+    `db.payments.create` is no such call."""
+    if any("." in w or "::" in w for w in words):
+        return None
+    said = {w.lower() for w in re.findall(r"[A-Za-z_]\w+", request)} - {w.lower() for w in words}
+    shared: set[str] | None = None
+    for callee in callees:
+        segments = {p for p in re.split(r"\.|::|->", callee.text)[:-1] if p.lower() in said}
+        shared = segments if shared is None else shared & segments
+    return min(shared) if shared else None
+
+
 def _valued(request: str, needed: list[str]) -> str | None:
     """The needed word with the value the request writes it with (`weights_only=True`, `fetch = FetchType.LAZY`), as
     one regex; None when the request gives it no value."""
@@ -182,6 +196,18 @@ def _lacks(request: str, words: list[str], calls: list[tuple[Node, Node]],
     return _passed_kind(request, [n for n, _ in calls], fine)
 
 
+def _callees(request: str, words: list[str], calls: list[tuple[Node, Node]], language: str) -> str:
+    """The regex of the calls' names: the request's names of them, on the receiver it names where it names one."""
+    bare = all(c.text in words for _, c in calls)
+    named = _named_receiver(request, words, [c for _, c in calls])
+    if named is None or bare:
+        return "^(" + "|".join(callee_regex(w, bare, language) for w in words) + ")$"
+    # The name within a longer one too (`stripeClient`, `_stripe`): what the request calls it, however spelt.
+    receiver = rf"\w*(?i:{re.escape(named)})\w*"
+    return "^(" + "|".join(rf"(\w+(\.|::|->))*{receiver}(\.|::|->)(\w+(\.|::|->))*{re.escape(w)}"
+                           for w in words) + ")$"
+
+
 def required_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
                    start: int) -> list[Candidate]:
     """The call the request names without the word it says the call needs; to be verified on the examples."""
@@ -199,8 +225,7 @@ def required_forms(request: str | None, invalid: Sequence[Example], valid: Seque
         return []
     lacks, needed = lacking
     call, callee = calls[0]
-    bare = all(c.text in words for _, c in calls)
-    regex = "^(" + "|".join(callee_regex(w, bare, language) for w in words) + ")$"
+    regex = _callees(request, words, calls, language)
     called = _imported(callnames.by_name(call.kind, callee.role or "", regex, language), words, call, callee,
                        language)
     rule = {"all": [called, {"not": lacks}]}
