@@ -25,6 +25,17 @@ CASES = {
         request="asyncio.get_event_loop() and asyncio.ensure_future() are discouraged, use asyncio.get_running_loop() "
                 "and asyncio.create_task()",
     ),
+    "an object the request names, also reached through another object": Case(
+        "`localStorage` shown as the object of its calls: also `window.localStorage`, `globalThis.localStorage`; not "
+        "a name that only starts with it, nor the storage service",
+        "typescript",
+        ['localStorage.setItem("theme", mode);', 'const token = localStorage.getItem("token");'],
+        ['storage.set("theme", mode);', 'const token = storage.get("token");'],
+        ['window.localStorage.removeItem("token");', "const store = globalThis.localStorage;",
+         "if (localStorage.length > 0) { localStorage.clear(); }"],
+        ['const localStorageKey = "app:v2";', "storage.localStorageFallback = true;", "storage.clear();"],
+        request="don't touch localStorage directly, go through the storage service",
+    ),
     "a method the request names, on any receiver": Case(
         "`name.substr(1)` and `s.trim().substr(0, 3)`: `substr` on whatever receiver, not the receivers shown",
         "javascript",

@@ -142,7 +142,26 @@ def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mention
     if any("." in m.qualifier and not re.fullmatch(r"([a-z_]\w*\.)+", m.qualifier) for m in mentions):
         return None  # `Model.all.each`: an object the request names, which no one rule on the name says
     return _called(alternatives, names, refs, leaves, mentions, language) or (
-        _either({leaf.kind for leaf in leaves}, rf"^({alternatives})$"), " / ".join(names))
+        _either(_as_members(leaves, language), rf"^({alternatives})$"), " / ".join(names))
+
+
+# The kind a grammar writes a name in after `.` where it differs from the name alone (grammar, not API knowledge).
+_MEMBER_NAME = dict.fromkeys(("javascript", "typescript", "tsx"), "property_identifier") | dict.fromkeys(
+    ("go", "rust", "c", "cpp"), "field_identifier")
+_RECEIVER = re.compile(r"member|selector|field_expression")
+
+
+def _as_members(leaves: list[Node], language: str) -> set[str]:
+    """The kinds of the names shown, and the member name's where every one is an object something is reached
+    through (`ipcRenderer.send(...)`): `electron.ipcRenderer` reaches the same object. Not a name shown as a
+    declaration's (`func init()`) or passed as a value (`apply(logger, arguments)`)."""
+    kinds = {leaf.kind for leaf in leaves}
+    member = _MEMBER_NAME.get(language)
+    if member is None or kinds != {"identifier"} or not all(
+            leaf.parent is not None and _RECEIVER.search(leaf.parent.kind) and leaf.role != "property"
+            and leaf.parent.children[0] is leaf for leaf in leaves):
+        return kinds
+    return kinds | {member}
 
 
 def _written(m: Mention, valid: Sequence[Example], tokens: set[str]) -> bool:
