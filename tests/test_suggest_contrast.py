@@ -57,6 +57,17 @@ CASES = {
         request=("don't call .delay() or .apply_async() inside transaction.atomic(), queue it with "
                  "transaction.on_commit"),
     ),
+    "commands by the options the request lists, when the invalid ones share no word": Case(
+        "`pip install --user` and `npm install -g`: one of the request's options, which no valid command writes, "
+        "also the one it lists that no example shows (`--break-system-packages`); not an install without them",
+        "bash",
+        ["pip install --user requests", "npm install -g typescript"],
+        ["pip install requests", "npm install typescript"],
+        ["pip3 install --break-system-packages -r requirements.txt", "sudo npm install -g pnpm@8",
+         "python -m pip install --user --upgrade pip"],
+        ["pip install -r requirements.txt", "npm install --save-dev jest", "npm ci"],
+        request="no pip install --user / --break-system-packages, and no npm install -g, use a virtualenv or npx",
+    ),
 }
 
 
@@ -76,6 +87,16 @@ def test_the_requests_lists_are_families_and_its_qualifiers_optional() -> None:
     clauses = contrast.Words("no global variables inside functions, inject dependencies")
     assert clauses.of("function") != clauses.of("inject")
     assert contrast.Words("a, b or c").of("c") == contrast.Words("a, b or c").of("a")
+
+
+def test_a_literal_that_is_code_is_a_construct(ws: Workspace, engine: Engine) -> None:
+    """Go's `cobra.Command{...}`: the smallest construct writing the request's words, with or without the `&`."""
+    invalid = read_examples(engine, ws.root, "go", ["var c = &cobra.Command{Use: \"a\", Run: run}",
+                                                    "var d = &cobra.Command{Run: serve}"])
+    valid = read_examples(engine, ws.root, "go", ["var c = &cobra.Command{Use: \"a\", RunE: run}"])
+    kinds = [_rule(c.body).get("kind") for c in contrast.contrast_forms("cobra commands use RunE, not Run", invalid,
+                                                                       valid, 0)]
+    assert "composite_literal" in kinds, kinds
 
 
 def test_a_whole_function_is_never_told_by_the_words_of_its_body(ws: Workspace, engine: Engine) -> None:

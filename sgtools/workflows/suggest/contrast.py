@@ -25,7 +25,7 @@ from sgtools.workflows.suggest.mentioned import runs
 from sgtools.workflows.suggest.roots import PART_KINDS
 from sgtools.workflows.suggest.tree import Example, Node
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z_][A-Za-z0-9_]*")  # a command-line option is one word
 # Prose around the words that name code: never read as code, though a grammar may write some of them (`if`, `in`).
 _PROSE = frozenset({
     "a", "an", "the", "to", "of", "be", "is", "are", "was", "it", "its", "this", "that", "these", "those", "must",
@@ -38,11 +38,11 @@ _PROSE = frozenset({
     "calls", "called", "code", "same", "way", "them", "him", "her", "via", "per", "over", "off",
 })
 _BODIES = ("_body", "block", "statement_list", "declaration_list")
-_MAX_KINDS = 8
+_MAX_KINDS = 8  # constructs tried per request, smallest first
 # How many of the request's words (a word the valid side adds counts) a rule checks before it goes over a top rule
 # shaped by the examples alone (requested.request_first): on the development sets (dev to dev13, dev17 to dev19) one
 # or two replaced right answers as often as wrong ones, three never did (docs/suggest-rule.md).
-OVER_SHAPED = 3  # constructs tried per request, smallest first
+OVER_SHAPED = 3
 _QUALIFIED = re.compile(r"(?:\.|::|->)[A-Za-z_]")  # a word right before it qualifies the next one
 _ATOMIC = ("string", "comment", "char", "regex", "heredoc")  # a word inside them is data, not the code's word
 
@@ -81,8 +81,9 @@ def _lists(request: str, found: Sequence[re.Match[str]]) -> list[list[int]]:
 
 
 def _gap(between: str) -> str:
-    """Between two words of a list, the marks around code and an article are no words (`$tries or a retryUntil()`)."""
-    return re.sub(r"\b(?:an?|the)\b", " ", re.sub(r"[`()$@.:\[\]]", "", between))
+    """Between two words of a list, the marks around code and an article are no words (`$tries or a retryUntil()`);
+    a parenthesis opens an aside, no list (`--insecure (or wget`)."""
+    return re.sub(r"\b(?:an?|the)\b", " ", re.sub(r"\(\)|[`$@.:\[\]]", "", between))
 
 
 _Words = dict[str, list[Node]]  # family -> the tokens writing it
@@ -99,11 +100,17 @@ def _words_in(node: Node, words: Words) -> _Words:
     return found
 
 
+def _construct(node: Node) -> bool:
+    """A construct of its own, a literal that is code too (Go's `composite_literal`, `func_literal`)."""
+    return is_construct(node) or (node.parent is not None and node.named and not node.atomic
+                                  and node.kind.endswith("literal"))
+
+
 def _kinds(first: Example, words: Words, invalid: Sequence[Example]) -> list[str]:
     """The constructs around the first invalid example's request words that every invalid example writes,
     smallest first."""
     leaves = [n for n in first.root.walk() if not n.children and words.of(n.text) is not None]
-    around = sorted({a for n in leaves for a in n.ancestors() if is_construct(a)}, key=lambda a: a.end - a.start)
+    around = sorted({a for n in leaves for a in n.ancestors() if _construct(a)}, key=lambda a: a.end - a.start)
     kinds = list(dict.fromkeys(a.kind for a in around))
     return [k for k in kinds if all(any(n.kind == k for n in e.root.walk()) for e in invalid)][:_MAX_KINDS]
 
@@ -146,13 +153,29 @@ def _shared(kind: str, targets: list[tuple[Node, _Words]], words: Words) -> list
     return named
 
 
+def _either(kind: str, targets: list[tuple[Node, _Words]], valid: Sequence[Example], words: Words,
+            shared: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    """When the words the invalid constructs share (`shared`, their `has`) do not tell them from the valid ones: the
+    request's words each of them writes one of and no valid example writes at all (`pip install --user`, `npm
+    install -g` for "no pip install --user / --break-system-packages, and no npm install -g"), as one family."""
+    fine = {w for e in valid for w in _words_in(e.root, words)}
+    either = sorted({w for _, t in targets for w in t} - fine)
+    if len(either) < 2 or not all(set(t) & set(either) for _, t in targets):
+        return []
+    texts = {x.text for _, t in targets for w in either for x in t.get(w, [])}
+    texts |= {x for w in either for x in words.spelled.get(w, set())}
+    one_of = {"has": {"regex": f"^({'|'.join(re.escape(x) for x in sorted(texts))})$", "stopBy": "end"}}
+    rule = {**of_kinds(sorted({kind, TWINS.get(kind, kind)})), "all": [*shared, one_of]}
+    return [(rule, f"{kind} writing one of {', '.join(either)}")]
+
+
 def _rules(kind: str, invalid: Sequence[Example], valid: Sequence[Example],
            words: Words) -> list[tuple[dict[str, Any], str]]:
     """Rules on constructs of `kind` from the words every invalid one writes, each with its label."""
     targets = [_target(e, kind, words) for e in invalid]
     shared = _shared(kind, targets, words)
     if not shared:
-        return []
+        return _either(kind, targets, valid, words, [])
     near = [(n, found) for e in valid for n in e.root.walk() if n.kind == kind
             if set(shared) <= set(found := _words_in(n, words))]
     has = [_has([(top, t[w]) for top, t in targets], words.spelled.get(w, set())) for w in shared]
@@ -164,6 +187,8 @@ def _rules(kind: str, invalid: Sequence[Example], valid: Sequence[Example],
         return [(base, label)] if len(shared) > 1 else []
     written = {w for _, t in targets for w in t}
     lacked = sorted(set.intersection(*(set(f) for _, f in near)) - written)
+    if not lacked:
+        return _either(kind, targets, valid, words, has)
     return [({**base, "not": _has([(n, f[w]) for n, f in near], words.spelled.get(w, set()))}, f"{label}, without {w}")
             for w in lacked]
 

@@ -295,9 +295,10 @@ def request_first(picked: list[Candidate], passing: Sequence[Candidate]) -> list
     # A construct by the parts it has and lacks (lacking.py) only where no rule on the code itself separates them;
     # a call with the arguments the request writes (argued.py) before the call by its name, which the request
     # says less of; the construct by the words one side writes (contrast.py) last: over a top rule shaped by the
-    # examples alone (carry.py) only where it checks enough of the request's words, never over one that carried.
-    said = min((c for c in passing if c.form == REQUESTED), key=lambda c: (c.contrast > 0, c.lacks, not c.argued),
-               default=None)
+    # examples alone (carry.py) only where it checks enough of the request's words, never over one that carried;
+    # of those, the smallest construct.
+    said = min((c for c in passing if c.form == REQUESTED), default=None,
+               key=lambda c: (c.contrast > 0, c.lacks, not c.argued, c.gen.root.size() if c.contrast else 0))
     if said is None or (said.contrast and picked and (not shaped_by_examples(picked[0])
                                                       or said.contrast < contrast.OVER_SHAPED)):
         return picked
