@@ -83,6 +83,18 @@ CASES = {
          "class Book {\n    @Id\n    @GeneratedValue\n    private Long id;\n}"],
         request="every @Column and @JoinColumn must say nullable, the schema should not rely on the default",
     ),
+    "a pattern by the key it takes, beside the call the request names, without the key it needs": Case(
+        "`{ mutate }` from `useMutation` without `error`: also `{ mutate: remove }` and a pattern over lines; not one "
+        "taking `error` under another name, nor the same pattern from another hook the request does not name",
+        "tsx",
+        ["const { mutate } = useMutation(saveUser);",
+         "const { mutate, isLoading } = useMutation(deletePost, { onSuccess });"],
+        ["const { mutate, error } = useMutation(saveUser);", "const { data, loading } = useQuery(GET_USER);"],
+        ["const { mutate: remove } = useMutation(deletePost);",
+         "const {\n  mutateAsync,\n  mutate,\n} = useMutation(upload);"],
+        ["const { mutate, error: uploadError } = useMutation(upload);", "const { mutate } = useDebounced(save);"],
+        request="when you destructure useMutation, take error as well and show it",
+    ),
 }
 
 

@@ -21,7 +21,7 @@ from sgtools.workflows.suggest.author import construct_kind
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.carrier import TWINS
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.mentioned import runs
+from sgtools.workflows.suggest.mentioned import mentions, runs
 from sgtools.workflows.suggest.roots import PART_KINDS
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.valued import KEYED
@@ -111,10 +111,20 @@ def _has(part: _Part, words: list[str]) -> dict[str, Any]:
     if part.direct and part.kind == part.leaf:
         # A name in its field may be written with its qualifier (`@CommandLine.Option` beside `@Option`).
         qualifier = r"(\w+(\.|::))*" if part.field == "name" else ""
-        return {**base, "regex": f"^{qualifier}({alternatives})$"}
-    leaf: dict[str, Any] = {"kind": part.leaf, "regex": f"^({alternatives})$"}
+        return _or_keyed(part.kind, {**base, "regex": f"^{qualifier}({alternatives})$"}, alternatives)
+    leaf = _or_keyed(part.leaf, {"kind": part.leaf, "regex": f"^({alternatives})$"}, alternatives)
     return {**base, "has": leaf if part.direct else {**leaf, "stopBy": "end"}}
 
+
+def _or_keyed(kind: str, named: dict[str, Any], alternatives: str) -> dict[str, Any]:
+    """A shorthand name, or the same key written with a value of its own name (`{ data }`, `{ data: cart }`)."""
+    keyed = _KEYED.get(kind)
+    return {"any": [named, {"kind": keyed, "has": {"field": "key", "regex": f"^({alternatives})$"}}]} \
+        if keyed else named
+
+
+# A JavaScript object's or pattern's shorthand and the same key written with a value (grammar, not API).
+_KEYED = {"shorthand_property_identifier_pattern": "pair_pattern", "shorthand_property_identifier": "pair"}
 
 _Parts = dict[tuple[str | None, str], dict[str, _Part]]
 
@@ -210,9 +220,26 @@ def _rule(request: str, kind: str, invalid: Sequence[Example], valid: Sequence[E
         missing = {w: p for w, p in missing.items() if not _QUALIFIER.match(request, _end_of(request, w))} or missing
     lacks = [_has(part, _listed(request, {w})) for w, part in sorted(missing.items())]
     has = [{"has": _has(next(iter(chosen[0][1][key].values())), said)} for key, said in present]
-    rule = {**of_kinds(kinds), "all": has,
+    rule = {**of_kinds(kinds), "all": has + _around(request, [h for h, _ in chosen],
+                                                  {w for _, ws in present for w in ws} | set(missing)),
             "not": {"has": lacks[0]} if len(lacks) == 1 else {joined: [{"has": c} for c in lacks]}}
     return rule, chosen[0][0], sorted(missing)
+
+
+def _around(request: str, holders: list[Node], said: set[str]) -> list[dict[str, Any]]:
+    """The code the request names that every invalid construct is written beside, in the construct around it
+    (`useQuery` for "when you destructure Apollo's useQuery, take error as well": the pattern is in a declaration
+    whose value calls it), as `inside` that construct: the request says where, not only what."""
+    out: list[dict[str, Any]] = []
+    for name in dict.fromkeys(m.name for m in mentions(request)):
+        if name in said:
+            continue
+        around = [next((a for a in h.ancestors() if a.parent is not None
+                        and any(not n.children and n.text == name for n in a.walk())), None) for h in holders]
+        kinds = {a.kind for a in around if a is not None}
+        if None not in around and len(kinds) == 1 and not any(n.text == name for h in holders for n in h.walk()):
+            out.append({"inside": {"kind": kinds.pop(), "has": {"regex": f"^{re.escape(name)}$", "stopBy": "end"}}})
+    return out
 
 
 def lacking_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example],
