@@ -12,6 +12,16 @@ from sgtools.project.workspace import Workspace
 from tests.test_suggest_shapes import Case, check_case
 
 CASES = {
+    "the name written among several targets at once": Case(
+        "`os.environ` written alone or as one of a tuple's targets (`os.environ, saved = ...`), an element of it "
+        "among others; not read on the right of one",
+        "python",
+        ['os.environ["DEBUG"] = "1"', "os.environ = {}"],
+        ['debug = os.environ.get("DEBUG")', "env = dict(os.environ)"],
+        ["os.environ, saved = {}, os.environ", 'os.environ["A"], os.environ["B"] = "1", "2"'],
+        ["saved, env = os.environ, {}", 'home, user = os.environ["HOME"], os.environ["USER"]'],
+        request="tests must not assign to os.environ, use monkeypatch.setenv",
+    ),
     "assigning to a module's list: its elements, a compound assignment and its writing methods": Case(
         "`sys.path[0] = ...` and `sys.path += [...]`: any assignment to `sys.path` or an element of it, and "
         "`sys.path.append(...)`; not reading it (`first = sys.path[0]`, `list(sys.path)`), nor another `path`",

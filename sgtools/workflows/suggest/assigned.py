@@ -64,7 +64,9 @@ def assign_forms(request: str | None, invalid: Sequence[Example], valid: Sequenc
         return []
     shown = {n.kind for ns in found for n in ns}
     kinds = sorted(shown | set(written.ASSIGNMENTS.get(language, ())))  # `=` and a compound one, where they differ
-    writes: list[dict[str, Any]] = [{"kind": k, "has": {"field": "left", "regex": target.pattern}} for k in kinds]
+    # The target alone, or one of several assigned at once (`os.Args, flag.CommandLine = ...`, `a, b = ...`).
+    left = {"field": "left", "any": [{"regex": target.pattern}, {"has": {"regex": target.pattern}}]}
+    writes: list[dict[str, Any]] = [{"kind": k, "has": left} for k in kinds]
     call = _call_kind([*invalid, *valid])
     if call is not None:
         methods = _PATH + said + r"\s*(\.|->|\?\.)\s*(" + "|".join(_WRITERS) + ")$"
