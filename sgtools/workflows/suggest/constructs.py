@@ -27,3 +27,12 @@ def is_construct(node: Node) -> bool:
 def call_like(kind: str) -> bool:
     """A call of any grammar; a shell's `command` (`read name`) is one, named by its `command_name`."""
     return kind == "command" or any(c in kind for c in ("call", "invocation", "macro", "new_", "creation"))
+
+
+_BODIES = ("_body", "block", "statement_list", "declaration_list")
+
+
+def is_body(node: Node) -> bool:
+    """A construct's body, its statements or members: code it holds, not one of its own parts (a name, a modifier,
+    a parameter list)."""
+    return node.role == "body" or node.kind in PART_KINDS or node.kind.endswith(_BODIES)

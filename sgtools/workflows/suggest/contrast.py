@@ -19,10 +19,9 @@ from typing import Any
 from sgtools.workflows.suggest.author import whole_kind
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.carrier import TWINS
-from sgtools.workflows.suggest.constructs import is_construct
+from sgtools.workflows.suggest.constructs import is_body, is_construct
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.mentioned import runs
-from sgtools.workflows.suggest.roots import PART_KINDS
+from sgtools.workflows.suggest.mentioned import QUALIFIES, runs
 from sgtools.workflows.suggest.tree import Example, Node
 
 _WORD = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z_][A-Za-z0-9_]*")  # a command-line option is one word
@@ -37,13 +36,11 @@ _PROSE = frozenset({
     "need", "needs", "needed", "have", "has", "had", "get", "gets", "make", "makes", "keep", "keeps", "call",
     "calls", "called", "code", "same", "way", "them", "him", "her", "via", "per", "over", "off",
 })
-_BODIES = ("_body", "block", "statement_list", "declaration_list")
 _MAX_KINDS = 8  # constructs tried per request, smallest first
 # How many of the request's words (a word the valid side adds counts) a rule checks before it goes over a top rule
 # shaped by the examples alone (requested.request_first): on the development sets (dev to dev13, dev17 to dev19) one
 # or two replaced right answers as often as wrong ones, three never did (docs/suggest-rule.md).
 OVER_SHAPED = 3
-_QUALIFIED = re.compile(r"(?:\.|::|->)[A-Za-z_]")  # a word right before it qualifies the next one
 _ATOMIC = ("string", "comment", "char", "regex", "heredoc")  # a word inside them is data, not the code's word
 
 
@@ -62,7 +59,7 @@ class Words:
                 self.family.setdefault(found[i].group().lower(), head)
             if len(run) > 1:
                 self.spelled.setdefault(head, set()).update(found[i].group() for i in run)
-        self.qualifiers = {self.family[m.group().lower()] for m in found if _QUALIFIED.match(request, m.end())}
+        self.qualifiers = {self.family[m.group().lower()] for m in found if QUALIFIES.match(request, m.end())}
 
     def of(self, text: str) -> str | None:
         """The family a token writes: its word, or the plural the request says it in (`overrides`, `classes`)."""
@@ -122,13 +119,9 @@ def _target(example: Example, kind: str, words: Words) -> tuple[Node, _Words]:
     return best, _words_in(best, words)
 
 
-def _body(node: Node) -> bool:
-    return node.role == "body" or node.kind in PART_KINDS or node.kind.endswith(_BODIES)
-
-
-def _in_body(token: Node, top: Node) -> bool:
+def _inis_body(token: Node, top: Node) -> bool:
     """The token is written in the construct's body (its statements), not in its own parts (a modifier, a name)."""
-    return any(_body(a) for a in token.ancestors() if a.end - a.start < top.end - top.start and top.start <= a.start)
+    return any(is_body(a) for a in token.ancestors() if a.end - a.start < top.end - top.start and top.start <= a.start)
 
 
 def _has(tops: Sequence[tuple[Node, list[Node]]], extra: set[str]) -> dict[str, Any]:
@@ -136,8 +129,8 @@ def _has(tops: Sequence[tuple[Node, list[Node]]], extra: set[str]) -> dict[str, 
     keyword, a modifier; not the same word in a statement of its body), else at any depth."""
     texts = {t.text for _, tokens in tops for t in tokens} | extra
     leaf: dict[str, Any] = {"regex": f"^({'|'.join(re.escape(t) for t in sorted(texts))})$"}
-    bodies = sorted({c.kind for top, _ in tops for c in top.children if _body(c)})
-    if bodies and all(any(not _in_body(t, top) for t in tokens) for top, tokens in tops):
+    bodies = sorted({c.kind for top, _ in tops for c in top.children if is_body(c)})
+    if bodies and all(any(not _inis_body(t, top) for t in tokens) for top, tokens in tops):
         return {"has": {**leaf, "stopBy": of_kinds(bodies)}}
     return {"has": {**leaf, "stopBy": "end"}}
 
@@ -148,7 +141,7 @@ def _shared(kind: str, targets: list[tuple[Node, _Words]], words: Words) -> list
     issue's whole-function pattern)."""
     shared = sorted(set.intersection(*(set(t) for _, t in targets)))
     named = [w for w in shared if w not in words.qualifiers] or shared
-    if whole_kind(kind) and any(all(_in_body(x, top) for x in t[w]) for top, t in targets for w in named):
+    if whole_kind(kind) and any(all(_inis_body(x, top) for x in t[w]) for top, t in targets for w in named):
         return []
     return named
 

@@ -20,16 +20,15 @@ from sgtools.workflows.suggest import tree
 from sgtools.workflows.suggest.author import construct_kind
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.carrier import TWINS
+from sgtools.workflows.suggest.constructs import is_body
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.mentioned import mentions, runs
-from sgtools.workflows.suggest.roots import PART_KINDS
+from sgtools.workflows.suggest.mentioned import QUALIFIES, mentions, runs
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.valued import KEYED
 
 # The fields a grammar writes one child in, a part by its field (`name` of a JSX element, of a declaration).
 _SINGLE = frozenset({"name", "type", "return_type", "function", "constructor", "key", "value"})
 _WORD = re.compile(r"[A-Za-z_]\w+")
-_BODIES = ("_body", "block", "statement_list", "declaration_list")
 # A JSX attribute written alone is a flag set to true (`autoPlay`, `autoPlay={true}`); set to false it is absent.
 _FLAG = r"(\s*=\s*\{\s*true\s*\})?$"
 
@@ -59,10 +58,6 @@ def _word_nodes(node: Node, words: set[str]) -> list[Node]:
             and not any("string" in a.kind for a in n.ancestors())]
 
 
-def _body(node: Node) -> bool:
-    return node.role == "body" or node.kind in PART_KINDS or node.kind.endswith(_BODIES)
-
-
 def _parts(holder: Node, words: set[str]) -> dict[tuple[str | None, str], dict[str, _Part]]:
     """The words written in each part of the holder (a direct child that holds no body: a clause of statements is
     code, not a part), by the part's field and kind, each with where it is written; a part by its field only where
@@ -70,7 +65,7 @@ def _parts(holder: Node, words: set[str]) -> dict[tuple[str | None, str], dict[s
     attributes are by kind)."""
     out: dict[tuple[str | None, str], dict[str, _Part]] = {}
     for c in holder.children:
-        if not c.named or any(_body(d) for d in c.walk()):
+        if not c.named or any(is_body(d) for d in c.walk()):
             continue
         for n in _word_nodes(c, words):
             field = c.role if c.role in _SINGLE else None
@@ -188,7 +183,6 @@ def _missing(valid: Sequence[Example], kinds: list[str], words: set[str], needed
     return missing
 
 
-_QUALIFIER = re.compile(r"(?:\.|::|->)[A-Za-z_]")  # right after a word: it qualifies the next one
 
 
 def _end_of(request: str, word: str) -> int:
@@ -217,7 +211,7 @@ def _rule(request: str, kind: str, invalid: Sequence[Example], valid: Sequence[E
         return None
     joined = "all" if _together(valid, kinds, words, set(missing), present) else "any"
     if joined == "all":  # one need: its qualifier (`DOMPurify` of `DOMPurify.sanitize`) may be written otherwise
-        missing = {w: p for w, p in missing.items() if not _QUALIFIER.match(request, _end_of(request, w))} or missing
+        missing = {w: p for w, p in missing.items() if not QUALIFIES.match(request, _end_of(request, w))} or missing
     lacks = [_has(part, _listed(request, {w})) for w, part in sorted(missing.items())]
     has = [{"has": _has(next(iter(chosen[0][1][key].values())), said)} for key, said in present]
     rule = {**of_kinds(kinds), "all": has + _around(request, [h for h, _ in chosen],

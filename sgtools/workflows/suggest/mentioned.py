@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 _MENTION = re.compile(r"(?<![\w.:$\\])(?P<new>\bnew\s+)?(?P<name>\.?[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)"
                       r"(?P<tail>\(\)|\([\w\s,.]*\)|!)?")
+QUALIFIES = re.compile(r"(?:\.|::|->)[A-Za-z_]")  # right after a word: it qualifies the next one (`mem::transmute`)
 SEPARATOR = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|nor|/)\s*")  # between the names of one list
 # Words before a name that make it the place of the point, not the point: "assigning to innerHTML", "async
 # callbacks in forEach", "set InsecureSkipVerify to true", "comparing size() with 0", "finders like find_by_email".
