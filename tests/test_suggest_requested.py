@@ -36,6 +36,23 @@ CASES = {
         ['const localStorageKey = "app:v2";', "storage.localStorageFallback = true;", "storage.clear();"],
         request="don't touch localStorage directly, go through the storage service",
     ),
+    "calls the request names, fine where their result is used: flagged where it is dropped": Case(
+        "`fputs` and `fgets` made as statements of their own, in a loop too; not where the result is compared, "
+        "assigned, tested or returned",
+        "c",
+        ["void save(FILE *f, const char *line) {\n    fputs(line, f);\n}",
+         "void skip(FILE *in) {\n    char buf[64];\n    fgets(buf, sizeof buf, in);\n}"],
+        ["void save(FILE *f, const char *line) {\n    if (fputs(line, f) == EOF) perror(\"save\");\n}",
+         "void skip(FILE *in) {\n    char buf[64];\n    char *got = fgets(buf, sizeof buf, in);\n"
+         "    use(got);\n}"],
+        ["void dump(FILE *out, char **lines, int n) {\n    for (int i = 0; i < n; i++)\n"
+         "        fputs(lines[i], out);\n}",
+         "static void header(FILE *f) {\n    char tmp[16];\n    fgets(tmp, 16, f);\n}"],
+        ["int count(FILE *in) {\n    char b[80];\n    int n = 0;\n    while (fgets(b, sizeof b, in)) n++;\n"
+         "    return n;\n}",
+         "int put(FILE *f, const char *s) {\n    return fputs(s, f) != EOF;\n}"],
+        request="don't ignore what fputs() and fgets() return, check it for EOF or NULL",
+    ),
     "a method the request names, on any receiver": Case(
         "`name.substr(1)` and `s.trim().substr(0, 3)`: `substr` on whatever receiver, not the receivers shown",
         "javascript",
