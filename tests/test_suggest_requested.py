@@ -53,6 +53,18 @@ CASES = {
          "int put(FILE *f, const char *s) {\n    return fputs(s, f) != EOF;\n}"],
         request="don't ignore what fputs() and fgets() return, check it for EOF or NULL",
     ),
+    "a call the request names on the result of the call it writes it after": Case(
+        "`filterNotNull()` on `map { }`'s result, over lines too; not on a list's own (`values.filterNotNull()`), "
+        "nor after another call",
+        "kotlin",
+        ["val ids = rows.map { it.toIntOrNull() }.filterNotNull()",
+         "val emails = users.map { user -> user.email }.filterNotNull()"],
+        ["val ids = rows.mapNotNull { it.toIntOrNull() }", "val emails = users.mapNotNull { user -> user.email }"],
+        ["val ports = config.entries\n    .map { it.value.toIntOrNull() }\n    .filterNotNull()",
+         "return items.map { lookup(it) }.filterNotNull().sorted()"],
+        ["val present = values.filterNotNull()", "val all = groups.flatMap { it.members }.filterNotNull()"],
+        request="use mapNotNull { } instead of map { }.filterNotNull()",
+    ),
     "a method the request names, on any receiver": Case(
         "`name.substr(1)` and `s.trim().substr(0, 3)`: `substr` on whatever receiver, not the receivers shown",
         "javascript",

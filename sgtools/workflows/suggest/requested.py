@@ -272,6 +272,36 @@ def _said(names: list[str], mentions: list[Mention]) -> tuple[str, list[str]] | 
     return "|".join(re.escape(n) for n in names), names
 
 
+_CHAIN = r"([A-Za-z_]\w*)\s*(?:\([^()]*\)|\{{[^{{}}]*\}})\s*\.\s*{name}\b"  # `map { }.filterNotNull()`
+
+
+def _chained(rule: dict[str, Any], request: str, names: list[str], leaves: list[Node]) -> dict[str, Any]:
+    """The name on the result of the call the request writes it after (`map { }.filterNotNull()`, `select { ...
+    }.first`): where every invalid example calls it so, only there; `filterNotNull()` on a list is fine."""
+    receivers = sorted({m.group(1) for n in names for m in re.finditer(_CHAIN.format(name=re.escape(n)), request)})
+    if not receivers:
+        return rule
+    ends = (rf"(^|[.\s])({'|'.join(map(re.escape, receivers))})\s*(\([\s\S]*\)|\{{[\s\S]*\}}|do\b[\s\S]*\bend)?"
+            r"\s*$")
+    holders = [_holder(leaf) for leaf in leaves]
+    if any(h is None or not re.search(ends, h.named_children()[0].text) for h in holders):
+        return rule
+    kinds = {h.kind for h in holders if h is not None}
+    if len(kinds) != 1:
+        return rule
+    kind = kinds.pop()
+    receiver = {"has": {"nthChild": 1, "regex": ends}}
+    if rule.get("kind") == kind:  # the rule flags the call itself (`first` in Ruby's `call`): its own receiver
+        return {"all": [rule, receiver]}
+    return {"all": [rule, {"inside": {"kind": kind, "stopBy": {"kind": kind}, **receiver}}]}
+
+
+def _holder(leaf: Node) -> Node | None:
+    """The access a member name is reached by: the nearest node around it whose first part is its receiver."""
+    return next((a for a in leaf.ancestors() if a.named_children()
+                 and not a.named_children()[0].start <= leaf.start < a.named_children()[0].end), None)
+
+
 def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
                   start: int) -> list[Candidate]:
     """The rule for the code the request names, with the names its list adds and the examples show; to be verified
@@ -284,6 +314,7 @@ def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
     if built is None:
         return []
     rule, label = built
+    rule = _chained(rule, request or "", asked[0], asked[1])
     note = (f"flags every use of {label} (the code the request names), however it is qualified or called; lets "
             "through the same thing reached by another name (an alias, a wrapper)")
     return [Candidate({"rule": rule}, Generalised.written(asked[1][0], label), REQUESTED, start, note)]
