@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sgtools.workflows.suggest import mentioned
+from sgtools.workflows.suggest import listed, mentioned
 
 
 @pytest.mark.parametrize(("request_text", "placed"), [
@@ -61,3 +61,15 @@ def test_one_reading_of_a_list_serves_the_mentions_and_the_plain_words() -> None
     spans = [(m.start(), m.end()) for m in re.finditer(r"video|audio|autoPlay", request)]
     assert mentioned.runs(request, spans) == [[0], [1], [2]]
     assert mentioned.runs(request, spans, lambda gap: gap.strip("<> ")) == [[0, 1], [2]]
+
+
+@pytest.mark.parametrize(("request_text", "lists"), [
+    ("every command passed to exec, shell_exec, system or passthru must be escaped",
+     [["exec", "shell_exec", "system", "passthru"]]),
+    ("don't use atoi, atol, atof, use strtol", [["atoi", "atol", "atof"]]),
+    ("wait, spawn and delay block the loop", [["wait", "spawn", "delay"]]),
+])
+def test_the_last_name_of_a_list_with_commas_is_one_of_it(request_text: str, lists: list[list[str]]) -> None:
+    """listed.request_lists: the word after the `or` that closes `a, b, c or d` is the list's last name, whatever
+    words follow it; a comma before a phrase (`, use strtol`) opens prose."""
+    assert listed.request_lists(request_text) == lists

@@ -38,10 +38,17 @@ def request_lists(request: str | None) -> list[list[str]]:
         if last is not None:
             run = text[m.start():last.end()]
         names = [re.sub(r"\(\)$", "", n.group(0)) for n in re.finditer(_NAME, run)
-                 if n.group(0) not in ("or", "and") and _a_name(n.group(0), text[m.start() + n.end():])]
+                 if n.group(0) not in ("or", "and") and (_a_name(n.group(0), text[m.start() + n.end():])
+                                                         or _closes("," in run, run[:n.start()]))]
         if len(set(names)) > 1:
             out.append(list(dict.fromkeys(names)))
     return out
+
+
+def _closes(comma: bool, before: str) -> bool:
+    """The word after the `or` or `and` that ends a list with commas (`exec, shell_exec, system or passthru must
+    ...`): its last name, whatever words follow it."""
+    return comma and re.search(r",[^,]*\b(or|and|nor)\s+$", before) is not None
 
 
 def _a_name(word: str, after: str) -> bool:
