@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sgtools.workflows.suggest.author import construct_kind, near_misses
-from sgtools.workflows.suggest.candidates import ARGUMENT, KIND_HAS, Candidate
+from sgtools.workflows.suggest.candidates import ARGUMENT, KIND_HAS, Candidate, of_kinds
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -20,6 +20,12 @@ _PARTS = 2  # missing parts tried per near miss
 # Kinds that hold the same parts written two ways: a JSX element with children opens as `<a ...>`, one without
 # closes itself, `<a ... />`; an attribute missing from one is missing from the other.
 TWINS = {"jsx_opening_element": "jsx_self_closing_element", "jsx_self_closing_element": "jsx_opening_element"}
+
+
+def with_twin(kind: str) -> list[str]:
+    """The kind and its twin, where the grammar writes the same construct as two (a JSX element, self-closing or
+    not)."""
+    return sorted({kind, TWINS.get(kind, kind)})
 _WORD = re.compile(r"\s*([A-Za-z_]\w*)")
 
 
@@ -122,8 +128,7 @@ def carrier_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
         kind, near = good_at[0][0].kind, cand.body["rule"]
         direct = all(n.parent is c for c, n in [*bad_at, *good_at])
         for has, shown in _missing(bad_at, good_at):
-            twin = sorted([kind, TWINS[kind]]) if kind in TWINS else []
-            rule = {**({"any": [{"kind": k} for k in twin]} if twin else {"kind": kind}),
+            rule = {**of_kinds(with_twin(kind)),
                     "has": near if direct else {**near, "stopBy": "end"}, "not": {"has": has}}
             if good_at[0][0].parent is None:
                 del rule["has"]  # a file lacking a statement: what stood beside it in the examples is incidental

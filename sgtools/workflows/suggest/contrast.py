@@ -18,10 +18,10 @@ from typing import Any
 
 from sgtools.workflows.suggest.author import whole_kind
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
-from sgtools.workflows.suggest.carrier import TWINS
+from sgtools.workflows.suggest.carrier import with_twin
 from sgtools.workflows.suggest.constructs import is_body, is_construct
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.mentioned import QUALIFIES, runs
+from sgtools.workflows.suggest.mentioned import qualifiers, runs
 from sgtools.workflows.suggest.tree import Example, Node
 
 _WORD = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z_][A-Za-z0-9_]*")  # a command-line option is one word
@@ -59,7 +59,7 @@ class Words:
                 self.family.setdefault(found[i].group().lower(), head)
             if len(run) > 1:
                 self.spelled.setdefault(head, set()).update(found[i].group() for i in run)
-        self.qualifiers = {self.family[m.group().lower()] for m in found if QUALIFIES.match(request, m.end())}
+        self.qualifiers = {self.family[w.lower()] for w in qualifiers(request) if w.lower() in self.family}
 
     def of(self, text: str) -> str | None:
         """The family a token writes: its word, or the plural the request says it in (`overrides`, `classes`)."""
@@ -114,12 +114,11 @@ def _kinds(first: Example, words: Words, invalid: Sequence[Example]) -> list[str
 
 def _target(example: Example, kind: str, words: Words) -> tuple[Node, _Words]:
     """The example's construct of `kind` that writes the most request words (the smallest of those), with them."""
-    nodes = [n for n in example.root.walk() if n.kind == kind]
-    best = max(nodes, key=lambda n: (len(_words_in(n, words)), -(n.end - n.start)))
-    return best, _words_in(best, words)
+    found = [(n, _words_in(n, words)) for n in example.root.walk() if n.kind == kind]
+    return max(found, key=lambda nw: (len(nw[1]), -(nw[0].end - nw[0].start)))
 
 
-def _inis_body(token: Node, top: Node) -> bool:
+def _in_body(token: Node, top: Node) -> bool:
     """The token is written in the construct's body (its statements), not in its own parts (a modifier, a name)."""
     return any(is_body(a) for a in token.ancestors() if a.end - a.start < top.end - top.start and top.start <= a.start)
 
@@ -130,7 +129,7 @@ def _has(tops: Sequence[tuple[Node, list[Node]]], extra: set[str]) -> dict[str, 
     texts = {t.text for _, tokens in tops for t in tokens} | extra
     leaf: dict[str, Any] = {"regex": f"^({'|'.join(re.escape(t) for t in sorted(texts))})$"}
     bodies = sorted({c.kind for top, _ in tops for c in top.children if is_body(c)})
-    if bodies and all(any(not _inis_body(t, top) for t in tokens) for top, tokens in tops):
+    if bodies and all(any(not _in_body(t, top) for t in tokens) for top, tokens in tops):
         return {"has": {**leaf, "stopBy": of_kinds(bodies)}}
     return {"has": {**leaf, "stopBy": "end"}}
 
@@ -141,7 +140,7 @@ def _shared(kind: str, targets: list[tuple[Node, _Words]], words: Words) -> list
     issue's whole-function pattern)."""
     shared = sorted(set.intersection(*(set(t) for _, t in targets)))
     named = [w for w in shared if w not in words.qualifiers] or shared
-    if whole_kind(kind) and any(all(_inis_body(x, top) for x in t[w]) for top, t in targets for w in named):
+    if whole_kind(kind) and any(all(_in_body(x, top) for x in t[w]) for top, t in targets for w in named):
         return []
     return named
 
@@ -158,7 +157,7 @@ def _either(kind: str, targets: list[tuple[Node, _Words]], valid: Sequence[Examp
     texts = {x.text for _, t in targets for w in either for x in t.get(w, [])}
     texts |= {x for w in either for x in words.spelled.get(w, set())}
     one_of = {"has": {"regex": f"^({'|'.join(re.escape(x) for x in sorted(texts))})$", "stopBy": "end"}}
-    rule = {**of_kinds(sorted({kind, TWINS.get(kind, kind)})), "all": [*shared, one_of]}
+    rule = {**of_kinds(with_twin(kind)), "all": [*shared, one_of]}
     return [(rule, f"{kind} writing one of {', '.join(either)}")]
 
 
@@ -172,7 +171,7 @@ def _rules(kind: str, invalid: Sequence[Example], valid: Sequence[Example],
     near = [(n, found) for e in valid for n in e.root.walk() if n.kind == kind
             if set(shared) <= set(found := _words_in(n, words))]
     has = [_has([(top, t[w]) for top, t in targets], words.spelled.get(w, set())) for w in shared]
-    base = {**of_kinds(sorted({kind, TWINS.get(kind, kind)})), "all": has}
+    base = {**of_kinds(with_twin(kind)), "all": has}
     label = f"{kind} writing {', '.join(shared)}"
     if not near:
         # One word alone says no more than the examples' telling child does (author.py): the request adds where it

@@ -19,10 +19,10 @@ from typing import Any
 from sgtools.workflows.suggest import tree
 from sgtools.workflows.suggest.author import construct_kind
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
-from sgtools.workflows.suggest.carrier import TWINS
+from sgtools.workflows.suggest.carrier import with_twin
 from sgtools.workflows.suggest.constructs import is_body
 from sgtools.workflows.suggest.generalise import Generalised
-from sgtools.workflows.suggest.mentioned import QUALIFIES, mentions, runs
+from sgtools.workflows.suggest.mentioned import mentions, qualifiers, runs
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.valued import KEYED
 
@@ -74,9 +74,6 @@ def _parts(holder: Node, words: set[str]) -> dict[tuple[str | None, str], dict[s
             out.setdefault((field, c.kind), {})[n.text] = part
     return out
 
-
-def _kinds(kind: str) -> list[str]:
-    return sorted({kind, TWINS.get(kind, kind)})
 
 
 def _holders(example: Example, kinds: list[str]) -> list[Node]:
@@ -166,11 +163,14 @@ def _chosen(invalid: Sequence[Example], kinds: list[str], words: set[str],
 
 
 def _missing(valid: Sequence[Example], kinds: list[str], words: set[str], needed: set[str],
-             present: list[tuple[tuple[str | None, str], list[str]]], invalid: list[Node]) -> dict[str, _Part]:
+             present: list[tuple[tuple[str | None, str], list[str]]],
+             invalid: list[Node]) -> tuple[dict[str, _Part], bool]:
     """The needed words the valid constructs with the present parts write, and where; empty when one of them
     writes none (the need is not what tells them apart) or writes one where the invalid ones write another word
-    (another construct, not one lacking a part)."""
+    (another construct, not one lacking a part). And whether every one of them writes all those words (`fetch =
+    FetchType.LAZY`): one need, which a construct writing some of them (`fetch = FetchType.EAGER`) still lacks."""
     missing: dict[str, _Part] = {}
+    each: list[set[str]] = []
     for example in valid:
         for h in _holders(example, kinds):
             parts = _parts(h, words | needed)
@@ -178,40 +178,26 @@ def _missing(valid: Sequence[Example], kinds: list[str], words: set[str], needed
                 continue
             found = {w: p for ps in parts.values() for w, p in ps.items() if w in needed}
             if not found or any(_in_place(h, p.node, invalid) for p in found.values()):
-                return {}
+                return {}, False
             missing.update(found)
-    return missing
-
-
-
-
-def _end_of(request: str, word: str) -> int:
-    found = re.search(rf"\b{re.escape(word)}\b", request)
-    return found.end() if found else len(request)
-
-
-def _together(valid: Sequence[Example], kinds: list[str], words: set[str], missing: set[str],
-              present: list[tuple[tuple[str | None, str], list[str]]]) -> bool:
-    """Every valid construct with the present parts writes all the needed words (`fetch = FetchType.LAZY`): they are
-    one need, and a construct writing some of them (`fetch = FetchType.EAGER`) still lacks it."""
-    return all(missing <= {w for ps in parts.values() for w in ps}
-               for example in valid for h in _holders(example, kinds)
-               if _holds(parts := _parts(h, words | missing), present))
+            each.append(set(found))
+    return missing, all(set(missing) <= written for written in each)
 
 
 def _rule(request: str, kind: str, invalid: Sequence[Example], valid: Sequence[Example], words: set[str],
           needed: set[str]) -> tuple[dict[str, Any], Node, list[str]] | None:
     """The rule on constructs of `kind` (and its twin): the present parts, without the needed ones, with the
     construct it is written from and the needed words; None when the examples do not bear it out."""
-    kinds = _kinds(kind)
+    kinds = with_twin(kind)
     chosen = _chosen(invalid, kinds, words, needed)
     present = _present(request, [p for _, p in chosen]) if chosen else []
-    missing = _missing(valid, kinds, words, needed, present, [h for h, _ in chosen or []]) if present else {}
+    missing, together = _missing(valid, kinds, words, needed, present, [h for h, _ in chosen or []]) \
+        if present else ({}, False)
     if not chosen or not missing:
         return None
-    joined = "all" if _together(valid, kinds, words, set(missing), present) else "any"
-    if joined == "all":  # one need: its qualifier (`DOMPurify` of `DOMPurify.sanitize`) may be written otherwise
-        missing = {w: p for w, p in missing.items() if not QUALIFIES.match(request, _end_of(request, w))} or missing
+    joined = "all" if together else "any"
+    if together:  # one need: its qualifier (`DOMPurify` of `DOMPurify.sanitize`) may be written otherwise
+        missing = {w: p for w, p in missing.items() if w not in qualifiers(request)} or missing
     lacks = [_has(part, _listed(request, {w})) for w, part in sorted(missing.items())]
     has = [{"has": _has(next(iter(chosen[0][1][key].values())), said)} for key, said in present]
     rule = {**of_kinds(kinds), "all": has + _around(request, [h for h, _ in chosen],

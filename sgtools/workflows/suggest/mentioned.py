@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 _MENTION = re.compile(r"(?<![\w.:$\\])(?P<new>\bnew\s+)?(?P<name>\.?[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)"
                       r"(?P<tail>\(\)|\([\w\s,.]*\)|!)?")
-QUALIFIES = re.compile(r"(?:\.|::|->)[A-Za-z_]")  # right after a word: it qualifies the next one (`mem::transmute`)
+_QUALIFIES = re.compile(r"(?:\.|::|->)[A-Za-z_]")  # right after a word: it qualifies the next one (`mem::transmute`)
 SEPARATOR = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|nor|/)\s*")  # between the names of one list
 # Words before a name that make it the place of the point, not the point: "assigning to innerHTML", "async
 # callbacks in forEach", "set InsecureSkipVerify to true", "comparing size() with 0", "finders like find_by_email".
@@ -131,3 +131,9 @@ def runs(request: str, spans: Sequence[tuple[int, int]],
 def lists(request: str, mentions: list[Mention]) -> list[list[Mention]]:
     """Mentions written one after another as a list (`a, b and c`, `x / y`): one family of names."""
     return [[mentions[i] for i in run] for run in runs(request, [(m.start, m.end) for m in mentions])]
+
+
+def qualifiers(request: str) -> set[str]:
+    """The words the request writes as a qualifier of the next one (`mem` of `mem::transmute`, `DOMPurify` of
+    `DOMPurify.sanitize`): code may leave them out or write them otherwise."""
+    return {m.group() for m in re.finditer(r"[A-Za-z_]\w*", request) if _QUALIFIES.match(request, m.end())}

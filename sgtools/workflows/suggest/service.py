@@ -265,8 +265,8 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + around.missing_part_forms(misses + operators.spelled(near), search.invalid, valid_trees,
                                            author.AUTHOR_ROOTS + 8000)
                + around.missing_field_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8400)
-               + dropped.dropped_forms(calls + _asked(near), search.invalid, valid_trees, author.AUTHOR_ROOTS + 8450,
-                                       search.language)
+               + dropped.dropped_forms(calls + _requested_near(near), search.invalid, valid_trees,
+                                       author.AUTHOR_ROOTS + 8450, search.language)
                + wrapped.wrapped_forms(calls, search.invalid, valid_trees, search.request, search.language,
                                        author.AUTHOR_ROOTS + 8470)
                + carrier.carrier_forms(misses, search.invalid, valid_trees, author.AUTHOR_ROOTS + 8500)
@@ -280,7 +280,7 @@ def _repair(search: _Search, gens: list[Generalised], by_size: list[int], valid_
                + anchor.anchored_forms(search.tried, search.invalid, valid_trees, author.AUTHOR_ROOTS + 10_900))
 
 
-def _asked(near: list[tuple[cands.Candidate, Outcome]]) -> list[tuple[cands.Candidate, Outcome]]:
+def _requested_near(near: list[tuple[cands.Candidate, Outcome]]) -> list[tuple[cands.Candidate, Outcome]]:
     """The near misses on the code the request names, fine in the valid examples too: told apart by where the
     result goes (dropped.py)."""
     return [m for m in near if m[0].form == cands.REQUESTED][:_REPAIR_ROOTS]
