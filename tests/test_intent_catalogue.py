@@ -172,7 +172,8 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
         scored = cat.score(ws, engine, req)
         right[req.half] += scored.right
         if not scored.found:
-            assert "drop" not in scored.explanation, (req.id, scored.explanation)
+            # Advice to drop an example is what must never appear; quoted code (`dropIfExists`) may say "drop".
+            assert "drop" not in re.sub(r"`[^`]*`", "", scored.explanation), (req.id, scored.explanation)
             assert not cat.wrong_claims(scored.explanation, req.invalid, req.valid), (req.id, scored.explanation)
     developed = {h: n for h, n in right.items() if h not in cat.HELD_OUT}
     assert (right["dev"] >= 30 and right["dev2"] >= 29 and right["dev3"] >= 25 and right["dev4"] >= 27
