@@ -11,7 +11,7 @@ import pytest
 
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.workflows.suggest import contrast
+from sgtools.workflows.suggest import contrast, requested
 from sgtools.workflows.suggest.tree import read_examples
 from tests.test_suggest_shapes import Case, check_case
 
@@ -68,6 +68,17 @@ CASES = {
         ["pip install -r requirements.txt", "npm install --save-dev jest", "npm ci"],
         request="no pip install --user / --break-system-packages, and no npm install -g, use a virtualenv or npx",
     ),
+    "the construct by two request words over a node kind that reads none of them": Case(
+        "`curl ... | sh`: a pipeline writing both words of the request, however the command is spelled; not every "
+        "pipeline (`curl | jq`, `cat | grep`), nor `sh` run on a downloaded file",
+        "bash",
+        ["curl -sL https://x.io/setup | sh", "curl https://y.dev/i.sh | sh -s -- --yes"],
+        ["curl -sLo setup.sh https://x.io/setup && sh setup.sh", "curl -o i.sh https://y.dev/i.sh"],
+        ["curl -fsSL \"$URL\" | sh -", "if ! command -v rustup; then curl https://sh.rustup.rs -sSf | sh; fi"],
+        ["curl -s \"$API/status\" | jq -r .state", "cat deploy.sh | grep -v '^#' > clean.sh",
+         "curl -o get.sh https://z.io/get.sh && sh get.sh"],
+        request="don't pipe curl into sh, download the script first",
+    ),
 }
 
 
@@ -109,3 +120,14 @@ def test_a_whole_function_is_never_told_by_the_words_of_its_body(ws: Workspace, 
     kinds = [_rule(c.body).get("kind")
              for c in contrast.contrast_forms("no async def functions", named, valid, 0)]
     assert "function_definition" in kinds, "words of its own parts (`async`, `def`) do tell it"
+
+
+def test_a_rule_reads_the_request_by_its_values_not_its_keys() -> None:
+    """What lets the construct by the request's words go over a top rule shaped by the examples: that rule checks
+    no word of the request (`kind: pipeline`), nor a literal it writes; a key (`kind`, `end`) is no word of it."""
+    request = 'an empty String is String::new(), not String::from("")'
+    assert requested.reads_request({"rule": {"kind": "call_expression", "has": {"regex": '^""$'}}}, request)
+    assert requested.reads_request({"rule": {"pattern": "String::from($A)"}}, request)
+    assert not requested.reads_request({"rule": {"kind": "pipeline", "has": {"kind": "command", "stopBy": "end"}}},
+                                       "the kind of pipe that has no end, nor a stopBy")
+    assert not requested.reads_request({"rule": {"has": {"regex": '^""$'}}}, "don't pipe curl into sh")

@@ -320,17 +320,39 @@ def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
     return [Candidate({"rule": rule}, Generalised.written(asked[1][0], label), REQUESTED, start, note)]
 
 
-def request_first(picked: list[Candidate], passing: Sequence[Candidate]) -> list[Candidate]:
+def request_first(picked: list[Candidate], passing: Sequence[Candidate], request: str | None) -> list[Candidate]:
     """The rule for the code the request names, when it separates the examples, goes first; the rest keep their
     order."""
     # A construct by the parts it has and lacks (lacking.py) only where no rule on the code itself separates them;
     # a call with the arguments the request writes (argued.py) before the call by its name, which the request
     # says less of; the construct by the words one side writes (contrast.py) last: over a top rule shaped by the
-    # examples alone (carry.py) only where it checks enough of the request's words, never over one that carried;
-    # of those, the smallest construct.
+    # examples alone (carry.py) only where it checks enough of the request's words or the top checks none of them
+    # (a rule that reads no word of the request is not about it), never over one that carried; of those, the
+    # smallest construct.
     said = min((c for c in passing if c.form == REQUESTED), default=None,
                key=lambda c: (c.contrast > 0, c.lacks, not c.argued, c.gen.root.size() if c.contrast else 0))
     if said is None or (said.contrast and picked and (not shaped_by_examples(picked[0])
-                                                      or said.contrast < contrast.OVER_SHAPED)):
+                                                      or (said.contrast < contrast.OVER_SHAPED
+                                                          and reads_request(picked[0].body, request)))):
         return picked
     return [said, *(c for c in picked if c is not said and c.body != said.body)][:max(1, len(picked))]
+
+
+def _values(body: Any) -> list[tuple[str, str]]:
+    """The rule's (key, text) leaves: its names, regexes and patterns, not its keys (`kind`, `has`, `end`)."""
+    if isinstance(body, dict):
+        return [kv for k, v in body.items() if k != "stopBy"
+                for kv in ([(k, v)] if isinstance(v, str) else _values(v))]
+    if isinstance(body, list):
+        return [kv for v in body for kv in _values(v)]
+    return []
+
+
+def reads_request(body: dict[str, Any], request: str | None) -> bool:
+    """The rule checks one of the request's words, or a literal the request writes (`""` of `String::from("")`)."""
+    words = contrast.Words(request or "")
+    values = _values(body)
+    if any(words.of(t) is not None for _, v in values for t in re.findall(r"[A-Za-z_]\w*", v)):
+        return True
+    literals = (re.sub(r"\\(.)", r"\1", v.strip("^$")) for k, v in values if k == "regex")
+    return any(len(t) > 1 and t in (request or "") for t in literals)

@@ -383,7 +383,7 @@ def _picked(search: _Search, count: int, valid_trees: list[Example], request: st
                                             request, search.invalid), count)
     if not picked or picked[0].tier() >= union.LAST_TIER:
         picked = (_union(search, valid_trees) + picked)[:count]
-    return requested.request_first(picked, search.passing())
+    return requested.request_first(picked, search.passing(), request)
 
 
 def _listed(search: _Search, request: str | None, valid_trees: list[Example]) -> list[cands.Candidate]:
