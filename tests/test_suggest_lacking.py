@@ -95,6 +95,20 @@ CASES = {
         ["const { mutate, error: uploadError } = useMutation(upload);", "const { mutate } = useDebounced(save);"],
         request="when you destructure useMutation, take error as well and show it",
     ),
+    "two attributes needed together, not the same words written inside another attribute's value": Case(
+        "`<video>` needs both `width` and `height` as attributes: `width` and `height` keys of its `style` are no "
+        "such attributes, and one of the two alone does not meet it (the valid ones write them among other "
+        "attributes, where an invalid one writes `style`)",
+        "tsx",
+        ["<video src={clip} style={{ width: 640, height: 360 }} />", "<video poster=\"intro.jpg\" />"],
+        ["<video src={clip} width={640} height={360} style={{ width: '100%' }} />",
+         "<video poster=\"intro.jpg\" width={w} height={h} />"],
+        ["<video controls src={a} width={320} />", "<video style={{ height: 200, width: 300 }} autoPlay />",
+         "<video height={180}>{tracks}</video>"],
+        ["<video height={180} width={320} controls />", "<audio src={a} />",
+         "<video width={w} muted height={h} style={{ height: 'auto' }} />"],
+        request="a <video> needs width and height attributes, sizing it only with CSS makes the page jump",
+    ),
 }
 
 

@@ -5,8 +5,9 @@ request names that every invalid one writes, by the request's list where the exa
 (`name` `^(div|span)$`), and `not: has` the part the request names that valid ones write and no invalid example
 does (with the names the request lists beside it: "weak (or unowned)"). The examples say which words are which and
 which construct holds them: the smallest around the named parts whose valid instances with those parts all write a
-needed one, each in a part of its own, not a body. Verified on the examples; first when it separates them, like the
-other rules from the request's words.
+needed one, each in a part of its own, not a body. A word is needed where it is written: `width` as an attribute of
+a `<canvas>` is not met by a `width` key of its `style` object, and an attribute's index among the others says
+nothing. Verified on the examples; first when it separates them, like the other rules from the request's words.
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ def _parts(holder: Node, words: set[str]) -> dict[tuple[str | None, str], dict[s
 
 
 
+def _place(node: Node) -> tuple[str, str]:
+    """A word with where it is written: `width` as a JSX attribute is not `width` as a key of its style object."""
+    return node.text, node.parent.kind if node.parent is not None else ""
+
+
 def _holders(example: Example, kinds: list[str]) -> list[Node]:
     return [n for n in example.nodes() if n.kind in kinds]
 
@@ -140,6 +146,13 @@ def _holds(parts: _Parts, present: list[tuple[tuple[str | None, str], list[str]]
     return all(set(parts.get(key, {})) & set(words) for key, words in present)
 
 
+def _one_of_many(holder: Node, node: Node) -> bool:
+    """The word is in one of several parts of the same kind and field (a JSX element's attributes): their order
+    says nothing, so another one at its index is no other value in its place."""
+    part = next((a for a in [node, *node.ancestors()] if a.parent is holder), None)
+    return part is not None and sum(c.kind == part.kind and c.role == part.role for c in holder.children) > 1
+
+
 def _in_place(holder: Node, node: Node, invalid: list[Node]) -> bool:
     """The needed word stands where every invalid construct writes another one, field by field (`getLogger` in
     `logging.getLogger(...)` beside `logging.info(...)`): another value in the same place, not a part they lack."""
@@ -177,7 +190,7 @@ def _missing(valid: Sequence[Example], kinds: list[str], words: set[str], needed
             if not _holds(parts, present):
                 continue
             found = {w: p for ps in parts.values() for w, p in ps.items() if w in needed}
-            if not found or any(_in_place(h, p.node, invalid) for p in found.values()):
+            if not found or any(not _one_of_many(h, p.node) and _in_place(h, p.node, invalid) for p in found.values()):
                 return {}, False
             missing.update(found)
             each.append(set(found))
@@ -196,14 +209,26 @@ def _rule(request: str, kind: str, invalid: Sequence[Example], valid: Sequence[E
     if not chosen or not missing:
         return None
     joined = "all" if together else "any"
-    if together:  # one need: its qualifier (`DOMPurify` of `DOMPurify.sanitize`) may be written otherwise
-        missing = {w: p for w, p in missing.items() if w not in qualifiers(request)} or missing
-    lacks = [_has(part, _listed(request, {w})) for w, part in sorted(missing.items())]
+    missing = _one_need(request, missing) if together else missing
+    lacks = _lacks(request, missing, together)
     has = [{"has": _has(next(iter(chosen[0][1][key].values())), said)} for key, said in present]
     rule = {**of_kinds(kinds), "all": has + _around(request, [h for h, _ in chosen],
                                                   {w for _, ws in present for w in ws} | set(missing)),
             "not": {"has": lacks[0]} if len(lacks) == 1 else {joined: [{"has": c} for c in lacks]}}
     return rule, chosen[0][0], sorted(missing)
+
+
+def _one_need(request: str, missing: dict[str, _Part]) -> dict[str, _Part]:
+    """Words needed together are one need: its qualifier (`DOMPurify` of `DOMPurify.sanitize`) may be written
+    otherwise."""
+    return {w: p for w, p in missing.items() if w not in qualifiers(request)} or missing
+
+
+def _lacks(request: str, missing: dict[str, _Part], together: bool) -> list[dict[str, Any]]:
+    """The part each needed word is written in, with the words the request lists beside it."""
+    # Words needed together are each needed: not one of their list for another (`width` and `height`).
+    return [_has(part, [w] if together and len(missing) > 1 else _listed(request, {w}))
+            for w, part in sorted(missing.items())]
 
 
 def _around(request: str, holders: list[Node], said: set[str]) -> list[dict[str, Any]]:
@@ -229,9 +254,9 @@ def lacking_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
     if not request or not invalid or not valid:
         return []
     words = _words(request)
-    fine = {n.text for e in valid for n in _word_nodes(e.root, words)}
-    shown = {n.text for e in invalid for n in _word_nodes(e.root, words)}
-    needed = fine - shown
+    fine = {_place(n) for e in valid for n in _word_nodes(e.root, words)}
+    shown = {_place(n) for e in invalid for n in _word_nodes(e.root, words)}
+    needed = {w for w, _ in fine - shown}
     if not needed:
         return []
     first = _word_nodes(invalid[0].root, words - needed)
