@@ -37,6 +37,17 @@ CASES = {
          "class F { void n() { int c = a.compareTo(b); } }", "class G { void p() { if (size == 0) { x(); } } }"],
         request="use equals() instead of comparing compareTo() with 0",
     ),
+    "a placeholder receiver in the request's code is any object reached by a member access": Case(
+        "`s.begin()` compared with `s.end()`: any set's, through `.` or `->`, either way round, with `==` too; not "
+        "a free function `std::begin(...)` compared with an `end()`",
+        "cpp",
+        ["if (names.begin() == names.end()) {\n    return;\n}", "bool none = ids.begin() == ids.end();"],
+        ["if (names.empty()) {\n    return;\n}", "bool none = ids.empty();"],
+        ["while (queue->begin() != queue->end()) {\n    step();\n}",
+         "return pending_.end() == pending_.begin();"],
+        ["if (std::begin(arr) == std::end(arr)) return;", "auto it = names.begin();", "if (names.empty()) {}"],
+        request="write s.empty() instead of comparing s.begin() with s.end()",
+    ),
     "an integer comparison said in words is also the same test against the next integer": Case(
         "`s.indexOf(\"x\") != -1` and `== -1`: also `>= 0`, `0 <= ...`, `< 0`, whichever side the call is on; "
         "not `> 0` (another test), nor a variable compared with -1",

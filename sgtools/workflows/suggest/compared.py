@@ -55,10 +55,14 @@ def _operand(side: str) -> str | None:
         return f"^{re.escape(side)}$"
     if not re.search(r"[(.:>_$]|[a-z][A-Z]", side):
         return None if re.fullmatch(r"[A-Za-z]\d?", side) else ""
+    # A placeholder receiver (`m` of `m.find(k)`) is any object: the code is the method reached through one (a
+    # member access, not a namespace: `std::find(...)` is another function).
+    member = re.match(r"[A-Za-z]\d?\s*(?:\.|->|\?\.)\s*(?=[A-Za-z_$])", side)
+    side = side[member.end():] if member else side
     parts = re.split(rf"({_CALL})", side)
     text = "".join(r"\([\s\S]*\)" if p.startswith("(") else r"\s*(\.|->|::)\s*".join(
         re.escape(w) for w in re.split(r"\s*(?:\.|->|::)\s*", p)) for p in parts if p)
-    return rf"^([\s\S]*(\.|->|::|\?\.)\s*)?{text}$"
+    return rf"^[\s\S]*(\.|->|\?\.)\s*{text}$" if member else rf"^([\s\S]*(\.|->|::|\?\.)\s*)?{text}$"
 
 
 def _ops(op: str) -> tuple[str, ...]:
