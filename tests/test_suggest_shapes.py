@@ -1754,6 +1754,21 @@ CASES = {
         ["price = format(amount, '.2f')", "s = format(value, ',')", "text = str(n)"],
         request="turn a number into text with str(n), not format(n)",
     ),
+    "a method the request writes after a dot, with a call as its argument, however that call is qualified": Case(
+        "the request writes `.collect(Collectors.toSet())`: `collect` on any stream, its one argument a `toSet()` "
+        "call, imported bare or written with its whole package; not `toSet()` passed elsewhere (`groupingBy`), "
+        "nor the fine `.collect(Collectors.toUnmodifiableSet())`",
+        "java",
+        ["Set<String> tags = posts.stream().map(Post::tag).collect(Collectors.toSet());",
+         "return ids.stream().filter(this::live).collect(Collectors.toSet());"],
+        ["Set<String> tags = posts.stream().map(Post::tag).collect(Collectors.toUnmodifiableSet());",
+         "return ids.stream().filter(this::live).collect(Collectors.toUnmodifiableSet());"],
+        ["var seen = events.stream()\n    .map(Event::id)\n    .collect(toSet());",
+         "Set<Long> keys = rows.stream().map(Row::id).collect(java.util.stream.Collectors.toSet());"],
+        ["var byTag = posts.stream().collect(Collectors.groupingBy(Post::tag, Collectors.toSet()));",
+         "Set<Long> keys = rows.stream().map(Row::id).collect(Collectors.toUnmodifiableSet());"],
+        request="our sets are immutable: .collect(Collectors.toUnmodifiableSet()), never .collect(Collectors.toSet())",
+    ),
     "a construct holding a node of its own kind, in whichever part, also inside parentheses": Case(
         "`a if p else b if q else c` nests in the else part, `(m if r else n) if s else t` in the first, through "
         "parentheses; the valid examples write single conditionals: `conditional_expression` holding one directly, "

@@ -1,9 +1,11 @@
 """The call the request writes with its arguments (issue 29): "use strconv, not fmt.Sprintf("%d", x) or
-fmt.Sprint(x)", "t[#t + 1] = v instead of table.insert(t, v)". The argument list written is part of what is meant:
-that many arguments, each literal as written (`"%d"`), each plain name any one argument. An author says the call by
-its name with `has: {field: arguments, ...}`, `nthChild` and `not: has: {nthChild: N + 1}`, not the call with any
-arguments (`fmt.Sprint(a, b)` joins strings; `table.insert(t, 1, v)` inserts at the front) nor the values the
-examples happen to pass. Only where every invalid example makes such a call as the request writes it; verified on
+fmt.Sprint(x)", "t[#t + 1] = v instead of table.insert(t, v)", ".toList() instead of .collect(Collectors.toList())".
+The argument list written is part of what is meant: that many arguments, each literal as written (`"%d"`), each
+plain name any one argument, each call with no arguments that call however it is qualified (`toList()` imported,
+`java.util.stream.Collectors.toList()`); a method written after a dot is called on any object. An author says the
+call by its name with `has: {field: arguments, ...}`, `nthChild` and `not: has: {nthChild: N + 1}`, not the call
+with any arguments (`fmt.Sprint(a, b)` joins strings; `table.insert(t, 1, v)` inserts at the front) nor the values
+the examples happen to pass. Only where every invalid example makes such a call as the request writes it; verified on
 the examples like any candidate, and before the call by its name alone (`requested.request_first`).
 """
 
@@ -24,10 +26,14 @@ from sgtools.workflows.suggest.required import callee_regex, names_callee
 from sgtools.workflows.suggest.tree import Example, Node, place
 
 # A call written in the request: a (qualified) name and a flat argument list (`f(x)`, `fmt.Sprintf("%d", x)`).
-_CALL = re.compile(r"(?<![\w.:$\\])(?P<name>[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)*)\((?P<args>[^()]*)\)")
+# A method written after a dot (`.collect(...)`) is called on any object; an argument may be a call of its own
+# with no arguments (`Collectors.toList()`).
+_CALL = re.compile(r"(?<![\w.:$\\])\.?(?P<name>[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)*)"
+                   r"\((?P<args>[^()]*(?:\(\s*\)[^()]*)*)\)")
 _STRING = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
 _CONSTANT = re.compile(r"-?\d+(?:\.\d+)?|true|false|True|False|None|null|nil")
 _ANY = re.compile(r"[A-Za-z_]\w*")  # a plain name: any one argument
+_CALLED = re.compile(r"(?:[A-Za-z_]\w*\.)*(?P<name>[A-Za-z_]\w*)\(\s*\)")  # a call with no arguments
 _CODE_AFTER = re.compile(r"\s*[.\[=<>+*/&|;%?-]")  # an operator or an access after the call: more code
 # The Go twin of a lone one-argument call (`fmt.Sprint(id)` read as a type conversion): its one operand.
 _OPERAND = {"type_conversion_expression": "operand"}
@@ -43,6 +49,9 @@ def _literal(arg: str) -> str | None:
     """The regex of a literal argument in any quotes (`"%d"` also as `` `%d` ``), None for a plain name."""
     if _STRING.fullmatch(arg):
         return "^[\"'`]" + re.escape(arg[1:-1]) + "[\"'`]$"
+    called = _CALLED.fullmatch(arg)
+    if called:  # the call by its name, however it is qualified (`toList()` imported, `java.util...toList()`)
+        return rf"^([\w.]+\.)?{re.escape(called.group('name'))}\(\s*\)$"
     return f"^{re.escape(arg)}$" if _CONSTANT.fullmatch(arg) else None
 
 
@@ -55,7 +64,8 @@ def written_calls(request: str) -> list[_Written]:
         if not _alone(request, m, quoted):
             continue
         parts = [p.strip() for p in re.findall(r"(?:\"[^\"]*\"|'[^']*'|`[^`]*`|[^,])+", m.group("args"))]
-        if not parts or not all(_STRING.fullmatch(p) or _CONSTANT.fullmatch(p) or _ANY.fullmatch(p) for p in parts):
+        if not parts or not all(_STRING.fullmatch(p) or _CONSTANT.fullmatch(p) or _ANY.fullmatch(p)
+                                or _CALLED.fullmatch(p) for p in parts):
             continue
         out.append(_Written(m.group("name"), tuple(_literal(p) for p in parts)))
     return out
