@@ -1,11 +1,11 @@
-"""Every candidate written from the request's own words (issue 29): the code it names (requested.py), the argument
-it says a call needs (required.py), the part it says a construct with the parts it names lacks (lacking.py), the
-write it names by its place (assigned.py), the comment, attribute or directive text it writes (directives.py), the
-comparison it writes (compared.py), the key it writes with its value (valued.py), the call it writes with its
-arguments (argued.py) and the spelling it says a name or literal must have (spelled.py, also inside the first
-stage's near misses). Each is verified on the examples like any candidate, and the first that separates them goes
-first (`requested.request_first`): four snippets are a sample of the code, the request says what is meant. Gathered
-here so the search (service.py) asks for them at one place."""
+"""Every candidate written from the request's own words (issue 29): the code it names (requested.py), the argument it
+says a call needs (required.py), the part it says a construct with the parts it names lacks (lacking.py), the write it
+names by its place (assigned.py), the comment, attribute or directive text it writes (directives.py), the comparison it
+writes (compared.py), the key it writes with its value (valued.py), the call it writes with its arguments (argued.py),
+the call made on the subject it names (subject.py) and the spelling it says a name or literal must have (spelled.py,
+also inside the first stage's near misses). Each is verified on the examples like any candidate, and the first that
+separates them goes first (`requested.request_first`): four snippets are a sample of the code, the request says what is
+meant. Gathered here so the search (service.py) asks for them at one place."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from sgtools.workflows.suggest import (
     requested,
     required,
     spelled,
+    subject,
     valued,
 )
 from sgtools.workflows.suggest.candidates import Candidate
@@ -43,6 +44,7 @@ def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
             + compared.argument_forms(request, invalid, language, start + 10)
             + valued.value_forms(request, invalid, start + 20)
             + argued.argued_forms(request, invalid, valid, language, start + 30)
+            + subject.subject_forms(request, invalid, language, start + 35)
             + contrast.contrast_forms(request, invalid, valid, start + 40))
 
 
