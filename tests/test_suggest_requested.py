@@ -53,6 +53,17 @@ CASES = {
          "int put(FILE *f, const char *s) {\n    return fputs(s, f) != EOF;\n}"],
         request="don't ignore what fputs() and fgets() return, check it for EOF or NULL",
     ),
+    "a name the request writes after a dot alone is a member of any object, not any name so spelt": Case(
+        "`.values` and `.ix` reached on any frame, through any chain; not a variable, a loop target or a keyword "
+        "argument that happen to be named `values`, nor the fine `.to_numpy()`",
+        "python",
+        ["arr = df.values", "rows = frame[cols].ix[0]"],
+        ["arr = df.to_numpy()", "rows = frame[cols].iloc[0]"],
+        ["return load(path).dropna().values", "first = table.ix[0, 'name']"],
+        ["values = [1, 2, 3]", "for values in chunks:\n    push(values)", "plot(x, values=ys)",
+         "arr = frame.to_numpy()"],
+        request="no .values or .ix on DataFrames, use .to_numpy() and .iloc",
+    ),
     "a call the request names on the result of the call it writes it after": Case(
         "`filterNotNull()` on `map { }`'s result, over lines too; not on a list's own (`values.filterNotNull()`), "
         "nor after another call",

@@ -41,6 +41,7 @@ class Mention:
     end: int
     placed: bool  # said as part of more code (`isset($x) ? ...`, `Object.assign({}, a)`) or after a place word
     family: bool  # said as one of a family: "finders like find_by_email", "before_filter and friends"
+    member: bool = False  # written after a dot alone (`.head`, `.last`): a member of any object, not any name
 
 
 def mentions(request: str) -> list[Mention]:
@@ -60,7 +61,7 @@ def mentions(request: str) -> list[Mention]:
         placed = _placed(request, m, whole_text)
         glob = "*" if request.startswith("*", m.end()) and not m.group("tail") else ""  # `mysql_*`: its stem
         out.append(Mention("".join(parts[:-1]), last + glob, bool(m.group("new")), m.start(), m.end(), placed,
-                            bool(family)))
+                            bool(family), m.group("name").startswith(".") and len(parts) == 1))
     return out
 
 
@@ -71,6 +72,7 @@ def _listed_with_code(request: str, found: list[re.Match[str]], quoted: list[tup
     for m in found:
         parts = re.split(r"(\.|::)", m.group("name").lstrip("."))
         code.append(bool(m.group("tail") or m.group("new")) or len(parts) > 1 or "_" in parts[-1].strip("_")
+                    or m.group("name").startswith(".")
                     or re.search(r"[a-z][A-Z]|[A-Z]\w*[A-Z]", parts[-1]) is not None or request.startswith("*", m.end())
                     or any(s <= m.start("name") and m.end("name") <= e for s, e in quoted))
     changed = True

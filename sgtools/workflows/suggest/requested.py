@@ -141,8 +141,23 @@ def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mention
         return whole
     if any("." in m.qualifier and not re.fullmatch(r"([a-z_]\w*\.)+", m.qualifier) for m in mentions):
         return None  # `Model.all.each`: an object the request names, which no one rule on the name says
-    return _called(alternatives, names, refs, leaves, mentions, language) or (
+    return _called(alternatives, names, refs, leaves, mentions, language) or _members(alternatives, names, leaves,
+                                                                                      mentions) or (
         _either(_as_members(leaves, language), rf"^({alternatives})$"), " / ".join(names))
+
+
+def _members(alternatives: str, names: list[str], leaves: list[Node], mentions: list[Mention]) -> _Built | None:
+    """The names the request writes after a dot alone (`.head`, `.last`) as members of any object, where every
+    example reaches them so: the access by its member (`has: {field: ..., regex: ...}`), not any name so spelt
+    (`case head :: tail`, `val (init, last) = ...`)."""
+    if not mentions or not all(m.member for m in mentions):
+        return None
+    places = {(leaf.parent.kind, leaf.role) if leaf.parent is not None and leaf.role
+              and leaf.parent.named_children()[0] is not leaf else None for leaf in leaves}
+    if len(places) != 1 or None in places:
+        return None
+    kind, role = places.pop() or ("", "")
+    return {"kind": kind, "has": {"field": role, "regex": rf"^({alternatives})$"}}, " / ".join("." + n for n in names)
 
 
 # The kind a grammar writes a name in after `.` where it differs from the name alone (grammar, not API knowledge).
