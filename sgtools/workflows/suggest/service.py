@@ -59,6 +59,7 @@ from sgtools.workflows.suggest import (
     sequence,
     shapes,
     union,
+    worded,
     wrapped,
     written,
 )
@@ -210,7 +211,8 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
                                                 author.AUTHOR_ROOTS + 10_750)
                + from_request.near_forms(search.tried, search.request, search.invalid, valid_trees, search.language,
                                          author.AUTHOR_ROOTS + 13_100)
-               + annotated.annotated_forms(search.tried, search.invalid, search.request, author.AUTHOR_ROOTS + 10_780))
+               + annotated.annotated_forms(search.tried, search.invalid, search.request, author.AUTHOR_ROOTS + 10_780)
+               + worded.worded_forms(search.tried, search.invalid, search.request, author.AUTHOR_ROOTS + 10_850))
     if len({c.root_index for c in search.passing()
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return

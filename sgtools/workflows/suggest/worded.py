@@ -1,0 +1,107 @@
+"""Code kept inside the construct the request names by a plain word that construct writes (issue 29): "never
+Await.result inside an Akka actor", "no std::fs calls in async code", "withContext inside a flow { } builder". An
+author places the code `inside` (stopBy: end) the enclosing construct whose header, the part written before the
+code, says the request's word in every invalid example: a class whose `extends` writes `Actor`, a function whose
+modifiers write `async`, a call named `flow`, a function whose name says `draw`. Each of the best candidates that
+flag every invalid example is tried so, ranked just before the same candidate alone; the verifier keeps it only
+where no valid example's code sits in such a construct.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from sgtools.workflows.suggest.author import matched
+from sgtools.workflows.suggest.candidates import Candidate
+from sgtools.workflows.suggest.placed import flagging
+from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.verify import Outcome
+
+_MAX_HEADER_CHARS = 80  # a header child longer than this is code, not a mark
+_PLAIN = re.compile(r"(?<![\w.:$])[A-Za-z][a-z]{2,}(?![\w.:(])")  # prose (`Akka`, `actor`), not code (`Await.result`)
+# Words that place or qualify, not name a construct (`the`, `inside`, `calls`), and what any code writes.
+_COMMON = frozenset({
+    "the", "and", "for", "not", "use", "any", "all", "with", "inside", "within", "into", "from", "never", "don",
+    "only", "must", "every", "should", "call", "calls", "code", "its", "their", "them", "they", "that", "this",
+    "there", "here", "instead", "otherwise", "can", "cannot", "has", "have", "one", "are", "was", "but", "out",
+    "put", "let", "get", "set", "new", "via", "per", "than", "then", "when", "where", "which", "each", "own",
+    "value", "values", "string", "strings", "name", "names", "type", "types", "function", "functions", "method",
+    "methods", "class", "classes", "file", "files", "line", "lines", "variable", "variables", "return", "self",
+})
+
+
+def request_words(request: str | None) -> set[str]:
+    """The plain lower-case words of the request that may name an enclosing construct (`actor`, `async`, `flow`),
+    each also without a plural `s` ("actors")."""
+    words = {w.lower() for w in _PLAIN.findall(request or "")} - _COMMON
+    return words | {w[:-1] for w in words if w.endswith("s") and len(w) > 4 and w[:-1] not in _COMMON}
+
+
+def says(word: str) -> str:
+    """A regex for `word` written as a word or a part of a name (`Actor`, `AbstractActor`, `drawScene`, `on_draw`,
+    `'install'`), not inside a longer word (`flowOn` says `flow`, `overflow` does not)."""
+    cap = word[0].upper() + word[1:]
+    return rf"(^|[^A-Za-z])[{word[0]}{cap[0]}]{word[1:]}($|[^a-z])|[a-z0-9]{cap}($|[^a-z])"
+
+
+def _header(ancestor: Node, inner: Node) -> list[Node]:
+    """The named children of `ancestor` written before the one holding `inner`, not a body or a list of parts."""
+    out: list[Node] = []
+    for c in ancestor.children:
+        if c.start <= inner.start and inner.end <= c.end:
+            return out
+        if c.named and c.kind not in PART_KINDS and not c.kind.endswith(PART_SUFFIXES) \
+                and len(c.text) <= _MAX_HEADER_CHARS and "\n" not in c.text:
+            out.append(c)
+    return out
+
+
+def _marks(nodes: Sequence[Node], words: set[str]) -> dict[tuple[str, str, str, str], int]:
+    """(kind, `field` or `kind`, its value, word) of each construct around the nodes whose header says one of the
+    words, with how far above the code it is (the nearest counts)."""
+    out: dict[tuple[str, str, str, str], int] = {}
+    for node in nodes:
+        inner = node
+        for depth, a in enumerate(node.ancestors()):
+            if a.parent is None:
+                break  # the file: what it imports is no construct the code is in
+            for c in _header(a, inner):
+                for w in words:
+                    if re.search(says(w), c.text):
+                        key = (a.kind, "field", c.role, w) if c.role else (a.kind, "kind", c.kind, w)
+                        out[key] = min(out.get(key, depth), depth)
+            inner = a
+    return out
+
+
+def _clause(mark: tuple[str, str, str, str]) -> dict[str, Any]:
+    """Inside the construct, by its kind and the header child that says the word; a modifier (`async`) says the
+    same on any construct it is written on (a method or a lambda), so by it alone."""
+    kind, key, value, word = mark
+    of_kind = {} if key == "kind" and "modifier" in value else {"kind": kind}
+    return {**of_kind, "has": {key: value, "regex": says(word)}, "stopBy": "end"}
+
+
+def worded_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], request: str | None,
+                 start: int) -> list[Candidate]:
+    """Each of the best candidates that flag every invalid example, inside the nearest construct around one of its
+    matches in each whose header says a word of the request: ranked just before it."""
+    words = request_words(request)
+    if not words or len(invalid) < 2:
+        return []
+    out: list[Candidate] = []
+    for cand, outcome in flagging(tried, len(invalid)):
+        if not any(outcome.hits[len(invalid):]):
+            continue  # it separates as it is: where it is written adds nothing the examples ask for
+        found = [_marks(nodes, words) for nodes in matched(outcome, invalid, 0)]
+        common = set.intersection(*(set(f) for f in found))
+        if not common:
+            continue
+        mark = min(common, key=lambda m: (max(f[m] for f in found), m))
+        note = f"flags it only inside a {mark[0]} whose {mark[2]} says '{mark[3]}', as the request names it; " \
+               "lets through the same code anywhere else"
+        out.append(cand.kept_inside(_clause(mark), note, start + len(out), placed=False))
+    return out

@@ -1,0 +1,59 @@
+"""suggest_rule keeps the code inside the enclosing construct the request names by a plain word that construct
+writes before the code (worded.py, issue 29): a class whose `extends` says it, a function or lambda whose modifier
+says it. Real ast-grep, real files in a temp workspace; each top candidate judged by plain ast-grep on code the
+examples do not show."""
+
+from __future__ import annotations
+
+import pytest
+
+from sgtools.engine.process import Engine
+from sgtools.project.workspace import Workspace
+from sgtools.workflows.suggest import worded
+from tests.test_suggest_shapes import Case, check_case
+
+CASES = {
+    "a call inside a class whose extends clause says the request's word": Case(
+        "`console.log` inside a class extending `Component` (or `React.Component`, `PureComponent`'s kin by the "
+        "word): in any method of it; not in a plain function, nor in a class extending something else",
+        "javascript",
+        ["class Menu extends Component {\n  render() {\n    console.log(this.props);\n    return null;\n  }\n}",
+         "class Toast extends React.Component {\n  componentDidMount() {\n    console.log('up');\n  }\n}"],
+        ["class Menu extends Component {\n  render() {\n    return null;\n  }\n}",
+         "function trace() {\n  console.log(this.props);\n}"],
+        ["class Grid extends Component {\n  onClick(e) {\n    if (e) { console.log(e.target); }\n  }\n}",
+         "class Row extends BaseComponent {\n  render() { console.log(1); return null; }\n}"],
+        ["class Store extends Emitter {\n  add(x) { console.log(x); }\n}",
+         "const log = (m) => console.log(m);",
+         "class Grid extends Component {\n  render() { return this.cells; }\n}"],
+        request="no console.log left in React components, use the devtools instead",
+    ),
+    "a call inside any function or lambda whose modifier says the request's word": Case(
+        "`Thread.Sleep` inside an `async` method, lambda or local function: one modifier says it on each; not in "
+        "a method without it",
+        "csharp",
+        ["class Poller {\n  async Task Run() {\n    Thread.Sleep(100);\n    await Tick();\n  }\n}",
+         "class Poller {\n  public async Task<int> Wait() {\n    Thread.Sleep(50);\n    return await Next();\n  }\n}"],
+        ["class Poller {\n  async Task Run() {\n    await Task.Delay(100);\n  }\n}",
+         "class Poller {\n  void Block() {\n    Thread.Sleep(100);\n  }\n}"],
+        ["class Job {\n  private async Task Go() { Thread.Sleep(10); }\n}",
+         "class Job {\n  void Start() {\n    Func<Task> f = async () => { Thread.Sleep(5); await Step(); };\n  }\n}"],
+        ["class Job {\n  static void Main() { Thread.Sleep(10); }\n}",
+         "class Job {\n  async Task Go() { await Task.Delay(10); }\n}"],
+        request="never block with Thread.Sleep in async code, await Task.Delay",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_code_inside_the_construct_the_request_names_by_a_word(ws: Workspace, engine: Engine, name: str) -> None:
+    check_case(ws, engine, CASES[name])
+
+
+def test_a_word_is_read_as_a_word_or_a_part_of_a_name() -> None:
+    import re
+
+    said = re.compile(worded.says("flow"))
+    assert all(said.search(t) for t in ("flow", "Flow", "channelFlow", "flow_of", "flowOn", "'flow'"))
+    assert not any(said.search(t) for t in ("overflow", "flows", "Flowers"))
+    assert worded.request_words("never Await.result inside an Akka actors' code") >= {"akka", "actor", "actors"}
