@@ -106,6 +106,18 @@ CASES = {
         ["setInterval(refresh, 60000);", "setInterval(refresh, delay);", "setTimeout(refresh, 10);"],
         request="no polling intervals below 1000 ms",
     ),
+    "a name the request gives a suffix, on the declarations that derive from one so named": Case(
+        "error classes end in `Error`: those whose base ends in `Error` (`LookupError`, `errors.ValidationError`) "
+        "without it; not a class by another base (`ErrorHandler(Handler)`, `Reporter(IErrorSink)`), nor one "
+        "named right",
+        "python",
+        ["class NotFound(LookupError):\n    pass", "class Timeout(NetworkError):\n    code = 504"],
+        ["class NotFoundError(LookupError):\n    pass", "class RequestTimeoutError(NetworkError):\n    code = 504"],
+        ["class Denied(PermissionError):\n    pass", "class Bad(errors.ValidationError):\n    field = None"],
+        ["class ErrorHandler(Handler):\n    pass", "class Reporter(IErrorSink):\n    pass",
+         "class ParseError(ValueError):\n    pass"],
+        request="error classes end in Error: anything deriving from an Error class gets the suffix",
+    ),
 }
 
 
