@@ -42,6 +42,27 @@ CASES = {
          "class Job {\n  async Task Go() { await Task.Delay(10); }\n}"],
         request="never block with Thread.Sleep in async code, await Task.Delay",
     ),
+    "a modifier counts only on the nearest function around the code": Case(
+        "`File.ReadAllText` in an `async` method or lambda is blocking; in a plain lambda handed to `Task.Run` "
+        "inside an async method it runs on a worker thread, the lambda is not async code",
+        "csharp",
+        ["class Loader {\n  async Task<string> Load(string p) {\n    var s = File.ReadAllText(p);\n"
+         "    await Log(s);\n    return s;\n  }\n}",
+         "class Loader {\n  public async Task Read(string p) {\n    Use(File.ReadAllText(p));\n"
+         "    await Done();\n  }\n}"],
+        ["class Loader {\n  async Task<string> Load(string p) {\n    return await File.ReadAllTextAsync(p);\n  }\n}",
+         "class Loader {\n  string Load(string p) {\n    return File.ReadAllText(p);\n  }\n}"],
+        ["class Cfg {\n  static async Task Init(string f) {\n    if (f != null) { Parse(File.ReadAllText(f)); }\n"
+         "  }\n}",
+         "class Cfg {\n  void Wire() {\n    Handler h = async (string f) => { Parse(File.ReadAllText(f)); };\n"
+         "  }\n}"],
+        ["class Cfg {\n  async Task Init(string f) {\n    var t = await Task.Run((string x) => File.ReadAllText(f));"
+         "\n  }\n}",
+         "class Cfg {\n  async Task Init(string f) {\n    await Task.Run(() => { Parse(File.ReadAllText(f)); });"
+         "\n  }\n}",
+         "class Cfg {\n  void Init(string f) { Parse(File.ReadAllText(f)); }\n}"],
+        request="no File.ReadAllText inside async methods or lambdas, await File.ReadAllTextAsync",
+    ),
 }
 
 

@@ -59,10 +59,15 @@ def _header(ancestor: Node, inner: Node) -> list[Node]:
     return out
 
 
-def _marks(nodes: Sequence[Node], words: set[str]) -> dict[tuple[str, str, str, str], int]:
-    """(kind, `field` or `kind`, its value, word) of each construct around the nodes whose header says one of the
-    words, with how far above the code it is (the nearest counts)."""
-    out: dict[tuple[str, str, str, str], int] = {}
+def _parameters(construct: Node) -> str:
+    """The field of the construct's parameters (`parameters`), or ''."""
+    return next((c.role for c in construct.children if c.role and "param" in c.role), "")
+
+
+def _marks(nodes: Sequence[Node], words: set[str]) -> dict[tuple[str, str, str, str, str], int]:
+    """(kind, `field` or `kind`, its value, word, the field of its parameters) of each construct around the nodes
+    whose header says one of the words, with how far above the code it is (the nearest counts)."""
+    out: dict[tuple[str, str, str, str, str], int] = {}
     for node in nodes:
         inner = node
         for depth, a in enumerate(node.ancestors()):
@@ -71,18 +76,22 @@ def _marks(nodes: Sequence[Node], words: set[str]) -> dict[tuple[str, str, str, 
             for c in _header(a, inner):
                 for w in words:
                     if re.search(says(w), c.text):
-                        key = (a.kind, "field", c.role, w) if c.role else (a.kind, "kind", c.kind, w)
+                        key = (a.kind, "field", c.role, w, _parameters(a)) if c.role \
+                            else (a.kind, "kind", c.kind, w, _parameters(a))
                         out[key] = min(out.get(key, depth), depth)
             inner = a
     return out
 
 
-def _clause(mark: tuple[str, str, str, str]) -> dict[str, Any]:
+def _clause(mark: tuple[str, str, str, str, str]) -> dict[str, Any]:
     """Inside the construct, by its kind and the header child that says the word; a modifier (`async`) says the
-    same on any construct it is written on (a method or a lambda), so by it alone."""
-    kind, key, value, word = mark
-    of_kind = {} if key == "kind" and "modifier" in value else {"kind": kind}
-    return {**of_kind, "has": {key: value, "regex": says(word)}, "stopBy": "end"}
+    same on any construct it is written on (a method or a lambda), so by it alone, and of a function only the
+    nearest function around the code: a plain lambda in an async method is not async code."""
+    kind, key, value, word, parameters = mark
+    modifier = key == "kind" and "modifier" in value
+    stop: Any = {"has": {"field": parameters, "regex": "^"}} if modifier and parameters else "end"
+    of_kind = {} if modifier else {"kind": kind}
+    return {**of_kind, "has": {key: value, "regex": says(word)}, "stopBy": stop}
 
 
 def worded_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], request: str | None,
