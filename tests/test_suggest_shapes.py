@@ -1816,6 +1816,23 @@ CASES = {
         ["<?php\n$keys = array_unique($other);", "<?php\n$a = array_unique($b, SORT_REGULAR);",
          "<?php\n$ids = array_values($ids);"],
     ),
+    "a named call without the word it needs and with what the invalid calls share": Case(
+        "'a required field added to a form needs a label': valid code also builds a Field without a label (one "
+        "not required), so the need is the required one's: Field with required=True and without label, inside "
+        "add_field (the prose's 'added' and 'field'); a required Field of a schema is another case.",
+        "python",
+        ["form.add_field(Field(\"email\", required=True))",
+         "form.add_field(Field(\"age\", kind=int, required=True))"],
+        ["form.add_field(Field(\"email\", required=True, label=\"E-mail\"))",
+         "form.add_field(Field(\"age\", kind=int, required=False))"],
+        ["signup.add_field(forms.Field(\"phone\", kind=str, required = True, help=\"mobile\"))",
+         "def build(f):\n    f.add_field(\n        Field(\"zip\", required=True),\n    )"],
+        ["signup.add_field(forms.Field(\"phone\", required=True, label=\"Phone\"))",
+         "f.add_field(Field(\"nick\"))",
+         "schema = Schema(Field(\"id\", required=True))",
+         "f.add_field(Field(\"zip\", required=False))"],
+        request="a required field added to a form needs a label",
+    ),
     "a context told apart by the construct one of its fields holds, not by its punctuation": Case(
         "`@EnvironmentObject` on a property made in place (`= AppStore()`) beside one only declared and a "
         "`@StateObject` made the same way: inside a `property_declaration` whose `value` is a `call_expression`, "

@@ -5,7 +5,10 @@ without that word: `all: [call by name, not: {regex: \\bword\\b}]`. The request 
 the examples confirm them, and the arguments or receivers they happen to write are no part of the rule (a pattern of
 the calls shown, `warnings.warn($A, $B)`, misses `warnings.warn(msg)`). First when it separates them (service.py),
 like the rule for the code the request names (requested.py): the two never both apply, that one wants code the
-valid examples do not write.
+valid examples do not write. Where a valid call lacks the word too ("a NOT NULL column needs a server_default":
+`Column(..., nullable=True)`), the need is that of the calls with what every invalid one passes and no such valid
+one does (`nullable=False`), said beside it, and inside the call they are passed to where the prose says its name
+(`add_column` for 'adding'); a call the request names as a plain word is its type's name too (`Column`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sgtools.workflows.suggest import callnames, imported
-from sgtools.workflows.suggest.arguments import argument_list
+from sgtools.workflows.suggest.arguments import argument_list, list_items
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate
 from sgtools.workflows.suggest.generalise import Generalised
@@ -72,8 +75,13 @@ def _named_words(request: str, shown: list[list[tuple[Node, Node]]], fine: list[
     ("hashlib.md5 or hashlib.sha1" where only an md5 call is shown valid: the request's list is one call)."""
     def makes(word: str, calls: list[list[tuple[Node, Node]]]) -> bool:
         return any(names_callee(word, c.text) for cs in calls for _, c in cs)
-    made = [w for w in dict.fromkeys(_NAME.findall(request)) if makes(w, shown)]
+    made = [n for w in dict.fromkeys(_NAME.findall(request)) for n in (w, _typed(w)) if n and makes(n, shown)]
     return _family(request, made) if any(makes(w, fine) for w in made) else []
+
+
+def _typed(word: str) -> str | None:
+    """A plain lower-case word of the prose as the type's name it says ("a NOT NULL column": `Column(...)`)."""
+    return word.capitalize() if re.fullmatch(r"[a-z]{3,}", word) else None
 
 
 def _family(request: str, words: list[str]) -> list[str]:
@@ -107,13 +115,31 @@ def _needed(request: str, words: list[str], made: list[tuple[Node, Node]], made_
     """The request's words and options that valid calls write and no invalid one does (not a part of the call's
     name, not a literal), when every valid call writes one of them ("a ReadHeaderTimeout (or ReadTimeout)", "--fail
     (-f)")."""
-    parts = {p for w in words for p in re.split(r"\.|::", w)}
-    def written(token: str, text: str) -> bool:
-        return re.search(_said(token), text) is not None
-    needed = [t for t in dict.fromkeys(_tokens(request)) if t not in parts
-              and not _LITERAL.fullmatch(t) and any(written(t, text) for text in made_fine)
-              and not any(written(t, n.text) for n, _ in made)]
-    return needed if all(any(written(t, text) for t in needed) for text in made_fine) else []
+    parts = {p.lower() for w in words for p in re.split(r"\.|::", w)}
+    return [t for t in dict.fromkeys(_tokens(request)) if t.lower() not in parts
+            and not _LITERAL.fullmatch(t) and any(_writes(t, text) for text in made_fine)
+            and not any(_writes(t, n.text) for n, _ in made)]
+
+
+def _writes(token: str, text: str) -> bool:
+    return re.search(_said(token), text) is not None
+
+
+def _items(call: Node) -> set[str]:
+    """The arguments a call passes, each by its text without spaces (`nullable=False`)."""
+    args = argument_list(call)
+    return {re.sub(r"\s+", "", a.text) for a in list_items(args)} if args is not None else set()
+
+
+def _present(calls: list[Node], without: list[Node]) -> list[dict[str, Any]] | None:
+    """Where a valid call writes none of the needed words too, the arguments every invalid call passes and no such
+    valid call does (`nullable=False` beside `nullable=True`): the need is theirs; None when there is none."""
+    shared = set.intersection(*(_items(n) for n in calls)) - set().union(*(_items(n) for n in without))
+    args = argument_list(calls[0])
+    if not shared or args is None:
+        return None
+    spaced = [r"\s*".join(re.escape(t) for t in re.findall(r"\w+|[^\w\s]", item)) for item in sorted(shared)]
+    return [{"has": {**place(args), "has": {"regex": f"^{item}$"}}} for item in spaced]
 
 
 _VALUE = re.compile(r"\s*(?:=|:)\s*([\w.]+)")  # after a needed word: the value the request says it is given
@@ -184,16 +210,19 @@ def _imported(called: dict[str, Any], words: list[str], call: Node, callee: Node
 
 
 def _lacks(request: str, words: list[str], calls: list[tuple[Node, Node]],
-           fine: list[Node]) -> tuple[dict[str, Any], list[str]] | None:
-    """What the invalid calls lack, as a rule, and its words: the needed words, else an argument of the kind the
-    request names; None for neither."""
+           fine: list[Node]) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]] | None:
+    """What the invalid calls lack, as a rule, its words and what they have that valid calls lacking it too do not:
+    the needed words, else an argument of the kind the request names; None for neither."""
     needed = _needed(request, words, calls, [n.text for n in fine])
-    if needed:
+    without = [n for n in fine if not any(_writes(t, n.text) for t in needed)]
+    present = _present([n for n, _ in calls], without) if needed and without else []
+    if needed and present is not None:
         valued = _valued(request, needed)
         if valued and all(re.search(valued, n.text) for n in fine):
-            return {"regex": valued}, needed  # `weights_only=False` lacks what `weights_only=True` says
-        return {"regex": "|".join(_said(t) for t in needed)}, needed
-    return _passed_kind(request, [n for n, _ in calls], fine)
+            return {"regex": valued}, needed, present  # `weights_only=False` lacks what `weights_only=True` says
+        return {"regex": "|".join(_said(t) for t in needed)}, needed, present
+    kind = _passed_kind(request, [n for n, _ in calls], fine)
+    return (*kind, []) if kind is not None else None
 
 
 def _callees(request: str, words: list[str], calls: list[tuple[Node, Node]], language: str) -> str:
@@ -206,6 +235,26 @@ def _callees(request: str, words: list[str], calls: list[tuple[Node, Node]], lan
     receiver = rf"\w*(?i:{re.escape(named)})\w*"
     return "^(" + "|".join(rf"(\w+(\.|::|->))*{receiver}(\.|::|->)(\w+(\.|::|->))*{re.escape(w)}"
                            for w in words) + ")$"
+
+
+def _passed_to(request: str, calls: list[Node], language: str) -> list[dict[str, Any]]:
+    """The call every invalid one is passed to, where the request says its name in prose, each part of it a word of
+    the request or its stem ("adding a NOT NULL column": `op.add_column(..., sa.Column(...))`): the request says
+    where, as `inside` that call; a `Column` built for a `create_table` is another case."""
+    outer = [next((a for a in n.ancestors() if _callee(a) is not None), None) for n in calls]
+    callees = [_callee(a) for a in outer if a is not None]
+    names = {re.split(r"\.|::|->", c.text)[-1] for c in callees if c is not None}
+    if len(callees) != len(calls) or len(names) != 1 or outer[0] is None:
+        return []
+    name = names.pop()
+    parts = re.findall(r"[a-z]+", re.sub(r"([A-Z])", r"_\1", name).lower())
+    said = {w.lower() for w in re.findall(r"[A-Za-z]+", request)}
+    if len(parts) < 2 or not all(any(w.startswith(p) for w in said) for p in parts):
+        return []
+    callee = callees[0]
+    assert callee is not None
+    around = callnames.by_name(outer[0].kind, callee.role or "", f"^{callee_regex(name, False, language)}$", language)
+    return [{"inside": {**around, "stopBy": "end"}}]
 
 
 def required_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example], language: str,
@@ -223,12 +272,13 @@ def required_forms(request: str | None, invalid: Sequence[Example], valid: Seque
     lacking = _lacks(request, words, calls, [n for cs in fine for n, _ in _named_calls(cs, words)])
     if lacking is None or len({(n.kind, c.role) for n, c in calls}) != 1:
         return []
-    lacks, needed = lacking
+    lacks, needed, present = lacking
     call, callee = calls[0]
     regex = _callees(request, words, calls, language)
     called = _imported(callnames.by_name(call.kind, callee.role or "", regex, language), words, call, callee,
                        language)
-    rule = {"all": [called, {"not": lacks}]}
+    around = _passed_to(request, [n for n, _ in calls], language) if present else []
+    rule = {"all": [called, *present, {"not": lacks}, *around]}
     label = f"{' / '.join(words)} without {' / '.join(needed)}"
     note = (f"flags every call of {' / '.join(words)} that does not write {' or '.join(needed)} (what the request "
             "says it needs), whatever else it passes; lets through one that writes the word elsewhere in the call")
