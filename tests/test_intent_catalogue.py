@@ -35,6 +35,7 @@ DEV20 = cat.load_dev20()
 DEV21 = cat.load_dev21()
 DEV22 = cat.load_dev22()
 DEV23 = cat.load_dev23()
+DEV24 = cat.load_dev24()
 
 
 def test_shape_and_fixed_split() -> None:
@@ -128,9 +129,15 @@ def test_second_development_set_shape() -> None:
                                                                             *DEV6, *DEV7, *DEV8, *DEV9, *DEV10,
                                                                             *DEV11, *DEV12, *DEV13, *DEV14,
                                                                             *DEV15, *DEV16, *DEV17, *DEV18,
-                                                                            *DEV19, *DEV20, *DEV21, *DEV22])])
+                                                                            *DEV19, *DEV20, *DEV21, *DEV22]),
+                                                          ("dev24", DEV24, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
+                                                                            *DEV6, *DEV7, *DEV8, *DEV9, *DEV10,
+                                                                            *DEV11, *DEV12, *DEV13, *DEV14,
+                                                                            *DEV15, *DEV16, *DEV17, *DEV18,
+                                                                            *DEV19, *DEV20, *DEV21, *DEV22,
+                                                                            *DEV23])])
 def test_scoped_development_set_shape(name: str, scoped: list[cat.Request], earlier: list[cat.Request]) -> None:
-    """dev3 to dev23: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
+    """dev3 to dev24: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
     request or a snippet of the sets before it; some ask for a path scope of each kind."""
     assert len(scoped) >= 30
     assert len({r.language for r in scoped}) >= 12
@@ -154,7 +161,7 @@ def test_the_judge_reads_the_scope() -> None:
 
 
 EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13,
-         *DEV14, *DEV15, *DEV16, *DEV17, *DEV18, *DEV19, *DEV20, *DEV21, *DEV22, *DEV23]
+         *DEV14, *DEV15, *DEV16, *DEV17, *DEV18, *DEV19, *DEV20, *DEV21, *DEV22, *DEV23, *DEV24]
 
 
 @pytest.mark.parametrize("req", EVERY, ids=[r.id for r in EVERY])
@@ -199,6 +206,7 @@ def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.Capture
     from bin import intent_eval
 
     assert set(cat.HELD_OUT) <= set(cat.SETS) and {"test"} <= set(cat.HELD_OUT)
+    assert "dev24" in cat.HELD_OUT, "dev24 is sealed until the next session's lead's single scored run"
     for held in cat.HELD_OUT:
         with pytest.raises(SystemExit) as refused:
             intent_eval.main(["--half", held, "--show"])
