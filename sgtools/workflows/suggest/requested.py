@@ -15,9 +15,10 @@ then get()": a combination, said by a context).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sgtools.rules.analysis.walk import rule_objects
 from sgtools.workflows.suggest import callnames, contrast, imported, placed
 from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
@@ -154,9 +155,10 @@ def _members(alternatives: str, names: list[str], leaves: list[Node], mentions: 
         return None
     places = {(leaf.parent.kind, leaf.role) if leaf.parent is not None and leaf.role
               and leaf.parent.named_children()[0] is not leaf else None for leaf in leaves}
-    if len(places) != 1 or None in places:
+    place = places.pop() if len(places) == 1 else None
+    if place is None:
         return None
-    kind, role = places.pop() or ("", "")
+    kind, role = place
     return {"kind": kind, "has": {"field": role, "regex": rf"^({alternatives})$"}}, " / ".join("." + n for n in names)
 
 
@@ -353,14 +355,19 @@ def request_first(picked: list[Candidate], passing: Sequence[Candidate], request
     return [said, *(c for c in picked if c is not said and c.body != said.body)][:max(1, len(picked))]
 
 
-def _values(body: Any) -> list[tuple[str, str]]:
-    """The rule's (key, text) leaves: its names, regexes and patterns, not its keys (`kind`, `has`, `end`)."""
-    if isinstance(body, dict):
-        return [kv for k, v in body.items() if k != "stopBy"
-                for kv in ([(k, v)] if isinstance(v, str) else _values(v))]
-    if isinstance(body, list):
-        return [kv for v in body for kv in _values(v)]
-    return []
+def _values(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """The rule's (key, text) leaves: its names, regexes and patterns (a `context`/`selector` pattern's too), not its
+    keys (`kind`, `has`) nor where a relation stops (`end`, `stopBy: {kind: block}`)."""
+    out: list[tuple[str, str]] = []
+    for path, obj in rule_objects(body):
+        if "stopBy" in path:
+            continue
+        for k, v in obj.items():
+            if isinstance(v, str) and k != "stopBy":
+                out.append((k, v))
+            elif k == "pattern" and isinstance(v, Mapping):
+                out += [(k, x) for x in v.values() if isinstance(x, str)]
+    return out
 
 
 def reads_request(body: dict[str, Any], request: str | None) -> bool:

@@ -73,24 +73,25 @@ def _by_name(spelling: Spelling, wrong: list[list[Node]]) -> _Said | None:
     flat = [n for ns in names for n in ns if n.parent is not None and n.parent.kind in kinds]
     if not flat:
         return None
+    derived = _derived(spelling, [n.parent for n in flat if n.parent is not None])
     rule = {**of_kinds(sorted(kinds)), "has": {"field": "name", **_clause(spelling, flat, False)},
-            **_derived(spelling, [n.parent for n in flat if n.parent is not None])}
+            **({"all": derived} if derived else {})}
     return rule, flat[0].parent or flat[0], "every declaration named"
 
 
-def _derived(spelling: Spelling, declared: list[Node]) -> dict[str, Any]:
+def _derived(spelling: Spelling, declared: list[Node]) -> list[dict[str, Any]]:
     """The affix the request gives the names also ending a name in another part of every declaration so named (`:
     InvalidOperationException`, what it derives from): what makes it one the request asks of (`class
     ExceptionMiddleware`, `class Filter : IExceptionFilter` are none)."""
     affix = spelling.regex.get("name", "")
     word = affix.strip("^$")
     if len(word) < 3 or not re.fullmatch(r"\w+", word) or affix.startswith("^") == affix.endswith("$"):
-        return {}
+        return []
     regex = rf"{word}\b" if affix.endswith("$") else rf"\b{word}"
     parts = [{c.kind for c in d.children
               if c.named and c.role != "name" and not is_body(c) and re.search(regex, c.text)} for d in declared]
     common = sorted(set.intersection(*parts)) if parts else []
-    return {"all": [{"has": {"kind": common[0], "regex": regex}}]} if common else {}
+    return [{"has": {"kind": common[0], "regex": regex}}] if common else []
 
 
 def _alone(spelling: Spelling, wrong: list[list[Node]], language: str, examples: Sequence[Example],
@@ -148,12 +149,12 @@ def _within(spelling: Spelling, near: Sequence[tuple[Candidate, Outcome]], inval
         per = [_paths(spelling, ms) for ms in bad]
         paths = [path for path in sorted(set.intersection(*(set(p) for p in per)), key=len)
                  if not any((x := tree.follow(g, path)) is not None and spelling.wrong(x) for gs in good for g in gs)]
+        matches = [m for ms in bad for m in ms]
+        derived = _derived(spelling, matches) if all(declaration(m) for m in matches) else []
         for path in paths[:2]:
             nodes = [n for p in per for n in p[path]]
             constraint = _nested(path, _clause(spelling, nodes, False))
-            matches = [m for ms in bad for m in ms]
-            derived = _derived(spelling, matches) if all(declaration(m) for m in matches) else {}
-            rule = {"all": [cand.body["rule"], constraint, *derived.get("all", [])]}
+            rule = {"all": [cand.body["rule"], constraint, *derived]}
             out.append(Candidate({**cand.body, "rule": rule}, Generalised.written(bad[0][0], spelling.what),
                                  REQUESTED, start + len(out), _note(spelling, "every match whose part is")))
     return out
