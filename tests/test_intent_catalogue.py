@@ -181,7 +181,7 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     right = {h: 0 for h in cat.SETS}
     for req in [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13,
-                *DEV14, *DEV15, *DEV16, *DEV17, *DEV18, *DEV19, *DEV20, *DEV21, *DEV22, *DEV23]:
+                *DEV14, *DEV15, *DEV16, *DEV17, *DEV18, *DEV19, *DEV20, *DEV21, *DEV22, *DEV23, *DEV24]:
         scored = cat.score(ws, engine, req)
         right[req.half] += scored.right
         if not scored.found:
@@ -195,7 +195,7 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
             and right["dev12"] >= 19 and right["dev13"] >= 13 and right["dev14"] >= 5
             and right["dev15"] >= 8 and right["dev16"] >= 8 and right["dev17"] >= 8 and right["dev18"] >= 4
             and right["dev19"] >= 8 and right["dev20"] >= 3 and right["dev21"] >= 12
-            and right["dev22"] >= 6 and right["dev23"] >= 3), developed
+            and right["dev22"] >= 6 and right["dev23"] >= 3 and right["dev24"] >= 5), developed
     # The test half's floor, its figure never printed: a tuner who sees it fail learns one bit, not a figure.
     assert right["test"] >= 22, "the test half fell below its floor (its figure is not shown)"
 
@@ -206,7 +206,6 @@ def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.Capture
     from bin import intent_eval
 
     assert set(cat.HELD_OUT) <= set(cat.SETS) and {"test"} <= set(cat.HELD_OUT)
-    assert "dev24" in cat.HELD_OUT, "dev24 is sealed until the next session's lead's single scored run"
     for held in cat.HELD_OUT:
         with pytest.raises(SystemExit) as refused:
             intent_eval.main(["--half", held, "--show"])
