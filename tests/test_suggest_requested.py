@@ -304,6 +304,43 @@ CASES = {
         ["val f = Formatter(sb, this.locale)", "val f = formatter()", "val f = Formatter(Locale.GERMANY)"],
         request="Formatter() without a Locale formats with the default locale, pass a Locale",
     ),
+    "a module's function of more than one word, however the module is reached": Case(
+        "`zlib.gzipSync` and `zlib.gunzipSync`, the valid examples calling other functions of `zlib`: the module is "
+        "how they are reached, so also through `require(\"zlib\")`, an alias, or destructured and called bare; not "
+        "the async functions nor a property whose name only starts so",
+        "javascript",
+        ["const packed = zlib.gzipSync(body);", "const raw = zlib.gunzipSync(buf);"],
+        ["zlib.gzip(body, done);", "const stream = zlib.createGunzip();"],
+        ['const out = require("zlib").gzipSync(payload);',
+         'const { gunzipSync } = require("zlib");\nconst text = gunzipSync(file).toString();',
+         "return compress.gzipSync(data);"],
+        ["zlib.gunzip(buf, cb);", 'const { gzip } = require("zlib");\ngzip(data, cb);',
+         "cache.gzipSyncedAt = now;"],
+        request="no zlib.gzipSync or gunzipSync on the server, they block the event loop; use the callback or "
+                "stream form",
+    ),
+    "methods the request names bare, shown on self: on any object": Case(
+        "`setDaemon()` and `isAlive()`, which the examples call on `self`: the request says the methods, so on any "
+        "thread object (`worker.setDaemon`, `self.pool.workers[0].setDaemon`), not the names it says to use",
+        "python",
+        ["class Poller(Thread):\n    def __init__(self):\n        super().__init__()\n        self.setDaemon(True)",
+         "def stop(self):\n    if self.isAlive():\n        self.join()"],
+        ["class Poller(Thread):\n    def __init__(self):\n        super().__init__()\n        self.daemon = True",
+         "def stop(self):\n    if self.is_alive():\n        self.join()"],
+        ["worker.setDaemon(True)", "while t.isAlive():\n    time.sleep(1)", "self.pool.workers[0].setDaemon(False)"],
+        ["worker.daemon = True", "if t.is_alive():\n    t.join()", "def setDaemonMode(self):\n    pass"],
+        request="setDaemon() and isAlive() are gone from threading, set .daemon and call is_alive()",
+    ),
+    "a receiver the valid examples call the same method on is the point": Case(
+        "`audit.rawWrite` beside `cache.rawWrite` in a valid example: the receiver tells them apart, so the rule "
+        "keeps it (under any object path), not the method on any object",
+        "javascript",
+        ["audit.rawWrite(entry);", "await audit.rawWrite(line, opts);"],
+        ["cache.rawWrite(entry);", "await audit.write(line, opts);"],
+        ["this.audit.rawWrite(e);"],
+        ["store.cache.rawWrite(e);", "audit.write(e);"],
+        request="no audit.rawWrite, go through audit.write so entries are signed",
+    ),
 }
 
 

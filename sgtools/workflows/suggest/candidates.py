@@ -104,6 +104,7 @@ class Candidate:
     flag: bool = False  # a call without the flag every valid call passes (`true`): before a pattern of its arity
     lacks: bool = False  # a construct with the parts the request names, without the one it needs (lacking.py)
     argued: bool = False  # a call with the arguments the request writes (`fmt.Sprint(x)`, argued.py)
+    reached: bool = False  # the name the request writes on any receiver, however reached (reached.py)
     holds: str | None = None  # a kind by the construct it holds (nested.py): that construct's kind
     counted: bool = False  # a pattern's calls with no more arguments than written (`x.first`, counted.py)
     contrast: int = 0  # the construct writing the request's words: how many of them it checks (contrast.py)

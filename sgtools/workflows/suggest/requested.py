@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sgtools.rules.analysis.walk import rule_objects
-from sgtools.workflows.suggest import callnames, contrast, imported, placed
+from sgtools.workflows.suggest import callnames, contrast, imported, placed, reached
 from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
@@ -132,8 +132,8 @@ def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mention
     refs = [_reference(leaf) for leaf in leaves]
     if any(m.new for m in mentions):
         return _made(alternatives, refs, names)
-    qualifiers = {_qualifier(r, leaf) for r, leaf in zip(refs, leaves, strict=True)}
-    qualifier = qualifiers.pop() if len(qualifiers) == 1 else ""
+    qualifiers = _qualifiers(leaves)
+    qualifier = _shared(qualifiers)
     if qualifier and _separator(qualifier) in (".", "->"):
         regex = rf"^(\w+{re.escape(_separator(qualifier))})*{re.escape(qualifier)}({alternatives})$"
         rule = imported.with_imported(_either({r.kind for r in refs}, regex), alternatives, qualifier, language)
@@ -147,15 +147,33 @@ def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mention
         _either(_as_members(leaves, language), rf"^({alternatives})$"), " / ".join(names))
 
 
+def _qualifiers(leaves: list[Node]) -> set[str]:
+    """What the invalid examples write before the name (`crypto.`), "" for nothing."""
+    return {_qualifier(_reference(leaf), leaf) for leaf in leaves}
+
+
+def _shared(qualifiers: set[str]) -> str:
+    """The one qualifier every example writes, "" where they differ."""
+    return next(iter(qualifiers)) if len(qualifiers) == 1 else ""
+
+
+def _anyhow(alternatives: str, names: list[str], leaves: list[Node], mentions: list[Mention],
+            language: str) -> _Built | None:
+    """The names however reached (reached.py), where every invalid example writes them after one receiver and the
+    request does not say `new`."""
+    qualifier = _shared(_qualifiers(leaves))
+    rule = None if any(m.new for m in mentions) else reached.anyhow(alternatives, qualifier, leaves,
+                                                                  [m.name for m in mentions], language)
+    return None if rule is None else (rule, " / ".join(names) + " on any object")
+
+
 def _members(alternatives: str, names: list[str], leaves: list[Node], mentions: list[Mention]) -> _Built | None:
     """The names the request writes after a dot alone (`.head`, `.last`) as members of any object, where every
     example reaches them so: the access by its member (`has: {field: ..., regex: ...}`), not any name so spelt
     (`case head :: tail`, `val (init, last) = ...`)."""
     if not mentions or not all(m.member for m in mentions):
         return None
-    places = {(leaf.parent.kind, leaf.role) if leaf.parent is not None and leaf.role
-              and leaf.parent.named_children()[0] is not leaf else None for leaf in leaves}
-    place = places.pop() if len(places) == 1 else None
+    place = reached.member_place(leaves)
     if place is None:
         return None
     kind, role = place
@@ -328,13 +346,22 @@ def request_forms(request: str | None, invalid: Sequence[Example], valid: Sequen
         return []
     said = _said(asked[0], asked[2])
     built = None if said is None else _names_rule(*said, asked[1], asked[2], language)
-    if built is None:
+    if said is None or built is None:
         return []
-    rule, label = built
-    rule = _chained(rule, request or "", asked[0], asked[1])
-    note = (f"flags every use of {label} (the code the request names), however it is qualified or called; lets "
-            "through the same thing reached by another name (an alias, a wrapper)")
-    return [Candidate({"rule": rule}, Generalised.written(asked[1][0], label), REQUESTED, start, note)]
+    out = []
+    # The names however reached first: where the receiver is the point, a valid example shows it and the
+    # verification drops this one for the rule that keeps it.
+    for made, wider in ((_anyhow(*said, asked[1], asked[2], language), True), (built, False)):
+        if made is None:
+            continue
+        rule, label = made
+        note = (f"flags every use of {label} (the code the request names), however it is qualified or called; "
+                "lets through the same thing reached by another name (an alias, a wrapper)")
+        cand = Candidate({"rule": _chained(rule, request or "", asked[0], asked[1])},
+                         Generalised.written(asked[1][0], label), REQUESTED, start, note)
+        cand.reached = wider
+        out.append(cand)
+    return out
 
 
 def request_first(picked: list[Candidate], passing: Sequence[Candidate], request: str | None) -> list[Candidate]:
@@ -347,7 +374,8 @@ def request_first(picked: list[Candidate], passing: Sequence[Candidate], request
     # (a rule that reads no word of the request is not about it), never over one that carried; of those, the
     # smallest construct.
     said = min((c for c in passing if c.form == REQUESTED), default=None,
-               key=lambda c: (c.contrast > 0, c.lacks, not c.argued, c.gen.root.size() if c.contrast else 0))
+               key=lambda c: (c.contrast > 0, c.lacks, not c.argued, not c.reached,
+                              c.gen.root.size() if c.contrast else 0))
     if said is None or (said.contrast and picked and (not shaped_by_examples(picked[0])
                                                       or (said.contrast < contrast.OVER_SHAPED
                                                           and reads_request(picked[0].body, request)))):
