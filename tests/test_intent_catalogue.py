@@ -199,7 +199,7 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
     assert (right["dev"] >= 30 and right["dev2"] >= 29 and right["dev3"] >= 25 and right["dev4"] >= 27
             and right["dev5"] >= 25 and right["dev6"] >= 25 and right["dev7"] >= 25
             and right["dev8"] >= 20 and right["dev9"] >= 25 and right["dev10"] >= 18 and right["dev11"] >= 12
-            and right["dev12"] >= 19 and right["dev13"] >= 13 and right["dev14"] >= 5
+            and right["dev12"] >= 19 and right["dev13"] >= 14 and right["dev14"] >= 5
             and right["dev15"] >= 8 and right["dev16"] >= 8 and right["dev17"] >= 8 and right["dev18"] >= 4
             and right["dev19"] >= 8 and right["dev20"] >= 3 and right["dev21"] >= 12
             and right["dev22"] >= 6 and right["dev23"] >= 4 and right["dev24"] >= 6), developed

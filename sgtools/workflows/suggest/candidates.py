@@ -108,6 +108,8 @@ class Candidate:
     holds: str | None = None  # a kind by the construct it holds (nested.py): that construct's kind
     counted: bool = False  # a pattern's calls with no more arguments than written (`x.first`, counted.py)
     contrast: int = 0  # the construct writing the request's words: how many of them it checks (contrast.py)
+    said_place: bool = False  # its context is the one the request says (any loop for "loop", looped.py): before
+    # the same code in a context only the examples show
 
     def kept_inside(self, clause: dict[str, Any], note: str, root_index: int, *, placed: bool) -> Candidate:
         """This candidate flagged only inside `clause` (the construct, call or declaration it is a part of): the
@@ -146,7 +148,7 @@ class Candidate:
         if self.form >= KIND_ONLY:
             # Then the most relaxed generalisation of a near miss told apart (`print($$$ARGS)` before `print($A)`).
             return (self.tier(), not self.by_kind, _effective_size(self.gen.root), self.form, -self.gen.level,
-                    not self.anchored, len(str(self.body)))
+                    not self.anchored, not self.said_place, len(str(self.body)))
         level_rank = LEVELS.index(self.gen.level)
         # A construct whose kind the valid examples also use is what they are near misses of (`eval` beside
         # `ast.literal_eval`, `defer` in a loop beside `defer` alone); one they lack only separates by absence.
@@ -154,7 +156,7 @@ class Candidate:
         return (self.tier(), self.leaf, self.form == EXCLUDE, not self.by_kind, not self.gen.kind_in_valid,
                 _effective_size(self.gen.root), self.form >= CONTEXT, self.loses_keyword(),
                 level_rank, len(self.body.get("constraints", {})), self.form, -self.gen.kept, not self.open_tail,
-                not self.anchored, not self.counted, len(str(self.body)))
+                not self.anchored, not self.counted, not self.said_place, len(str(self.body)))
 
 
 def _author_tier(cand: Candidate) -> float:

@@ -44,6 +44,7 @@ from sgtools.workflows.suggest import (
     interpolated,
     keyed,
     listed,
+    looped,
     modifiers,
     namesakes,
     necessary,
@@ -152,6 +153,7 @@ class _Search:
         self.request: str | None = None  # the developer's words, where they name things (declnames.py, placed.py)
 
     def run(self, batch: Sequence[cands.Candidate]) -> None:
+        batch = looped.loop_forms(batch, self.request, self.language)  # a loop the request names is any loop
         fresh = [c for c in batch if not any(c.body == t.body for t, _ in self.tried)]
         outcomes = run_rules(self.engine, self.language, self.file_name, [c.body for c in fresh], self.texts)
         self.tried.extend(zip(fresh, outcomes, strict=True))
