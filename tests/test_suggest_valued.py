@@ -36,6 +36,38 @@ CASES = {
          'const a = <a data-style="x">y</a>;'],
         request='no inline style strings like style="color: red", pass an object',
     ),
+    "the keyword a construct needs, with the literal the request writes it with": Case(
+        "`@attr.s` without `auto_attribs=True`: also `auto_attribs=False`, which writes the word but not the need, "
+        "and one among other arguments; not one that passes it (with an `attr.ib()` or not), nor another decorator "
+        "(without valued.py's needed_pair the top candidate lacks the word `auto_attribs` however set, and misses "
+        "`auto_attribs=False`)",
+        "python",
+        ["@attr.s\nclass Point:\n    x = attr.ib()", "@attr.s(frozen=True)\nclass Size:\n    w = attr.ib()"],
+        ["@attr.s(auto_attribs=True)\nclass Point:\n    x = attr.ib()",
+         "@attr.s(frozen=True, auto_attribs=True)\nclass Size:\n    w = attr.ib()"],
+        ["@attr.s(auto_attribs=False)\nclass Rect:\n    h: int",
+         "@attr.s(slots=True, repr=False)\nclass Line:\n    a = attr.ib()"],
+        ["@attr.s(slots=True, auto_attribs=True)\nclass Rect:\n    h: int",
+         "@dataclass\nclass Line:\n    a: int",
+         "@attr.s(auto_attribs=True)\nclass Box:\n    d: int = attr.ib(default=0)"],
+        request="every @attr.s must pass auto_attribs=True, annotate the fields",
+    ),
+    "a keyword argument the request needs at a number or more": Case(
+        "`RotatingFileHandler(...)` without `backupCount=3` or more: also `backupCount=1` and `backupCount=0`, "
+        "under a module path; not 3 or a greater number, nor a value computed elsewhere, nor another handler "
+        "(without valued.py's floor the top candidate needs the word `backupCount` alone and lets `=1` through)",
+        "python",
+        ['h = RotatingFileHandler("app.log", maxBytes=10_000_000)',
+         "h = handlers.RotatingFileHandler(path, maxBytes=1 << 20)"],
+        ['h = RotatingFileHandler("app.log", maxBytes=10_000_000, backupCount=3)',
+         "h = handlers.RotatingFileHandler(path, maxBytes=1 << 20, backupCount=7)"],
+        ["h = RotatingFileHandler(p, backupCount=1)",
+         'logging.handlers.RotatingFileHandler(filename=log_path, mode="a")',
+         "RotatingFileHandler(p, maxBytes=m, backupCount=0)"],
+        ["h = RotatingFileHandler(p, backupCount=settings.LOG_BACKUPS)", "h = RotatingFileHandler(p, backupCount=30)",
+         'h = FileHandler("x.log")'],
+        request="RotatingFileHandler needs backupCount=3 (or more), or rotation throws the old logs away",
+    ),
 }
 
 

@@ -23,6 +23,7 @@ from sgtools.workflows.suggest.constructs import is_body, is_construct
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.mentioned import qualifiers, runs
 from sgtools.workflows.suggest.tree import Example, Node
+from sgtools.workflows.suggest.valued import needed_pair
 
 _WORD = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z_][A-Za-z0-9_]*")  # a command-line option is one word
 # Prose around the words that name code: never read as code, though a grammar may write some of them (`if`, `in`).
@@ -146,7 +147,7 @@ def _shared(kind: str, targets: list[tuple[Node, _Words]], words: Words) -> list
 
 
 def _either(kind: str, targets: list[tuple[Node, _Words]], valid: Sequence[Example], words: Words,
-            shared: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+            shared: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str, int]]:
     """When the words the invalid constructs share (`shared`, their `has`) do not tell them from the valid ones: the
     request's words each of them writes one of and no valid example writes at all (`pip install --user`, `npm
     install -g` for "no pip install --user / --break-system-packages, and no npm install -g"), as one family."""
@@ -158,12 +159,13 @@ def _either(kind: str, targets: list[tuple[Node, _Words]], valid: Sequence[Examp
     texts |= {x for w in either for x in words.spelled.get(w, set())}
     one_of = {"has": {"regex": f"^({'|'.join(re.escape(x) for x in sorted(texts))})$", "stopBy": "end"}}
     rule = {**of_kinds(with_twin(kind)), "all": [*shared, one_of]}
-    return [(rule, f"{kind} writing one of {', '.join(either)}")]
+    return [(rule, f"{kind} writing one of {', '.join(either)}", 0)]
 
 
-def _rules(kind: str, invalid: Sequence[Example], valid: Sequence[Example],
-           words: Words) -> list[tuple[dict[str, Any], str]]:
-    """Rules on constructs of `kind` from the words every invalid one writes, each with its label."""
+def _rules(kind: str, invalid: Sequence[Example], valid: Sequence[Example], words: Words,
+           request: str) -> list[tuple[dict[str, Any], str, int]]:
+    """Rules on constructs of `kind` from the words every invalid one writes, each with its label and how many
+    values of the request it reads beside its words."""
     targets = [_target(e, kind, words) for e in invalid]
     shared = _shared(kind, targets, words)
     if not shared:
@@ -176,13 +178,25 @@ def _rules(kind: str, invalid: Sequence[Example], valid: Sequence[Example],
     if not near:
         # One word alone says no more than the examples' telling child does (author.py): the request adds where it
         # names two things the invalid code writes together.
-        return [(base, label)] if len(shared) > 1 else []
+        return [(base, label, 0)] if len(shared) > 1 else []
     written = {w for _, t in targets for w in t}
     lacked = sorted(set.intersection(*(set(f) for _, f in near)) - written)
     if not lacked:
         return _either(kind, targets, valid, words, has)
-    return [({**base, "not": _has([(n, f[w]) for n, f in near], words.spelled.get(w, set()))}, f"{label}, without {w}")
-            for w in lacked]
+    return [({**base, "not": lacks}, f"{label}, without {w}{' as the request sets it' if valued else ''}", valued)
+            for w in lacked
+            for lacks, valued in _lacks([(n, f[w]) for n, f in near], words.spelled.get(w, set()), request)]
+
+
+def _lacks(near: list[tuple[Node, list[Node]]], spelled: set[str],
+           request: str) -> list[tuple[dict[str, Any], int]]:
+    """What the valid constructs write that the invalid ones lack, each with how many values of the request it reads:
+    the word set to the value the request writes it with (`frozen=True`: `frozen=False` lacks it too; valued.py),
+    then the word however set."""
+    texts = {t.text for _, tokens in near for t in tokens}
+    pair = needed_pair(request, texts.pop()) if len(texts) == 1 else None
+    valued = [({"has": {"regex": pair, "stopBy": "end"}}, 1)] if pair else []
+    return [*valued, (_has(near, spelled), 0)]
 
 
 def contrast_forms(request: str | None, invalid: Sequence[Example], valid: Sequence[Example],
@@ -194,10 +208,10 @@ def contrast_forms(request: str | None, invalid: Sequence[Example], valid: Seque
     words = Words(request)
     out: list[Candidate] = []
     for kind in _kinds(invalid[0], words, invalid):
-        for rule, label in _rules(kind, invalid, valid, words):
+        for rule, label, values in _rules(kind, invalid, valid, words, request):
             note = (f"flags every {kind} that writes the request's words the invalid examples share; lets through "
                     "one that says them another way")
             node = next(n for n in invalid[0].root.walk() if n.kind == kind)
             out.append(Candidate({"rule": rule}, Generalised.written(node, label), REQUESTED, start + len(out),
-                                 note, contrast=len(rule["all"]) + ("not" in rule)))
+                                 note, contrast=len(rule["all"]) + ("not" in rule) + values))
     return out

@@ -372,10 +372,10 @@ def request_first(picked: list[Candidate], passing: Sequence[Candidate], request
     # says less of; the construct by the words one side writes (contrast.py) last: over a top rule shaped by the
     # examples alone (carry.py) only where it checks enough of the request's words or the top checks none of them
     # (a rule that reads no word of the request is not about it), never over one that carried; of those, the
-    # smallest construct.
+    # smallest construct, then the one reading more of the request (a value it writes: `frozen=True`).
     said = min((c for c in passing if c.form == REQUESTED), default=None,
                key=lambda c: (c.contrast > 0, c.lacks, not c.argued, not c.reached,
-                              c.gen.root.size() if c.contrast else 0))
+                              c.gen.root.size() if c.contrast else 0, -c.contrast))
     if said is None or (said.contrast and picked and (not shaped_by_examples(picked[0])
                                                       or (said.contrast < contrast.OVER_SHAPED
                                                           and reads_request(picked[0].body, request)))):

@@ -25,6 +25,7 @@ from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.listed import request_lists
 from sgtools.workflows.suggest.requested import namespace_path
 from sgtools.workflows.suggest.tree import Example, Node, place
+from sgtools.workflows.suggest.valued import said_value
 
 _NAME = re.compile(r"(?<![\w.:$\\])[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*")
 _LITERAL = re.compile(r"null|nil|None|true|false|True|False|undefined")
@@ -162,17 +163,23 @@ def _named_receiver(request: str, words: list[str], callees: list[Node]) -> str 
 def _valued(request: str, needed: list[str]) -> str | None:
     """The needed word with the value the request writes it with (`weights_only=True`, `fetch = FetchType.LAZY`), as
     one regex; None when the request gives it no value."""
-    values = {}
+    values: dict[str, tuple[list[str], int]] = {}
     for token in needed:
         at = re.search(rf"(?<![\w-]){re.escape(token)}\b", request)
         value = _VALUE.match(request, at.end()) if at else None
         if value is not None:
-            values[token] = value.group(1).rstrip(".").split(".")
-    given = {part for parts in values.values() for part in parts}
+            written = value.group(1).rstrip(".")
+            values[token] = written.split("."), value.start(1) + len(written)
+    given = {part for parts, _ in values.values() for part in parts}
     if not values or any(t not in values and t not in given for t in needed):
         return None  # a needed word with no value, nor part of one (`SafeLoader` of `Loader=yaml.SafeLoader`)
-    return "|".join(rf"\b{re.escape(t)}\s*[=:]\s*" + r"\s*\.\s*".join(re.escape(p) for p in parts) + r"\b"
-                    for t, parts in values.items())
+    return "|".join(rf"\b{re.escape(t)}\s*[=:]\s*{_value_regex(request, *said)}\b" for t, said in values.items())
+
+
+def _value_regex(request: str, parts: list[str], end: int) -> str:
+    """A dotted value part by part (`FetchType . LAZY`); a single one as the request says it (a floor: "2 (or
+    more)")."""
+    return r"\s*\.\s*".join(map(re.escape, parts)) if len(parts) > 1 else said_value(request, end, parts[0])
 
 
 def _as_value(word: str) -> str:

@@ -92,7 +92,7 @@ def _affixed(affixes: list[str], suffix: bool) -> dict[str, str]:
     return {NAME: f"^{word}{part}", STRING: f"^[@$\\w]{{0,2}}[\"'`]{word}{part}"}
 
 
-def _above(n: int) -> str:
+def above(n: int) -> str:
     """The integers greater than n: more digits, or as many and greater at the first digit that differs."""
     digits = str(n)
     out = [rf"[1-9]\d{{{len(digits)},}}"]
@@ -158,7 +158,7 @@ def _ranged(request: str, m: re.Match[str]) -> Spelling | None:
     if sign == "negative":
         value = r"-\s*\d[\w.]*"
     elif floor >= 0:
-        value = r"\+?" + _above(floor) + "[lLuU]*"
+        value = r"\+?" + above(floor) + "[lLuU]*"
     else:
         return None
     negated = _negated(request, m.start())

@@ -14,11 +14,34 @@ from typing import Any
 
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.generalise import Generalised
+from sgtools.workflows.suggest.spellings import above
 from sgtools.workflows.suggest.tree import Example, Node
 
 KEYED = re.compile(r"(?<![\w.$-])(?P<key>[A-Za-z_][\w-]*)\s*(?:=|:)\s*(?P<value>\"[^\"]*\"|'[^']*'|true|false|"
                     r"True|False|None|null|nil|-?\d+)(?![\w\"'])")
 _STRING = r"^\{?\s*[@$\w]{0,2}[\"'`][\s\S]*[\"'`]\s*\}?$"  # a string, or an expression container holding one
+# After a number the request writes: it is a floor ("stacklevel=2 (or more)").
+_OR_MORE = re.compile(r"\s*\(?\s*or\s+(?:more|higher|above|greater|larger|bigger)\b")
+
+
+def said_value(request: str, end: int, value: str) -> str:
+    """The regex of a value the request writes ending at `end`: the value as written, or, where the request says
+    "or more" after a whole number, that number, a greater one or a value that is no number literal (computed:
+    `stacklevel=find_stack_level()`), which the request's floor says nothing against."""
+    if re.fullmatch(r"\d+", value) and _OR_MORE.match(request, end):
+        return rf"({value}|{above(int(value))}|[^\s\d-][\s\S]*)"
+    return re.escape(value)
+
+
+def needed_pair(request: str, key: str) -> str | None:
+    """The key written with the value the request says it needs (`frozen=True`, `stacklevel=2 (or more)`), as the
+    regex of the whole pair's text; None when the request writes the key with no value or with a string, whose words
+    code says in more ways than one (`rel="noreferrer"` for `rel="noopener noreferrer"`). The value is the need: a
+    code writing the key with another value (`frozen=False`, `stacklevel=1`) still lacks it."""
+    m = next((m for m in KEYED.finditer(request) if m.group("key") == key), None)
+    if m is None or m.group("value")[:1] in "\"'":
+        return None
+    return rf"^{re.escape(key)}\s*[=:]\s*{said_value(request, m.end(), m.group('value'))}$"
 
 
 def _value(value: str, shown: list[Node]) -> str:
