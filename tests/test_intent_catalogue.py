@@ -197,10 +197,10 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
             assert not cat.wrong_claims(scored.explanation, req.invalid, req.valid), (req.id, scored.explanation)
     developed = {h: n for h, n in right.items() if h not in cat.HELD_OUT}
     assert (right["dev"] >= 30 and right["dev2"] >= 29 and right["dev3"] >= 25 and right["dev4"] >= 27
-            and right["dev5"] >= 25 and right["dev6"] >= 25 and right["dev7"] >= 25
+            and right["dev5"] >= 26 and right["dev6"] >= 25 and right["dev7"] >= 25
             and right["dev8"] >= 20 and right["dev9"] >= 25 and right["dev10"] >= 18 and right["dev11"] >= 12
-            and right["dev12"] >= 19 and right["dev13"] >= 14 and right["dev14"] >= 5
-            and right["dev15"] >= 8 and right["dev16"] >= 8 and right["dev17"] >= 8 and right["dev18"] >= 4
+            and right["dev12"] >= 20 and right["dev13"] >= 14 and right["dev14"] >= 5
+            and right["dev15"] >= 8 and right["dev16"] >= 8 and right["dev17"] >= 8 and right["dev18"] >= 5
             and right["dev19"] >= 8 and right["dev20"] >= 3 and right["dev21"] >= 13
             and right["dev22"] >= 6 and right["dev23"] >= 4 and right["dev24"] >= 7), developed
     # The test half's floor, its figure never printed: a tuner who sees it fail learns one bit, not a figure.

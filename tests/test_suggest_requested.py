@@ -341,6 +341,36 @@ CASES = {
         ["store.cache.rawWrite(e);", "audit.write(e);"],
         request="no audit.rawWrite, go through audit.write so entries are signed",
     ),
+    "a function the request names bare, also under its module": Case(
+        "Swift's `CFRelease(ref)`: the same function written `CoreFoundation.CFRelease(ref)`; not another function "
+        "whose name only starts so",
+        "swift",
+        ["CFRelease(ref)", "if let path = path { CFRelease(path) }"],
+        ["ref = nil", "if let path = path { use(path) }"],
+        ["CoreFoundation.CFRelease(ref)", "defer { CFRelease(font) }"],
+        ["CFRetain(ref)", "CFReleaseLater(font)"],
+        request="no CFRelease in Swift code, Core Foundation objects are memory managed",
+    ),
+    "a class the request names, also written from the root namespace": Case(
+        "Ruby's `Dir.pwd`, also written `::Dir.pwd` (the same constant from the root namespace); not a `pwd` on a "
+        "value nor another `Dir` method",
+        "ruby",
+        ["root = Dir.pwd", 'File.join(Dir.pwd, "config.yml")'],
+        ["root = options.fetch(:root)", 'File.join(root, "config.yml")'],
+        ["path = ::Dir.pwd", 'Dir.pwd + "/tmp"'],
+        ["dir.pwd", "Dir.home", 'Dir.glob("*.rb")'],
+        request="library code must not read Dir.pwd, take the root directory as an argument",
+    ),
+    "a C# class's method, also under the global namespace alias": Case(
+        "`Environment.Exit`, also written with its namespace, `global::` included; not the exit code property nor "
+        "another object's `Exit`",
+        "csharp",
+        ["Environment.Exit(1);", "if (fatal) Environment.Exit(2);"],
+        ['throw new InvalidOperationException("fatal");', "if (fatal) Environment.ExitCode = 2;"],
+        ["global::System.Environment.Exit(3);", "System.Environment.Exit(0);"],
+        ["Environment.ExitCode = 2;", "app.Exit();"],
+        request="library code must not call Environment.Exit, throw instead",
+    ),
 }
 
 

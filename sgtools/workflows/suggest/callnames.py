@@ -81,7 +81,8 @@ def _named_rule(kind: str, role: str, regex: str, language: str, group: Sequence
     qualifier = ""
     if shared is not None:  # `System.err` . `print`: the name says which method, the receiver whose
         qualifier = r"(\w+\.)*" if language in _DOTTED and shared.text[:1].isupper() else ""  # `java.lang.Thread`
-        rule = {"all": [rule, {"has": {"field": shared.role, "regex": f"^{qualifier}{re.escape(shared.text)}$"}}]}
+        rule = {"all": [rule, {"has": {"field": shared.role, "regex": f"^{rooted(shared.text, language)}{qualifier}"
+                                                                         f"{re.escape(shared.text)}$"}}]}
     receiver = _receiver_role(kind, group, examples) if role in ("method", "name") else None
     if receiver is not None:
         rule["not"] = {"has": {"field": receiver, "regex": "."}}
@@ -160,6 +161,23 @@ def field_forms(groups: Sequence[list[Node]], start: int, examples: Sequence[Exa
 
 # Languages whose namespaces, classes and modules qualify a name with `.` (`System.GC.Collect`, `Swift.fatalError`).
 _DOTTED = frozenset({"csharp", "java", "kotlin", "swift", "scala", "dart"})
+# The root namespace a language may write before a class or module name: `::Time` is `Time`, `global::System` is
+# `System`.
+_ROOTS = {"ruby": "(::)?", "csharp": "(global::)?"}
+
+
+def rooted(name: str, language: str) -> str:
+    """The root namespace the language may write before a capitalised name (a class, a module), as a regex."""
+    return _ROOTS.get(language, "") if name[:1].isupper() else ""
+
+
+def front(name: str, language: str) -> str:
+    """The namespace path the language may write before a name called bare (`Foundation.NSLog`, `Swift.fatalError`,
+    `java.util.Locale`): in the dotted languages any path before a capitalised name (a class or a function of a
+    module), only capitalised modules before a lower-case one (not `obj.fatalError`, a value's method)."""
+    if language not in _DOTTED:
+        return rooted(name, language)
+    return rooted(name, language) + (r"(\w+\.)*" if name[:1].isupper() else r"([A-Z]\w*\.)*")
 
 
 def _namespaced(regex: str, texts: Sequence[str], role: str, language: str) -> str | None:
@@ -173,8 +191,7 @@ def _namespaced(regex: str, texts: Sequence[str], role: str, language: str) -> s
     text = texts[0]
     if not re.fullmatch(r"[A-Za-z_]\w*(\.\w+)*", text) or ("." in text) != text[0].isupper():
         return None
-    qualifier = r"(\w+\.)*" if text[0].isupper() else r"([A-Z]\w*\.)*"
-    return f"^{qualifier}(?:{regex[1:-1]})$"
+    return f"^{front(text, language)}(?:{regex[1:-1]})$"
 
 
 def _pathed(texts: Sequence[str], role: str, language: str) -> str | None:

@@ -108,6 +108,8 @@ def _called(alternatives: str, names: list[str], refs: list[Node], leaves: list[
     if call is None or any(re.search(r"\.|->", _qualifier(r, leaf)) for r, leaf in zip(refs, leaves, strict=True)):
         return None
     path = namespace_path(next((m.qualifier for m in mentions if "::" in m.qualifier), ""), language)
+    if not path and len({n.text[:1].isupper() for n in leaves}) == 1:  # the namespace a name is written under
+        path = callnames.front(leaves[0].text, language)
     rule = callnames.by_name(call.kind, refs[0].role or "", f"^{path}({alternatives})$", language)
     return rule, " / ".join(f"{n}(...)" for n in names)
 
@@ -135,7 +137,8 @@ def _names_rule(alternatives: str, names: list[str], leaves: list[Node], mention
     qualifiers = _qualifiers(leaves)
     qualifier = _shared(qualifiers)
     if qualifier and _separator(qualifier) in (".", "->"):
-        regex = rf"^(\w+{re.escape(_separator(qualifier))})*{re.escape(qualifier)}({alternatives})$"
+        regex = (rf"^{callnames.rooted(qualifier, language)}(\w+{re.escape(_separator(qualifier))})*"
+                 rf"{re.escape(qualifier)}({alternatives})$")
         rule = imported.with_imported(_either({r.kind for r in refs}, regex), alternatives, qualifier, language)
         return rule, " / ".join(qualifier + n for n in names)
     if len(qualifiers) > 1 and (whole := _called_as_written(refs, mentions, language)) is not None:
