@@ -5,6 +5,10 @@ real files in a temp workspace; each top candidate judged by plain ast-grep on c
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from sgtools.engine.process import Engine
@@ -29,3 +33,27 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_call_by_its_subject(ws: Workspace, engine: Engine, name: str) -> None:
     check_case(ws, engine, CASES[name])
+
+
+_SEEDED = """
+import json, sys, tempfile
+from pathlib import Path
+from sgtools.engine.process import Engine
+from sgtools.workflows.suggest import subject
+from sgtools.workflows.suggest.tree import read_examples
+with tempfile.TemporaryDirectory() as t:
+    trees = read_examples(Engine(), Path(t), "ruby", ["expect(Mailer).to receive(:deliver_later)",
+                                                      "allow(Notifier).to receive(:deliver_later).and_return(nil)"])
+print(json.dumps([c.body for c in subject.subject_forms(
+    "in specs, don't mock deliver_later with receive, check have_enqueued_mail", trees, "ruby", 0)]))
+"""
+
+
+def test_the_same_call_whatever_the_hash_seed() -> None:
+    """Two calls pass the subject at one place (`to` and the `receive(...)` it is given): the answer is the first
+    in the example's order in every process, not the one a set's hash order happens to give (it differed between
+    PYTHONHASHSEED=0 and 1 before)."""
+    answers = {subprocess.run([sys.executable, "-c", _SEEDED], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(4)}
+    assert len(answers) == 1, answers
+    assert '"regex": "^to$"' in answers.pop()

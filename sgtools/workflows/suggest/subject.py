@@ -82,7 +82,8 @@ def subject_forms(request: str | None, invalid: Sequence[Example], language: str
     if not words or not invalid:
         return []
     found = [_passes(e, words) for e in invalid]
-    shared = sorted(set.intersection(*(set(f) for f in found)), key=lambda p: p[1])
+    # In the first example's order among those at one place (the outer call first): the same answer every run.
+    shared = sorted((p for p in found[0] if all(p in f for f in found[1:])), key=lambda p: p[1])
     out: list[Candidate] = []
     for name, position in shared[:1]:
         made = [f[(name, position)] for f in found]
