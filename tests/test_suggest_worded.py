@@ -63,6 +63,21 @@ CASES = {
          "class Cfg {\n  void Init(string f) { Parse(File.ReadAllText(f)); }\n}"],
         request="no File.ReadAllText inside async methods or lambdas, await File.ReadAllTextAsync",
     ),
+    "code that separates on its own, placed where the request says it sits": Case(
+        "`print(...)` in two pytest fixtures, which no valid example writes at all: the request says 'inside a "
+        "fixture', so it is flagged inside a function whose decorator says `fixture`, not every `print` (the "
+        "examples alone would flag `print` anywhere)",
+        "python",
+        ["@pytest.fixture\ndef db():\n    print(\"setting up\")\n    return make_db()",
+         "@fixture\ndef client(app):\n    print(app.config)\n    return app.test_client()"],
+        ["@pytest.fixture\ndef db():\n    return make_db()",
+         "@fixture\ndef client(app):\n    return app.test_client()"],
+        ["@pytest.fixture(scope=\"session\")\ndef cfg():\n    print(\"cfg\")\n    yield load()",
+         "@fixture\ndef user(db):\n    u = db.add(User())\n    print(u.id)\n    return u"],
+        ["def main():\n    print(run())", "@app.route(\"/\")\ndef index():\n    print(request.args)\n    return \"ok\"",
+         "@pytest.fixture\ndef db():\n    return make_db()"],
+        request="no print() inside a pytest fixture, use the caplog fixture or logging",
+    ),
 }
 
 
@@ -78,3 +93,22 @@ def test_a_word_is_read_as_a_word_or_a_part_of_a_name() -> None:
     assert all(said.search(t) for t in ("flow", "Flow", "channelFlow", "flow_of", "flowOn", "'flow'"))
     assert not any(said.search(t) for t in ("overflow", "flows", "Flowers"))
     assert worded.request_words("never Await.result inside an Akka actors' code") >= {"akka", "actor", "actors"}
+    # Where the request says the code sits: the words after "in", not a path scope ("in tests") nor what follows.
+    assert worded.place_words("no Math.random() in a React key, the key changes") == {"react", "key"}
+    assert worded.place_words("in tests, use the fake clock") == set()
+
+
+def test_code_interpolated_into_a_string_is_code_the_request_names(ws: Workspace, engine: Engine) -> None:
+    """`${Date.now()}` in a template string writes `Date.now` as code: the request's code is read there too (its
+    rule was dropped when one invalid example wrote it only so), not the words of the string's text."""
+    from sgtools.workflows.suggest import asked, requested
+    from sgtools.workflows.suggest.tree import read_examples
+
+    invalid = read_examples(engine, ws.root, "javascript", ["const id = Date.now();",
+                                                            "const key = `${user}-${Date.now()}`;"])
+    valid = read_examples(engine, ws.root, "javascript", ["const id = crypto.randomUUID();",
+                                                          "const key = `${user}-now`;"])
+    assert {"Date", "now"} <= asked.code_tokens(invalid[1])
+    assert "now" not in asked.code_tokens(valid[1]), "the text of the string is no code"
+    forms = requested.request_forms("no Date.now() in ids, use crypto.randomUUID()", invalid, valid, "javascript", 0)
+    assert forms and "Date" in str(forms[0].body), forms

@@ -22,12 +22,17 @@ _QUALIFIER = re.compile(r"\b([A-Za-z_]\w*)(?:\.|::)(?=[A-Za-z_])")
 _WORD = re.compile(r"\w")
 _OPERATOR = re.compile(r"[!=<>&|+\-*/%^~?:]+")
 _LOOSEST = 4  # a pattern keeping only keywords and operators (`!!$A`): the loosest still said as a construct
+_INTERPOLATED = re.compile(r"substitution|interpolat")  # code inside a string (`template_substitution`)
 _OPAQUE = ("string", "comment", "char", "heredoc", "regex")  # their words are text, not code
 
 
 def code_leaves(node: Node) -> Iterator[Node]:
-    """The leaves of a node that are code, not the text of a string or a comment."""
+    """The leaves of a node that are code, not the text of a string or a comment; code interpolated into a string
+    (`${Math.random()}`, `#{id}`, `{user.name}` in an f-string) is code."""
     if any(p in node.kind for p in _OPAQUE):
+        for child in node.children:
+            if _INTERPOLATED.search(child.kind):
+                yield from code_leaves(child)
         return
     if not node.children:
         yield node

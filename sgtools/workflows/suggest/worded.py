@@ -4,7 +4,9 @@ author places the code `inside` (stopBy: end) the enclosing construct whose head
 code, says the request's word in every invalid example: a class whose `extends` writes `Actor`, a function whose
 modifiers write `async`, a call named `flow`, a function whose name says `draw`. Each of the best candidates that
 flag every invalid example is tried so, ranked just before the same candidate alone; the verifier keeps it only
-where no valid example's code sits in such a construct.
+where no valid example's code sits in such a construct. One that separates the examples as it is is placed too,
+by the words of where the request says the code sits ("no Math.random() in a React key": a JSX attribute whose
+name says `key`): the examples need no place, but the request names one, and the same code elsewhere is fine.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
 _MAX_HEADER_CHARS = 80  # a header child longer than this is code, not a mark
+_PLACE_WORDS = 3  # words after "in" read as where the code sits ("in a React key"), not what follows it
+# Words of a path scope (scope.py), which the rule's `files` / `ignores` say, not a construct around the code.
+_SCOPES = frozenset({"test", "tests", "spec", "specs", "library", "lib", "production", "script", "scripts"})
 _PLAIN = re.compile(r"(?<![\w.:$])[A-Za-z][a-z]{2,}(?![\w.:(])")  # prose (`Akka`, `actor`), not code (`Await.result`)
 # Words that place or qualify, not name a construct (`the`, `inside`, `calls`), and what any code writes.
 _COMMON = frozenset({
@@ -38,6 +43,17 @@ def request_words(request: str | None) -> set[str]:
     each also without a plural `s` ("actors")."""
     words = {w.lower() for w in _PLAIN.findall(request or "")} - _COMMON
     return words | {w[:-1] for w in words if w.endswith("s") and len(w) > 4 and w[:-1] not in _COMMON}
+
+
+# Where the request says the code sits: the words after "in" / "inside" / "within", up to a comma or a clause's end
+# ("no Math.random() in a React key, ...": `React key`).
+_PLACE = re.compile(rf"\b(?:in|inside|within)\s+((?:[\w@$.`'-]+[ \t]+){{0,{_PLACE_WORDS - 1}}}[\w@$.`'-]+)")
+
+
+def place_words(request: str | None) -> set[str]:
+    """The plain words of the request's place for the code ("in a React key": `react`, `key`), as
+    `request_words` reads them; not a path scope ("in tests", "in library code": scope.py)."""
+    return set().union(*(request_words(m.group(1)) for m in _PLACE.finditer(request or ""))) - _SCOPES
 
 
 def says(word: str) -> str:
@@ -98,14 +114,17 @@ def worded_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[E
                  start: int) -> list[Candidate]:
     """Each of the best candidates that flag every invalid example, inside the nearest construct around one of its
     matches in each whose header says a word of the request: ranked just before it."""
-    words = request_words(request)
+    words, placed = request_words(request), place_words(request)
     if not words or len(invalid) < 2:
         return []
     out: list[Candidate] = []
     for cand, outcome in flagging(tried, len(invalid)):
-        if not any(outcome.hits[len(invalid):]):
-            continue  # it separates as it is: where it is written adds nothing the examples ask for
-        found = [_marks(nodes, words) for nodes in matched(outcome, invalid, 0)]
+        # One that separates as it is, only where the request says the code sits ("in a React key"): the examples
+        # need no place, the request names one.
+        said = words if any(outcome.hits[len(invalid):]) else placed
+        if not said:
+            continue
+        found = [_marks(nodes, said) for nodes in matched(outcome, invalid, 0)]
         common = set.intersection(*(set(f) for f in found))
         if not common:
             continue
