@@ -32,6 +32,17 @@ class Case:
 
 
 CASES = {
+    "a class a pattern makes is also that class written with its package": Case(
+        "`new StringTokenizer(...)`: also `new java.util.StringTokenizer(...)`, which a pattern holding the bare name "
+        "does not match; not another class whose name ends the same",
+        "java",
+        ['StringTokenizer st = new StringTokenizer(line, ",");',
+         "Iterator<Object> it = Collections.list(new StringTokenizer(s)).iterator();"],
+        ['String[] parts = line.split(",");', 'Iterator<String> it = Arrays.asList(s.split("\\\\s+")).iterator();'],
+        ['var t = new java.util.StringTokenizer(header, ";");', "return new StringTokenizer(text).countTokens();"],
+        ["var t = new MyStringTokenizer(header);", 'String[] p = header.split(";");'],
+        request="split strings with String.split, not the legacy tokenizer class",
+    ),
     "a Python function called through its module is that function under a longer package path": Case(
         "`etree.parse(path)` and `etree.fromstring(data)`: the calls by their names with any dotted qualifier "
         "before the module (`lxml.etree.parse`, how other files import it), not only as the examples write it.",

@@ -3,6 +3,8 @@ forms (author.py) and by the kinds told apart by what they hold (nested.py), whi
 
 from __future__ import annotations
 
+import re
+
 from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
 from sgtools.workflows.suggest.tree import Node
 
@@ -27,6 +29,11 @@ def is_construct(node: Node) -> bool:
 def call_like(kind: str) -> bool:
     """A call of any grammar; a shell's `command` (`read name`) is one, named by its `command_name`."""
     return kind == "command" or any(c in kind for c in ("call", "invocation", "macro", "new_", "creation"))
+
+
+def creation(kind: str) -> bool:
+    """The `new` of a type, in any grammar (`object_creation_expression`, `new_expression`)."""
+    return re.search(r"creation|new_expression|instance_expression|constructor_invocation", kind) is not None
 
 
 _BODIES = ("_body", "block", "statement_list", "declaration_list")

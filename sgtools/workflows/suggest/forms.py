@@ -19,6 +19,7 @@ from sgtools.workflows.suggest.candidates import (
     kept_leaves,
     of_kinds,
 )
+from sgtools.workflows.suggest.constructs import creation
 from sgtools.workflows.suggest.generalise import Generalised, Hole, apply_edits
 from sgtools.workflows.suggest.literal_kinds import pinned_rule
 from sgtools.workflows.suggest.roots import pin_regex
@@ -72,6 +73,36 @@ def _cast(gen: Generalised) -> list[str]:
             or any(s <= value.start < e or s < value.end <= e for s, e, _ in gen.edits):
         return []
     edits = [*gen.edits, (value.start, value.start, "($CAST)")]
+    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
+            for n in range(len(gen.alternatives))]
+
+
+# Languages whose code may name a class with its package or namespace in front (`new java.util.Locale(...)`,
+# `javax.crypto.Cipher.getInstance(...)`, `new System.Net.Mail.SmtpClient(...)`).
+_PACKAGED = frozenset({"java", "csharp", "kotlin", "scala"})
+_CLASS_LEAF = re.compile(r"[A-Z]\w*")
+
+
+def _head_class(gen: Generalised) -> Node | None:
+    """The class a pattern starts with or makes (`Cipher` of `Cipher.getInstance(...)`, `Locale` of `new
+    Locale(...)`), written bare: a capitalised name no hole covers, the root's leftmost name or its `type`."""
+    made = next((c for c in gen.root.children if c.role in ("type", "constructor") and c.named), None) \
+        if creation(gen.root.kind) else None
+    leaf = made if made is not None and not made.children else next(
+        (n for n in gen.root.walk() if n.named and not n.children), None)
+    if leaf is None or not _CLASS_LEAF.fullmatch(leaf.text) or (leaf is not made and leaf.start != gen.root.start) \
+            or any(s < leaf.end and leaf.start < e for s, e, _ in gen.edits):
+        return None
+    return leaf
+
+
+def packaged(gen: Generalised, language: str) -> list[str]:
+    """The pattern with a package in front of the class it starts with or makes (`new $PKG.Locale($$$ARGS)`): a
+    pattern holds the name only as written, and code names a class with its package too."""
+    leaf = _head_class(gen) if language in _PACKAGED else None
+    if leaf is None:
+        return []
+    edits = [*gen.edits, (leaf.start, leaf.start, "$PKG.")]
     return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
             for n in range(len(gen.alternatives))]
 
@@ -132,7 +163,8 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False, language
             out.append(Candidate({"rule": pinned_rule(language, gen.root.kind, gen.pinned)}, gen, PINNED, i))
             continue
         casts = _cast(gen) if language in _CASTS else []
-        rule = _patterns([{"pattern": p} for p in gen.alternatives + casts + turned(gen)])
+        variants = gen.alternatives + casts + turned(gen) + packaged(gen, language)
+        rule = _patterns([{"pattern": p} for p in variants])
         typed = kind_constraints(gen.holes)
         if not gen.typed_only:
             out.append(Candidate({"rule": rule}, gen, PLAIN, i))

@@ -24,13 +24,13 @@ from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
 from sgtools.workflows.suggest.carry import shaped_by_examples
+from sgtools.workflows.suggest.constructs import creation
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.mentioned import Mention, lists, mentions
 from sgtools.workflows.suggest.names import family_stem
 from sgtools.workflows.suggest.tree import Example, Node
 
 _QUALIFIED = re.compile(r"(?:\?\.|\.|::|->|\\)?[A-Za-z_$\\][\w$]*(?:(?:\?\.|\.|::|->|\\)[A-Za-z_$][\w$]*)*")
-_CREATION = re.compile(r"creation|new_expression|instance_expression|constructor_invocation")
 
 
 def _reference(leaf: Node) -> Node:
@@ -82,7 +82,7 @@ def _either(kinds: set[str], regex: str) -> dict[str, Any]:
 
 def _made(alternatives: str, refs: list[Node], names: list[str]) -> _Built | None:
     """`new` of the type by any package path (`new java.util.Date(ms)`), not every use of the type."""
-    made = [(r.parent, r) for r in refs if r.role and r.parent is not None and _CREATION.search(r.parent.kind)]
+    made = [(r.parent, r) for r in refs if r.role and r.parent is not None and creation(r.parent.kind)]
     if len({(a.kind, r.role) for a, r in made}) != 1:  # the verification checks that every example makes one
         return None
     kind, role = made[0][0].kind, str(made[0][1].role)
