@@ -92,17 +92,22 @@ DEV24_PATH = PATH.with_name("intent_dev24.yml")
 # A twenty-fifth, sealed (tests/data/intent_dev25.yml): written blind to the generaliser; held out (HELD_OUT) until
 # the lead's single scored run at the end of this round, the held-out estimate; later runs are development signal.
 DEV25_PATH = PATH.with_name("intent_dev25.yml")
+# A twenty-sixth, sealed (tests/data/intent_dev26.yml): written blind to the generaliser for the next session; held
+# out (HELD_OUT) until that session's lead scores it once before anything is tuned, the held-out estimate; later runs
+# are development signal.
+DEV26_PATH = PATH.with_name("intent_dev26.yml")
 HALVES = ("dev", "test")
 # Sets scored only when named, and never with --show: the catalogue's test half (the headline), and a set sealed
 # until its first scored run (dev9 was, until 26de922's run; dev10 and dev11 were, until 7ab605a's run; dev12 and
 # dev13, until c9122bd's run; dev14 and dev15, until b32495e's run; dev16, until f489f3a's run; dev17 and dev18,
 # until c822eea's run; dev19, until 9c5436b's run; dev20 and dev21, until 6124dfa's run; dev22, until b7fb37c's run;
-# dev23, until 5de495b's run; dev24, until c8bf203's run: docs/suggest-rule.md; dev25 is, until its first run).
+# dev23, until 5de495b's run; dev24, until c8bf203's run: docs/suggest-rule.md; dev25 and dev26 are, until their
+# first run).
 # `--half all` is every other set.
-HELD_OUT = ("test", "dev25")
+HELD_OUT = ("test", "dev25", "dev26")
 SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13",
         "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
-        "dev23", "dev24", "dev25", "test")
+        "dev23", "dev24", "dev25", "dev26", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -234,12 +239,17 @@ def load_dev25() -> list[Request]:
     return load(DEV25_PATH, "dev25", scoped=True)
 
 
+def load_dev26() -> list[Request]:
+    return load(DEV26_PATH, "dev26", scoped=True)
+
+
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves and dev2 to dev25."""
+    """Every request of every set: the catalogue's two halves and dev2 to dev26."""
     return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6(), *load_dev7(),
             *load_dev8(), *load_dev9(), *load_dev10(), *load_dev11(), *load_dev12(), *load_dev13(), *load_dev14(),
             *load_dev15(), *load_dev16(), *load_dev17(), *load_dev18(), *load_dev19(),
-            *load_dev20(), *load_dev21(), *load_dev22(), *load_dev23(), *load_dev24(), *load_dev25()]
+            *load_dev20(), *load_dev21(), *load_dev22(), *load_dev23(), *load_dev24(), *load_dev25(),
+            *load_dev26()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
