@@ -78,6 +78,24 @@ CASES = {
          "@pytest.fixture\ndef db():\n    return make_db()"],
         request="no print() inside a pytest fixture, use the caplog fixture or logging",
     ),
+    "code that separates on its own, placed in the declaration the request's subject names": Case(
+        "`Date.now()` in methods of two classes named `...Controller`, which no valid example calls at all: the "
+        "request's subject is 'controllers', so it is flagged inside a class whose name says `Controller`, not "
+        "every `Date.now()` (the examples alone would flag it anywhere)",
+        "javascript",
+        ["class OrderController {\n  create(req) {\n    return this.orders.add({ ...req.body, at: Date.now() });"
+         "\n  }\n}",
+         "class SessionController {\n  touch(s) {\n    s.seen = Date.now();\n  }\n}"],
+        ["class OrderController {\n  create(req) {\n    return this.orders.add({ ...req.body, at: this.clock.now() });"
+         "\n  }\n}",
+         "class SessionController {\n  touch(s) {\n    s.seen = this.clock.now();\n  }\n}"],
+        ["class ReportController {\n  run() {\n    const started = Date.now();\n    return this.build(started);"
+         "\n  }\n}",
+         "export class AuthController {\n  login(u) {\n    if (Date.now() > u.lockedUntil) this.ok(u);\n  }\n}"],
+        ["function elapsed(t0) {\n  return Date.now() - t0;\n}",
+         "class Stopwatch {\n  start() {\n    this.t0 = Date.now();\n  }\n}"],
+        request="controllers must not call Date.now(), take a clock so tests can fix the time",
+    ),
 }
 
 
@@ -96,6 +114,8 @@ def test_a_word_is_read_as_a_word_or_a_part_of_a_name() -> None:
     # Where the request says the code sits: the words after "in", not a path scope ("in tests") nor what follows.
     assert worded.place_words("no Math.random() in a React key, the key changes") == {"react", "key"}
     assert worded.place_words("in tests, use the fake clock") == set()
+    assert worded.subject_words("view models don't reach for .shared singletons") == {"view", "model", "models"}
+    assert worded.subject_words("don't call Date.now() in controllers") == set()
 
 
 def test_code_interpolated_into_a_string_is_code_the_request_names(ws: Workspace, engine: Engine) -> None:

@@ -6,7 +6,9 @@ modifiers write `async`, a call named `flow`, a function whose name says `draw`.
 flag every invalid example is tried so, ranked just before the same candidate alone; the verifier keeps it only
 where no valid example's code sits in such a construct. One that separates the examples as it is is placed too,
 by the words of where the request says the code sits ("no Math.random() in a React key": a JSX attribute whose
-name says `key`): the examples need no place, but the request names one, and the same code elsewhere is fine.
+name says `key`), or by the declaration its subject names ("view models don't reach for .shared": a class whose
+name says `Model`; not a call the subject's code is passed to): the examples need no place, but the request names
+one, and the same code elsewhere is fine.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sgtools.workflows.suggest.author import matched
+from sgtools.workflows.suggest.author import matched, whole_kind
 from sgtools.workflows.suggest.candidates import Candidate
 from sgtools.workflows.suggest.placed import flagging
 from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
@@ -50,10 +52,23 @@ def request_words(request: str | None) -> set[str]:
 _PLACE = re.compile(rf"\b(?:in|inside|within)\s+((?:[\w@$.`'-]+[ \t]+){{0,{_PLACE_WORDS - 1}}}[\w@$.`'-]+)")
 
 
+# The request's subject, the words before what it says of them ("view models don't reach for .shared"): the kind
+# of declaration the rule is about, where the code it names must not be.
+_SUBJECT = re.compile(rf"^\s*((?:[\w@$.`'-]+[ \t]+){{1,{_PLACE_WORDS}}}?)(?:don't|doesn't|do not|must|mustn't|"
+                      r"should|shouldn't|may|never|can't|cannot|need|needs|have to|has to)\b", re.IGNORECASE)
+
+
 def place_words(request: str | None) -> set[str]:
     """The plain words of the request's place for the code ("in a React key": `react`, `key`), as
     `request_words` reads them; not a path scope ("in tests", "in library code": scope.py)."""
     return set().union(*(request_words(m.group(1)) for m in _PLACE.finditer(request or ""))) - _SCOPES
+
+
+def subject_words(request: str | None) -> set[str]:
+    """The plain words of the request's subject, a few words before "don't", "must", "never"... ("view models
+    don't ...": `view`, `model`), not a path scope."""
+    m = _SUBJECT.match(request or "")
+    return request_words(m.group(1)) - _SCOPES if m is not None else set()
 
 
 def says(word: str) -> str:
@@ -80,10 +95,13 @@ def _parameters(construct: Node) -> str:
     return next((c.role for c in construct.children if c.role and "param" in c.role), "")
 
 
-def _marks(nodes: Sequence[Node], words: set[str]) -> dict[tuple[str, str, str, str, str], int]:
+_Mark = tuple[str, str, str, str, str]  # (kind, `field` or `kind`, its value, word, the field of its parameters)
+
+
+def _marks(nodes: Sequence[Node], words: set[str]) -> dict[_Mark, int]:
     """(kind, `field` or `kind`, its value, word, the field of its parameters) of each construct around the nodes
     whose header says one of the words, with how far above the code it is (the nearest counts)."""
-    out: dict[tuple[str, str, str, str, str], int] = {}
+    out: dict[_Mark, int] = {}
     for node in nodes:
         inner = node
         for depth, a in enumerate(node.ancestors()):
@@ -110,21 +128,27 @@ def _clause(mark: tuple[str, str, str, str, str]) -> dict[str, Any]:
     return {**of_kind, "has": {key: value, "regex": says(word)}, "stopBy": stop}
 
 
+def _said_place(nodes: Sequence[Node], placed: set[str], subject: set[str]) -> dict[_Mark, int]:
+    """The marks of the place the request puts the code in ("in a React key"), and of a declaration its subject
+    names ("view models don't ...": a class whose name says `model`), not of a call its subject is passed to
+    ("Electron windows must not ...": `new BrowserWindow({...})` is what the code configures, not where it is)."""
+    said = {m: d for m, d in _marks(nodes, subject).items() if whole_kind(m[0])} if subject else {}
+    return {**said, **(_marks(nodes, placed) if placed else {})}
+
+
 def worded_forms(tried: Sequence[tuple[Candidate, Outcome]], invalid: Sequence[Example], request: str | None,
                  start: int) -> list[Candidate]:
     """Each of the best candidates that flag every invalid example, inside the nearest construct around one of its
     matches in each whose header says a word of the request: ranked just before it."""
-    words, placed = request_words(request), place_words(request)
+    words, placed, subject = request_words(request), place_words(request), subject_words(request)
     if not words or len(invalid) < 2:
         return []
     out: list[Candidate] = []
     for cand, outcome in flagging(tried, len(invalid)):
-        # One that separates as it is, only where the request says the code sits ("in a React key"): the examples
-        # need no place, the request names one.
-        said = words if any(outcome.hits[len(invalid):]) else placed
-        if not said:
-            continue
-        found = [_marks(nodes, said) for nodes in matched(outcome, invalid, 0)]
+        if any(outcome.hits[len(invalid):]):
+            found = [_marks(nodes, words) for nodes in matched(outcome, invalid, 0)]
+        else:  # it separates as it is: placed only where the request says the code sits, the examples need none
+            found = [_said_place(nodes, placed, subject) for nodes in matched(outcome, invalid, 0)]
         common = set.intersection(*(set(f) for f in found))
         if not common:
             continue
