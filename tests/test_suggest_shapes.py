@@ -219,6 +219,19 @@ CASES = {
         ["#TODO\nz = 3", "def f():\n    pass  # TODO"],
         ["# TODO(bob): x\nw = 1", "# see TODO.md\nv = 1"],
     ),
+    "a doc tag with nothing after it, wherever it stands in the comment": Case(
+        "Javadoc's `@return` written bare (alone on its line, before `*/` or before the next tag), beside `@return` "
+        "saying what it returns: a comment holding the tag with nothing after it. Without comments._bare_tag the top "
+        "candidate was `any` of each invalid comment's own text, which copies its prose (`Counts rows`).",
+        "java",
+        ["/**\n * Counts rows.\n * @return\n */\nint count();", "/** @return */\nString name();"],
+        ["/**\n * Counts rows.\n * @return the number of rows\n */\nint count();",
+         "/** @return the display name */\nString name();"],
+        ["/**\n * Loads a user.\n * @param id the id\n * @return\n * @throws IOException when offline\n */\n"
+         "User load(long id) throws IOException;", "/** @return*/\nint size();"],
+        ["/** @return {@code true} when empty */\nboolean isEmpty();", "/** Returns the size. */\nint size();",
+         "/**\n * @return the user, never null\n * @throws IOException when offline\n */\nUser load();"],
+    ),
     "a directive by the words it opens with": Case(
         "`# pylint: skip-file`: a comment opening with that phrase, not one holding the word `skip-file` anywhere "
         "(prose about it, a longer name).",

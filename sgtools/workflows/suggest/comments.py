@@ -98,6 +98,26 @@ def _start_forms(invalid: list[list[Node]], fine: Sequence[Node], kind: dict[str
             if all(re.search(regex, t) for t in texts) and not any(re.search(regex, n.text) for n in fine)]
 
 
+def _bare_tag(invalid: list[list[Node]], fine: Sequence[Node], kind: dict[str, Any],
+              start: int) -> list[Candidate]:
+    """A doc tag every invalid comment holds with nothing after it, wherever it stands in the comment (`@deprecated`
+    alone on its line, before the closing `*/` or the next tag), where every valid comment that holds it says
+    something after it (`@deprecated Use loadConfig instead`): the tag says what it is about, or nothing."""
+    out: list[Candidate] = []
+    tags = set.intersection(*({t for n in ns for t in re.findall(r"(?<![\w@])[@\\][A-Za-z]\w+", n.text)}
+                              for ns in invalid))
+    for tag in sorted(tags):
+        regex = re.escape(tag) + r"[\s*/]*($|[@\\])"
+        holding = [n for n in fine if tag in n.text]
+        if holding and not any(re.search(regex, n.text) for n in holding) and all(
+                any(re.search(regex, n.text) for n in ns) for ns in invalid):
+            out.append(Candidate({"rule": {**kind, "regex": regex}},
+                                 Generalised.written(invalid[0][0], f"comment {tag} bare"), COMMENT,
+                                 start + 20 + len(out), f"flags every comment whose `{tag}` says nothing after it, "
+                                 "before its end or its next tag; lets through the tag with any text after it"))
+    return out
+
+
 def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: int) -> list[Candidate]:
     """Comments by kind and a word all invalid examples' comments share and no valid comment has; else by a
     marker the invalid comments write bare and the valid ones qualify (`nolint` beside `nolint:errcheck`)."""
@@ -119,7 +139,7 @@ def comment_forms(invalid: Sequence[Example], valid: Sequence[Example], start: i
         out.append(Candidate({"rule": {**kind, "regex": regex}},
                              Generalised.written(per_example[0][0], f"comment {word}"), COMMENT, start + len(out),
                              note))
-    out[:0] = _start_forms(per_example, fine_nodes, kind, start)
+    out[:0] = _start_forms(per_example, fine_nodes, kind, start) + _bare_tag(per_example, fine_nodes, kind, start)
     bare = _bare_marker(per_example, fine_nodes)
     if bare is not None:
         note = (f"flags every comment that starts with `{bare[0]}` written bare (not qualified as the valid "
