@@ -110,6 +110,7 @@ class Candidate:
     contrast: int = 0  # the construct writing the request's words: how many of them it checks (contrast.py)
     said_place: bool = False  # its context is the one the request says (any loop for "loop", looped.py): before
     # the same code in a context only the examples show
+    read: int = 0  # a near miss told apart by the request's words (conditioned.py): how many of them the rule reads
 
     def kept_inside(self, clause: dict[str, Any], note: str, root_index: int, *, placed: bool) -> Candidate:
         """This candidate flagged only inside `clause` (the construct, call or declaration it is a part of): the
@@ -147,8 +148,8 @@ class Candidate:
     def key(self) -> tuple[Any, ...]:
         if self.form >= KIND_ONLY:
             # Then the most relaxed generalisation of a near miss told apart (`print($$$ARGS)` before `print($A)`).
-            return (self.tier(), not self.by_kind, _effective_size(self.gen.root), self.form, -self.gen.level,
-                    not self.anchored, not self.said_place, len(str(self.body)))
+            return (self.tier(), not self.by_kind, -self.read, _effective_size(self.gen.root), self.form,
+                    -self.gen.level, not self.anchored, not self.said_place, len(str(self.body)))
         level_rank = LEVELS.index(self.gen.level)
         # A construct whose kind the valid examples also use is what they are near misses of (`eval` beside
         # `ast.literal_eval`, `defer` in a loop beside `defer` alone); one they lack only separates by absence.

@@ -409,3 +409,10 @@ def reads_request(body: dict[str, Any], request: str | None) -> bool:
         return True
     literals = (re.sub(r"\\(.)", r"\1", v.strip("^$")) for k, v in values if k == "regex")
     return any(len(t) > 1 and t in (request or "") for t in literals)
+
+
+def words_read(body: dict[str, Any], request: str | None) -> int:
+    """How many of the request's words (each family once) the rule checks, a regex's escapes (`\\b`) aside."""
+    words = contrast.Words(request or "")
+    return len({f for _, v in _values(body) for t in re.findall(r"[A-Za-z_]\w*", re.sub(r"\\[A-Za-z]", " ", v))
+                if (f := words.of(t)) is not None})

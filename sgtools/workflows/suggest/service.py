@@ -31,6 +31,7 @@ from sgtools.workflows.suggest import (
     carrier,
     carry,
     comments,
+    conditioned,
     counted,
     declnames,
     decltypes,
@@ -219,6 +220,9 @@ def _search(search: _Search, gens: list[Generalised], pivot: Example, want: int,
             if c.tier() <= 1 and (c.gen.kind_in_valid or not valid_trees)}) >= want:
         return
     _repair(search, gens, by_size, valid_trees, pivot)
+    if not search.passing():  # the closest constructs, told apart by a condition the request's words name
+        search.run(conditioned.conditioned_forms(search.near_misses(), search.invalid, valid_trees, search.request,
+                                                 author.AUTHOR_ROOTS + 13_200))
     if not search.passing():
         _shapes(search, gens, valid_trees)
 
