@@ -371,6 +371,18 @@ CASES = {
         ["Environment.ExitCode = 2;", "app.Exit();"],
         request="library code must not call Environment.Exit, throw instead",
     ),
+    "the function the request names, also passed by its name to a call that calls it": Case(
+        "`dofile(...)` called, and `dofile` passed bare to `pcall`/`xpcall`, which call it; not a method of that name "
+        "on an object, a variable whose name holds it, nor the string (without requested._passed the rule is the "
+        "call alone and misses `pcall(dofile, p)`)",
+        "lua",
+        ['dofile("config.lua")', "local t = dofile(path)"],
+        ['local t = require("config")', "local f = io.open(path)"],
+        ["local ok, t = pcall(dofile, user_path)", "local ok = xpcall(dofile, debug.traceback, p)",
+         'dofile(dir .. "/init.lua")'],
+        ["local dofile_count = 0", "loader:dofile(x)", 'local name = "dofile"'],
+        request="no dofile(), it runs whatever file it is given; load data with a parser",
+    ),
 }
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from sgtools.rules.analysis.walk import rule_objects
 from sgtools.workflows.suggest import callnames, contrast, imported, placed, reached
+from sgtools.workflows.suggest.arguments import argument_list
 from sgtools.workflows.suggest.asked import code_leaves, code_tokens
 from sgtools.workflows.suggest.author import call_like
 from sgtools.workflows.suggest.candidates import REQUESTED, Candidate, of_kinds
@@ -111,7 +112,21 @@ def _called(alternatives: str, names: list[str], refs: list[Node], leaves: list[
     if not path and len({n.text[:1].isupper() for n in leaves}) == 1:  # the namespace a name is written under
         path = callnames.front(leaves[0].text, language)
     rule = callnames.by_name(call.kind, refs[0].role or "", f"^{path}({alternatives})$", language)
-    return rule, " / ".join(f"{n}(...)" for n in names)
+    passed = _passed(call, f"^{path}({alternatives})$", leaves)
+    return {"any": [rule, passed]} if passed else rule, " / ".join(f"{n}(...)" for n in names)
+
+
+def _passed(call: Node, regex: str, leaves: list[Node]) -> dict[str, Any] | None:
+    """The function passed by its bare name as an argument (`results.foreach(println)`, `pcall(loadstring, s)`):
+    what it is passed to calls it. The list of arguments, of the kind the examples' calls write, holding the name as
+    a whole argument or alone in an argument's wrapper (C#'s `argument`, Kotlin's `value_argument`). Said from the
+    list, not by `inside` from the name: a rule with `inside` reads as placed already (placed.py)."""
+    args = argument_list(call)
+    kinds = {leaf.kind for leaf in leaves}
+    if args is None or len(kinds) != 1:
+        return None
+    name = {"kind": kinds.pop(), "regex": regex}
+    return {"kind": args.kind, "has": {"any": [name, {"regex": regex, "has": name}]}}
 
 
 def _called_as_written(refs: list[Node], mentions: list[Mention], language: str) -> _Built | None:
