@@ -43,6 +43,16 @@ CASES = {
         ["var t = new MyStringTokenizer(header);", 'String[] p = header.split(";");'],
         request="split strings with String.split, not the legacy tokenizer class",
     ),
+    "a C++ member call through an object is the same call through a pointer": Case(
+        "`t.detach()`: also `pool_->detach()`, the same member reached through a pointer, which a pattern holding "
+        "`.` does not match; not a free function or another member of that name's stem",
+        "cpp",
+        ["void spawn() {\n  std::thread t(run);\n  t.detach();\n}", "void Server::start() {\n  worker_.detach();\n}"],
+        ["void spawn() {\n  std::thread t(run);\n  t.join();\n}", "void Server::start() {\n  worker_.join();\n}"],
+        ["void Pool::stop() {\n  current_->detach();\n}", "void go(Job& j) {\n  j.thread.detach();\n}"],
+        ["void Pool::stop() {\n  current_->join();\n}", "void go() {\n  detach(handle);\n}"],
+        request="don't detach threads, join them",
+    ),
     "a Python function called through its module is that function under a longer package path": Case(
         "`etree.parse(path)` and `etree.fromstring(data)`: the calls by their names with any dotted qualifier "
         "before the module (`lxml.etree.parse`, how other files import it), not only as the examples write it.",

@@ -107,6 +107,27 @@ def packaged(gen: Generalised, language: str) -> list[str]:
             for n in range(len(gen.alternatives))]
 
 
+# C and C++ reach a member through an object (`.`) or through a pointer (`->`): the same member, the same call.
+_ACCESS_TWINS = {".": "->", "->": "."}
+
+
+def pointed(gen: Generalised, language: str) -> list[str]:
+    """The pattern with each member access written through the other operator (`$A->compare_exchange_weak(...)`
+    beside `$A.compare_exchange_weak(...)`): a pattern holds the operator as written, an author means the member."""
+    if language not in _CASTS:
+        return []
+    edits = list(gen.edits)
+    for node in gen.root.walk():
+        op = next((c for c in node.children if c.role == "operator" and c.text in _ACCESS_TWINS), None) \
+            if node.kind == "field_expression" else None
+        if op is not None and not any(s < op.end and op.start < e for s, e, _ in edits):
+            edits.append((op.start, op.end, _ACCESS_TWINS[op.text]))
+    if len(edits) == len(gen.edits):
+        return []
+    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
+            for n in range(len(gen.alternatives))]
+
+
 # A comparison an author writes either way round: symmetric operators, with a literal on one side (`x != null`,
 # `null != x`, Yoda style). Ordering operators are not: `0 < n` is `n > 0`, another token.
 _SYMMETRIC = frozenset({"==", "!=", "===", "!=="})
@@ -163,7 +184,7 @@ def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False, language
             out.append(Candidate({"rule": pinned_rule(language, gen.root.kind, gen.pinned)}, gen, PINNED, i))
             continue
         casts = _cast(gen) if language in _CASTS else []
-        variants = gen.alternatives + casts + turned(gen) + packaged(gen, language)
+        variants = gen.alternatives + casts + turned(gen) + packaged(gen, language) + pointed(gen, language)
         rule = _patterns([{"pattern": p} for p in variants])
         typed = kind_constraints(gen.holes)
         if not gen.typed_only:
