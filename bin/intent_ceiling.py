@@ -4,7 +4,7 @@ the input does not show), judged the same way.
 
     .venv/bin/python -m bin.intent_ceiling [--show]
 
-Per set (dev12 to dev24, and the catalogue's test half, which is held out: totals only) it prints how many requests
+Per set (dev12 to dev25, and the catalogue's test half, which is held out: totals only) it prints how many requests
 the authors' rules get right (they wrote for dev12 to dev15 and the test half; how many of those need a fact neither
 the request nor the 4 examples show, by the authors' own notes), how many the knowledge-free authors' rules get right
 (what a generaliser that knows no APIs could reach at best), and suggest_rule's top candidate on the same requests,
