@@ -65,6 +65,12 @@ def _patterns(rules: list[dict[str, Any]]) -> dict[str, Any]:
     return rules[0] if len(rules) == 1 else {"any": rules}
 
 
+def _edited(gen: Generalised, edits: list[tuple[int, int, str]]) -> list[str]:
+    """Each of the pattern's variants with `edits` applied instead of its own: the same holes and choices."""
+    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
+            for n in range(len(gen.alternatives))]
+
+
 def _cast(gen: Generalised) -> list[str]:
     """An assignment of a call's result, with the result cast (`$A = ($CAST)realloc($A, $$$ARGS)`): C-family code
     writes `p = (char *)realloc(p, n)` as often as without the cast, and a pattern holds only the form it shows."""
@@ -73,8 +79,7 @@ def _cast(gen: Generalised) -> list[str]:
             or any(s <= value.start < e or s < value.end <= e for s, e, _ in gen.edits):
         return []
     edits = [*gen.edits, (value.start, value.start, "($CAST)")]
-    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
-            for n in range(len(gen.alternatives))]
+    return _edited(gen, edits)
 
 
 # Languages whose code may name a class with its package or namespace in front (`new java.util.Locale(...)`,
@@ -103,8 +108,7 @@ def packaged(gen: Generalised, language: str) -> list[str]:
     if leaf is None:
         return []
     edits = [*gen.edits, (leaf.start, leaf.start, "$PKG.")]
-    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
-            for n in range(len(gen.alternatives))]
+    return _edited(gen, edits)
 
 
 # C and C++ reach a member through an object (`.`) or through a pointer (`->`): the same member, the same call.
@@ -124,8 +128,7 @@ def pointed(gen: Generalised, language: str) -> list[str]:
             edits.append((op.start, op.end, _ACCESS_TWINS[op.text]))
     if len(edits) == len(gen.edits):
         return []
-    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
-            for n in range(len(gen.alternatives))]
+    return _edited(gen, edits)
 
 
 # A comparison an author writes either way round: symmetric operators, with a literal on one side (`x != null`,
@@ -171,8 +174,7 @@ def turned(gen: Generalised) -> list[str]:
             edits, turned = swapped, True
     if not turned:
         return []
-    return [Generalised(gen.root, gen.pattern, gen.holes, gen.level, gen.kept, edits, gen.choices).variant(n)
-            for n in range(len(gen.alternatives))]
+    return _edited(gen, edits)
 
 
 def plain_forms(gens: Sequence[Generalised], *, shadowed: bool = False, language: str = "") -> list[Candidate]:
