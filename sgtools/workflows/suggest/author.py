@@ -26,7 +26,7 @@ from sgtools.workflows.suggest.constructs import broad
 from sgtools.workflows.suggest.constructs import call_like as call_like  # re-exported: other modules read it here
 from sgtools.workflows.suggest.constructs import is_construct as is_construct
 from sgtools.workflows.suggest.generalise import Generalised, is_value_leaf
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES, common_prefix
+from sgtools.workflows.suggest.roots import common_prefix, part_kind
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -60,7 +60,7 @@ def _header(ancestor: Node, inner: Node, names: bool = False) -> set[tuple[str, 
             continue  # a function's own name (`f`): which function it is, not what kind
         if "\n" not in c.text and len(c.text) <= _MAX_CHILD_CHARS:
             out.add((c.kind, c.text, False))
-        if c.kind.endswith(PART_SUFFIXES) or c.kind in PART_KINDS:
+        if part_kind(c.kind):
             continue  # the statements of its body are what it does, not how it is marked
         out.update((g.kind, g.text, True) for g in c.children if g.named and "\n" not in g.text
                    and len(g.text) <= _MAX_CHILD_CHARS)
@@ -347,4 +347,4 @@ def context_forms(misses: Sequence[tuple[Candidate, Outcome]], invalid: Sequence
 
 
 def construct_kind(kind: str) -> bool:
-    return not broad(kind) and not kind.endswith(PART_SUFFIXES) and kind not in PART_KINDS
+    return not broad(kind) and not part_kind(kind)

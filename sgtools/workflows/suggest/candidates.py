@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sgtools.workflows.suggest.generalise import LEVELS, Generalised
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.roots import PART_KINDS, part_kind
 from sgtools.workflows.suggest.tree import Node
 
 _CALLEE_ROLES = ("function", "callee", "constructor", "object", "operand", "receiver")
@@ -62,7 +62,7 @@ _CLAUSE = re.compile(r"^(\w+?)_(?:clause|block)$")
 def own_context(kind: str) -> bool:
     """A kind that is a context of its own for the code inside it: a statement or a control-flow construct, or a
     clause named by one (`finally_clause`, `catch_clause`, `except_clause`), not a building block."""
-    if kind in PART_KINDS or kind.endswith(PART_SUFFIXES):
+    if part_kind(kind):
         return False
     clause = _CLAUSE.match(kind)
     if clause is not None and _CONTROL.search(clause.group(1)):

@@ -18,7 +18,7 @@ from typing import Any
 from sgtools.workflows.suggest import contrast, requested
 from sgtools.workflows.suggest.author import matched, whole_kind
 from sgtools.workflows.suggest.candidates import INSIDE_TEXT, KIND_ONLY, Candidate, of_kinds
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.roots import part_kind
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -35,7 +35,7 @@ Places = Callable[[Node, bool], list[tuple[str, str]]]  # (kind of the node a re
 
 def _block(node: Node) -> bool:
     """A list of statements: a block, a body, the file itself (Swift's and Kotlin's `statements` too)."""
-    return node.parent is None or node.kind in PART_KINDS or node.kind.endswith((*PART_SUFFIXES, "statements"))
+    return node.parent is None or part_kind(node.kind) or node.kind.endswith("statements")
 
 
 def _statement(node: Node) -> Node | None:
@@ -79,8 +79,13 @@ def _around(node: Node, whole: bool = False) -> list[tuple[str, str]]:
 _PLACES: dict[str, Places] = {"precedes": _siblings(1), "follows": _siblings(-1), "inside": _around}
 
 
+def _word(word: str) -> str:
+    """The regex of a request word as a whole word, in Python's checks and in the rule alike."""
+    return rf"\b{re.escape(word)}\b"
+
+
 def _says(text: str, words: Sequence[str]) -> bool:
-    return all(re.search(rf"\b{re.escape(w)}\b", text) for w in words)
+    return all(re.search(_word(w), text) for w in words)
 
 
 def _request_words(request: str | None, examples: Sequence[Example]) -> list[str]:
@@ -89,7 +94,7 @@ def _request_words(request: str | None, examples: Sequence[Example]) -> list[str
     code = "\n".join(e.code for e in examples)
     said = contrast.Words(request or "")
     words = dict.fromkeys(w for w in re.findall(r"[A-Za-z_]\w*", request or "") if said.of(w) is not None)
-    return [w for w in words if re.search(rf"\b{re.escape(w)}\b", code)]
+    return [w for w in words if re.search(_word(w), code)]
 
 
 def _reached(nodes: Sequence[Node], relation: str, words: Sequence[str], whole: bool = False) -> list[list[str]]:
@@ -104,8 +109,8 @@ def _clause(relation: str, words: Sequence[str], good: Sequence[Node]) -> dict[s
     reach = _reached(good, relation, words)
     if not all(reach):
         return None
-    said: dict[str, Any] = ({"regex": rf"\b{words[0]}\b"} if len(words) == 1 else
-                            {"all": [{"regex": rf"\b{w}\b"} for w in words]})
+    said: dict[str, Any] = ({"regex": _word(words[0])} if len(words) == 1 else
+                            {"all": [{"regex": _word(w)} for w in words]})
     if relation == "inside":
         return {"inside": {**of_kinds(sorted({r[0] for r in reach})), **said, "stopBy": "end"}}
     stmts = [_statement(g) for g in good]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.roots import PART_KINDS, part_kind
 from sgtools.workflows.suggest.tree import Node
 
 _BROAD_KINDS = ("identifier", "literal", "string", "number", "integer", "float", "comment", "ERROR", "MISSING",
@@ -22,7 +22,7 @@ def broad(kind: str) -> bool:
 def is_construct(node: Node) -> bool:
     """A named node of its own (not a leaf, a list or block, a name, literal or comment, nor the file)."""
     return (node.named and not node.atomic and bool(node.children) and node.parent is not None
-            and not node.kind.endswith(PART_SUFFIXES) and node.kind not in PART_KINDS
+            and not part_kind(node.kind)
             and not broad(node.kind))
 
 

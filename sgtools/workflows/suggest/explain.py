@@ -9,7 +9,7 @@ from typing import Any
 from sgtools.rules.draft import snip
 from sgtools.workflows.suggest import contexts, difference
 from sgtools.workflows.suggest.candidates import EXCLUDE, INSIDE, Candidate, of_kinds, own_context
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.roots import part_kind
 from sgtools.workflows.suggest.tree import Example
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -92,7 +92,7 @@ def _parent_kinds(outcome: Outcome, invalid: Sequence[Example], valid: Sequence[
     kinds = sorted({k for ps in bad for k, _ in ps} - good)
     if not kinds or len(kinds) > _MAX_NOT or not all({k for k, _ in ps} & set(kinds) for ps in bad):
         return [], ""
-    if any(k in PART_KINDS or k.endswith(PART_SUFFIXES) for k in kinds):
+    if any(part_kind(k) for k in kinds):
         return [], ""
     roles = {r for ps in bad for k, r in ps if k in kinds}
     # In one named place of its parent (an assignment's `right`, a declaration's `type`); the operand of one node

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from sgtools.workflows.suggest.candidates import specific
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.roots import part_kind
 from sgtools.workflows.suggest.tree import Example
 
 _OPERATOR = re.compile(r"[!+\-*/%<>=&|^~?]+")
@@ -66,7 +66,7 @@ def shared_parts(kind: str, invalid: Sequence[Example]) -> list[tuple[str, str]]
         for n in e.nodes():
             if n.kind == kind and n.named and n.children:
                 held = {(c.role, c.kind) for c in n.children if c.role and c.named and not c.atomic and c.children
-                        and specific(c.kind) and not c.kind.endswith(PART_SUFFIXES) and c.kind not in PART_KINDS}
+                        and specific(c.kind) and not part_kind(c.kind)}
                 shared = held if shared is None else shared & held
     return sorted(shared or ())
 

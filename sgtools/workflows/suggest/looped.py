@@ -80,11 +80,12 @@ def loop_forms(batch: Sequence[Candidate], request: str | None, language: str) -
         if not found:
             out.append(cand)
             continue
-        said = [cand] if not changed else [dataclasses.replace(
-            cand, body={**cand.body, "rule": rule}, note=f"{cand.note}; the loop is any loop, as the request says"),
-            cand]
+        # On every loop already: as the request says. Else the same on every loop, then as it was.
+        said = [dataclasses.replace(cand, body={**cand.body, "rule": rule}, said_place=True,
+                                    note=f"{cand.note}; the loop is any loop, as the request says"), cand] \
+            if changed else [dataclasses.replace(cand, said_place=True)]
         for c in said:
             if str(c.body) not in seen:
                 seen.add(str(c.body))
-                out.append(dataclasses.replace(c, said_place=True) if c is not cand or not changed else c)
+                out.append(c)
     return out

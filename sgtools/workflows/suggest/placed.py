@@ -26,7 +26,7 @@ from typing import Any
 from sgtools.workflows.suggest import callnames, contexts, listed
 from sgtools.workflows.suggest.author import call_like, construct_kind, matched, named_child, whole_kind
 from sgtools.workflows.suggest.candidates import FIELD, KIND_ONLY, REQUESTED, Candidate, of_kinds, own_context
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.roots import part_kind
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -173,7 +173,7 @@ def _named_construct(node: Node, words: set[str], loops: Sequence[str], part: st
         if whole_kind(a.kind):
             return None
         in_body = child.role == part if part else (
-            child.role == "body" or child.kind in PART_KINDS or child.kind.endswith(PART_SUFFIXES))
+            child.role == "body" or part_kind(child.kind))
         if in_body and own_context(a.kind) and (a.kind.split("_")[0] in words or ("loop" in words and a.kind in loops)):
             return a.kind
         child = a

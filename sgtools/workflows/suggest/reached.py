@@ -37,12 +37,16 @@ def distinct(names: Sequence[str]) -> bool:
     return bool(names) and not any(_PLAIN.fullmatch(n) for n in names)
 
 
-def member_place(leaves: Sequence[Node]) -> tuple[str, str] | None:
-    """The access kind and field every name is written in after its receiver (`member_expression`, `property`)."""
+def member_rule(alternatives: str, leaves: Sequence[Node]) -> dict[str, Any] | None:
+    """The access by its member's name (`member_expression` whose `property` is one of the names), in the kind and
+    field every name is written in after its receiver; None where they differ or a name has no receiver."""
     places = {(leaf.parent.kind, leaf.role) if leaf.parent is not None and leaf.role
               and leaf.parent.named_children()[0] is not leaf else None for leaf in leaves}
     place = places.pop() if len(places) == 1 else None
-    return place
+    if place is None:
+        return None
+    kind, role = place
+    return {"kind": kind, "has": {"field": role, "regex": f"^({alternatives})$"}}
 
 
 def anyhow(alternatives: str, qualifier: str, leaves: Sequence[Node], names: Sequence[str],
@@ -53,16 +57,13 @@ def anyhow(alternatives: str, qualifier: str, leaves: Sequence[Node], names: Seq
     # A family by the stem its names share (`load_*` of `imp.load_source` "and friends") is the module's family.
     if receiver is None or r"\w" in alternatives or not distinct([*{leaf.text for leaf in leaves}, *names]):
         return None
-    place = member_place(leaves)
-    if place is None:
+    rule = member_rule(alternatives, leaves)
+    if rule is None:
         return None
-    kind, role = place
-    name = f"^({alternatives})$"
-    rule: dict[str, Any] = {"kind": kind, "has": {"field": role, "regex": name}}
     if receiver.group(1) in _SELF:
         return rule
     bare = _BARE_CALL.get(language)
     if bare is not None:
         return imported.either(rule, {"kind": bare[0], "has": {"field": bare[1], "kind": "identifier",
-                                                               "regex": name}})
+                                                               "regex": f"^({alternatives})$"}})
     return imported.with_imported(rule, alternatives, qualifier, language)

@@ -191,11 +191,8 @@ def _members(alternatives: str, names: list[str], leaves: list[Node], mentions: 
     (`case head :: tail`, `val (init, last) = ...`)."""
     if not mentions or not all(m.member for m in mentions):
         return None
-    place = reached.member_place(leaves)
-    if place is None:
-        return None
-    kind, role = place
-    return {"kind": kind, "has": {"field": role, "regex": rf"^({alternatives})$"}}, " / ".join("." + n for n in names)
+    rule = reached.member_rule(alternatives, leaves)
+    return None if rule is None else (rule, " / ".join("." + n for n in names))
 
 
 # The kind a grammar writes a name in after `.` where it differs from the name alone (grammar, not API knowledge).

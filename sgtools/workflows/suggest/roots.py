@@ -23,6 +23,11 @@ PART_SUFFIXES = ("arguments", "argument_list", "parameters", "parameter_list", "
 PART_KINDS = frozenset({"block", "statement_block", "compound_statement", "body", "suite", "token_tree"})
 
 
+def part_kind(kind: str) -> bool:
+    """A list or block of parts (arguments, parameters, a body, a block), not a construct of its own."""
+    return kind in PART_KINDS or kind.endswith(PART_SUFFIXES)
+
+
 def _tokens(node: Node) -> Counter[str]:
     return Counter(n.text for n in node.walk() if n.atomic)
 
@@ -63,7 +68,7 @@ def roots(invalid: Sequence[Example]) -> Iterator[list[Node]]:
     for node in pivot.nodes():
         if (node is pivot.root or not node.named or node.kind in _NO_ROOT or len(node.text) > MAX_ROOT_CHARS
                 or any(a.atomic for a in node.ancestors())
-                or not node.text.strip() or node.kind.endswith(PART_SUFFIXES) or node.kind in PART_KINDS):
+                or not node.text.strip() or part_kind(node.kind)):
             continue
         tokens = _tokens(node)
         group = [node]

@@ -13,7 +13,7 @@ from sgtools.engine.captures import captures
 from sgtools.workflows.suggest.author import matched
 from sgtools.workflows.suggest.candidates import ARGUMENT, PINNED, PLAIN, TYPED, Candidate
 from sgtools.workflows.suggest.generalise import apply_edits
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.roots import part_kind
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -26,7 +26,7 @@ _SIDES = (("precedes", 1, "right after"), ("follows", -1, "right before"))
 def in_sequence(node: Node) -> bool:
     """A statement among others: a child of a block or a statement list (or of the file itself)."""
     up = node.parent
-    return up is not None and (up.parent is None or up.kind in PART_KINDS or up.kind.endswith(PART_SUFFIXES))
+    return up is not None and (up.parent is None or part_kind(up.kind))
 
 
 def _sibling(node: Node, step: int) -> tuple[Node, str | None] | None:

@@ -20,7 +20,7 @@ from typing import Any
 from sgtools.workflows.suggest.author import matched, whole_kind
 from sgtools.workflows.suggest.candidates import Candidate
 from sgtools.workflows.suggest.placed import flagging
-from sgtools.workflows.suggest.roots import PART_KINDS, PART_SUFFIXES
+from sgtools.workflows.suggest.roots import part_kind
 from sgtools.workflows.suggest.tree import Example, Node
 from sgtools.workflows.suggest.verify import Outcome
 
@@ -84,7 +84,7 @@ def _header(ancestor: Node, inner: Node) -> list[Node]:
     for c in ancestor.children:
         if c.start <= inner.start and inner.end <= c.end:
             return out
-        if c.named and c.kind not in PART_KINDS and not c.kind.endswith(PART_SUFFIXES) \
+        if c.named and not part_kind(c.kind) \
                 and len(c.text) <= _MAX_HEADER_CHARS and "\n" not in c.text:
             out.append(c)
     return out
@@ -117,7 +117,7 @@ def _marks(nodes: Sequence[Node], words: set[str]) -> dict[_Mark, int]:
     return out
 
 
-def _clause(mark: tuple[str, str, str, str, str]) -> dict[str, Any]:
+def _clause(mark: _Mark) -> dict[str, Any]:
     """Inside the construct, by its kind and the header child that says the word; a modifier (`async`) says the
     same on any construct it is written on (a method or a lambda), so by it alone, and of a function only the
     nearest function around the code: a plain lambda in an async method is not async code."""
