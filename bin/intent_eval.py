@@ -1,6 +1,6 @@
 """Score suggest_rule on the intent catalogue (tests/data/intent_catalogue.yml), per half.
 
-    .venv/bin/python -m bin.intent_eval [--half SET|all]... [--show] [--only ID] [--by-form]
+    .venv/bin/python -m bin.intent_eval [--half SET|all]... [--show] [--only ID] [--by-form] [--drafts FILE]
 
 For each request the top candidate suggest_rule returns (from the 2 + 2 given examples) is run by plain ast-grep
 over the 4 held-out instances and 4 held-out fine snippets. Per set it prints: right (all 4 instances flagged
@@ -11,6 +11,8 @@ them. The held-out sets (`cat.HELD_OUT`) run only when named and never with --sh
 is the headline. A set written blind (dev6 to dev13) is held out until its first run, which is reported before
 anyone looks at its misses. `--by-form` adds, over the sets run, how often the top rule was right per its form
 (counts only, so a held-out set may be named: docs/suggest-rule.md, "How far a suggestion carries").
+`--drafts FILE` (a YAML mapping of request id to a model's reply to bin/draft_prompts.py's prompt) scores
+suggest_rule as an agent that drafts gets it: each reply given as its `draft_rule`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sgtools.core import yamlio
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from tests import intent_catalogue as cat
@@ -35,7 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print each miss with its top candidate")
     parser.add_argument("--only", action="append", default=[], help="only this request id (repeatable)")
     parser.add_argument("--by-form", action="store_true", help="also count right top rules per form, over the sets")
+    parser.add_argument("--drafts", type=Path,
+                        help="YAML: request id -> a model's reply to the drafting prompt, given as draft_rule")
     args = parser.parse_args(argv)
+    drafts = _drafts(args.drafts) if args.drafts else {}
     halves = args.half or ["all"]
     for held in set(halves) & set(cat.HELD_OUT) if args.show else ():
         parser.error(f"--half {held} is held out: score it without --show, and never tune on its misses")
@@ -48,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="intent-eval-") as tmp:
         ws = Workspace(Path(tmp))
         for req in requests:
-            result = cat.score(ws, engine, req)
+            result = cat.score(ws, engine, req, drafts.get(req.id))
             summaries[req.half].scores.append(result)
             if args.show and not result.right:
                 scope = "" if result.scope_ok else f", scope wanted: {req.scope or 'none'}"
@@ -61,6 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.by_form:
         _by_form([s for summary in summaries.values() for s in summary.scores])
     return 0
+
+
+def _drafts(path: Path) -> dict[str, str]:
+    loaded = yamlio.load_one(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(loaded, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in loaded.items()):
+        raise SystemExit(f"{path}: expected a YAML mapping of request id to draft text")
+    return loaded
 
 
 def _by_form(scores: list[cat.Score]) -> None:

@@ -36,3 +36,22 @@ async def test_suggest_then_save_the_rule(root: Path, server_env: dict[str, str]
         assert not none.is_error and none.structured_content is not None
         assert none.structured_content["success"] is False and none.structured_content["candidates"] == []
         assert "same code" in none.structured_content["explanation"] and "No rule found" in text(none)
+
+
+@pytest.mark.slow
+async def test_the_agents_draft_is_proven_and_offered_first(root: Path, server_env: dict[str, str]) -> None:
+    """The agent drafts (`draft_rule`), the tool proves: over a real stdio session, a draft that generalises is the
+    first candidate; one that flags a valid example is not offered, and the text answer says why."""
+    args = {"language": "python", "invalid_examples": ["r = requests.get(url)", "requests.get(API, headers=h)"],
+            "valid_examples": ["requests.get(url, timeout=5)", "requests.get(API, headers=h, timeout=3)"],
+            "request": "requests.get needs a timeout"}
+    draft = ("rule:\n  pattern: requests.get($$$A)\n  not:\n    has: {kind: keyword_argument, stopBy: end, "
+             "has: {field: name, regex: ^timeout$}}\n")
+    async with stdio_client(root, server_env) as client:
+        got = await ok(client, "suggest_rule", {**args, "draft_rule": draft})
+        assert got["candidates"][0]["form"].startswith("your draft"), got["candidates"][0]
+        assert "regex: ^timeout$" in got["candidates"][0]["yaml"]
+        loose = await client.call_tool("suggest_rule", {**args, "draft_rule": "rule: {pattern: requests.get($$$A)}"})
+        assert not loose.is_error and loose.structured_content is not None
+        assert not loose.structured_content["candidates"][0]["form"].startswith("your draft")
+        assert "The rule drafted by you is not offered: flags valid_examples[0, 1]" in text(loose)

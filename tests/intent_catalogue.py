@@ -309,10 +309,15 @@ class Summary:
                 f"median latency {median * 1000:.0f} ms")
 
 
-def score(ws: Workspace, engine: Engine, req: Request) -> Score:
+def words(req: Request) -> str | None:
+    """The request's words as suggest_rule gets them: the sets written with a path scope (dev3 on) give them."""
+    return req.request if req.scope is not None else None
+
+
+def score(ws: Workspace, engine: Engine, req: Request, draft: str | None = None) -> Score:
+    """`draft`: a model's reply to the drafting prompt (bin/draft_prompts.py), given as the caller's `draft_rule`."""
     start = time.perf_counter()
-    words = req.request if req.scope is not None else None
-    result = suggest_rule(ws, engine, req.language, req.invalid, req.valid, request=words)
+    result = suggest_rule(ws, engine, req.language, req.invalid, req.valid, request=words(req), draft_rule=draft)
     seconds = time.perf_counter() - start
     if not result["success"]:
         return Score(req, False, seconds=seconds, explanation=result.get("explanation", ""))

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from sgtools.cli.exit_codes import EXIT_ERROR
+from sgtools.core.errors import BadInput
 from sgtools.core.settings import get_settings
 from sgtools.engine.process import Engine
 from sgtools.project.discover import default_root
@@ -49,3 +50,19 @@ def engine() -> Engine:
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def read_rule_file(name: str) -> str:
+    """The rule text from a file the user names on the command line (not confined: it is input, not output)."""
+    from sgtools.core import bounded
+
+    what = "The rule on stdin" if name == "-" else f"The rule file {name}"
+    try:
+        data = (bounded.read_stream(sys.stdin.buffer, what, "max_rule_bytes") if name == "-"
+                else bounded.read_file(name, what, "max_rule_bytes"))
+    except OSError as exc:
+        raise BadInput(f"Cannot read {name}: {exc.strerror or exc}. Pass an existing rule YAML file.") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"{name} is not UTF-8 text. Pass a rule YAML file.") from None

@@ -9,10 +9,9 @@ import sys
 from typing import Any
 
 from sgtools.cli import rule_lint, rule_suggest
-from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, workspace
+from sgtools.cli.common import add_json, add_root, engine, needs_subcommand, print_json, read_rule_file, workspace
 from sgtools.cli.exit_codes import EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.voice import speak
-from sgtools.core.errors import BadInput
 
 
 def register(subs: Any) -> None:
@@ -62,22 +61,6 @@ def _common(p: argparse.ArgumentParser, func: Any) -> None:
     add_root(p)
     add_json(p)
     p.set_defaults(func=func)
-
-
-def read_rule_file(name: str) -> str:
-    """The rule text from a file the user names on the command line (not confined: it is input, not output)."""
-    from sgtools.core import bounded
-
-    what = "The rule on stdin" if name == "-" else f"The rule file {name}"
-    try:
-        data = (bounded.read_stream(sys.stdin.buffer, what, "max_rule_bytes") if name == "-"
-                else bounded.read_file(name, what, "max_rule_bytes"))
-    except OSError as exc:
-        raise BadInput(f"Cannot read {name}: {exc.strerror or exc}. Pass an existing rule YAML file.") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadInput(f"{name} is not UTF-8 text. Pass a rule YAML file.") from None
 
 
 def run_list(args: argparse.Namespace) -> int:

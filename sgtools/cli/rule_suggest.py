@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sgtools.cli.common import add_json, add_root, engine, print_json, workspace
+from sgtools.cli.common import add_json, add_root, engine, print_json, read_rule_file, workspace
 from sgtools.cli.exit_codes import EXIT_FINDINGS, EXIT_OK
 from sgtools.cli.voice import speak
 from sgtools.contracts.common import SEVERITIES
@@ -34,6 +34,8 @@ def register(rule_subs: Any) -> None:
     p.add_argument("--max-candidates", type=int, default=None, metavar="N", help="how many rules to print (3)")
     p.add_argument("--request", metavar="WORDS",
                    help="what the rule is for, in words ('in library code' / 'only in tests' scopes it by path)")
+    p.add_argument("--draft", metavar="FILE",
+                   help="your own rule YAML for the request ('-' for stdin): proven on the examples, printed first")
     add_root(p)
     add_json(p)
     p.set_defaults(func=run)
@@ -42,11 +44,12 @@ def register(rule_subs: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from sgtools.workflows.suggest.service import suggest_rule
 
+    draft = read_rule_file(args.draft) if args.draft else None
     result = suggest_rule(
         workspace(args), engine(), args.language, args.invalid, args.valid, path=args.path, message=args.message,
         severity=args.severity, rule_id=args.rule_id,
         fix_examples=[{"before": b, "after": a} for b, a in args.fix or []], max_candidates=args.max_candidates,
-        request=args.request)
+        request=args.request, draft_rule=draft)
     if args.json:
         print_json(result)
     else:

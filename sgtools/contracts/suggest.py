@@ -28,6 +28,7 @@ class SuggestArgs(TypedDict, total=False):
     fix_examples: list[FixPair]
     max_candidates: int
     request: str
+    draft_rule: str
 
 
 class CandidateProof(TypedDict):

@@ -39,7 +39,11 @@ async def _read_in_thread(read: Callable[[], str]) -> str:
 
 
 def guide_text() -> str:
-    return importlib.resources.files("sgtools.server").joinpath(GUIDE_FILE).read_text(encoding="utf-8")
+    """The guide, and the drafting guidance suggest_rule's `draft_rule` is written by (one text, drafted.py)."""
+    from sgtools.workflows.suggest.drafted import SYSTEM
+
+    guide = importlib.resources.files("sgtools.server").joinpath(GUIDE_FILE).read_text(encoding="utf-8")
+    return f"{guide.rstrip()}\n\n## Drafting a rule for suggest_rule (`draft_rule`)\n\n{SYSTEM}"
 
 
 def add_resources(server: MCPServer[Any], app: App) -> None:

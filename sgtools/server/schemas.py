@@ -252,6 +252,8 @@ def _field_docs(s: Settings) -> dict[str, dict[str, dict[str, Any]]]:
                                        "additionalProperties": False}},
             "max_candidates": _int("default 3", 1, s.suggest_max_candidates),
             "request": _str("your words, e.g. `in library code`: a path scope", 4096),
+            "draft_rule": _str("your own rule YAML for the request: proven on the examples, offered first",
+                               s.max_rule_bytes),
         },
         "dump_syntax_tree": {
             "code": _str("code or pattern", s.max_arg_bytes), "language": language,

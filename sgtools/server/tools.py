@@ -223,7 +223,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "suggest_rule", "Suggest a rule from examples",
         "Write the rule from examples: code that must be flagged and code that must not. Returns verified "
-        "rules, best first, or why none separates them. Writes nothing.",
+        "rules, best first, or why none separates them. Writes nothing. Draft your own rule for the request "
+        "too (guide: sgtools://guide/writing-rules) and pass it as `draft_rule`: proven, it is offered first.",
         _suggest_rule, partial(present_rules.render_suggest, limit=TEXT_ITEMS)),
     ToolSpec(
         "dump_syntax_tree", "Show the syntax tree",

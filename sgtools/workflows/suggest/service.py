@@ -10,6 +10,7 @@ and verify it by applying it. Nothing unverified is returned; when nothing passe
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sgtools.contracts.common import SEVERITIES
 from sgtools.contracts.suggest import FixPair, SuggestedRule, SuggestResult
@@ -36,6 +37,7 @@ from sgtools.workflows.suggest import (
     declnames,
     decltypes,
     directives,
+    drafted,
     dropped,
     explain,
     facts,
@@ -67,6 +69,7 @@ from sgtools.workflows.suggest import (
 )
 from sgtools.workflows.suggest import candidates as cands
 from sgtools.workflows.suggest import roots as found
+from sgtools.workflows.suggest.call import SuggestCall
 from sgtools.workflows.suggest.generalise import Generalised
 from sgtools.workflows.suggest.tree import Example, read_examples
 from sgtools.workflows.suggest.verify import Outcome, run_rules
@@ -307,27 +310,43 @@ def suggest_rule(
     fix_examples: Sequence[FixExample] | None = None,
     max_candidates: int | None = None,
     request: str | None = None,
+    draft_rule: str | None = None,
 ) -> SuggestResult:
     """Verified rules that flag every invalid example and no valid one, best first; `explanation` if none.
-    `request` (the developer's words) may ask for a path scope: "in library code", "only in tests"."""
+    `request` (the developer's words) may ask for a path scope: "in library code", "only in tests".
+    `draft_rule` is the caller's own rule for the request: offered first when ast-grep and the rule analyser prove
+    it on the examples (drafted.py), with the generaliser's candidates after it."""
     lang = languages.require(language)
     if request is not None and not isinstance(request, str):
         raise BadInput("request must be text: what the rule is for, in words.")
-    asked = scope.from_request(request)
-    paths = asked[0] if asked else None
     invalid = _texts(invalid_examples, "invalid_examples", ws.settings, required=True)
     valid = _texts(valid_examples, "valid_examples", ws.settings, required=False)
     pairs = _fix_pairs(fix_examples, ws.settings)
     sev, given_id, given_message, count = _options(severity, rule_id, message, max_candidates, ws.settings)
-    file_name = _file_name(lang, path)
-    result: SuggestResult = {"success": False, "candidates": [], "warnings": []}
-
+    draft = drafted.given(draft_rule, ws.settings)
     # A fix example's `before` is code the rule must flag: it is checked like the invalid examples.
     invalid += [p["before"] for p in pairs if p["before"] not in invalid]
+    call = SuggestCall(lang, _file_name(lang, path), invalid, valid, pairs, request, sev, given_id, given_message,
+                       count, scope.from_request(request))
+    result: SuggestResult = {"success": False, "candidates": [], "warnings": []}
     same = explain.identical(invalid, valid)
     if same is not None:
         result["explanation"] = same
         return result
+    bodies = _generalised(ws, engine, call, result)
+    if draft is not None:
+        offered = drafted.offer(ws, engine, draft, call, result)
+        bodies = [offered, *bodies][:count] if offered is not None else bodies
+    if result["success"]:
+        _prove(ws, engine, lang, bodies, result, call.paths)
+    return result
+
+
+def _generalised(ws: Workspace, engine: Engine, call: SuggestCall, result: SuggestResult) -> list[dict[str, Any]]:
+    """The generaliser's verified candidates put in `result` (or its explanation); their bodies, in order."""
+    lang, file_name, invalid, valid, pairs = call.language, call.file_name, call.invalid, call.valid, call.pairs
+    sev, given_id, given_message, count, request = call.severity, call.rule_id, call.message, call.count, call.request
+    asked, paths = call.asked, call.paths
     trees = read_examples(engine, ws.root, lang, invalid)
     valid_trees = read_examples(engine, ws.root, lang, valid)
     gens = found.generalisations(trees, valid_trees)
@@ -347,7 +366,7 @@ def suggest_rule(
             explain.why_none(search.tried, trees, valid, bool(gens), valid_trees) if not picked else
             "Every rule that separated the examples was rejected by the rule analyser: "
             + "; ".join(f["message"] for f in findings[0] if f["severity"] == "error")[:600])
-        return result
+        return []
     for n in kept:
         cand, doc = picked[n], docs[n]
         rid = str(doc["id"])
@@ -363,8 +382,7 @@ def suggest_rule(
         result["candidates"].append(item)
     result["success"] = True
     result["warnings"] += carry.cautions(picked[kept[0]], result["candidates"][0]["rule_id"])
-    _prove(ws, engine, lang, [picked[n] for n in kept], result, paths)
-    return result
+    return [picked[n].body for n in kept]
 
 
 def _picked(search: _Search, count: int, valid_trees: list[Example], request: str | None) -> list[cands.Candidate]:
@@ -460,10 +478,10 @@ def _add_fix(engine: Engine, lang: str, file_name: str, cand: cands.Candidate, p
         result["warnings"].append(f"{item['rule_id']}: {note}")
 
 
-def _prove(ws: Workspace, engine: Engine, lang: str, picked: list[cands.Candidate], result: SuggestResult,
+def _prove(ws: Workspace, engine: Engine, lang: str, bodies: list[dict[str, Any]], result: SuggestResult,
            paths: dict[str, list[str]] | None) -> None:
     """Each candidate on the workspace's own files of the language (in the path scope), within the caps."""
-    summary, per = proof.prove(engine, ws.root, lang, [c.body for c in picked], ws.settings, paths)
+    summary, per = proof.prove(engine, ws.root, lang, bodies, ws.settings, paths)
     result["proof"] = summary
     if summary["complete"] and summary["files"]:
         for item, found in zip(result["candidates"], per, strict=True):
