@@ -61,6 +61,10 @@ def write_tree(root: Path, files: int) -> None:
     (root / "node_modules" / "dep.py").write_text("eval(x)\n", encoding="utf-8")
 
 
+# The rule an agent drafts for "no eval on request data" (`draft_rule`): proven on the examples, offered first.
+_DRAFT = "rule:\n  kind: call\n  has: {field: function, regex: ^eval$}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """suggest_rule's latency with the workspace proof on a generated project (issue 29, part 3)."""
     import argparse
@@ -82,12 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         write_tree(root, args.files)
         ws, engine = Workspace(root), Engine()
-        for label, (bad, good) in (("three 30-line examples", (invalid, valid)), ("two one-line examples", short)):
+        cases = (("three 30-line examples", (invalid, valid), None), ("two one-line examples", short, None),
+                 ("three 30-line examples with the agent's draft", (invalid, valid), _DRAFT))
+        for label, (bad, good), draft in cases:
             times, proofs = [], []
-            suggest_rule(ws, engine, "python", bad, good)  # warm-up
+            suggest_rule(ws, engine, "python", bad, good, draft_rule=draft)  # warm-up
             for _ in range(args.calls):
                 start = time.perf_counter()
-                result = suggest_rule(ws, engine, "python", bad, good)
+                result = suggest_rule(ws, engine, "python", bad, good, draft_rule=draft)
                 times.append(time.perf_counter() - start)
                 proofs.append(result["proof"].get("seconds", 0.0))
             assert result["proof"]["files"] == args.files and result["proof"]["complete"], result["proof"]
