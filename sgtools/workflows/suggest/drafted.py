@@ -117,8 +117,8 @@ def offer(ws: Workspace, engine: Engine, draft: Given, call: SuggestCall,
         return None
     item: SuggestedRule = {
         "yaml": "", "rule_id": str(doc["id"]), "form": draft.form, "analysis": findings,
-        "why": f"Drafted by {draft.by} from the request and examples; ast-grep checked it flags all "
-               f"{len(call.invalid)} invalid examples and none of the {len(call.valid)} valid ones.",
+        "why": f"Drafted by {draft.by}{' for the request' if call.request else ''}; ast-grep checked it flags all "
+               f"{len(call.invalid)} invalid example(s) and none of the {len(call.valid)} valid one(s).",
         "checked": {"invalid": call.invalid, "valid": call.valid},
         "scope": "as wide as the draft's own words: read where it fires on this project (`proof`) before saving"}
     if call.asked is not None:  # as for every candidate: verified without the scope, which is added now
