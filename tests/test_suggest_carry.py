@@ -21,7 +21,7 @@ def test_a_top_rule_that_copies_the_valid_examples_is_flagged_as_shaped_by_them(
     top = result["candidates"][0]
     cautions = _cautions(dict(result))
     assert len(cautions) == 1 and cautions[0].startswith(f"{top['rule_id']} (the top rule): its shape ({top['form']})")
-    assert "test_rule" in cautions[0] and "examples alone" in cautions[0]
+    assert "test_rule" in cautions[0] and "examples alone" in cautions[0] and "`draft_rule`" in cautions[0]
 
 
 def test_a_plain_pattern_or_the_request_s_own_code_carries_no_such_warning(ws: Workspace, engine: Engine) -> None:

@@ -28,4 +28,5 @@ def cautions(cand: Candidate, rule_id: str) -> list[str]:
     return [f"{rule_id} (the top rule): its shape ({form_name(cand)}) was read from the examples alone: on requests "
             "written blind, top rules shaped so seldom held on new code. Before saving it, check its proof on this "
             "project and run test_rule with more code it must flag (other receivers, arguments, nesting) and more "
-            "fine code near it, or write the rule from what the request means."]
+            "fine code near it, or draft the rule from what the request means and pass it as `draft_rule`: "
+            "proven on the examples, it comes first."]
