@@ -58,7 +58,10 @@ def test_without_a_draft_nothing_changes(ws: Workspace, engine: Engine) -> None:
 @pytest.mark.parametrize(("draft", "reason"), [
     ("rule:\n  pattern: requests.get($$$A)\n", "flags valid_examples[0, 1]"),
     ("rule:\n  pattern: requests.get($A, timeout=$T)\n", "misses invalid_examples[0, 1] and flags valid_examples[0]"),
-    ("rule: {kind: no_such_kind}\n", "ast-grep refuses it"),
+    ("rule: {kind: no_such_kind}\n", "ast-grep refuses it (Kind `no_such_kind` is invalid)"),
+    ("rule: {kind: call, not: {has: {field: arguments}}}\n",
+     "ast-grep refuses it (Rule must have one positive matcher)"),
+    ("rule: {kind: call, regex: '(?<=x)y'}\n", "ast-grep refuses it (regex parse error"),
     ("nonsense: [", "it is not YAML"),
     ("just words, no rule", "it has no `rule:` mapping"),
     ("```yaml\nmessage: hi\n```", "it has no `rule:` mapping"),
@@ -125,3 +128,15 @@ def test_the_cli_proves_a_draft_from_stdin(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     top = json.loads(done.stdout)["candidates"][0]
     assert top["form"].startswith("your draft"), top
+
+
+def test_a_field_with_nothing_to_match_is_mended_and_said(ws: Workspace, engine: Engine) -> None:
+    """ast-grep refuses `has: {field: receiver}` alone ("Rule must have one positive matcher"), a mistake drafts
+    make for "has no receiver": the field gets `regex: [\\s\\S]` (it is there), proven again, and the answer says so."""
+    draft = "rule:\n  kind: call\n  has: {field: method, regex: ^double$}\n  not:\n    has: {field: receiver}\n"
+    result = suggest_rule(ws, engine, "ruby", ['let(:repo) { double("Repo") }', "double(:client, get: 1)"],
+                          ['let(:repo) { instance_double("Repo") }', "RSpec::Mocks.double(:x)"], draft_rule=draft)
+    top = result["candidates"][0]
+    assert top["form"].startswith("your draft") and "nothing to match" in top["why"], result["warnings"]
+    assert yamlio.load_one(top["yaml"])["rule"]["not"]["has"] == {"field": "receiver", "regex": drafted.ANY_TEXT}
+    assert drafted._field_matched({"rule": {"kind": "call"}}) is None

@@ -85,6 +85,7 @@ class Draft:
 
     body: dict[str, Any] | None
     reason: str = ""
+    mended: bool = False  # a `field` with nothing to match got `regex: [\s\S]`
 
 
 def given(draft_rule: object, settings: Settings) -> Given | None:
@@ -118,7 +119,9 @@ def offer(ws: Workspace, engine: Engine, draft: Given, call: SuggestCall,
     item: SuggestedRule = {
         "yaml": "", "rule_id": str(doc["id"]), "form": draft.form, "analysis": findings,
         "why": f"Drafted by {draft.by}{' for the request' if call.request else ''}; ast-grep checked it flags all "
-               f"{len(call.invalid)} invalid example(s) and none of the {len(call.valid)} valid one(s).",
+               f"{len(call.invalid)} invalid example(s) and none of the {len(call.valid)} valid one(s)."
+               + (f" ast-grep refused a `field` with nothing to match in it: each got `regex: {ANY_TEXT}` (the field "
+                  "is there)." if checked.mended else ""),
         "checked": {"invalid": call.invalid, "valid": call.valid},
         "scope": "as wide as the draft's own words: read where it fires on this project (`proof`) before saving"}
     if call.asked is not None:  # as for every candidate: verified without the scope, which is added now
@@ -170,18 +173,51 @@ def read(text: str) -> dict[str, Any] | str:
 
 def check(engine: Engine, language: str, file_name: str, text: str, invalid: Sequence[str],
           valid: Sequence[str]) -> Draft:
-    """The draft proven on the examples by ast-grep (one call), or the reason it is not offered."""
+    """The draft proven on the examples by ast-grep (one call; two when it says a field and nothing to match in
+    it, the one mistake mended here), or the reason it is not offered."""
     body = read(text)
     if isinstance(body, str):
         return Draft(None, body)
     outcome = run_rules(engine, language, file_name, [body], [*invalid, *valid])[0]
+    mended = _field_matched(body) if outcome.refused and _NO_MATCHER in outcome.why else None
+    if mended is not None:
+        again = run_rules(engine, language, file_name, [mended], [*invalid, *valid])[0]
+        if not _failure(again, len(invalid)):
+            return Draft(mended, mended=True)
     reason = _failure(outcome, len(invalid))
     return Draft(None, reason) if reason else Draft(body)
 
 
+_NO_MATCHER = "positive matcher"
+# Keys that match a node by themselves; a rule object with a `field` and none of them is refused by ast-grep.
+_MATCHERS = frozenset({"pattern", "kind", "regex", "any", "all", "matches", "has", "inside", "precedes", "follows",
+                       "nthChild"})
+ANY_TEXT = r"[\s\S]"  # a regex any node's text holds: "the field is there"
+
+
+def _field_matched(node: Any) -> Any:
+    """`node` with `regex: [\\s\\S]` beside each `field` that has nothing to match (`not: {has: {field: receiver}}`
+    means "no receiver"), or None when it has none such."""
+    changed = False
+
+    def walk(item: Any) -> Any:
+        nonlocal changed
+        if isinstance(item, list):
+            return [walk(x) for x in item]
+        if not isinstance(item, Mapping):
+            return item
+        out = {k: walk(v) for k, v in item.items()}
+        if "field" in out and not _MATCHERS & out.keys():
+            out["regex"], changed = ANY_TEXT, True
+        return out
+
+    mended = walk(node)
+    return mended if changed else None
+
+
 def _failure(outcome: Outcome, n_invalid: int) -> str:
     if outcome.refused:
-        return "ast-grep refuses it (a pattern that is not one node, an unknown kind or a bad regex)"
+        return f"ast-grep refuses it ({outcome.why.rstrip('.') or 'no reason given'})"
     missed = [i for i in range(n_invalid) if not outcome.hits[i]]
     flagged = [i - n_invalid for i in range(n_invalid, len(outcome.hits)) if outcome.hits[i]]
     said = [f"misses invalid_examples{missed}"] if missed else []

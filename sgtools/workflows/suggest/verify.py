@@ -35,6 +35,7 @@ class Outcome:
 
     refused: bool = False
     hits: list[list[AstGrepMatch]] = field(default_factory=list)
+    why: str = ""  # when refused: ast-grep's own words, its last (most specific) cause
 
     def matched(self, index: int) -> bool:
         return bool(self.hits[index])
@@ -103,13 +104,15 @@ def _batch(engine: Engine, language: str, file_name: str, bodies: Sequence[Mappi
         if exc.details.get("exitCode") != _RULE_REFUSED:
             raise
         named = _named_in(exc, bodies, ids)
+        causes = [str(c) for c in exc.details.get("causes") or []]
+        why = (causes[-1] if causes else exc.message)[:300]
         if named and len(named) < len(ids):  # ast-grep quoted the pattern it refused: drop just those rules
             for i in named:
-                out[i] = Outcome(refused=True, hits=[[] for _ in texts])
+                out[i] = Outcome(refused=True, hits=[[] for _ in texts], why=why)
             _batch(engine, language, file_name, bodies, [i for i in ids if i not in named], texts, out)
             return
         if len(ids) == 1:
-            out[ids[0]] = Outcome(refused=True, hits=[[] for _ in texts])
+            out[ids[0]] = Outcome(refused=True, hits=[[] for _ in texts], why=why)
             return
         half = len(ids) // 2
         _batch(engine, language, file_name, bodies, ids[:half], texts, out)
