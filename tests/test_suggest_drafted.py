@@ -140,3 +140,16 @@ def test_a_field_with_nothing_to_match_is_mended_and_said(ws: Workspace, engine:
     assert top["form"].startswith("your draft") and "nothing to match" in top["why"], result["warnings"]
     assert yamlio.load_one(top["yaml"])["rule"]["not"]["has"] == {"field": "receiver", "regex": drafted.ANY_TEXT}
     assert drafted._field_matched({"rule": {"kind": "call"}}) is None
+
+
+def test_the_drafting_guidance_says_what_ast_grep_does(engine: Engine) -> None:
+    """drafted.SYSTEM's facts, checked on the real binary: a regex searches the text (anchors make it whole), and a
+    `field` alone matches nothing (refused)."""
+    from sgtools.workflows.suggest.verify import run_rules
+
+    search, whole, bare = run_rules(engine, "python", "x.py", [
+        {"rule": {"kind": "identifier", "regex": "bc"}}, {"rule": {"kind": "identifier", "regex": "^bc$"}},
+        {"rule": {"kind": "call", "has": {"field": "function"}}}], ["abcd = 1"])
+    assert search.hits[0] and not whole.hits[0] and bare.refused and "positive matcher" in bare.why
+    said = " ".join(drafted.SYSTEM.split())
+    assert "searches the node's text" in said and "a field picks, it does not match" in said

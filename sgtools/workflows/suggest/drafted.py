@@ -46,9 +46,11 @@ Rule syntax:
 - `kind: NODE_KIND` matches a tree-sitter node kind (python `call`, `keyword_argument`, `assert_statement`;
   javascript `call_expression`, `member_expression`; go `call_expression`, `selector_expression`; rust
   `macro_invocation`, `call_expression`; java `method_invocation`; comments are `comment` or `line_comment`).
-- `regex: RE` matches the node's whole text (Rust regex: no look-around); with `kind` it narrows by name.
+- `regex: RE` searches the node's text (Rust regex: no look-around): anchor it (`^...$`) to match the whole
+  text; with `kind` it narrows by name.
 - `has: RULE` / `inside: RULE` look at children / ancestors; add `stopBy: end` to search all descendants /
-  ancestors, and `field: NAME` (e.g. `function`, `arguments`, `name`, `body`) to pick a child by its field.
+  ancestors, and `field: NAME` (e.g. `function`, `arguments`, `name`, `body`) to pick a child by its field; a
+  field picks, it does not match: give it a matcher too (`has: {field: receiver, regex: '^self$'}`).
 - `follows: RULE` / `precedes: RULE` are the siblings before / after (add `stopBy: end` for any of them).
 - `all: [RULES]`, `any: [RULES]`, `not: RULE` compose; a rule needs at least one positive matcher.
 - `constraints: {X: {regex: "^(get|post)$"}}` restricts what the metavariable `$X` of the pattern may match.
