@@ -21,11 +21,14 @@ def shaped_by_examples(cand: Candidate) -> bool:
     return cand.form not in _CARRIED or cand.gen.pinned is not None
 
 
+TOP_RULE = "(the top rule)"  # how the caution names the rule it is about (drafted.py drops it when a draft leads)
+
+
 def cautions(cand: Candidate, rule_id: str) -> list[str]:
     """The warning an answer carries when its top rule is shaped by the examples alone (none when it is not)."""
     if not shaped_by_examples(cand):
         return []
-    return [f"{rule_id} (the top rule): its shape ({form_name(cand)}) was read from the examples alone: on requests "
+    return [f"{rule_id} {TOP_RULE}: its shape ({form_name(cand)}) was read from the examples alone: on requests "
             "written blind, top rules shaped so seldom held on new code. Before saving it, check its proof on this "
             "project and run test_rule with more code it must flag (other receivers, arguments, nesting) and more "
             "fine code near it, or draft the rule from what the request means and pass it as `draft_rule`: "

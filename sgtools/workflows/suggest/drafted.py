@@ -2,9 +2,10 @@
 
 Why: the generaliser's hand-written moves fit the requests they came from; on requests written blind to it its
 top rule is right about one time in seven, while a model that reads the request and the examples writes a right
-rule about two times in three (docs/suggest-rule.md, "Drafted rules"). So the agent drafts and the tool proves:
-ast-grep must find the draft flags every invalid example and no valid one, the rule analyser must find no error,
-and the workspace proof shows where it fires. A draft that fails any of these is not offered; the answer says why.
+rule about two times in three (docs/suggest-rule.md, "The agent drafts, the tool proves"). So the agent drafts
+and the tool proves: ast-grep must find the draft flags every invalid example and no valid one, the rule analyser
+must find no error, and the workspace proof shows where it fires. A draft that fails any of these is not offered;
+the answer says why.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules import analysis
-from sgtools.workflows.suggest import render, scope
+from sgtools.workflows.suggest import carry, render, scope
 from sgtools.workflows.suggest.call import SuggestCall
 from sgtools.workflows.suggest.verify import Outcome, run_rules
 
@@ -134,7 +135,7 @@ def offer(ws: Workspace, engine: Engine, draft: Given, call: SuggestCall,
         result["warnings"].append(f"{item['rule_id']} (drafted): no fix is inferred for a drafted rule; the "
                                   "generaliser's candidates carry one where it verified.")
     # The generaliser's caution speaks of its own top rule, which is no longer the top one.
-    result["warnings"] = [w for w in result["warnings"] if "(the top rule)" not in w]
+    result["warnings"] = [w for w in result["warnings"] if carry.TOP_RULE not in w]
     result["candidates"] = [item, *result["candidates"]][:call.count]
     result["success"] = True
     result.pop("explanation", None)
