@@ -222,9 +222,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         _test_rule, partial(present_rules.render_test, limit=TEXT_ITEMS)),
     ToolSpec(
         "suggest_rule", "Suggest a rule from examples",
-        "Write the rule from examples: code that must be flagged and code that must not. Returns verified "
-        "rules, best first, or why none separates them. Writes nothing. Draft your own rule for the request "
-        "too (guide: sgtools://guide/writing-rules) and pass it as `draft_rule`: proven, it is offered first.",
+        "Rules from code to flag and code to leave alone, verified on them, best first, or why none "
+        "separates them; your `draft_rule`, proven, comes first. Writes nothing.",
         _suggest_rule, partial(present_rules.render_suggest, limit=TEXT_ITEMS)),
     ToolSpec(
         "dump_syntax_tree", "Show the syntax tree",
