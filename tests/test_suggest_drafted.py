@@ -153,3 +153,15 @@ def test_the_drafting_guidance_says_what_ast_grep_does(engine: Engine) -> None:
     assert search.hits[0] and not whole.hits[0] and bare.refused and "positive matcher" in bare.why
     said = " ".join(drafted.SYSTEM.split())
     assert "searches the node's text" in said and "a field picks, it does not match" in said
+
+
+def test_the_cli_prints_the_drafting_prompt_for_a_model_of_the_users(tmp_path: Path) -> None:
+    """`--prompt`: what a model needs to draft the rule, to pipe into one; its answer comes back with `--draft -`."""
+    args = [sys.executable, "-m", "sgtools", "rule", "suggest", "--root", str(tmp_path), "-l", "python",
+            "--request", REQUEST, "--invalid", INVALID[0], "--valid", VALID[0], "--prompt"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(drafted.SYSTEM) and f"The developer's request: {REQUEST}" in done.stdout
+    assert f"```python\n{INVALID[0]}\n```" in done.stdout and f"```python\n{VALID[0]}\n```" in done.stdout
+    as_json = subprocess.run([*args, "--json"], capture_output=True, text=True, timeout=60, check=False)
+    assert json.loads(as_json.stdout)["system"] == drafted.SYSTEM

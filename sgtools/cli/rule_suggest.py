@@ -36,6 +36,9 @@ def register(rule_subs: Any) -> None:
                    help="what the rule is for, in words ('in library code' / 'only in tests' scopes it by path)")
     p.add_argument("--draft", metavar="FILE",
                    help="your own rule YAML for the request ('-' for stdin): proven on the examples, printed first")
+    p.add_argument("--prompt", action="store_true",
+                   help="print what a model needs to draft the rule (the guidance, the request, the examples) and "
+                   "exit; pipe its answer back with --draft -")
     add_root(p)
     add_json(p)
     p.set_defaults(func=run)
@@ -44,6 +47,8 @@ def register(rule_subs: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from sgtools.workflows.suggest.service import suggest_rule
 
+    if args.prompt:
+        return _print_prompt(args)
     draft = read_rule_file(args.draft) if args.draft else None
     result = suggest_rule(
         workspace(args), engine(), args.language, args.invalid, args.valid, path=args.path, message=args.message,
@@ -57,3 +62,16 @@ def run(args: argparse.Namespace) -> int:
 
         print(render_suggest(result, say=speak))
     return EXIT_OK if result["success"] else EXIT_FINDINGS
+
+
+def _print_prompt(args: argparse.Namespace) -> int:
+    """The drafting prompt, as the guide resource gives it to an agent (drafted.py), for a model of the user's."""
+    from sgtools.core import languages
+    from sgtools.workflows.suggest.drafted import prompt
+
+    asked = prompt(languages.require(args.language), args.invalid, args.valid or [], args.request)
+    if args.json:
+        print_json({"system": asked.system, "user": asked.user})
+    else:
+        print(f"{asked.system}\n{asked.user}")
+    return EXIT_OK
