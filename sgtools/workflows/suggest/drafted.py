@@ -41,6 +41,13 @@ formatting, nesting, the construct inside larger code) and stay quiet on fine co
 valid examples. Generalise from what the request says; do not copy literal text of the examples into the rule
 unless the request is about that text (a function name, a module, a keyword argument, a value).
 
+New code reaches the same point in ways the examples do not show; cover them unless the request rules them out:
+the name reached another way (imported bare, aliased, fully qualified, called as a method or a function), passed
+as a value instead of called, the same thing made by another constructor or builder, a flag or value held in a
+variable instead of written in place, a command behind a wrapper (`sudo`, `docker exec`, `env`), the construct in
+its other statement forms (`if` as well as `while`, a ternary as well as an `if`). Do not require a part the
+request does not name (a variable's name, the number of arguments, the enclosing function): that misses them.
+
 Rule syntax:
 - `pattern: CODE` matches code of that shape; `$X` is one node, `$$$ARGS` zero or more, `$_` one node uncaptured;
   a repeated `$A` must be the same code. A pattern must parse alone as one complete node of the language.
