@@ -40,6 +40,7 @@ DEV25 = cat.load_dev25()
 DEV26 = cat.load_dev26()
 DEV27 = cat.load_dev27()
 DEV28 = cat.load_dev28()
+DEV29 = cat.load_dev29()
 
 
 def test_shape_and_fixed_split() -> None:
@@ -163,9 +164,16 @@ def test_second_development_set_shape() -> None:
                                                                             *DEV11, *DEV12, *DEV13, *DEV14,
                                                                             *DEV15, *DEV16, *DEV17, *DEV18,
                                                                             *DEV19, *DEV20, *DEV21, *DEV22,
-                                                                            *DEV23, *DEV24, *DEV25, *DEV26, *DEV27])])
+                                                                            *DEV23, *DEV24, *DEV25, *DEV26, *DEV27]),
+                                                          ("dev29", DEV29, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
+                                                                            *DEV6, *DEV7, *DEV8, *DEV9, *DEV10,
+                                                                            *DEV11, *DEV12, *DEV13, *DEV14,
+                                                                            *DEV15, *DEV16, *DEV17, *DEV18,
+                                                                            *DEV19, *DEV20, *DEV21, *DEV22,
+                                                                            *DEV23, *DEV24, *DEV25, *DEV26, *DEV27,
+                                                                            *DEV28])])
 def test_scoped_development_set_shape(name: str, scoped: list[cat.Request], earlier: list[cat.Request]) -> None:
-    """dev3 to dev28: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
+    """dev3 to dev29: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
     request or a snippet of the sets before it; some ask for a path scope of each kind."""
     assert len(scoped) >= 30
     assert len({r.language for r in scoped}) >= 12
@@ -190,7 +198,7 @@ def test_the_judge_reads_the_scope() -> None:
 
 EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13,
          *DEV14, *DEV15, *DEV16, *DEV17, *DEV18, *DEV19, *DEV20, *DEV21, *DEV22, *DEV23, *DEV24, *DEV25, *DEV26,
-         *DEV27, *DEV28]
+         *DEV27, *DEV28, *DEV29]
 
 
 @pytest.mark.parametrize("req", EVERY, ids=[r.id for r in EVERY])
@@ -238,6 +246,7 @@ def test_held_out_sets_are_never_shown_nor_run_by_default(capsys: pytest.Capture
     from bin import intent_eval
 
     assert set(cat.HELD_OUT) <= set(cat.SETS) and {"test"} <= set(cat.HELD_OUT)
+    assert "dev29" in cat.HELD_OUT, "dev29 is sealed until the lead's single scored run"
     for held in cat.HELD_OUT:
         with pytest.raises(SystemExit) as refused:
             intent_eval.main(["--half", held, "--show"])
