@@ -4,7 +4,8 @@ Flow: read every example's tree as ast-grep parses it; generalise what the inval
 candidate rules (bare patterns first, then constraints, context/selector, `not`/`inside`, kind + has); scan all
 candidates over all examples in one ast-grep call per stage; keep only those that flag every invalid example and
 no valid one; rank them (smallest construct, most general, simplest form); infer a `fix` from before/after pairs
-and verify it by applying it. Nothing unverified is returned; when nothing passes, the answer says why.
+and verify it by applying it. Nothing unverified is returned; when nothing passes, the answer says why. A caller's
+own rule (`draft_rule`) is proven the same way and, proven, comes first (drafted.py).
 """
 
 from __future__ import annotations
