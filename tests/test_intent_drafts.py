@@ -20,7 +20,8 @@ DATA = Path(__file__).parent / "data"
 FLOORS = {"intent_drafts.yml": {"dev": 29, "dev24": 20, "dev25": 25, "dev26": 20, "dev27": 25, "dev28": 30,
                                 "dev29": 23},
           "intent_drafts_second.yml": {"dev": 30, "dev24": 19, "dev25": 23, "dev26": 17, "dev27": 21, "dev28": 22},
-          "intent_drafts_first.yml": {"dev": 30, "dev24": 20, "dev25": 24, "dev26": 21, "dev27": 18}}
+          "intent_drafts_first.yml": {"dev": 30, "dev24": 20, "dev25": 24, "dev26": 21, "dev27": 18},
+          "intent_drafts_unguided.yml": {"dev28": 14, "dev29": 17}}  # no guidance: an ablation, no test half
 TEST_FLOORS = {"intent_drafts.yml": 29, "intent_drafts_second.yml": 30, "intent_drafts_first.yml": 30}
 
 
@@ -33,9 +34,11 @@ def _drafts(name: str) -> dict[str, str]:
 @pytest.mark.parametrize("name", list(FLOORS))
 def test_there_is_one_draft_per_request_of_the_sets_it_covers(name: str) -> None:
     drafts = _drafts(name)
-    wanted = [r.id for r in cat.load_all() if r.half in {*FLOORS[name], "test"}]
+    wanted = [r.id for r in cat.load_all() if r.half in {*FLOORS[name], *(["test"] if name in TEST_FLOORS else [])}]
     assert sorted(drafts) == sorted(wanted)
-    assert [i for i, text in drafts.items() if not isinstance(drafted.read(text), dict)] == []
+    unread = [i for i, text in drafts.items() if not isinstance(drafted.read(text), dict)]
+    # Every guided draft reads as a rule; one unguided dev29 draft is not YAML (the ablation counts it as not offered).
+    assert unread == ([] if name in TEST_FLOORS else ["go29-cors-allow-all"])
 
 
 @pytest.mark.slow
@@ -43,11 +46,11 @@ def test_there_is_one_draft_per_request_of_the_sets_it_covers(name: str) -> None
 def test_with_the_agents_drafts_the_sets_keep_their_figures(engine: Engine, tmp_path: Path, name: str) -> None:
     drafts, floors = _drafts(name), FLOORS[name]
     ws = Workspace(tmp_path)
-    right = dict.fromkeys([*floors, "test"], 0)
+    right = dict.fromkeys([*floors, *(["test"] if name in TEST_FLOORS else [])], 0)
     for req in cat.load_all():
         if req.half in right:
             right[req.half] += cat.score(ws, engine, req, drafts[req.id]).right
     assert {h: n for h, n in right.items() if h != "test"} == {h: max(n, floors[h]) for h, n in right.items()
                                                                if h != "test"}
     # The test half's floor (docs/suggest-rule.md), its figure never printed.
-    assert right["test"] >= TEST_FLOORS[name], "the test half with drafts fell below its floor (not shown)"
+    assert right.get("test", 0) >= TEST_FLOORS.get(name, 0), "the test half fell below its floor (not shown)"
