@@ -77,16 +77,8 @@ class DraftPrompt:
     user: str
 
 
-@dataclass(frozen=True)
-class Given:
-    """A draft's text and who wrote it, as the answer names them."""
-
-    text: str
-    by: str
-    form: str
-
-
 DRAFT_ID = "drafted-rule"
+FORM = "your draft (`draft_rule`), proven on the examples"
 
 
 @dataclass
@@ -98,24 +90,24 @@ class Draft:
     mended: bool = False  # a `field` with nothing to match got `regex: [\s\S]`
 
 
-def given(draft_rule: object, settings: Settings) -> Given | None:
-    """The caller's draft to prove, if any."""
+def given(draft_rule: object, settings: Settings) -> str | None:
+    """The caller's draft to prove, if any, checked as text."""
     if draft_rule is None:
         return None
     if not isinstance(draft_rule, str) or not draft_rule.strip():
         raise BadInput("draft_rule must be an ast-grep rule as YAML text (at least a `rule:` mapping).")
     if len(draft_rule.encode("utf-8", "surrogatepass")) > settings.max_rule_bytes:
         raise BadInput(f"draft_rule is over {settings.max_rule_bytes} bytes. Give one rule.")
-    return Given(draft_rule, "you", "your draft (`draft_rule`), proven on the examples")
+    return draft_rule
 
 
-def offer(ws: Workspace, engine: Engine, draft: Given, call: SuggestCall,
+def offer(ws: Workspace, engine: Engine, draft: str, call: SuggestCall,
           result: SuggestResult) -> dict[str, Any] | None:
     """The draft put first in `result` when ast-grep and the rule analyser prove it on the examples (its body
     returned), else a warning saying why it is not offered (None)."""
-    checked = check(engine, call.language, call.file_name, draft.text, call.invalid, call.valid)
+    checked = check(engine, call.language, call.file_name, draft, call.invalid, call.valid)
     if checked.body is None:
-        result["warnings"].insert(0, f"The rule drafted by {draft.by} is not offered: {checked.reason}.")
+        result["warnings"].insert(0, f"The rule drafted by you is not offered: {checked.reason}.")
         return None
     doc = render.rule_doc(call.rule_id or DRAFT_ID, call.language, call.severity,
                           call.message or call.request or "Flagged by a drafted rule: say what to do instead.",
@@ -123,12 +115,12 @@ def offer(ws: Workspace, engine: Engine, draft: Given, call: SuggestCall,
     findings = analysis.analyse_rules(ws, engine, [doc], examples=[{"valid": call.valid, "invalid": call.invalid}])[0]
     if analysis.never_fires(findings):
         errors = "; ".join(f["message"] for f in findings if f["severity"] == "error")[:600]
-        result["warnings"].insert(0, f"The rule drafted by {draft.by} is not offered: the rule analyser refuses it "
+        result["warnings"].insert(0, f"The rule drafted by you is not offered: the rule analyser refuses it "
                                      f"({errors}).")
         return None
     item: SuggestedRule = {
-        "yaml": "", "rule_id": str(doc["id"]), "form": draft.form, "analysis": findings,
-        "why": f"Drafted by {draft.by}{' for the request' if call.request else ''}; ast-grep checked it flags all "
+        "yaml": "", "rule_id": str(doc["id"]), "form": FORM, "analysis": findings,
+        "why": f"Drafted by you{' for the request' if call.request else ''}; ast-grep checked it flags all "
                f"{len(call.invalid)} invalid example(s) and none of the {len(call.valid)} valid one(s)."
                + (f" ast-grep refused a `field` with nothing to match in it: each got `regex: {ANY_TEXT}` (the field "
                   "is there)." if checked.mended else ""),
