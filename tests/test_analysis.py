@@ -110,3 +110,15 @@ def test_analysis_is_cached_by_rule_content(engine: Engine, ws: Workspace, monke
     calls.clear()
     assert analyse_rules(ws, engine, rules) == first
     assert calls == []
+
+
+def test_a_refusal_quotes_the_error_findings_only_within_its_bound() -> None:
+    """What suggest_rule's answer quotes when it drops a candidate or a draft the analyser refuses."""
+    from sgtools.rules.analysis import findings as found
+
+    fs = [found.finding(found.UNKNOWN_KIND, found.ERROR, "rule.kind", "no such kind"),
+          found.finding(found.UNANCHORED_REGEX, found.WARNING, "rule.regex", "unanchored"),
+          found.finding(found.EXAMPLE_MATCHED, found.ERROR, "rule", "flags valid example 0")]
+    assert found.refusal(fs) == "no such kind; flags valid example 0"
+    long = [found.finding(found.RULE_REFUSED, found.ERROR, "rule", "x" * 1000)]
+    assert found.refusal(long) == "x" * found.REFUSAL_CHARS

@@ -24,13 +24,13 @@ from sgtools.core.errors import SgToolsError
 from sgtools.engine.process import NO_CONFIG, Engine
 from sgtools.project.workspace import Workspace
 from sgtools.rules.analysis import findings as F
-from sgtools.rules.analysis.findings import at_least, never_fires
+from sgtools.rules.analysis.findings import at_least, never_fires, refusal
 from sgtools.rules.analysis.item import Examples, Item
 
 if TYPE_CHECKING:
     from sgtools.contracts.rules import Finding
 
-__all__ = ["Examples", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires"]
+__all__ = ["Examples", "analyse_rule", "analyse_rules", "at_least", "last_findings", "never_fires", "refusal"]
 
 _CACHE_VERSION = "1"
 _cache = JsonCache("analysis", miss_ttl=2.0)  # a scan asks for every rule's analysis; most never had one

@@ -56,5 +56,13 @@ def at_least(findings: list[Finding], severity: str) -> list[Finding]:
     return [f for f in findings if SEVERITIES.index(f["severity"]) <= rank]
 
 
+REFUSAL_CHARS = 600  # of the error messages an answer quotes when it drops a rule the analyser refuses
+
+
+def refusal(findings: list[Finding]) -> str:
+    """The error findings' messages, as one line an answer quotes when it drops the rule for them."""
+    return "; ".join(f["message"] for f in at_least(findings, ERROR))[:REFUSAL_CHARS]
+
+
 def sort_findings(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (SEVERITIES.index(f["severity"]), f["path"], f["code"]))

@@ -114,9 +114,8 @@ def offer(ws: Workspace, engine: Engine, draft: str, call: SuggestCall,
                           checked.body)
     findings = analysis.analyse_rules(ws, engine, [doc], examples=[{"valid": call.valid, "invalid": call.invalid}])[0]
     if analysis.never_fires(findings):
-        errors = "; ".join(f["message"] for f in findings if f["severity"] == "error")[:600]
         result["warnings"].insert(0, f"The rule drafted by you is not offered: the rule analyser refuses it "
-                                     f"({errors}).")
+                                     f"({analysis.refusal(findings)}).")
         return None
     item: SuggestedRule = {
         "yaml": "", "rule_id": str(doc["id"]), "form": FORM, "analysis": findings,

@@ -366,7 +366,7 @@ def _generalised(ws: Workspace, engine: Engine, call: SuggestCall, result: Sugge
         result["explanation"] = (
             explain.why_none(search.tried, trees, valid, bool(gens), valid_trees) if not picked else
             "Every rule that separated the examples was rejected by the rule analyser: "
-            + "; ".join(f["message"] for f in findings[0] if f["severity"] == "error")[:600])
+            + analysis.refusal(findings[0]))
         return []
     for n in kept:
         cand, doc = picked[n], docs[n]
