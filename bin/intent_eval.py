@@ -25,7 +25,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sgtools.core import yamlio
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from tests import intent_catalogue as cat
@@ -70,10 +69,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _drafts(path: Path) -> dict[str, str]:
-    loaded = yamlio.load_one(path.read_text(encoding="utf-8")) or {}
-    if not isinstance(loaded, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in loaded.items()):
-        raise SystemExit(f"{path}: expected a YAML mapping of request id to draft text")
-    return loaded
+    try:
+        return cat.load_drafts(path)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def _by_form(scores: list[cat.Score]) -> None:

@@ -324,6 +324,14 @@ class Summary:
                 f"median latency {median * 1000:.0f} ms")
 
 
+def load_drafts(path: Path) -> dict[str, str]:
+    """A drafts file (tests/data/intent_drafts*.yml, or a model's replies): request id -> the draft's text."""
+    loaded = yamlio.load_one(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(loaded, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in loaded.items()):
+        raise ValueError(f"{path}: expected a YAML mapping of request id to draft text")
+    return loaded
+
+
 def words(req: Request) -> str | None:
     """The request's words as suggest_rule gets them: the sets written with a path scope (dev3 on) give them."""
     return req.request if req.scope is not None else None

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from sgtools.core import yamlio
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from sgtools.workflows.suggest import drafted
@@ -26,9 +25,7 @@ TEST_FLOORS = {"intent_drafts.yml": 29, "intent_drafts_second.yml": 30, "intent_
 
 
 def _drafts(name: str) -> dict[str, str]:
-    loaded = yamlio.load_one((DATA / name).read_text(encoding="utf-8"))
-    assert isinstance(loaded, dict)
-    return loaded
+    return cat.load_drafts(DATA / name)
 
 
 @pytest.mark.parametrize("name", list(FLOORS))
