@@ -104,6 +104,9 @@ DEV28_PATH = PATH.with_name("intent_dev28.yml")
 # A twenty-ninth (tests/data/intent_dev29.yml): written blind to the tool and sealed until its lead scored it once at
 # the round's end (bfd5554), with and without the agent's drafts; later runs are development signal.
 DEV29_PATH = PATH.with_name("intent_dev29.yml")
+# A thirtieth (tests/data/intent_dev30.yml): written blind to the tool (and to the known rules, written beside it by
+# other engineers) and sealed until its lead scores it once, with and without the known rules; held out until then.
+DEV30_PATH = PATH.with_name("intent_dev30.yml")
 HALVES = ("dev", "test")
 # Sets scored only when named, and never with --show: the catalogue's test half (the headline), and a set sealed
 # until its first scored run (dev9 was, until 26de922's run; dev10 and dev11 were, until 7ab605a's run; dev12 and
@@ -112,10 +115,10 @@ HALVES = ("dev", "test")
 # dev23, until 5de495b's run; dev24, until c8bf203's run; dev25, until 79244d9's run; dev26, until
 # a4b395f's run; dev27, until 8e0b9af's run; dev28, until a43f720's run; dev29, until bfd5554's run:
 # docs/suggest-rule.md). `--half all` is every other set.
-HELD_OUT = ("test",)
+HELD_OUT = ("test", "dev30")
 SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13",
         "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
-        "dev23", "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "test")
+        "dev23", "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -263,13 +266,17 @@ def load_dev29() -> list[Request]:
     return load(DEV29_PATH, "dev29", scoped=True)
 
 
+def load_dev30() -> list[Request]:
+    return load(DEV30_PATH, "dev30", scoped=True)
+
+
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves and dev2 to dev29."""
+    """Every request of every set: the catalogue's two halves and dev2 to dev30."""
     return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6(), *load_dev7(),
             *load_dev8(), *load_dev9(), *load_dev10(), *load_dev11(), *load_dev12(), *load_dev13(), *load_dev14(),
             *load_dev15(), *load_dev16(), *load_dev17(), *load_dev18(), *load_dev19(),
             *load_dev20(), *load_dev21(), *load_dev22(), *load_dev23(), *load_dev24(), *load_dev25(),
-            *load_dev26(), *load_dev27(), *load_dev28(), *load_dev29()]
+            *load_dev26(), *load_dev27(), *load_dev28(), *load_dev29(), *load_dev30()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:
