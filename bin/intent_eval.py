@@ -1,6 +1,7 @@
 """Score suggest_rule on the intent catalogue (tests/data/intent_catalogue.yml), per half.
 
     .venv/bin/python -m bin.intent_eval [--half SET|all]... [--show] [--only ID] [--by-form] [--drafts FILE]
+                                          [--no-known]
 
 For each request the top candidate suggest_rule returns (from the 2 + 2 given examples) is run by plain ast-grep
 over the 4 held-out instances and 4 held-out fine snippets. Per set it prints: right (all 4 instances flagged
@@ -12,7 +13,8 @@ is the headline. A set written blind (dev6 to dev13) is held out until its first
 anyone looks at its misses. `--by-form` adds, over the sets run, how often the top rule was right per its form
 (counts only, so a held-out set may be named: docs/suggest-rule.md, "How far a suggestion carries").
 `--drafts FILE` (a YAML mapping of request id to a model's reply to bin/draft_prompts.py's prompt) scores
-suggest_rule as an agent that drafts gets it: each reply given as its `draft_rule`.
+suggest_rule as an agent that drafts gets it: each reply given as its `draft_rule`. `--no-known` scores the
+generaliser alone, with no known rule (known.py) offered.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from tests import intent_catalogue as cat
@@ -37,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print each miss with its top candidate")
     parser.add_argument("--only", action="append", default=[], help="only this request id (repeatable)")
     parser.add_argument("--by-form", action="store_true", help="also count right top rules per form, over the sets")
+    parser.add_argument("--no-known", action="store_true",
+                        help="the generaliser alone: no known rule offered (suggest_known_rules=0)")
     parser.add_argument("--drafts", type=Path,
                         help="YAML: request id -> a model's reply to the drafting prompt, given as draft_rule")
     args = parser.parse_args(argv)
@@ -51,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = Engine()
     summaries = {h: cat.Summary(f"{h} half" if h in cat.HALVES else f"{h} set") for h in cat.SETS}
     with tempfile.TemporaryDirectory(prefix="intent-eval-") as tmp:
-        ws = Workspace(Path(tmp))
+        ws = Workspace(Path(tmp), settings=Settings(suggest_known_rules=0) if args.no_known else None)
         for req in requests:
             result = cat.score(ws, engine, req, drafts.get(req.id))
             summaries[req.half].scores.append(result)

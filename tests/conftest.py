@@ -111,6 +111,15 @@ def ws(tmp_path: Path) -> Workspace:
 
 
 @pytest.fixture
+def ws_generalising(tmp_path: Path) -> Workspace:
+    """A workspace whose suggest_rule offers only the rules it generalises from the examples (no known rules,
+    `suggest_known_rules=0`): for the tests of the generaliser's own shapes."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    return Workspace(root, settings=Settings(suggest_known_rules=0))
+
+
+@pytest.fixture
 def initialized(ws: Workspace) -> Workspace:
     project.initialize(ws)
     return ws

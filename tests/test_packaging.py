@@ -22,5 +22,9 @@ def test_every_data_file_is_shipped() -> None:
     data = [p for p in (REPO / "sgtools").rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")
             and "__pycache__" not in p.parts]
     for path in data:
-        package = ".".join(path.parent.relative_to(REPO).parts)
-        assert any(path.match(g) for g in config.get(package, [])), f"{path} is not in package-data for {package}"
+        # A data file is shipped by the package-data glob of its folder's package or of a package above it
+        # (`"sgtools.workflows.suggest" = ["known_rules/*.yml"]`).
+        parts = path.parent.relative_to(REPO).parts
+        packages = [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+        assert any(path.match(g) for package in packages for g in config.get(package, [])), \
+            f"{path} is not in package-data for {packages[0]} or a package above it"

@@ -15,6 +15,12 @@ from sgtools.workflows.rule_testing import test_rule as run_test_rule
 from sgtools.workflows.suggest.service import suggest_rule
 
 
+@pytest.fixture
+def ws(ws_generalising: Workspace) -> Workspace:
+    """These tests are about the generaliser's own rules: no known rule is offered (conftest.ws_generalising)."""
+    return ws_generalising
+
+
 def _best(ws: Workspace, engine: Engine, **req: object) -> dict[str, object]:
     result = suggest_rule(ws, engine, **req)  # type: ignore[arg-type]
     assert result["success"], result.get("explanation")

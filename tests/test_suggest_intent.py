@@ -17,6 +17,12 @@ from sgtools.workflows.rule_testing import test_rule as run_test_rule
 from sgtools.workflows.suggest.service import suggest_rule
 
 
+@pytest.fixture
+def ws(ws_generalising: Workspace) -> Workspace:
+    """These tests are about the generaliser's own rules: no known rule is offered (conftest.ws_generalising)."""
+    return ws_generalising
+
+
 def _top(ws: Workspace, engine: Engine, language: str, invalid: list[str], valid: list[str]) -> dict[str, object]:
     result = suggest_rule(ws, engine, language, invalid, valid)
     assert result["success"], result.get("explanation")
@@ -197,10 +203,10 @@ def test_proof_caps_are_named_and_honoured(tmp_path: Path, engine: Engine) -> No
     root = tmp_path / "p"
     root.mkdir()
     _project(root)
-    ws = Workspace(root, settings=Settings(suggest_proof_files=1))
+    ws = Workspace(root, settings=Settings(suggest_proof_files=1, suggest_known_rules=0))
     result = suggest_rule(ws, engine, "python", ["r = eval(a)"], ["ast.literal_eval(a)"])
     assert result["proof"]["files"] == 1 and result["proof"]["capped"]
-    slow = Workspace(root, settings=Settings(suggest_proof_seconds=0.000001))
+    slow = Workspace(root, settings=Settings(suggest_proof_seconds=0.000001, suggest_known_rules=0))
     stopped = suggest_rule(ws=slow, engine=engine, language="python", invalid_examples=["r = eval(a)"])
     assert not stopped["proof"]["complete"] and "SGTOOLS_SUGGEST_PROOF_SECONDS" in stopped["proof"]["note"]
     assert stopped["success"] and "proof" not in stopped["candidates"][0]

@@ -16,6 +16,12 @@ from sgtools.workflows.suggest.service import suggest_rule
 from tests import intent_catalogue as cat
 
 
+@pytest.fixture
+def ws(ws_generalising: Workspace) -> Workspace:
+    """These tests are about the generaliser's own rules: no known rule is offered (conftest.ws_generalising)."""
+    return ws_generalising
+
+
 @dataclass(frozen=True)
 class Case:
     """A request (2 + 2 examples), code the examples do not show that its top candidate must flag (`bad`) and let

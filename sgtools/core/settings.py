@@ -81,6 +81,7 @@ class _Fields(NamedTuple):
     suggest_max_candidates: int = 10  # the most candidate rules one suggest_rule call may ask for
     suggest_proof_files: int = 2000  # workspace files of the language suggest_rule runs its candidates over
     suggest_proof_seconds: float = 3.0  # seconds that workspace proof may take (then it says it stopped)
+    suggest_known_rules: int = 1  # 1: suggest_rule offers a known rule (known_rules/) proven on the examples; 0: never
     analysis_max_engine_calls: int = 200  # syntax-tree dumps one rule analysis may make (a draft with 8,000 patterns)
     max_message_bytes: int = 16 * 1024 * 1024  # one MCP message (a stdio line, an HTTP body) checked by the guard
     max_json_depth: int = 64  # nesting of one MCP message; deeper is refused with -32600 before parsing
@@ -149,6 +150,7 @@ _BOUNDS: dict[str, Bounds] = {
     "suggest_proof_files": Bounds(high=1_000_000),
     "suggest_proof_seconds": Bounds("seconds", high=600),
     "warm_engine": Bounds(zero_ok=True, high=1),
+    "suggest_known_rules": Bounds(zero_ok=True, high=1),
     "warm_engine_timeout": Bounds("seconds", high=600),
     "warm_engine_max": Bounds(high=64),
     "warm_engine_lanes": Bounds(high=16),

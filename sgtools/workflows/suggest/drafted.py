@@ -15,14 +15,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sgtools.contracts.suggest import SuggestedRule, SuggestResult
+from sgtools.contracts.suggest import SuggestResult
 from sgtools.core import yamlio
 from sgtools.core.errors import BadInput
 from sgtools.core.settings import Settings
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.rules import analysis
-from sgtools.workflows.suggest import carry, render, scope
+from sgtools.workflows.suggest import offered
 from sgtools.workflows.suggest.call import SuggestCall
 from sgtools.workflows.suggest.verify import Outcome, run_rules
 
@@ -109,34 +108,22 @@ def offer(ws: Workspace, engine: Engine, draft: str, call: SuggestCall,
     if checked.body is None:
         result["warnings"].insert(0, f"The rule drafted by you is not offered: {checked.reason}.")
         return None
-    doc = render.rule_doc(call.rule_id or DRAFT_ID, call.language, call.severity,
-                          call.message or call.request or "Flagged by a drafted rule: say what to do instead.",
-                          checked.body)
-    findings = analysis.analyse_rules(ws, engine, [doc], examples=[{"valid": call.valid, "invalid": call.invalid}])[0]
-    if analysis.never_fires(findings):
+    why = (f"Drafted by you{' for the request' if call.request else ''}; ast-grep checked it flags all "
+           f"{len(call.invalid)} invalid example(s) and none of the {len(call.valid)} valid one(s)."
+           + (f" ast-grep refused a `field` with nothing to match in it: each got `regex: {ANY_TEXT}` (the field "
+              "is there)." if checked.mended else ""))
+    proven = offered.item(ws, engine, call, checked.body, DRAFT_ID,
+                          call.request or "Flagged by a drafted rule: say what to do instead.", FORM, why,
+                          "as wide as the draft's own words: read where it fires on this project (`proof`) before "
+                          "saving")
+    if isinstance(proven, str):
         result["warnings"].insert(0, f"The rule drafted by you is not offered: the rule analyser refuses it "
-                                     f"({analysis.refusal(findings)}).")
+                                     f"({proven}).")
         return None
-    item: SuggestedRule = {
-        "yaml": "", "rule_id": str(doc["id"]), "form": FORM, "analysis": findings,
-        "why": f"Drafted by you{' for the request' if call.request else ''}; ast-grep checked it flags all "
-               f"{len(call.invalid)} invalid example(s) and none of the {len(call.valid)} valid one(s)."
-               + (f" ast-grep refused a `field` with nothing to match in it: each got `regex: {ANY_TEXT}` (the field "
-                  "is there)." if checked.mended else ""),
-        "checked": {"invalid": call.invalid, "valid": call.valid},
-        "scope": "as wide as the draft's own words: read where it fires on this project (`proof`) before saving"}
-    if call.asked is not None:  # as for every candidate: verified without the scope, which is added now
-        doc.update(call.asked[0])
-        item["scope"] = f"{item['scope']}; {scope.note(*call.asked)}"
-    item["yaml"] = render.dump(doc)
     if call.pairs:
-        result["warnings"].append(f"{item['rule_id']} (drafted): no fix is inferred for a drafted rule; the "
+        result["warnings"].append(f"{proven['rule_id']} (drafted): no fix is inferred for a drafted rule; the "
                                   "generaliser's candidates carry one where it verified.")
-    # The generaliser's caution speaks of its own top rule, which is no longer the top one.
-    result["warnings"] = [w for w in result["warnings"] if carry.TOP_RULE not in w]
-    result["candidates"] = [item, *result["candidates"]][:call.count]
-    result["success"] = True
-    result.pop("explanation", None)
+    offered.put_first(result, [proven], call.count)
     return checked.body
 
 

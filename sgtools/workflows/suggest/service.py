@@ -47,6 +47,7 @@ from sgtools.workflows.suggest import (
     from_request,
     interpolated,
     keyed,
+    known,
     listed,
     looped,
     modifiers,
@@ -335,6 +336,8 @@ def suggest_rule(
         result["explanation"] = same
         return result
     bodies = _generalised(ws, engine, call, result)
+    at, known_bodies = known.offer(ws, engine, call, result) if ws.settings.suggest_known_rules else (0, [])
+    bodies = [*bodies[:at], *known_bodies, *bodies[at:]][:count]
     if draft is not None:
         offered = drafted.offer(ws, engine, draft, call, result)
         bodies = [offered, *bodies][:count] if offered is not None else bodies

@@ -30,7 +30,7 @@ _PLACE_WORDS = 3  # words after "in" read as where the code sits ("in a React ke
 _SCOPES = frozenset({"test", "tests", "spec", "specs", "library", "lib", "production", "script", "scripts"})
 _PLAIN = re.compile(r"(?<![\w.:$])[A-Za-z][a-z]{2,}(?![\w.:(])")  # prose (`Akka`, `actor`), not code (`Await.result`)
 # Words that place or qualify, not name a construct (`the`, `inside`, `calls`), and what any code writes.
-_COMMON = frozenset({
+COMMON_WORDS = frozenset({
     "the", "and", "for", "not", "use", "any", "all", "with", "inside", "within", "into", "from", "never", "don",
     "only", "must", "every", "should", "call", "calls", "code", "its", "their", "them", "they", "that", "this",
     "there", "here", "instead", "otherwise", "can", "cannot", "has", "have", "one", "are", "was", "but", "out",
@@ -43,8 +43,8 @@ _COMMON = frozenset({
 def request_words(request: str | None) -> set[str]:
     """The plain lower-case words of the request that may name an enclosing construct (`actor`, `async`, `flow`),
     each also without a plural `s` ("actors")."""
-    words = {w.lower() for w in _PLAIN.findall(request or "")} - _COMMON
-    return words | {w[:-1] for w in words if w.endswith("s") and len(w) > 4 and w[:-1] not in _COMMON}
+    words = {w.lower() for w in _PLAIN.findall(request or "")} - COMMON_WORDS
+    return words | {w[:-1] for w in words if w.endswith("s") and len(w) > 4 and w[:-1] not in COMMON_WORDS}
 
 
 # Where the request says the code sits: the words after "in" / "inside" / "within", up to a comma or a clause's end
