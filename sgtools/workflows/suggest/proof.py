@@ -71,13 +71,17 @@ def files_of(root: Path, language: str, cap: int, paths: Mapping[str, Any] | Non
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_LITERAL_NAMES = re.compile(r"\^\(?((?:[A-Za-z_][A-Za-z0-9_]*\|?)+)\)?\$")
+# `^(get|post)$`: each name once, `|` between (nested `(?:name\|?)+` backtracked exponentially on a long regex that
+# is not a list of names: a rule's regex could hang the proof).
+_LITERAL_NAMES = re.compile(r"\^\(?([A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*)\)?\$")
+_WORD_CHARS = frozenset(map(ord, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"))
+_EDGES = frozenset({"AT_BEGINNING", "AT_END", "AT_BEGINNING_STRING", "AT_END_STRING", "AT_BOUNDARY"})
 
 
 Clauses = list[frozenset[str]]  # words the code must contain: one of each set (all the sets)
 
 
-def _clauses(rule: Any) -> Clauses:
+def clauses(rule: Any) -> Clauses:
     """Necessary words of the code a rule matches, as clauses (every clause needs one of its words); empty when
     nothing can be read off the rule (a bare kind, a context pattern, a regex that is not a list of names)."""
     if not isinstance(rule, Mapping):
@@ -87,17 +91,111 @@ def _clauses(rule: Any) -> Clauses:
     if isinstance(pattern, str):
         out += [frozenset({w}) for w in _WORD.findall(re.sub(r"\$+[A-Z_][A-Z0-9_]*", " ", pattern)) if len(w) > 1]
     regex = rule.get("regex")
-    m = _LITERAL_NAMES.fullmatch(regex) if isinstance(regex, str) else None
-    if m is not None:
-        out.append(frozenset(w for w in m.group(1).split("|") if w))
+    if isinstance(regex, str):
+        out += regex_clauses(regex)
     for key in ("has", "inside"):
-        out += _clauses(rule.get(key))
+        out += clauses(rule.get(key))
     for part in rule.get("all") or []:
-        out += _clauses(part)
-    alternatives = [_clauses(part) for part in rule.get("any") or []]
+        out += clauses(part)
+    alternatives = [clauses(part) for part in rule.get("any") or []]
     if alternatives and all(alternatives):
         out.append(frozenset().union(*(a[0] for a in alternatives)))
     return out
+
+
+def regex_clauses(regex: str) -> Clauses:
+    """Whole words a node's text must hold for `regex` to match it, as clauses: a word (or a group of words that
+    are alternatives) bounded on both sides by an anchor, `\\b` or a character that is not a word character
+    (`^(requests|session)\\.(get|post)$`: {requests, session} and {get, post}; `^(builtins\\.)?eval$`: {eval}).
+    Empty when none can be read off it (Python's parser reads it: a regex it refuses, or one ignoring case, gives
+    none; ast-grep then decides, so a missed word only costs reading more files)."""
+    names = _LITERAL_NAMES.fullmatch(regex)  # `^(foo|fab)$`: Python's parser factors it into `^f(oo|ab)$`
+    if names is not None:
+        return [frozenset(w for w in names.group(1).split("|") if w)]
+    try:
+        parsed = re._parser.parse(regex)  # type: ignore[attr-defined]
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return []
+    if parsed.state.flags & re.IGNORECASE:
+        return []
+    return _seq_clauses(list(parsed))
+
+
+def _seq_clauses(items: list[Any]) -> Clauses:
+    if len(items) == 1 and str(items[0][0]) == "BRANCH":  # `^a$|^b$`: one of each alternative's words
+        alternatives = [_seq_clauses(list(alt)) for alt in items[0][1][1]]
+        return [frozenset().union(*(a[0] for a in alternatives))] if all(alternatives) else []
+    units = _units(items)
+    out: Clauses = []
+    for i, (kind, words) in enumerate(units):
+        if kind != "w" or i + 1 >= len(units) or units[i + 1][0] != "s":
+            continue
+        j = i - 1
+        while j >= 0 and units[j][0] == "o":  # an optional part ending apart: what stands before it bounds too
+            j -= 1
+        if j >= 0 and units[j][0] == "s":
+            out.append(words)
+    return out
+
+
+def _units(items: list[Any]) -> list[tuple[str, frozenset[str]]]:
+    """A regex's top-level parts: ("w", words) word characters and groups of plain-word alternatives side by side
+    (`e(val|xec)`, as Python's parser writes `(eval|exec)`: {eval, exec}), ("s", {}) an edge (an anchor, `\\b`, an
+    ASCII character that is not a word character), ("o", {}) an optional part ending in such a character, ("x", {})
+    anything else."""
+    units: list[tuple[str, frozenset[str]]] = []
+    for op, av in items:
+        name = str(op)
+        words = _words_of([(op, av)])
+        if words is not None:
+            if units and units[-1][0] == "w":
+                words = _product(units.pop()[1], words)
+            units.append(("w", words) if words else ("x", frozenset()))
+        elif (name == "LITERAL" and av < 128) or (name == "AT" and str(av) in _EDGES):
+            units.append(("s", frozenset()))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT") and av[0] == 0 and _ends_apart(list(av[2])):
+            units.append(("o", frozenset()))
+        else:
+            units.append(("x", frozenset()))
+    return units
+
+
+_MAX_SPELLINGS = 64  # words one group may spell (`(a|b)(c|d)...` multiplies): past it, no words are read
+
+
+def _product(left: frozenset[str], right: frozenset[str]) -> frozenset[str]:
+    """Every word of `left` followed by every word of `right`; empty (read as unknown) when there are too many."""
+    if len(left) * len(right) > _MAX_SPELLINGS:
+        return frozenset()
+    return frozenset(a + b for a in left for b in right)
+
+
+def _words_of(items: list[Any]) -> frozenset[str] | None:
+    """The words a sequence spells when it is word characters and groups of plain-word alternatives only
+    (`get`, `(get|post)`, `e(val|xec)`), else None."""
+    out = frozenset({""})
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL" and av in _WORD_CHARS:
+            part: frozenset[str] | None = frozenset({chr(av)})
+        elif name == "SUBPATTERN":
+            part = _words_of(list(av[3]))
+        elif name == "BRANCH":
+            alts = [_words_of(list(alt)) for alt in av[1]]
+            part = frozenset().union(*alts) if all(a is not None for a in alts) else None  # type: ignore[arg-type]
+        else:
+            part = None
+        if part is None:
+            return None
+        out = _product(out, part)
+    return out if items and all(out) else None
+
+
+def _ends_apart(items: list[Any]) -> bool:
+    """An optional part whose text ends with a character that is not a word character (`(builtins\\.)?`)."""
+    while len(items) == 1 and str(items[0][0]) == "SUBPATTERN":
+        items = list(items[0][1][3])
+    return bool(items) and str(items[-1][0]) == "LITERAL" and items[-1][1] not in _WORD_CHARS and items[-1][1] < 128
 
 
 # The bytes of the workspace files the proof read, kept between calls: a server proves one project again and
@@ -143,7 +241,7 @@ def _bytes(path: str) -> bytes | None:
 def _prefilter(root: Path, files: list[str], bodies: Sequence[Mapping[str, Any]]) -> list[str]:
     """Only the files that hold every word some candidate needs (all files when a candidate needs nothing
     that can be read off its rule)."""
-    needs = [_clauses(b.get("rule")) for b in bodies]
+    needs = [clauses(b.get("rule")) for b in bodies]
     if not all(needs):
         return files
     wanted = sorted(set().union(*(c for n in needs for c in n)), key=len, reverse=True)
