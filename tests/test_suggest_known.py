@@ -96,3 +96,12 @@ def test_a_known_rule_the_request_does_not_name_follows_the_generalisers_top_rul
     result = suggest_rule(ws, engine, "python", INVALID, VALID, request="our API wrapper wants these written out")
     forms = [c["form"] for c in result["candidates"]]
     assert forms[0] != FORM and forms[1] == FORM, forms
+
+
+def test_of_two_known_rules_that_fit_the_narrower_comes_first(ws: Workspace, engine: Engine) -> None:
+    # Both fit blocks of unsafe code; `no-unsafe` also flags `unsafe fn` and `unsafe impl`, which nobody showed.
+    invalid = ["fn a() { unsafe { f(); } }", "fn b(p: *const u8) -> u8 { unsafe { *p } }"]
+    result = suggest_rule(ws, engine, "rust", invalid, ["fn a() { f(); }", "fn b(p: &u8) -> u8 { *p }"])
+    known_forms = [c["form"] for c in result["candidates"] if c["form"].startswith("a known rule")]
+    assert known_forms[:2] == ["a known rule (`no-unsafe-block`), proven on the examples",
+                               "a known rule (`no-unsafe`), proven on the examples"], known_forms

@@ -106,7 +106,8 @@ _REFUSED: dict[str, set[str]] = {}
 
 def proven(engine: Engine, call: SuggestCall) -> list[Fit]:
     """The known rules for the call's language that ast-grep finds flag every invalid example and no valid one,
-    those the request's words name first (one ast-grep call for all of them)."""
+    those the request's words name first, then the narrower first (an ast-grep call for all, one more to weigh
+    them when several fit)."""
     refused = _REFUSED.setdefault(call.language, set())
     rules = [r for r in for_language(call.language) if r.id not in refused or r.language == call.language]
     clause = scope.in_file_tests(call.language, call.paths or {})
@@ -121,7 +122,22 @@ def proven(engine: Engine, call: SuggestCall) -> list[Fit]:
             fits.append((-telling(rule, call.request), n, Fit(rule, tried[len(rules) + n], True)))
         elif offered.separates(outcomes[n], len(call.invalid)):
             fits.append((-telling(rule, call.request), n, Fit(rule, rule.body, False)))
-    return [fit for *_, fit in sorted(fits, key=lambda f: (f[0], f[1]))]
+    breadth = _breadth(engine, call, [f for *_, f in fits]) if len(fits) > 1 else [0] * len(fits)
+    order = sorted(range(len(fits)), key=lambda k: (fits[k][0], breadth[k], fits[k][1]))
+    return [fits[k][2] for k in order]
+
+
+# The cases of the fitting rules that are weighed to tell a narrower rule from a broader one, at most.
+_MAX_BREADTH_CASES = 60
+
+
+def _breadth(engine: Engine, call: SuggestCall, fits: list[Fit]) -> list[int]:
+    """How many of the fitting rules' own cases (the code each must flag) each rule flags: of two rules that both
+    fit the examples, the narrower one is the smaller claim about code nobody has shown (`no-unsafe-block` before
+    `no-unsafe`, which also flags `unsafe fn`); the developer can still take the broader one, offered next."""
+    cases = list(dict.fromkeys(t for f in fits for t in f.rule.flags))[:_MAX_BREADTH_CASES]
+    outcomes = run_rules(engine, call.language, call.file_name, [f.body for f in fits], cases)
+    return [sum(1 for hit in o.hits if hit) for o in outcomes]
 
 
 def offer(ws: Workspace, engine: Engine, call: SuggestCall,
