@@ -20,6 +20,7 @@ generaliser alone, with no known rule (known.py) offered.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 from collections import Counter
@@ -82,10 +83,15 @@ def _drafts(path: Path) -> dict[str, str]:
 
 def _by_form(scores: list[cat.Score]) -> None:
     """Right top rules per form (or no rule), most frequent form first."""
-    seen = Counter(s.form if s.found else "no rule" for s in scores)
-    right = Counter(s.form for s in scores if s.right)
+    seen = Counter(_form(s.form) if s.found else "no rule" for s in scores)
+    right = Counter(_form(s.form) for s in scores if s.right)
     for form, n in seen.most_common():
         print(f"  {right[form]}/{n} {form}")
+
+
+def _form(form: str) -> str:
+    """A form without the id a known rule's form names (one form for every known rule)."""
+    return re.sub(r"\(`[^`]*`\)", "(...)", form)
 
 
 if __name__ == "__main__":

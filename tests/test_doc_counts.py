@@ -13,6 +13,7 @@ import pytest
 
 from sgtools.core import yamlio
 from sgtools.core.bundled import bundled_dir
+from sgtools.workflows.suggest import known
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -134,3 +135,10 @@ def test_the_fix_evidence_and_verdict_counts_match() -> None:
     assert pair(r"was wrong every time \((\d+) of (\d+)\)") == count("innerhtml-xss-javascript", "wrong")
     assert quoted(text, r"was right in all (\d+) of its places") == [count("in-array-non-strict-php", "right")[1]]
     assert count("in-array-non-strict-php", "right")[0] == count("in-array-non-strict-php", "right")[1]
+
+
+def test_the_known_rule_counts_match() -> None:
+    total = sum(len(known.own(lang)) for lang in known.languages())
+    assert set(quoted(doc("README.md"), r"`known_rules/<language>.yml`, ([\d,]+) rules")) == {total}
+    assert set(quoted(doc("docs/suggest-rule.md"), r"holds ([\d,]+) such rules")) == {total}
+    assert set(quoted(doc("docs/suggest-rule.md"), r"such rules over (\d+) languages")) == {len(known.languages())}

@@ -10,6 +10,12 @@ from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from tests.test_suggest_shapes import Case, check_case
 
+
+@pytest.fixture
+def ws(ws_generalising: Workspace) -> Workspace:
+    """These tests are about the generaliser's own rules: no known rule is offered (conftest.ws_generalising)."""
+    return ws_generalising
+
 CASES = {
     "a call the request lists with others, shown by two of them, is every name of its list": Case(
         "\"info, warn and error\" with `info(...)` and `warn(...)` shown: the request's whole list, the last name "
