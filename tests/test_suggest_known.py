@@ -105,3 +105,14 @@ def test_of_two_known_rules_that_fit_the_narrower_comes_first(ws: Workspace, eng
     known_forms = [c["form"] for c in result["candidates"] if c["form"].startswith("a known rule")]
     assert known_forms[:2] == ["a known rule (`no-unsafe-block`), proven on the examples",
                                "a known rule (`no-unsafe`), proven on the examples"], known_forms
+
+
+def test_with_fix_examples_the_rule_carrying_the_verified_fix_stays_first(ws: Workspace, engine: Engine) -> None:
+    # The caller asked for a fix: the generaliser's top rule carries the one their examples verify, a known rule none.
+    result = suggest_rule(ws, engine, "javascript", ["const cfg = eval(input);", "eval(readFile(path) + suffix)"],
+                          ["const cfg = JSON.parse(input);", "evaluate(x)"],
+                          fix_examples=[{"before": "eval(data)", "after": "JSON.parse(data)"}])
+    first, second = result["candidates"][:2]
+    assert "fix" in first and not first["form"].startswith("a known rule"), first
+    assert second["form"].startswith("a known rule"), second
+    assert "No fix is inferred for a known rule" in " ".join(result["warnings"])

@@ -143,7 +143,8 @@ def _breadth(engine: Engine, call: SuggestCall, fits: list[Fit]) -> list[int]:
 def offer(ws: Workspace, engine: Engine, call: SuggestCall,
           result: SuggestResult) -> tuple[int, list[dict[str, Any]]]:
     """The proven known rules put in `result`: where they were put and their bodies. First, unless the request's
-    words name none of them: then after the generaliser's top rule (they were written for other requests)."""
+    words name none of them (they were written for other requests) or the caller's fix examples gave the
+    generaliser's top rule a verified fix: then after that rule."""
     items, bodies, named = [], [], 0
     for fit in proven(engine, call):
         rule = fit.rule
@@ -165,6 +166,9 @@ def offer(ws: Workspace, engine: Engine, call: SuggestCall,
     if call.pairs:
         result["warnings"].append("No fix is inferred for a known rule; the generaliser's candidates carry one "
                                   "where it verified.")
-    at = 1 if result["candidates"] and not named and _words(call.request or "") else 0
+    top = result["candidates"][0] if result["candidates"] else None
+    # After the generaliser's top rule when the request's words name no known rule offered (written for another
+    # request), or when the caller gave fix examples and that rule carries the fix they verify (a known rule has none).
+    at = 1 if top is not None and ((not named and _words(call.request or "")) or (call.pairs and "fix" in top)) else 0
     offered.put_first(result, items, call.count, after=at)
     return at, bodies
