@@ -118,9 +118,9 @@ def proven(engine: Engine, call: SuggestCall) -> list[Fit]:
     for n, rule in enumerate(rules):
         if outcomes[n].refused and rule.language != call.language:
             refused.add(rule.id)
-        if clause and offered.separates(outcomes[len(rules) + n], len(call.invalid)):
+        if clause and outcomes[len(rules) + n].separates(len(call.invalid)):
             fits.append((-telling(rule, call.request), n, Fit(rule, tried[len(rules) + n], True)))
-        elif offered.separates(outcomes[n], len(call.invalid)):
+        elif outcomes[n].separates(len(call.invalid)):
             fits.append((-telling(rule, call.request), n, Fit(rule, rule.body, False)))
     breadth = _breadth(engine, call, [f for *_, f in fits]) if len(fits) > 1 else [0] * len(fits)
     order = sorted(range(len(fits)), key=lambda k: (fits[k][0], breadth[k], fits[k][1]))

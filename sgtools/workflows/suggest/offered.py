@@ -13,13 +13,6 @@ from sgtools.project.workspace import Workspace
 from sgtools.rules import analysis
 from sgtools.workflows.suggest import carry, render, scope
 from sgtools.workflows.suggest.call import SuggestCall
-from sgtools.workflows.suggest.verify import Outcome
-
-
-def separates(outcome: Outcome, n_invalid: int) -> bool:
-    """ast-grep flagged every invalid example (the first `n_invalid` texts) and none of the rest."""
-    return (not outcome.refused and all(outcome.hits[i] for i in range(n_invalid))
-            and not any(outcome.hits[n_invalid:]))
 
 
 def item(ws: Workspace, engine: Engine, call: SuggestCall, body: dict[str, Any], rule_id: str, message: str,

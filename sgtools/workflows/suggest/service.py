@@ -141,11 +141,6 @@ def _options(severity: object, rule_id: object, message: object, max_candidates:
     return sev, rule_id, message, count
 
 
-def _verified(outcome: Outcome, n_invalid: int) -> bool:
-    return not outcome.refused and all(outcome.hits[i] for i in range(n_invalid)) and not any(
-        outcome.hits[n_invalid:])
-
-
 class _Search:
     """One request's state: the examples, the candidates tried and what the engine said about each."""
 
@@ -166,7 +161,7 @@ class _Search:
 
     def passing(self) -> list[cands.Candidate]:
         n = len(self.invalid)
-        return sorted((c for c, o in self.tried if _verified(o, n) and not c.shape), key=lambda c: c.key())
+        return sorted((c for c, o in self.tried if o.separates(n) and not c.shape), key=lambda c: c.key())
 
     def matched_self(self, pivot: Example) -> set[int]:
         """The roots some form of which matched the example it came from: the others may be misread bare
@@ -460,7 +455,7 @@ def _leave_out_in_file_tests(search: _Search, picked: list[cands.Candidate],
     outcomes = run_rules(search.engine, search.language, search.file_name, bodies, search.texts)
     done: set[int] = set()
     for cand, body, outcome in zip(picked, bodies, outcomes, strict=True):
-        if _verified(outcome, len(search.invalid)):
+        if outcome.separates(len(search.invalid)):
             cand.body = body
             done.add(id(cand))
     return done

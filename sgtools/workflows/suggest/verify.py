@@ -40,6 +40,10 @@ class Outcome:
     def matched(self, index: int) -> bool:
         return bool(self.hits[index])
 
+    def separates(self, n_invalid: int) -> bool:
+        """The rule flagged every invalid example (the first `n_invalid` texts) and none of the rest."""
+        return not self.refused and all(self.hits[:n_invalid]) and not any(self.hits[n_invalid:])
+
 
 @contextmanager
 def rules_file(language: str, bodies: Mapping[str, Mapping[str, Any]], prefix: str) -> Iterator[Path]:
