@@ -44,3 +44,12 @@ def test_every_known_rules_cases_hold_the_words_the_prefilter_wants(language: st
     wrong = [(r.id, sorted(c), t) for r in known.own(language) for c in proof.clauses(r.body["rule"])
              for t in r.flags if not _holds(t, c)]
     assert wrong == []
+
+
+def test_a_text_without_a_needed_word_cannot_match() -> None:
+    needs = proof.regex_clauses(r"^(builtins\.)?eval$")
+    assert proof.may_match(needs, "x = eval(user_input)") and proof.may_match(needs, "builtins.eval(s)")
+    assert not proof.may_match(needs, "x = evaluate(s)") and not proof.may_match(needs, "ast.literal_eval(s)")
+    assert proof.regex_clauses(r"^0777$") == [{"0777"}]  # a word may start with a digit
+    assert proof.may_match([frozenset({"0777"})], "os.chmod(p, 0777)")
+    assert proof.may_match([], "anything")

@@ -19,7 +19,7 @@ from sgtools.contracts.suggest import SuggestResult
 from sgtools.core import yamlio
 from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
-from sgtools.workflows.suggest import offered, scope, worded
+from sgtools.workflows.suggest import offered, proof, scope, worded
 from sgtools.workflows.suggest.call import SuggestCall
 from sgtools.workflows.suggest.verify import run_rules
 
@@ -109,7 +109,8 @@ def proven(engine: Engine, call: SuggestCall) -> list[Fit]:
     those the request's words name first, then the narrower first (an ast-grep call for all, one more to weigh
     them when several fit)."""
     refused = _REFUSED.setdefault(call.language, set())
-    rules = [r for r in for_language(call.language) if r.id not in refused or r.language == call.language]
+    rules = [r for r in for_language(call.language) if (r.id not in refused or r.language == call.language)
+             and all(proof.may_match(_needs(r), text) for text in call.invalid)]
     clause = scope.in_file_tests(call.language, call.paths or {})
     tried = [r.body for r in rules] + ([{**r.body, "rule": {"all": [r.body["rule"], clause]}} for r in rules]
                                        if clause else [])
@@ -134,10 +135,32 @@ _MAX_BREADTH_CASES = 60
 def _breadth(engine: Engine, call: SuggestCall, fits: list[Fit]) -> list[int]:
     """How many of the fitting rules' own cases (the code each must flag) each rule flags: of two rules that both
     fit the examples, the narrower one is the smaller claim about code nobody has shown (`no-unsafe-block` before
-    `no-unsafe`, which also flags `unsafe fn`); the developer can still take the broader one, offered next."""
-    cases = list(dict.fromkeys(t for f in fits for t in f.rule.flags))[:_MAX_BREADTH_CASES]
-    outcomes = run_rules(engine, call.language, call.file_name, [f.body for f in fits], cases)
-    return [sum(1 for hit in o.hits if hit) for o in outcomes]
+    `no-unsafe`, which also flags `unsafe fn`); the developer can still take the broader one, offered next. The
+    same rules always weigh the same: kept per language and rules."""
+    key = (call.language, call.file_name, tuple((f.rule.language, f.rule.id, f.in_files) for f in fits))
+    if key not in _WEIGHED:
+        cases = list(dict.fromkeys(t for f in fits for t in f.rule.flags))[:_MAX_BREADTH_CASES]
+        outcomes = run_rules(engine, call.language, call.file_name, [f.body for f in fits], cases)
+        if len(_WEIGHED) >= _MAX_WEIGHED:
+            _WEIGHED.clear()
+        _WEIGHED[key] = [sum(1 for hit in o.hits if hit) for o in outcomes]
+    return _WEIGHED[key]
+
+
+_WEIGHED: dict[tuple[str, str, tuple[tuple[str, str, bool], ...]], list[int]] = {}
+_MAX_WEIGHED = 4096  # sets of fitting rules weighed and kept (a few integers each)
+
+
+def _needs(rule: KnownRule) -> proof.Clauses:
+    """The words code the rule flags must hold (proof.py's prefilter): a rule whose words an invalid example lacks
+    cannot flag it and is not run."""
+    key = (rule.language, rule.id)
+    if key not in _NEEDS:
+        _NEEDS[key] = proof.clauses(rule.body.get("rule"))
+    return _NEEDS[key]
+
+
+_NEEDS: dict[tuple[str, str], proof.Clauses] = {}  # per rule of the library (a few hundred, read once)
 
 
 def offer(ws: Workspace, engine: Engine, call: SuggestCall,

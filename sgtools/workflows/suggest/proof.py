@@ -103,6 +103,18 @@ def clauses(rule: Any) -> Clauses:
     return out
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
+
+
+def may_match(needs: Clauses, text: str) -> bool:
+    """Whether `text` holds a word of each clause, as a whole word (False: the rule the clauses are read off
+    cannot match it, and ast-grep need not be asked)."""
+    if not needs:
+        return True
+    tokens = set(_TOKEN.findall(text))
+    return all(clause & tokens for clause in needs)
+
+
 def regex_clauses(regex: str) -> Clauses:
     """Whole words a node's text must hold for `regex` to match it, as clauses: a word (or a group of words that
     are alternatives) bounded on both sides by an anchor, `\\b` or a character that is not a word character
