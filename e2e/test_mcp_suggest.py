@@ -55,3 +55,23 @@ async def test_the_agents_draft_is_proven_and_offered_first(root: Path, server_e
         assert not loose.is_error and loose.structured_content is not None
         assert not loose.structured_content["candidates"][0]["form"].startswith("your draft")
         assert "The rule drafted by you is not offered: flags valid_examples[0, 1]" in text(loose)
+
+
+@pytest.mark.slow
+async def test_a_known_rule_is_offered_first_and_saved(root: Path, server_env: dict[str, str]) -> None:
+    """Over a real stdio session, a request everyone makes gets the rule already written for it, proven on the
+    examples; saved, it flags a spelling of the request that no example showed."""
+    args = {"language": "go", "invalid_examples": ['func f() { fmt.Println("x") }', 'func g() { fmt.Printf("%d", n) }'],
+            "valid_examples": ['func f() { log.Info("x") }', 'func g() { s := fmt.Sprintf("%d", n) }'],
+            "request": "no fmt.Println, use the logger", "rule_id": "no-fmt-print"}
+    async with stdio_client(root, server_env) as client:
+        got = await ok(client, "suggest_rule", args)
+        best = got["candidates"][0]
+        assert best["form"] == "a known rule (`no-fmt-print`), proven on the examples", best
+        await ok(client, "initialize_ast_grep")
+        saved = await ok(client, "add_or_update_rule", {
+            "rule_id": "no-fmt-print", "rule_yaml": best["yaml"], "invalid_examples": best["checked"]["invalid"],
+            "valid_examples": best["checked"]["valid"]})
+        assert saved["success"] is True, saved
+        scan = await ok(client, "scan_code", {"code": 'package p\n\nfunc h() { fmt.Print("y") }\n', "language": "go"})
+        assert [i["ruleId"] for i in scan["issues"]] == ["no-fmt-print"]

@@ -17,7 +17,8 @@ from sgtools.contracts.common import SEVERITIES
 def register(rule_subs: Any) -> None:
     p: argparse.ArgumentParser = rule_subs.add_parser(
         "suggest", help="propose verified rules from examples of code to flag and code to leave alone",
-        description="Generalise what the --invalid examples share into ast-grep rules, check each with ast-grep "
+        description="Generalise what the --invalid examples share into ast-grep rules (and try the rules already "
+        "written for common requests: SGTOOLS_SUGGEST_KNOWN_RULES=0 turns those off), check each with ast-grep "
         "against every example, and print the verified ones best first (with the examples they were checked "
         "on). Exit 0 when a rule was found, 1 when none separates the examples (the reason is printed), "
         "2 on bad input.")
