@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from e2e.conftest import ok, stdio_client, text
 
 pytestmark = pytest.mark.anyio
+
+
+async def _saved_then_flags(client: Any, best: dict[str, Any], code: str, language: str) -> list[str]:
+    """Save the candidate with add_or_update_rule (on the examples it was checked on); the rule ids scan_code
+    then reports in `code`."""
+    await ok(client, "initialize_ast_grep")
+    saved = await ok(client, "add_or_update_rule", {
+        "rule_id": best["rule_id"], "rule_yaml": best["yaml"], "invalid_examples": best["checked"]["invalid"],
+        "valid_examples": best["checked"]["valid"]})
+    assert saved["success"] is True, saved
+    scan = await ok(client, "scan_code", {"code": code, "language": language})
+    return [i["ruleId"] for i in scan["issues"]]
 
 
 @pytest.mark.slow
@@ -24,13 +37,7 @@ async def test_suggest_then_save_the_rule(root: Path, server_env: dict[str, str]
         assert best["rule_id"] == "no-eval" and "pattern: eval($$$ARGS)" in best["yaml"], best["yaml"]
         assert "fix: JSON.parse($$$ARGS)" in best["yaml"]
         assert best["checked"]["valid"] == valid and set(invalid) <= set(best["checked"]["invalid"])
-        await ok(client, "initialize_ast_grep")
-        saved = await ok(client, "add_or_update_rule", {
-            "rule_id": "no-eval", "rule_yaml": best["yaml"], "invalid_examples": best["checked"]["invalid"],
-            "valid_examples": best["checked"]["valid"]})
-        assert saved["success"] is True, saved
-        scan = await ok(client, "scan_code", {"code": "x = eval(y)\n", "language": "javascript"})
-        assert [i["ruleId"] for i in scan["issues"]] == ["no-eval"]
+        assert await _saved_then_flags(client, best, "x = eval(y)\n", "javascript") == ["no-eval"]
         none = await client.call_tool("suggest_rule", {"language": "python", "invalid_examples": ["x = 1"],
                                                         "valid_examples": ["x  =  1"]})
         assert not none.is_error and none.structured_content is not None
@@ -68,10 +75,5 @@ async def test_a_known_rule_is_offered_first_and_saved(root: Path, server_env: d
         got = await ok(client, "suggest_rule", args)
         best = got["candidates"][0]
         assert best["form"] == "a known rule (`no-fmt-print`), proven on the examples", best
-        await ok(client, "initialize_ast_grep")
-        saved = await ok(client, "add_or_update_rule", {
-            "rule_id": "no-fmt-print", "rule_yaml": best["yaml"], "invalid_examples": best["checked"]["invalid"],
-            "valid_examples": best["checked"]["valid"]})
-        assert saved["success"] is True, saved
-        scan = await ok(client, "scan_code", {"code": 'package p\n\nfunc h() { fmt.Print("y") }\n', "language": "go"})
-        assert [i["ruleId"] for i in scan["issues"]] == ["no-fmt-print"]
+        code = 'package p\n\nfunc h() { fmt.Print("y") }\n'
+        assert await _saved_then_flags(client, best, code, "go") == ["no-fmt-print"]
