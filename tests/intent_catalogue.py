@@ -108,6 +108,10 @@ DEV29_PATH = PATH.with_name("intent_dev29.yml")
 # other engineers) and sealed until its lead scored it once (6ace722), with and without the known rules and with the
 # agent's drafts; later runs are development signal.
 DEV30_PATH = PATH.with_name("intent_dev30.yml")
+# A thirty-first (tests/data/intent_dev31.yml): written blind to the tool and to the known rules (while a second round
+# of them was being written) and sealed until its lead scores it once, with and without the known rules and with the
+# agent's drafts; held out until then.
+DEV31_PATH = PATH.with_name("intent_dev31.yml")
 HALVES = ("dev", "test")
 # Sets scored only when named, and never with --show: the catalogue's test half (the headline), and a set sealed
 # until its first scored run (dev9 was, until 26de922's run; dev10 and dev11 were, until 7ab605a's run; dev12 and
@@ -117,10 +121,10 @@ HALVES = ("dev", "test")
 # a4b395f's run; dev27, until 8e0b9af's run; dev28, until a43f720's run; dev29, until bfd5554's run; dev30, until
 # 6ace722's run:
 # docs/suggest-rule.md). `--half all` is every other set.
-HELD_OUT = ("test",)
+HELD_OUT = ("test", "dev31")
 SETS = ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13",
         "dev14", "dev15", "dev16", "dev17", "dev18", "dev19", "dev20", "dev21", "dev22",
-        "dev23", "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "test")
+        "dev23", "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "test")
 # Keys of a suggested rule document that the judge keeps: what decides which code it flags.
 _MATCHING_KEYS = ("rule", "constraints", "utils", "transform")
 
@@ -272,13 +276,17 @@ def load_dev30() -> list[Request]:
     return load(DEV30_PATH, "dev30", scoped=True)
 
 
+def load_dev31() -> list[Request]:
+    return load(DEV31_PATH, "dev31", scoped=True)
+
+
 def load_all() -> list[Request]:
-    """Every request of every set: the catalogue's two halves and dev2 to dev30."""
+    """Every request of every set: the catalogue's two halves and dev2 to dev31."""
     return [*load(), *load_dev2(), *load_dev3(), *load_dev4(), *load_dev5(), *load_dev6(), *load_dev7(),
             *load_dev8(), *load_dev9(), *load_dev10(), *load_dev11(), *load_dev12(), *load_dev13(), *load_dev14(),
             *load_dev15(), *load_dev16(), *load_dev17(), *load_dev18(), *load_dev19(),
             *load_dev20(), *load_dev21(), *load_dev22(), *load_dev23(), *load_dev24(), *load_dev25(),
-            *load_dev26(), *load_dev27(), *load_dev28(), *load_dev29(), *load_dev30()]
+            *load_dev26(), *load_dev27(), *load_dev28(), *load_dev29(), *load_dev30(), *load_dev31()]
 
 
 def matching_body(doc: dict[str, Any]) -> dict[str, Any]:

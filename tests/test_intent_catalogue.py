@@ -42,6 +42,7 @@ DEV27 = cat.load_dev27()
 DEV28 = cat.load_dev28()
 DEV29 = cat.load_dev29()
 DEV30 = cat.load_dev30()
+DEV31 = cat.load_dev31()
 
 
 def test_shape_and_fixed_split() -> None:
@@ -179,9 +180,16 @@ def test_second_development_set_shape() -> None:
                                                                             *DEV15, *DEV16, *DEV17, *DEV18,
                                                                             *DEV19, *DEV20, *DEV21, *DEV22,
                                                                             *DEV23, *DEV24, *DEV25, *DEV26, *DEV27,
-                                                                            *DEV28, *DEV29])])
+                                                                            *DEV28, *DEV29]),
+                                                          ("dev31", DEV31, [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5,
+                                                                            *DEV6, *DEV7, *DEV8, *DEV9, *DEV10,
+                                                                            *DEV11, *DEV12, *DEV13, *DEV14,
+                                                                            *DEV15, *DEV16, *DEV17, *DEV18,
+                                                                            *DEV19, *DEV20, *DEV21, *DEV22,
+                                                                            *DEV23, *DEV24, *DEV25, *DEV26, *DEV27,
+                                                                            *DEV28, *DEV29, *DEV30])])
 def test_scoped_development_set_shape(name: str, scoped: list[cat.Request], earlier: list[cat.Request]) -> None:
-    """dev3 to dev30: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
+    """dev3 to dev31: 30 requests over at least 12 languages, 2 + 2 given and 4 + 4 held out, none repeating a
     request or a snippet of the sets before it; some ask for a path scope of each kind."""
     assert len(scoped) >= 30
     assert len({r.language for r in scoped}) >= 12
@@ -206,7 +214,7 @@ def test_the_judge_reads_the_scope() -> None:
 
 EVERY = [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13,
          *DEV14, *DEV15, *DEV16, *DEV17, *DEV18, *DEV19, *DEV20, *DEV21, *DEV22, *DEV23, *DEV24, *DEV25, *DEV26,
-         *DEV27, *DEV28, *DEV29, *DEV30]
+         *DEV27, *DEV28, *DEV29, *DEV30, *DEV31]
 
 
 @pytest.mark.parametrize("req", EVERY, ids=[r.id for r in EVERY])
