@@ -50,11 +50,28 @@ def _read(language: str) -> list[KnownRule]:
     for doc in docs:
         out.append(KnownRule(
             id=str(doc["id"]), language=language, says=str(doc["says"]),
-            words=tuple(str(w).lower() for w in doc.get("words") or ()),
+            words=tuple(_word(w) for w in doc.get("words") or ()),
             body={k: doc[k] for k in BODY_KEYS if k in doc},
-            flags=tuple(str(t) for t in doc.get("flags") or ()),
-            passes=tuple(str(t) for t in doc.get("passes") or ())))
+            flags=_cases(language, doc, "flags"), passes=_cases(language, doc, "passes")))
     return out
+
+
+def _word(word: object) -> str:
+    """A request word as its writer typed it: YAML reads a bare `null`, `true`, `false` as values, not words."""
+    if word is None or isinstance(word, bool):
+        return {None: "null", True: "true", False: "false"}[word]
+    return str(word).lower()
+
+
+def _cases(language: str, doc: dict[str, Any], key: str) -> tuple[str, ...]:
+    """A rule's cases, each code text; a case YAML read as something else (`from: data` unquoted is a mapping) would
+    be tested as its printed form, so it is refused here (tests/test_suggest_known.py reads every file)."""
+    cases = doc.get(key) or []
+    bad = [c for c in cases if not isinstance(c, str)]
+    if bad:
+        raise ValueError(f"known_rules/{language}.yml, {doc.get('id')}: a `{key}` case is not text ({bad[0]!r}): "
+                         "quote it")
+    return tuple(cases)
 
 
 @functools.cache
