@@ -235,7 +235,7 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
     right = {h: 0 for h in cat.SETS}
     for req in [*REQUESTS, *DEV2, *DEV3, *DEV4, *DEV5, *DEV6, *DEV7, *DEV8, *DEV9, *DEV10, *DEV11, *DEV12, *DEV13,
                 *DEV14, *DEV15, *DEV16, *DEV17, *DEV18, *DEV19, *DEV20, *DEV21, *DEV22, *DEV23, *DEV24, *DEV25, *DEV26,
-                *DEV27, *DEV28, *DEV29, *DEV30]:
+                *DEV27, *DEV28, *DEV29, *DEV30, *DEV31]:
         scored = cat.score(ws, engine, req)
         right[req.half] += scored.right
         if not scored.found:
@@ -243,17 +243,18 @@ def test_suggest_rule_on_the_catalogue(engine: Engine, tmp_path: Path) -> None:
             assert "drop" not in re.sub(r"`[^`]*`", "", scored.explanation), (req.id, scored.explanation)
             assert not cat.wrong_claims(scored.explanation, req.invalid, req.valid), (req.id, scored.explanation)
     developed = {h: n for h, n in right.items() if h not in cat.HELD_OUT}
-    # Floors at the figures with the known rules (6ace722; before them: dev3 25, dev8 20, dev10 18, dev11 12, dev20 4
-    # ...; docs/suggest-rule.md, "Rules already written for the request"). dev30's is its first run's.
-    assert (right["dev"] >= 30 and right["dev2"] >= 29 and right["dev3"] >= 28 and right["dev4"] >= 29
-            and right["dev5"] >= 26 and right["dev6"] >= 27 and right["dev7"] >= 28
-            and right["dev8"] >= 26 and right["dev9"] >= 29 and right["dev10"] >= 23 and right["dev11"] >= 18
-            and right["dev12"] >= 20 and right["dev13"] >= 17 and right["dev14"] >= 9
-            and right["dev15"] >= 8 and right["dev16"] >= 13 and right["dev17"] >= 9 and right["dev18"] >= 8
-            and right["dev19"] >= 9 and right["dev20"] >= 10 and right["dev21"] >= 18
-            and right["dev22"] >= 7 and right["dev23"] >= 7 and right["dev24"] >= 10
-            and right["dev25"] >= 7 and right["dev26"] >= 1 and right["dev27"] >= 1
-            and right["dev28"] >= 7 and right["dev29"] >= 3 and right["dev30"] >= 27), developed
+    # Floors at the figures with the known rules (77c3ef9; before them: dev3 25, dev8 20, dev10 18, dev11 12, dev20 4
+    # ...; docs/suggest-rule.md, "Rules already written for the request"). dev31's is its first run's.
+    assert (right["dev"] >= 30 and right["dev2"] >= 29 and right["dev3"] >= 29 and right["dev4"] >= 29
+            and right["dev5"] >= 27 and right["dev6"] >= 27 and right["dev7"] >= 28
+            and right["dev8"] >= 27 and right["dev9"] >= 29 and right["dev10"] >= 24 and right["dev11"] >= 21
+            and right["dev12"] >= 23 and right["dev13"] >= 18 and right["dev14"] >= 10
+            and right["dev15"] >= 11 and right["dev16"] >= 13 and right["dev17"] >= 9 and right["dev18"] >= 10
+            and right["dev19"] >= 11 and right["dev20"] >= 11 and right["dev21"] >= 19
+            and right["dev22"] >= 9 and right["dev23"] >= 9 and right["dev24"] >= 10
+            and right["dev25"] >= 10 and right["dev26"] >= 1 and right["dev27"] >= 1
+            and right["dev28"] >= 10 and right["dev29"] >= 3 and right["dev30"] >= 30
+            and right["dev31"] >= 26), developed
     # The test half's floor, its figure never printed: a tuner who sees it fail learns one bit, not a figure.
     assert right["test"] >= 28, "the test half fell below its floor (its figure is not shown)"
 

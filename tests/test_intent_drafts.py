@@ -17,7 +17,7 @@ DATA = Path(__file__).parent / "data"
 # Each file's figures at 2026-11-30 (docs/suggest-rule.md): the current guidance's drafts and the earlier ones'
 # (the same sets drafted again by other stand-ins: besides the guidance, the run-to-run spread of one drafter).
 FLOORS = {"intent_drafts.yml": {"dev": 29, "dev24": 20, "dev25": 25, "dev26": 20, "dev27": 25, "dev28": 30,
-                                "dev29": 23, "dev30": 28},
+                                "dev29": 23, "dev30": 28, "dev31": 29},
           "intent_drafts_second.yml": {"dev": 30, "dev24": 19, "dev25": 23, "dev26": 17, "dev27": 21, "dev28": 22},
           "intent_drafts_first.yml": {"dev": 30, "dev24": 20, "dev25": 24, "dev26": 21, "dev27": 18},
           "intent_drafts_unguided.yml": {"dev28": 14, "dev29": 17}}  # no guidance: an ablation, no test half
