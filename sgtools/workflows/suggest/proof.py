@@ -74,7 +74,6 @@ _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 # `^(get|post)$`: each name once, `|` between (nested `(?:name\|?)+` backtracked exponentially on a long regex that
 # is not a list of names: a rule's regex could hang the proof).
 _LITERAL_NAMES = re.compile(r"\^\(?([A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*)\)?\$")
-_WORD_CHARS = frozenset(map(ord, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"))
 _EDGES = frozenset({"AT_BEGINNING", "AT_END", "AT_BEGINNING_STRING", "AT_END_STRING", "AT_BOUNDARY"})
 
 
@@ -121,7 +120,9 @@ def regex_clauses(regex: str) -> Clauses:
     (`^(requests|session)\\.(get|post)$`: {requests, session} and {get, post}; `^(builtins\\.)?eval$`: {eval}).
     Empty when none can be read off it (Python's parser reads it: a regex it refuses, or one ignoring case, gives
     none; ast-grep then decides, so a missed word only costs reading more files)."""
-    names = _LITERAL_NAMES.fullmatch(regex)  # `^(foo|fab)$`: Python's parser factors it into `^f(oo|ab)$`
+    # A plain list of names, read as written: Python's parser writes `^(get|getAll)$` as `^get(|All)$` (an empty
+    # alternative) and `^(a|b)$` as a character class, neither of which the walk below reads as words.
+    names = _LITERAL_NAMES.fullmatch(regex)
     if names is not None:
         return [frozenset(w for w in names.group(1).split("|") if w)]
     try:
@@ -188,7 +189,7 @@ def _words_of(items: list[Any]) -> frozenset[str] | None:
     out = frozenset({""})
     for op, av in items:
         name = str(op)
-        if name == "LITERAL" and av in _WORD_CHARS:
+        if name == "LITERAL" and av in _WORD_BYTES:
             part: frozenset[str] | None = frozenset({chr(av)})
         elif name == "SUBPATTERN":
             part = _words_of(list(av[3]))
@@ -207,7 +208,7 @@ def _ends_apart(items: list[Any]) -> bool:
     """An optional part whose text ends with a character that is not a word character (`(builtins\\.)?`)."""
     while len(items) == 1 and str(items[0][0]) == "SUBPATTERN":
         items = list(items[0][1][3])
-    return bool(items) and str(items[-1][0]) == "LITERAL" and items[-1][1] not in _WORD_CHARS and items[-1][1] < 128
+    return bool(items) and str(items[-1][0]) == "LITERAL" and items[-1][1] not in _WORD_BYTES and items[-1][1] < 128
 
 
 # The bytes of the workspace files the proof read, kept between calls: a server proves one project again and
