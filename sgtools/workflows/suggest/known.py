@@ -39,6 +39,7 @@ class KnownRule:
     body: dict[str, Any]
     flags: tuple[str, ...]
     passes: tuple[str, ...]
+    needs: proof.Clauses  # words code it flags must hold (proof.clauses): an example lacking one is not tried
 
 
 def _read(language: str) -> list[KnownRule]:
@@ -52,7 +53,8 @@ def _read(language: str) -> list[KnownRule]:
             id=str(doc["id"]), language=language, says=str(doc["says"]),
             words=tuple(_word(w) for w in doc.get("words") or ()),
             body={k: doc[k] for k in BODY_KEYS if k in doc},
-            flags=_cases(language, doc, "flags"), passes=_cases(language, doc, "passes")))
+            flags=_cases(language, doc, "flags"), passes=_cases(language, doc, "passes"),
+            needs=proof.clauses(doc.get("rule"))))
     return out
 
 
@@ -127,10 +129,9 @@ def proven(engine: Engine, call: SuggestCall) -> list[Fit]:
     them when several fit)."""
     refused = _REFUSED.setdefault(call.language, set())
     rules = [r for r in for_language(call.language) if (r.id not in refused or r.language == call.language)
-             and all(proof.may_match(_needs(r), text) for text in call.invalid)]
+             and all(proof.may_match(r.needs, text) for text in call.invalid)]
     clause = scope.in_file_tests(call.language, call.paths or {})
-    tried = [r.body for r in rules] + ([{**r.body, "rule": {"all": [r.body["rule"], clause]}} for r in rules]
-                                       if clause else [])
+    tried = [r.body for r in rules] + ([scope.with_clause(r.body, clause) for r in rules] if clause else [])
     outcomes = run_rules(engine, call.language, call.file_name, tried, [*call.invalid, *call.valid])
     fits: list[tuple[int, int, Fit]] = []
     for n, rule in enumerate(rules):
@@ -166,18 +167,6 @@ def _breadth(engine: Engine, call: SuggestCall, fits: list[Fit]) -> list[int]:
 
 _WEIGHED: dict[tuple[str, str, tuple[tuple[str, str, bool], ...]], list[int]] = {}
 _MAX_WEIGHED = 4096  # sets of fitting rules weighed and kept (a few integers each)
-
-
-def _needs(rule: KnownRule) -> proof.Clauses:
-    """The words code the rule flags must hold (proof.py's prefilter): a rule whose words an invalid example lacks
-    cannot flag it and is not run."""
-    key = (rule.language, rule.id)
-    if key not in _NEEDS:
-        _NEEDS[key] = proof.clauses(rule.body.get("rule"))
-    return _NEEDS[key]
-
-
-_NEEDS: dict[tuple[str, str], proof.Clauses] = {}  # per rule of the library (a few hundred, read once)
 
 
 def offer(ws: Workspace, engine: Engine, call: SuggestCall,

@@ -49,6 +49,11 @@ def in_file_tests(language: str, scope: Mapping[str, Any]) -> dict[str, Any] | N
     return {"not": {"inside": context}} if context is not None and "ignores" in scope else None
 
 
+def with_clause(body: Mapping[str, Any], clause: dict[str, Any]) -> dict[str, Any]:
+    """A rule body whose rule also holds `clause` (in_file_tests' `not: inside`), for every candidate alike."""
+    return {**body, "rule": {"all": [body["rule"], clause]}}
+
+
 def from_request(request: str | None) -> tuple[dict[str, list[str]], str] | None:
     """The scope the request's words ask for and the words that ask for it; None when they ask for none."""
     if not request:

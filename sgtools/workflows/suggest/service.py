@@ -5,7 +5,8 @@ candidate rules (bare patterns first, then constraints, context/selector, `not`/
 candidates over all examples in one ast-grep call per stage; keep only those that flag every invalid example and
 no valid one; rank them (smallest construct, most general, simplest form); infer a `fix` from before/after pairs
 and verify it by applying it. Nothing unverified is returned; when nothing passes, the answer says why. A caller's
-own rule (`draft_rule`) is proven the same way and, proven, comes first (drafted.py).
+own rule (`draft_rule`) is proven the same way and, proven, comes first (drafted.py); so are the rules already
+written for common requests (known.py), put before the generaliser's or after its top rule (offered.py).
 """
 
 from __future__ import annotations
@@ -451,7 +452,7 @@ def _leave_out_in_file_tests(search: _Search, picked: list[cands.Candidate],
     clause = scope.in_file_tests(search.language, paths or {})
     if clause is None or not picked:
         return set()
-    bodies = [{**c.body, "rule": {"all": [c.body["rule"], clause]}} for c in picked]
+    bodies = [scope.with_clause(c.body, clause) for c in picked]
     outcomes = run_rules(search.engine, search.language, search.file_name, bodies, search.texts)
     done: set[int] = set()
     for cand, body, outcome in zip(picked, bodies, outcomes, strict=True):
