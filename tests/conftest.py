@@ -104,19 +104,13 @@ def warm() -> Iterator[Engine]:
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
+def ws(tmp_path: Path, request: pytest.FixtureRequest) -> Workspace:
+    """An empty project; under the `generaliser` marker its suggest_rule offers only the rules it generalises from
+    the examples (no known rules, `suggest_known_rules=0`): the tests of the generaliser's own shapes."""
     root = tmp_path / "proj"
     root.mkdir()
-    return Workspace(root)
-
-
-@pytest.fixture
-def ws_generalising(tmp_path: Path) -> Workspace:
-    """A workspace whose suggest_rule offers only the rules it generalises from the examples (no known rules,
-    `suggest_known_rules=0`): for the tests of the generaliser's own shapes."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    return Workspace(root, settings=Settings(suggest_known_rules=0))
+    alone = request.node.get_closest_marker("generaliser") is not None
+    return Workspace(root, settings=Settings(suggest_known_rules=0) if alone else None)
 
 
 @pytest.fixture

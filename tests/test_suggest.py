@@ -14,11 +14,8 @@ from sgtools.project.workspace import Workspace
 from sgtools.workflows.rule_testing import test_rule as run_test_rule
 from sgtools.workflows.suggest.service import suggest_rule
 
-
-@pytest.fixture
-def ws(ws_generalising: Workspace) -> Workspace:
-    """These tests are about the generaliser's own rules: no known rule is offered (conftest.ws_generalising)."""
-    return ws_generalising
+# These tests are about the generaliser's own rules: no known rule is offered (conftest.ws, the marker).
+pytestmark = pytest.mark.generaliser
 
 
 def _best(ws: Workspace, engine: Engine, **req: object) -> dict[str, object]:

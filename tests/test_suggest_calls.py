@@ -10,11 +10,8 @@ from sgtools.engine.process import Engine
 from sgtools.project.workspace import Workspace
 from tests.test_suggest_shapes import Case, check_case
 
-
-@pytest.fixture
-def ws(ws_generalising: Workspace) -> Workspace:
-    """These tests are about the generaliser's own rules: no known rule is offered (conftest.ws_generalising)."""
-    return ws_generalising
+# These tests are about the generaliser's own rules: no known rule is offered (conftest.ws, the marker).
+pytestmark = pytest.mark.generaliser
 
 CASES = {
     "a call the request lists with others, shown by two of them, is every name of its list": Case(

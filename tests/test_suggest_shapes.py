@@ -15,11 +15,8 @@ from sgtools.project.workspace import Workspace
 from sgtools.workflows.suggest.service import suggest_rule
 from tests import intent_catalogue as cat
 
-
-@pytest.fixture
-def ws(ws_generalising: Workspace) -> Workspace:
-    """These tests are about the generaliser's own rules: no known rule is offered (conftest.ws_generalising)."""
-    return ws_generalising
+# These tests are about the generaliser's own rules: no known rule is offered (conftest.ws, the marker).
+pytestmark = pytest.mark.generaliser
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,8 @@ from sgtools.project.workspace import Workspace
 from sgtools.workflows.suggest import worded
 from tests.test_suggest_shapes import Case, check_case
 
-
-@pytest.fixture
-def ws(ws_generalising: Workspace) -> Workspace:
-    """These tests are about the generaliser's own rules: no known rule is offered (conftest.ws_generalising)."""
-    return ws_generalising
+# These tests are about the generaliser's own rules: no known rule is offered (conftest.ws, the marker).
+pytestmark = pytest.mark.generaliser
 
 CASES = {
     "a call inside a class whose extends clause says the request's word": Case(
